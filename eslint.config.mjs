@@ -1,0 +1,49 @@
+// Lint rules that guard what the compiler cannot: workflow code must stay deterministic.
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'lib/', '.temporal-cli/', '.test-tmp/', 'coverage/'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    // Workflow code is replayed after every crash: no I/O, no environment, no SDK clients,
+    // and activities only as types (their code runs in the worker, never in the workflow sandbox).
+    files: ['src/workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...nodeBuiltins.map((name) => ({ name, message: 'Workflow code must not do I/O: use an activity.' })),
+            { name: '@anthropic-ai/sdk', message: 'Model calls belong in src/activities/model.ts.' },
+            { name: '@temporalio/client', message: 'Workflow code must not use a Temporal client.' },
+            { name: '@temporalio/worker', message: 'Workflow code must not import the worker.' },
+            { name: '@temporalio/activity', message: 'Workflow code must not import activity APIs.' },
+          ],
+          patterns: [
+            {
+              group: ['../activities', '../activities/*', '**/activities/**'],
+              allowTypeImports: true,
+              message: 'Import activities with `import type` only; call them through proxyActivities.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'Workflow code must not read the environment.' },
+        { name: 'setTimeout', message: 'Use sleep() or condition() from @temporalio/workflow.' },
+        { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'require', message: 'Workflow code must not load modules at run time.' },
+      ],
+    },
+  },
+);

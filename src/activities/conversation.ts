@@ -1,0 +1,79 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ConversationMessage } from '../shared/types';
+import { type ContentStore, getJson, loadText, putJson } from './content-store';
+
+/**
+ * The conversation is stored as a chain of immutable nodes, each holding the messages one turn
+ * added and a reference to the previous node. A turn writes one small node whatever the length
+ * of the conversation, and the workflow passes a single reference instead of the messages.
+ */
+interface ConversationNode {
+  parent: string | null;
+  messages: ConversationMessage[];
+}
+
+export async function appendConversation(
+  store: ContentStore,
+  parent: string | null,
+  messages: ConversationMessage[],
+): Promise<string> {
+  const node: ConversationNode = { parent, messages };
+  return putJson(store, node);
+}
+
+export async function loadConversation(store: ContentStore, ref: string | null): Promise<ConversationMessage[]> {
+  const segments: ConversationMessage[][] = [];
+  for (let current = ref; current !== null; ) {
+    const node = await getJson<ConversationNode>(store, current);
+    segments.push(node.messages);
+    current = node.parent;
+  }
+  return segments.reverse().flat();
+}
+
+/** A user or assistant message with its content as blocks (the only shapes we send). */
+export interface ApiMessage {
+  role: 'user' | 'assistant';
+  content: Anthropic.ContentBlockParam[];
+}
+
+/** Resolves references and builds the Messages API `messages` array. */
+export async function toApiMessages(
+  store: ContentStore,
+  messages: ConversationMessage[],
+): Promise<ApiMessage[]> {
+  const result: ApiMessage[] = [];
+  for (const message of messages) {
+    if (message.kind === 'text') {
+      result.push({ role: 'user', content: [{ type: 'text', text: await loadText(store, message.content) }] });
+    } else if (message.kind === 'assistant') {
+      result.push({ role: 'assistant', content: await getJson<Anthropic.ContentBlockParam[]>(store, message.ref) });
+    } else {
+      const blocks: Anthropic.ToolResultBlockParam[] = [];
+      for (const toolResult of message.results) {
+        blocks.push({
+          type: 'tool_result',
+          tool_use_id: toolResult.toolUseId,
+          content: await loadText(store, toolResult.content),
+          is_error: toolResult.isError,
+        });
+      }
+      result.push({ role: 'user', content: blocks });
+    }
+  }
+  return mergeConsecutiveRoles(result);
+}
+
+/** The API wants roles to alternate; consecutive user messages are merged into one. */
+function mergeConsecutiveRoles(messages: ApiMessage[]): ApiMessage[] {
+  const merged: ApiMessage[] = [];
+  for (const message of messages) {
+    const previous = merged[merged.length - 1];
+    if (previous && previous.role === message.role) {
+      previous.content = [...previous.content, ...message.content];
+    } else {
+      merged.push({ role: message.role, content: [...message.content] });
+    }
+  }
+  return merged;
+}

@@ -1,0 +1,63 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { ApplicationFailure } from '@temporalio/common';
+import { ErrorType } from '../shared/constants';
+
+/** Withheld errors: handed to the workflow as data so it can branch on them (recovery layers). */
+export interface PromptTooLong {
+  kind: 'prompt_too_long';
+  status: number;
+  message: string;
+}
+
+const PROMPT_TOO_LONG = /prompt is too long/i;
+
+/**
+ * Maps an SDK error to what the workflow should see. Retryable failures become retryable
+ * `ApplicationFailure`s, so Temporal's retry policy owns the attempts and each one shows in the
+ * UI (the SDK's own retries are off); requests that will fail the same way again are
+ * non-retryable and carry the API's message.
+ */
+export function classifyModelError(error: unknown): PromptTooLong | ApplicationFailure {
+  if (error instanceof ApplicationFailure) return error;
+  if (error instanceof Anthropic.APIConnectionError) {
+    return ApplicationFailure.retryable(`Could not reach the model API: ${error.message}`, ErrorType.ModelConnectionError);
+  }
+  if (!(error instanceof Anthropic.APIError)) {
+    const message = error instanceof Error ? error.message : String(error);
+    return ApplicationFailure.retryable(`Model call failed: ${message}`, ErrorType.ModelConnectionError);
+  }
+  const status = error.status;
+  const apiMessage = error.apiMessage ?? error.message;
+  const type: string | undefined = error.type ?? undefined;
+  if ((status === 400 || type === 'invalid_request_error') && PROMPT_TOO_LONG.test(apiMessage)) {
+    return { kind: 'prompt_too_long', status: status ?? 400, message: apiMessage };
+  }
+  if (status === 413 || type === 'request_too_large') {
+    return { kind: 'prompt_too_long', status: 413, message: apiMessage };
+  }
+  if (status === 429 || type === 'rate_limit_error') {
+    const retryAfterSeconds = Number(error.headers?.get('retry-after'));
+    return ApplicationFailure.create({
+      message: `Rate limited by the model API: ${apiMessage}`,
+      type: ErrorType.ModelRateLimited,
+      // Honour the server's retry-after; Temporal's backoff applies when it is absent.
+      nextRetryDelay: Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : undefined,
+    });
+  }
+  if (status === 529 || type === 'overloaded_error') {
+    return ApplicationFailure.retryable(`Model API overloaded: ${apiMessage}`, ErrorType.ModelOverloaded);
+  }
+  if ((status !== undefined && (status >= 500 || status === 408 || status === 409)) || type === 'api_error' || type === 'timeout_error') {
+    return ApplicationFailure.retryable(`Model API error (${status ?? type}): ${apiMessage}`, ErrorType.ModelServerError);
+  }
+  if (status === 401 || status === 403 || type === 'authentication_error' || type === 'permission_error') {
+    return ApplicationFailure.nonRetryable(`Model API refused the credentials (${status ?? type}): ${apiMessage}`, ErrorType.ModelAuthentication);
+  }
+  if (status === 404 || type === 'not_found_error') {
+    return ApplicationFailure.nonRetryable(`Model API: not found (${status ?? type}): ${apiMessage}`, ErrorType.ModelNotFound);
+  }
+  if (status !== undefined && status >= 400 && status < 500) {
+    return ApplicationFailure.nonRetryable(`Model API rejected the request (${status}): ${apiMessage}`, ErrorType.ModelInvalidRequest);
+  }
+  return ApplicationFailure.retryable(`Model call failed (${type ?? 'unknown'}): ${apiMessage}`, ErrorType.ModelServerError);
+}

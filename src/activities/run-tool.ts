@@ -1,0 +1,58 @@
+import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
+import type { RunToolInput, RunToolOutput } from '../shared/types';
+import { type ContentStore, storeText } from './content-store';
+import type { EffectJournal } from './effect-journal';
+import { whileHeartbeating } from './heartbeat';
+import { toolUseError, validateToolUse } from './tools/registry';
+import { ToolError, type ToolOutput } from './tools/tool';
+
+export interface ToolActivityDependencies {
+  store: ContentStore;
+  journal: EffectJournal;
+}
+
+/** Node's errors the model can act on (missing file, permissions): reported, not retried. */
+const ACTIONABLE_ERROR_CODES = new Set(['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY', 'EROFS', 'ENAMETOOLONG']);
+
+export function createToolActivities({ store, journal }: ToolActivityDependencies) {
+  return {
+    /**
+     * One activity per `tool_use`. A tool's own failure is an `is_error` result for the model;
+     * only infrastructure failures throw, so Temporal retries them.
+     */
+    async runTool(request: RunToolInput): Promise<RunToolOutput> {
+      const context = Context.current();
+      const validation = validateToolUse(request.name, request.input, [request.name]); // allowedTools was enforced when planned
+      let output: ToolOutput;
+      if (!validation.ok) {
+        output = { text: validation.errorText, isError: true };
+      } else {
+        output = await whileHeartbeating(async () => {
+          try {
+            return await validation.tool.execute(validation.input, {
+              sessionId: request.sessionId,
+              toolUseId: request.toolUseId,
+              workdir: request.workdir,
+              attempt: context.info.attempt,
+              knownFiles: new Map(request.fileStates.map((state) => [state.path, state.sha256])),
+              journal,
+              signal: context.cancellationSignal,
+            });
+          } catch (error) {
+            if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
+            if (error instanceof ToolError) return { text: toolUseError(error.message), isError: true };
+            const code = (error as NodeJS.ErrnoException).code;
+            if (code && ACTIONABLE_ERROR_CODES.has(code)) return { text: toolUseError((error as Error).message), isError: true };
+            throw error;
+          }
+        });
+        if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
+      }
+      return {
+        result: { toolUseId: request.toolUseId, isError: output.isError ?? false, content: await storeText(store, output.text) },
+        ...(output.fileState ? { fileState: output.fileState } : {}),
+      };
+    },
+  };
+}

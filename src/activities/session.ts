@@ -1,0 +1,79 @@
+import { realpath, stat } from 'node:fs/promises';
+import { platform, release } from 'node:os';
+import { ApplicationFailure } from '@temporalio/common';
+import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, ErrorType } from '../shared/constants';
+import type { PrepareSessionInput, PrepareSessionOutput } from '../shared/types';
+import { type ContentStore, storeText } from './content-store';
+
+export interface SessionActivityDependencies {
+  store: ContentStore;
+  /** Whether the worker has credentials for the model API (checked, never read into history). */
+  hasApiCredentials: () => boolean;
+  /** `AGENT_MODEL`, or the model table's default. */
+  defaultModel: string;
+}
+
+export function createSessionActivities({ store, hasApiCredentials, defaultModel }: SessionActivityDependencies) {
+  return {
+    /**
+     * Checks what only the worker host can check (the workdir, the API key), then stores the
+     * system prompt and the user's prompt. Failures here are final: retrying would not help.
+     */
+    async prepareSession(input: PrepareSessionInput): Promise<PrepareSessionOutput> {
+      if (!hasApiCredentials()) {
+        throw ApplicationFailure.nonRetryable(
+          'ANTHROPIC_API_KEY is not set in the worker environment. Set it where `npm run worker` runs (never in workflow input).',
+          ErrorType.MissingApiKey,
+        );
+      }
+      const info = await stat(input.workdir).catch(() => undefined);
+      if (!info?.isDirectory()) {
+        throw ApplicationFailure.nonRetryable(
+          `workdir: ${input.workdir} ${info ? 'is not a directory' : 'does not exist'} on the worker host`,
+          ErrorType.InvalidWorkdir,
+        );
+      }
+      const workdir = await realpath(input.workdir);
+      const systemRef = await store.put(buildSystemPrompt({ ...input, workdir }));
+      return { workdir, model: input.model ?? defaultModel, systemRef, prompt: await storeText(store, input.prompt) };
+    },
+  };
+}
+
+export function buildSystemPrompt(input: {
+  workdir: string;
+  startedAt: string;
+  allowedTools: string[];
+  systemPromptAppend?: string;
+}): string {
+  const sections = [
+    'You are a coding agent working in a software repository on behalf of a user. You run unattended: ' +
+      'nobody answers questions mid-task, so make reasonable decisions, carry the task through to the end, ' +
+      'and finish with a short account of what you changed and how you checked it.',
+    [
+      '# Environment',
+      `- Working directory: ${input.workdir}`,
+      `- Platform: ${platform()} ${release()}`,
+      `- Session started: ${input.startedAt.slice(0, 10)}`,
+      `- Tools: ${input.allowedTools.join(', ')}`,
+    ].join('\n'),
+    [
+      '# Rules of the tools',
+      '- Paths may be absolute or relative to the working directory; anything outside it is refused.',
+      '- Read a file before you Edit or Write it; if it changed since, Read it again.',
+      '- Edit replaces an exact, unique old_string (or every occurrence with replace_all).',
+      `- Bash runs in the working directory without a terminal; timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s by default, ${BASH_MAX_TIMEOUT_MS / 1000} s at most. Long output is cut in the middle.`,
+      '- Prefer Glob and Grep to find files and code; Read, Glob and Grep calls in one response run in parallel.',
+      '- A tool result with is_error explains what went wrong: fix the call rather than repeating it.',
+    ].join('\n'),
+    [
+      '# How to work',
+      '- Understand the code before you change it: search, read, then edit.',
+      '- Keep changes focused on the task; follow the conventions of the code around them.',
+      "- Verify your work with the repository's own tests or build when it has them.",
+      '- Never read or print credentials.',
+    ].join('\n'),
+  ];
+  if (input.systemPromptAppend?.trim()) sections.push(input.systemPromptAppend.trim());
+  return sections.join('\n\n');
+}

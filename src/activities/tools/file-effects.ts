@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, stat, writeFile, chmod } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { sha256 } from './paths';
+import { ToolError, type ToolContext, type ToolOutput } from './tool';
+
+/** Current content of a file, or null when it does not exist. */
+export async function readIfExists(path: string): Promise<string | null> {
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw new ToolError(`${path} is a directory, not a file.`);
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/**
+ * On a retried call, the earlier attempt may already have changed the file. If the journal says
+ * so and the file is exactly as that attempt left it, report the same success again.
+ */
+export async function alreadyApplied(context: ToolContext, path: string, current: string | null): Promise<ToolOutput | undefined> {
+  const record = await context.journal.find(context.sessionId, context.toolUseId);
+  if (!record || record.path !== path || current === null || sha256(current) !== record.afterHash) return undefined;
+  return { text: record.message, fileState: { path, sha256: record.afterHash } };
+}
+
+/** The session must have read the file, and the file must not have changed since. */
+export function assertReadAndUnchanged(context: ToolContext, path: string, current: string, verb: string): void {
+  const known = context.knownFiles.get(path);
+  if (known === undefined) {
+    throw new ToolError(`File has not been read yet. Read it first before ${verb} it.`);
+  }
+  if (known !== sha256(current)) {
+    throw new ToolError(
+      'File has been modified since it was last read, either by the user, by a command, or by a linter. ' +
+        `Read it again before ${verb} it.`,
+    );
+  }
+}
+
+/** Records the intent, then replaces the file atomically (write to a temporary file, rename). */
+export async function writeFileOnce(
+  context: ToolContext,
+  path: string,
+  before: string | null,
+  after: string,
+  message: string,
+): Promise<ToolOutput> {
+  const afterHash = sha256(after);
+  await context.journal.record(context.sessionId, context.toolUseId, {
+    path,
+    beforeHash: before === null ? null : sha256(before),
+    afterHash,
+    message,
+  });
+  await mkdir(dirname(path), { recursive: true });
+  const mode = await stat(path).then(
+    (info) => info.mode,
+    () => undefined,
+  );
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.agent-tmp`;
+  await writeFile(temporary, after, 'utf8');
+  if (mode !== undefined) await chmod(temporary, mode);
+  await rename(temporary, path);
+  return { text: message, fileState: { path, sha256: afterHash } };
+}

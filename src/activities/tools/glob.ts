@@ -1,0 +1,48 @@
+import { stat } from 'node:fs/promises';
+import fastGlob from 'fast-glob';
+import { z } from 'zod';
+import { displayPath, resolveInWorkdir } from './paths';
+import { defineTool, ToolError } from './tool';
+
+const GLOB_RESULT_LIMIT = 100;
+
+/** Never worth showing to the model; also keeps searches fast in large repositories. */
+export const ALWAYS_IGNORED = ['**/node_modules/**', '**/.git/**'];
+
+export const globTool = defineTool({
+  name: 'Glob',
+  description: [
+    'Finds files by glob pattern (e.g. "**/*.ts", "src/**/config.*") in the working directory.',
+    `- Returns up to ${GLOB_RESULT_LIMIT} paths, newest first; node_modules and .git are skipped.`,
+    '- path: the directory to search in (default: the working directory).',
+  ].join('\n'),
+  schema: z
+    .object({
+      pattern: z.string().min(1).describe('The glob pattern to match files against'),
+      path: z.string().optional().describe('The directory to search in'),
+    })
+    .strict(),
+  isConcurrencySafe: () => true,
+  summarize: (input) => `Glob ${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
+  async execute(input, context) {
+    const root = resolveInWorkdir(context.workdir, input.path ?? '.');
+    const info = await stat(root).catch(() => undefined);
+    if (!info?.isDirectory()) throw new ToolError(`Directory does not exist: ${input.path ?? '.'}`);
+    const entries = await fastGlob(input.pattern, {
+      cwd: root,
+      absolute: true,
+      dot: true,
+      onlyFiles: true,
+      followSymbolicLinks: false,
+      ignore: ALWAYS_IGNORED,
+      stats: true,
+    });
+    if (entries.length === 0) return { text: 'No files found' };
+    entries.sort((a, b) => (b.stats?.mtimeMs ?? 0) - (a.stats?.mtimeMs ?? 0) || a.path.localeCompare(b.path));
+    const shown = entries.slice(0, GLOB_RESULT_LIMIT).map((entry) => displayPath(context.workdir, entry.path));
+    if (entries.length > GLOB_RESULT_LIMIT) {
+      shown.push(`(Results are truncated: ${entries.length} files matched. Use a more specific path or pattern.)`);
+    }
+    return { text: shown.join('\n') };
+  },
+});

@@ -1,0 +1,71 @@
+import { readFile, stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { READ_DEFAULT_LINE_LIMIT, READ_MAX_LINE_CHARS } from '../../shared/constants';
+import { displayPath, resolveInWorkdir, sha256 } from './paths';
+import { defineTool, ToolError } from './tool';
+
+/** Above this, the model is asked to read a range instead (about 25,000 tokens, as Claude Code). */
+const MAX_OUTPUT_CHARS = 100_000;
+
+export const readTool = defineTool({
+  name: 'Read',
+  description: [
+    'Reads a file from the working directory.',
+    '- file_path may be absolute or relative to the working directory.',
+    `- By default reads up to ${READ_DEFAULT_LINE_LIMIT} lines from the start; use offset (1-based line number) and limit for long files.`,
+    `- Output is numbered like \`cat -n\`; lines longer than ${READ_MAX_LINE_CHARS} characters are cut.`,
+    '- A file must be read before it can be edited or overwritten.',
+  ].join('\n'),
+  schema: z
+    .object({
+      file_path: z.string().min(1).describe('The path of the file to read'),
+      offset: z.number().int().positive().optional().describe('The line number to start reading from (1-based)'),
+      limit: z.number().int().positive().optional().describe('The number of lines to read'),
+    })
+    .strict(),
+  isConcurrencySafe: () => true,
+  summarize: (input) => `Read ${input.file_path}`,
+  targetPath: (input) => input.file_path,
+  async execute(input, context) {
+    const path = resolveInWorkdir(context.workdir, input.file_path);
+    let info;
+    try {
+      info = await stat(path);
+    } catch {
+      throw new ToolError(`File does not exist: ${displayPath(context.workdir, path)}`);
+    }
+    if (info.isDirectory()) {
+      throw new ToolError(`${displayPath(context.workdir, path)} is a directory. Use Glob or Bash (ls) to list it.`);
+    }
+    const buffer = await readFile(path);
+    if (buffer.subarray(0, 8192).includes(0)) {
+      throw new ToolError(`${displayPath(context.workdir, path)} looks like a binary file and cannot be read as text.`);
+    }
+    const content = buffer.toString('utf8');
+    const fileState = { path, sha256: sha256(content) };
+    if (content.length === 0) {
+      return { text: '<system-reminder>The file exists but is empty.</system-reminder>', fileState };
+    }
+    const lines = content.endsWith('\n') ? content.slice(0, -1).split('\n') : content.split('\n');
+    const start = (input.offset ?? 1) - 1;
+    if (start >= lines.length) {
+      throw new ToolError(`offset ${input.offset} is past the end of the file, which has ${lines.length} lines.`);
+    }
+    const end = Math.min(lines.length, start + (input.limit ?? READ_DEFAULT_LINE_LIMIT));
+    const numbered = lines.slice(start, end).map((line, index) => {
+      const cut = line.length > READ_MAX_LINE_CHARS ? `${line.slice(0, READ_MAX_LINE_CHARS)}… [line truncated]` : line;
+      return `${String(start + index + 1).padStart(6)}\t${cut}`;
+    });
+    let text = numbered.join('\n');
+    if (text.length > MAX_OUTPUT_CHARS) {
+      throw new ToolError(
+        `The requested lines hold ${text.length} characters, more than ${MAX_OUTPUT_CHARS} can be returned at once. ` +
+          'Use offset and limit to read a smaller part, or Grep to find what you need.',
+      );
+    }
+    if (start > 0 || end < lines.length) {
+      text += `\n\n(Showing lines ${start + 1}-${end} of ${lines.length}. Use offset and limit to read other parts.)`;
+    }
+    return { text, fileState };
+  },
+});

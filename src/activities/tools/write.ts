@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { alreadyApplied, assertReadAndUnchanged, readIfExists, writeFileOnce } from './file-effects';
+import { displayPath, resolveInWorkdir } from './paths';
+import { defineTool } from './tool';
+
+export const writeTool = defineTool({
+  name: 'Write',
+  description: [
+    'Writes a file in the working directory, creating parent directories as needed.',
+    '- Overwrites an existing file: you must Read an existing file first, and it must not have changed since.',
+    '- Prefer Edit for changes to existing files; use Write for new files or complete rewrites.',
+  ].join('\n'),
+  schema: z
+    .object({
+      file_path: z.string().min(1).describe('The path of the file to write'),
+      content: z.string().describe('The complete content to write'),
+    })
+    .strict(),
+  isConcurrencySafe: () => false,
+  summarize: (input) => `Write ${input.file_path}`,
+  targetPath: (input) => input.file_path,
+  async execute(input, context) {
+    const path = resolveInWorkdir(context.workdir, input.file_path);
+    const current = await readIfExists(path);
+    const replayed = await alreadyApplied(context, path, current);
+    if (replayed) return replayed;
+    if (current !== null) assertReadAndUnchanged(context, path, current, 'writing to');
+    const shown = displayPath(context.workdir, path);
+    const message =
+      current === null
+        ? `File created successfully at: ${shown}`
+        : `The file ${shown} has been overwritten (${input.content.split('\n').length} lines).`;
+    return writeFileOnce(context, path, current, input.content, message);
+  },
+});

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from './constants';
+import { TOOL_NAMES } from './tool-names';
+
+/**
+ * The one JSON object `agentWorkflow` is started with. Part of the public contract: field names
+ * are used from shells (`temporal workflow start --input '{...}'`) and other tools.
+ *
+ * Pure zod: imported by the workflow, the CLI and the tests alike.
+ */
+export const agentInputSchema = z
+  .object({
+    prompt: z.string().trim().min(1, 'must be a non-empty string'),
+    workdir: z
+      .string()
+      .min(1, 'must be an absolute path on the worker host')
+      .refine((path) => path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path), 'must be an absolute path on the worker host'),
+    model: z.string().min(1).optional(),
+    maxTurns: z.number().int().positive().optional(),
+    maxOutputTokens: z.number().int().positive().max(128_000).optional(),
+    systemPrompt: z.string().optional(),
+    allowedTools: z.array(z.enum(TOOL_NAMES)).optional(),
+  })
+  .strict();
+
+export type AgentInput = z.input<typeof agentInputSchema>;
+
+export interface ResolvedAgentInput {
+  prompt: string;
+  workdir: string;
+  model?: string;
+  maxTurns: number;
+  maxOutputTokens: number;
+  systemPrompt?: string;
+  allowedTools: string[];
+}
+
+export type InputCheck = { ok: true; input: ResolvedAgentInput } | { ok: false; message: string };
+
+/** Validates raw input; the message names every offending field, e.g. `workdir: Required`. */
+export function checkAgentInput(raw: unknown): InputCheck {
+  if (raw === undefined || raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return {
+      ok: false,
+      message: 'agentWorkflow takes one JSON object, e.g. {"prompt":"…","workdir":"/abs/repo"}',
+    };
+  }
+  const parsed = agentInputSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;
+      const field = issue.path.length ? issue.path.join('.') : '(input)';
+      const missing = issue.code === 'invalid_type' && issue.message.includes('undefined');
+      return `${field}: ${missing ? 'required' : issue.message}`;
+    });
+    return { ok: false, message: `Invalid agentWorkflow input: ${problems.join('; ')}` };
+  }
+  const input = parsed.data;
+  return {
+    ok: true,
+    input: {
+      prompt: input.prompt,
+      workdir: input.workdir,
+      model: input.model,
+      maxTurns: input.maxTurns ?? DEFAULT_MAX_TURNS,
+      maxOutputTokens: input.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      systemPrompt: input.systemPrompt,
+      allowedTools: input.allowedTools ?? [...TOOL_NAMES],
+    },
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * Plain JSON types that cross the workflow/activity boundary.
+ * No classes, Maps, Dates or functions: everything here is serialised into Temporal history.
+ */
+
+/** Why a session ended. Part of the public result contract. */
+export type TerminalReason =
+  | 'completed'
+  | 'max_turns'
+  | 'max_output_tokens'
+  | 'prompt_too_long'
+  | 'image_error'
+  | 'model_error'
+  | 'blocking_limit'
+  | 'aborted_streaming'
+  | 'aborted_tools'
+  | 'stop_hook_prevented'
+  | 'hook_stopped';
+
+/** Why the loop went on to another model call. */
+export type Transition = 'next_turn' | 'pause_turn_continue';
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationInputTokens: number;
+  cacheReadInputTokens: number;
+}
+
+/**
+ * Text that stays inline when short (readable in the Temporal UI) or lives in the content store,
+ * in which case history holds only its reference, its length and a short preview.
+ */
+export type TextOrRef = { text: string } | { ref: string; chars: number; preview: string };
+
+export interface ToolResult {
+  toolUseId: string;
+  isError: boolean;
+  content: TextOrRef;
+}
+
+/**
+ * One message of the conversation as the workflow holds it. Assistant messages live in the
+ * content store (their full content blocks as the API returned them); user prompts and tool
+ * results are inline when short.
+ */
+export type ConversationMessage =
+  | { role: 'user'; kind: 'text'; content: TextOrRef }
+  | { role: 'assistant'; kind: 'assistant'; ref: string; chars: number }
+  | { role: 'user'; kind: 'tool_results'; results: ToolResult[] };
+
+/** What the model activity worked out about one `tool_use` block before anything runs. */
+export type ToolUsePlan =
+  | {
+      ok: true;
+      /** Whether this call, with this input, may run in parallel with other safe calls. */
+      concurrencySafe: boolean;
+      /** One line for the Temporal UI, e.g. `Read src/config.js`. */
+      summary: string;
+      /** Absolute path of the file the call reads or writes, when it targets one. */
+      filePath?: string;
+    }
+  | { ok: false; errorText: string };
+
+export interface PlannedToolUse {
+  id: string;
+  name: string;
+  input: unknown;
+  plan: ToolUsePlan;
+}
+
+export type ModelStopReason =
+  | 'end_turn'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'pause_turn'
+  | 'refusal'
+  | 'model_context_window_exceeded'
+  | (string & {});
+
+export interface CallModelInput {
+  sessionId: string;
+  turn: number;
+  model: string;
+  maxOutputTokens: number;
+  systemRef: string;
+  allowedTools: string[];
+  workdir: string;
+  /** Conversation as sent in the previous call (a node of the stored chain), or null at first. */
+  conversationRef: string | null;
+  /** Messages added since `conversationRef`. Keeps history per turn independent of context size. */
+  append: ConversationMessage[];
+}
+
+export type CallModelOutcome =
+  | {
+      kind: 'response';
+      /** The conversation exactly as sent, without the reply. */
+      conversationRef: string;
+      messageCount: number;
+      /** The reply, stored; append `{ role: 'assistant', ref }` to continue from it. */
+      assistant: { ref: string; chars: number };
+      stopReason: ModelStopReason;
+      text: string;
+      toolUses: PlannedToolUse[];
+      usage: Usage;
+      model: string;
+    }
+  | {
+      /** HTTP 400 "prompt is too long" or HTTP 413 request_too_large: the workflow decides. */
+      kind: 'prompt_too_long';
+      conversationRef: string;
+      status: number;
+      message: string;
+    };
+
+export interface FileState {
+  path: string;
+  sha256: string;
+}
+
+export interface RunToolInput {
+  sessionId: string;
+  toolUseId: string;
+  name: string;
+  input: unknown;
+  workdir: string;
+  /** The content hash this session last saw of the file the call targets (none if never read). */
+  fileStates: FileState[];
+}
+
+export interface RunToolOutput {
+  result: ToolResult;
+  /** The content hash the session now knows for the file the tool read or wrote. */
+  fileState?: FileState;
+}
+
+export interface PrepareSessionInput {
+  sessionId: string;
+  workdir: string;
+  /** The input's model; when absent the worker's default (`AGENT_MODEL`) is chosen and recorded. */
+  model?: string;
+  allowedTools: string[];
+  systemPromptAppend?: string;
+  prompt: string;
+  /** ISO date of the session's start, from workflow time (deterministic). */
+  startedAt: string;
+}
+
+export interface PrepareSessionOutput {
+  /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
+  workdir: string;
+  model: string;
+  systemRef: string;
+  prompt: TextOrRef;
+}
+
+/** Result of `agentWorkflow`. Part of the public contract. */
+export interface AgentResult {
+  reason: TerminalReason;
+  turnCount: number;
+  finalText: string;
+  usage: Usage;
+  /** Set when reason is `model_error`: the API's message. */
+  error?: string;
+}
+
+/** One line of the session's log, served by the `transcript` query and printed by our CLI. */
+export type TranscriptEntry =
+  | { type: 'user'; turn: number; text: string }
+  | { type: 'assistant'; turn: number; text: string; stopReason: string; usage: Usage }
+  | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
+  | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }
+  | { type: 'transition'; turn: number; transition: Transition }
+  | { type: 'end'; turn: number; reason: TerminalReason; error?: string };
+
+export interface AgentState {
+  turn: number;
+  model: string;
+  status: 'running_model' | 'running_tools' | 'finished';
+  lastTransition: Transition | null;
+  usage: Usage;
+  currentToolCalls: { toolUseId: string; name: string; summary: string }[];
+  reason: TerminalReason | null;
+}
