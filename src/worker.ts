@@ -2,7 +2,7 @@
  * `npm run worker`: polls the task queue and runs agent workflows and their activities.
  * Configuration comes from the environment only (see worker-config.ts and the README).
  */
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerConfigFromEnvironment } from './worker-config';
 
@@ -24,6 +24,8 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
 }
 
 async function main(): Promise<void> {
+  const level = (process.env.AGENT_LOG_LEVEL?.toUpperCase() ?? 'INFO') as LogLevel;
+  Runtime.install({ logger: new DefaultLogger(level) });
   const config = workerConfigFromEnvironment();
   if (!hasApiCredentials(config)) {
     console.error(`durable-agent worker: ${MISSING_API_KEY_MESSAGE}`);

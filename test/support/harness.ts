@@ -88,7 +88,9 @@ export class Harness {
   /** `npm run worker` as its own process, exactly as users run it, so a test can SIGKILL it. */
   spawnWorker(extraEnvironment: NodeJS.ProcessEnv = {}): ChildProcess {
     const config = this.workerConfig();
-    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(PROJECT_ROOT, 'src', 'worker.ts')], {
+    // `node --import tsx` keeps the worker in ONE process (the tsx CLI would fork a child that
+    // survives a SIGKILL of its parent).
+    const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'worker.ts')], {
       cwd: PROJECT_ROOT,
       env: {
         ...process.env,
@@ -97,6 +99,7 @@ export class Harness {
         AGENT_CONTENT_DIR: config.contentDir,
         ANTHROPIC_API_KEY: 'test-key',
         ANTHROPIC_BASE_URL: this.fake.url,
+        AGENT_LOG_LEVEL: 'ERROR',
         ...extraEnvironment,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

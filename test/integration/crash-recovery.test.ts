@@ -1,0 +1,157 @@
+/**
+ * A worker killed with SIGKILL in the middle of a tool call, and in the middle of a model call:
+ * a new worker finishes the session, the repository ends exactly as after an uncrashed run,
+ * and every edit is applied once.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { byTurn, lastToolResults, reply, text, toolResultText, toolUse, turnOf, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
+import { Harness, makeRepo } from '../support/harness';
+import { scratchDir } from '../support/paths';
+
+jest.setTimeout(240_000);
+
+const FILES = {
+  'src/config.js': 'function parseConfig(text) {\n  return JSON.parse(text);\n}\nmodule.exports = { parseConfig };\n',
+  'src/main.js': "const { parseConfig } = require('./config');\nconsole.log(parseConfig('{\"a\":1}'));\n",
+};
+
+/** The scripted refactor: read, edit, run a slow command, edit again, finish. */
+function script(markerFile: string, modelTurnHook?: (turn: number, request: RecordedRequest) => FakeReply | undefined) {
+  const replies: ((request: RecordedRequest) => FakeReply)[] = [
+    () => reply([toolUse('Read', { file_path: 'src/config.js' }), toolUse('Read', { file_path: 'src/main.js' })]),
+    () => reply([toolUse('Edit', { file_path: 'src/config.js', old_string: 'parseConfig', new_string: 'loadConfig', replace_all: true })]),
+    () =>
+      reply([
+        toolUse('Bash', {
+          // The marker lives outside the repository: the repository must end as in an uncrashed run.
+          command: `echo started >> ${markerFile}; sleep 3; node src/config.js && echo checked >> build.log`,
+          description: 'Check the config module',
+        }),
+      ]),
+    () => reply([toolUse('Edit', { file_path: 'src/main.js', old_string: 'parseConfig', new_string: 'loadConfig', replace_all: true })]),
+    () => reply([text('Renamed parseConfig to loadConfig.')]),
+  ];
+  return byTurn(replies.map((make, turn) => (request: RecordedRequest) => modelTurnHook?.(turn, request) ?? make(request)));
+}
+
+function snapshot(root: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (directory: string) => {
+    for (const name of readdirSync(directory)) {
+      const path = join(directory, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else files[relative(root, path)] = readFileSync(path, 'utf8');
+    }
+  };
+  walk(root);
+  return files;
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before printing ${pattern}: ${seen}`)));
+  });
+}
+
+async function startWorkerProcess(harness: Harness): Promise<ChildProcess> {
+  const child = harness.spawnWorker();
+  await waitForLine(child, /durable-agent worker: task queue/);
+  return child;
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/** Resolves once `path` exists (the command's own signal that it is running). */
+async function fileAppears(path: string): Promise<void> {
+  while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+let expected: Record<string, string>;
+let harness: Harness;
+
+beforeAll(async () => {
+  // The reference: the same session without a crash.
+  harness = await Harness.start();
+  await harness.startWorker();
+  const workdir = makeRepo(FILES);
+  harness.fake.handler = script(join(scratchDir('marker'), 'started'));
+  const result = await harness.run({ prompt: 'Rename parseConfig to loadConfig everywhere', workdir });
+  expect(result.reason).toBe('completed');
+  expected = snapshot(workdir);
+  expect(expected['build.log']).toBe('checked\n');
+  expect(expected['src/main.js']).toContain('loadConfig');
+  await harness.stop();
+});
+
+afterEach(async () => {
+  await harness?.stop();
+});
+
+test('SIGKILL during a tool call: the command is run again and says so, every edit applied once', async () => {
+  harness = await Harness.start();
+  const markerFile = join(scratchDir('marker'), 'started');
+  harness.fake.handler = script(markerFile);
+  const workdir = makeRepo(FILES);
+  const first = await startWorkerProcess(harness);
+  const handle = await harness.start({ prompt: 'Rename parseConfig to loadConfig everywhere', workdir });
+
+  await fileAppears(markerFile); // the slow command is running on the first worker
+  await kill(first);
+  await startWorkerProcess(harness);
+
+  const result = await handle.result();
+  expect(result).toMatchObject({ reason: 'completed', turnCount: 5, finalText: 'Renamed parseConfig to loadConfig.' });
+  expect(snapshot(workdir)).toEqual(expected);
+  // Killed with its worker (no orphan finishing the first run), then run once more.
+  expect(readFileSync(markerFile, 'utf8')).toBe('started\nstarted\n');
+  const bashResult = harness.fake.requests.filter((request) => turnOf(request) === 3).map((request) => lastToolResults(request)[0]!)[0]!;
+  expect(toolResultText(bashResult)).toContain('It was run again from the start');
+  expect(bashResult.is_error).toBe(false);
+});
+
+test('SIGKILL during a model call: the call is retried on the new worker, every edit applied once', async () => {
+  harness = await Harness.start();
+  let releaseHeld!: () => void;
+  const held = new Promise<FakeReply>((resolve) => {
+    releaseHeld = () => resolve(reply([text('(stale reply to a dead worker)')]));
+  });
+  let heldOnce = false;
+  const markerFile = join(scratchDir('marker'), 'started');
+  harness.fake.handler = script(markerFile, (turn) => {
+    // Hold the first request of turn 3 (after the first Edit and the command) open: the worker dies waiting.
+    if (turn === 3 && !heldOnce) {
+      heldOnce = true;
+      return { kind: 'hold', release: held };
+    }
+    return undefined;
+  });
+  const workdir = makeRepo(FILES);
+  const first = await startWorkerProcess(harness);
+  const handle = await harness.start({ prompt: 'Rename parseConfig to loadConfig everywhere', workdir });
+
+  while (!heldOnce) await harness.fake.waitForRequests(harness.fake.requests.length + 1);
+  await kill(first);
+  releaseHeld();
+  await startWorkerProcess(harness);
+
+  const result = await handle.result();
+  expect(result).toMatchObject({ reason: 'completed', turnCount: 5 });
+  expect(snapshot(workdir)).toEqual(expected);
+  expect(readFileSync(markerFile, 'utf8')).toBe('started\n');
+  const turnThreeRequests = harness.fake.requests.filter((request) => turnOf(request) === 3);
+  expect(turnThreeRequests).toHaveLength(2);
+  // The retried request is the same conversation, rebuilt from the content store by another process.
+  expect(turnThreeRequests[1]!.body.messages).toEqual(turnThreeRequests[0]!.body.messages);
+});
