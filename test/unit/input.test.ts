@@ -1,0 +1,49 @@
+import { checkAgentInput } from '../../src/shared/input';
+
+describe('checkAgentInput', () => {
+  test('fills the defaults', () => {
+    expect(checkAgentInput({ prompt: 'Rename parseConfig', workdir: '/abs/repo' })).toEqual({
+      ok: true,
+      input: {
+        prompt: 'Rename parseConfig',
+        workdir: '/abs/repo',
+        model: undefined,
+        maxTurns: 500,
+        maxOutputTokens: 8192,
+        systemPrompt: undefined,
+        allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'],
+      },
+    });
+  });
+
+  test('keeps every optional field', () => {
+    const check = checkAgentInput({
+      prompt: 'p',
+      workdir: '/w',
+      model: 'claude-opus-5-5',
+      maxTurns: 7,
+      maxOutputTokens: 1000,
+      systemPrompt: 'Be brief.',
+      allowedTools: ['Read', 'Grep'],
+    });
+    expect(check).toMatchObject({ ok: true, input: { model: 'claude-opus-5-5', maxTurns: 7, maxOutputTokens: 1000, systemPrompt: 'Be brief.', allowedTools: ['Read', 'Grep'] } });
+  });
+
+  test.each([
+    [undefined, /one JSON object/],
+    ['just a string', /one JSON object/],
+    [[{ prompt: 'p', workdir: '/w' }], /one JSON object/],
+    [{ workdir: '/w' }, /prompt: required/],
+    [{ prompt: 'p' }, /workdir: required/],
+    [{ prompt: '  ', workdir: '/w' }, /prompt: must be a non-empty string/],
+    [{ prompt: 'p', workdir: 'repo' }, /workdir: must be an absolute path/],
+    [{ prompt: 'p', workdir: '/w', maxTurns: 0 }, /maxTurns: /],
+    [{ prompt: 'p', workdir: '/w', maxOutputTokens: 1.5 }, /maxOutputTokens: /],
+    [{ prompt: 'p', workdir: '/w', allowedTools: ['Read', 'Browse'] }, /allowedTools\.1: /],
+    [{ prompt: 'p', workdir: '/w', promt: 'typo' }, /unknown field\(s\): promt/],
+  ])('rejects %j, naming the field', (raw, message) => {
+    const check = checkAgentInput(raw);
+    expect(check.ok).toBe(false);
+    expect(!check.ok && check.message).toMatch(message);
+  });
+});
