@@ -5,7 +5,7 @@ import { classifyModelError } from '../../src/activities/model-errors';
 const apiError = (status: number | undefined, type: string, message: string, headers: Record<string, string> = {}) =>
   status === undefined
     ? // What the SDK's stream throws on an `error` event after a 200.
-      new Anthropic.APIError(undefined, { type: 'error', error: { type, message } }, undefined, new Headers(headers))
+      new Anthropic.APIError(undefined, { type: 'error', error: { type, message } }, undefined, new Headers(headers), type as never)
     : Anthropic.APIError.generate(status, { type: 'error', error: { type, message } }, undefined, new Headers(headers));
 
 function failure(error: unknown): ApplicationFailure {

@@ -10,7 +10,6 @@ import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL, MODEL_TABLE, modelLimits } from '..
 const sdkRoot = dirname(require.resolve('@anthropic-ai/sdk'));
 const modelUnion = readFileSync(join(sdkRoot, 'resources', 'messages', 'messages.d.ts'), 'utf8').match(/export type Model = ([^;]+);/)![1]!;
 const sdkModels = [...modelUnion.matchAll(/'([^']+)'/g)].map((match) => match[1]!);
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { DEPRECATED_MODELS } = require(join(sdkRoot, 'internal', 'data', 'deprecated-models.js')) as { DEPRECATED_MODELS: Record<string, string> };
 
 test('the SDK model list was read', () => {

@@ -1,0 +1,110 @@
+/**
+ * Records the histories that test/replay replays: one per loop path, from real runs against a
+ * real dev server and the fake model. Run after a deliberate change of workflow behaviour
+ * (and keep the old files too: running workflows still have the old histories).
+ *
+ *   npm run record-histories
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startDevServer } from '../src/dev-server/dev-server';
+import { resolveTemporalCli } from '../src/dev-server/temporal-cli';
+import { apiError, byTurn, reply, text, toolUse, type FakeHandler } from '../test/support/fake-anthropic';
+import { freePort } from '../test/support/global-setup';
+import { Harness, makeRepo } from '../test/support/harness';
+import { PROJECT_ROOT, WORKFLOW_BUNDLE_PATH } from '../test/support/paths';
+
+const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
+
+interface Scenario {
+  name: string;
+  files: Record<string, string>;
+  handler: FakeHandler;
+  input?: Record<string, unknown>;
+}
+
+const scenarios: Scenario[] = [
+  {
+    name: 'tools-parallel-edit-bash',
+    files: { 'src/config.js': 'function parseConfig() {}\nmodule.exports = { parseConfig };\n', 'src/main.js': "require('./config').parseConfig();\n" },
+    handler: byTurn([
+      reply([text('Reading.'), toolUse('Read', { file_path: 'src/config.js' }), toolUse('Read', { file_path: 'src/main.js' }), toolUse('Glob', { pattern: '**/*.js' })]),
+      reply([toolUse('Edit', { file_path: 'src/config.js', old_string: 'parseConfig', new_string: 'loadConfig', replace_all: true })]),
+      reply([toolUse('Bash', { command: 'node -e "require(\'./src/config\')"', description: 'Load the module' })]),
+      reply([text('Done.')]),
+    ]),
+  },
+  {
+    name: 'tool-errors-and-sibling-cancel',
+    files: { 'a.txt': 'a\na\n' },
+    handler: byTurn([
+      reply([toolUse('Read', { path: 'a.txt' }), toolUse('Nope', {}), toolUse('Edit', { file_path: 'a.txt', old_string: 'a', new_string: 'b' })]),
+      reply([toolUse('Bash', { command: 'exit 1' }), toolUse('Write', { file_path: 'b.txt', content: 'b' })]),
+      reply([text('Gave up.')]),
+    ]),
+  },
+  {
+    name: 'model-retries-then-model-error',
+    files: {},
+    handler: (() => {
+      let calls = 0;
+      return () => {
+        calls++;
+        if (calls === 1) return apiError(529, 'overloaded_error', 'Overloaded');
+        if (calls === 2) return reply([toolUse('Glob', { pattern: '*' })]);
+        return apiError(400, 'invalid_request_error', 'something is wrong with the request');
+      };
+    })(),
+  },
+  {
+    name: 'max-turns',
+    files: { 'a.txt': 'a' },
+    handler: () => reply([toolUse('Read', { file_path: 'a.txt' })]),
+    input: { maxTurns: 2 },
+  },
+  {
+    name: 'prompt-too-long',
+    files: {},
+    handler: () => apiError(400, 'invalid_request_error', 'prompt is too long: 250000 tokens > 200000 maximum'),
+  },
+];
+
+async function main(): Promise<void> {
+  const cli = await resolveTemporalCli(console.log);
+  if (!cli) throw new Error('No Temporal CLI');
+  const port = await freePort();
+  const server = await startDevServer({ cliPath: cli.path, port });
+  process.env.TEMPORAL_ADDRESS = server.address;
+  mkdirSync(join(WORKFLOW_BUNDLE_PATH, '..'), { recursive: true });
+  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows') })).code);
+  process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
+  mkdirSync(FIXTURES, { recursive: true });
+  try {
+    for (const scenario of scenarios) {
+      const harness = await Harness.start(scenario.handler);
+      await harness.startWorker();
+      const handle = await harness.start({ prompt: `Scenario ${scenario.name}`, workdir: makeRepo(scenario.files), ...scenario.input });
+      const result = await handle.result();
+      // The Temporal CLI's JSON is the format users export for replay too (`historyFromJSON` reads it).
+      const { stdout } = await promisify(execFile)(cli.path, ['workflow', 'show', '--address', server.address, '--workflow-id', handle.workflowId, '--output', 'json'], {
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      writeFileSync(join(FIXTURES, `${scenario.name}.json`), stdout);
+      console.log(`${scenario.name}: ${result.reason}, ${(JSON.parse(stdout) as { events: unknown[] }).events.length} events`);
+      await harness.stop();
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

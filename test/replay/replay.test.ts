@@ -1,0 +1,28 @@
+/**
+ * Determinism guard: every recorded history (test/fixtures/histories, one per loop path) must
+ * replay against the current workflow code. A change that would break running workflows fails
+ * here; gate such a change with patched() and record the new path too (npm run record-histories).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+
+jest.setTimeout(120_000);
+
+const FIXTURES = join(__dirname, '..', 'fixtures', 'histories');
+const files = readdirSync(FIXTURES).filter((name) => name.endsWith('.json'));
+
+beforeAll(() => {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+});
+
+test('there are recorded histories to replay', () => {
+  expect(files.length).toBeGreaterThanOrEqual(5);
+});
+
+test.each(files)('%s replays without non-determinism', async (name) => {
+  const history = JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'));
+  await expect(
+    Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), replayName: name }, history),
+  ).resolves.toBeUndefined();
+});
