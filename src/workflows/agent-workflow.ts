@@ -105,7 +105,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   });
   transcript.push({ type: 'user', turn: 0, text: input.prompt });
 
-  const session = await prepareSession({
+  const session = await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, summary: 'prepare session' }, [{
     sessionId,
     workdir: input.workdir,
     model: input.model,
@@ -113,7 +113,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     systemPromptAppend: input.systemPrompt,
     prompt: input.prompt,
     startedAt: new Date(workflowInfo().startTime).toISOString(),
-  });
+  }]);
   let state = initialLoopState(input, session);
   view.model = state.model;
 

@@ -90,7 +90,7 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
   // One activity per model call and per tool call, with summaries that read like the session.
   const activities = await scheduledActivities(handle);
   expect(activities).toEqual([
-    { type: 'prepareSession', summary: '' },
+    { type: 'prepareSession', summary: 'prepare session' },
     { type: 'callModel', summary: 'turn 1 · model' },
     { type: 'runTool', summary: 'Read src/config.js' },
     { type: 'runTool', summary: 'Read src/main.js' },

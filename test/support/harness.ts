@@ -44,7 +44,6 @@ export function makeRepo(files: Record<string, string>): string {
 }
 
 export class Harness {
-  readonly taskQueue = uniqueId('agent-test');
   readonly contentDir = scratchDir('content');
   private workers: { worker: Worker; running: Promise<void> }[] = [];
   private processes: ChildProcess[] = [];
@@ -53,13 +52,15 @@ export class Harness {
     readonly fake: FakeAnthropicServer,
     readonly client: Client,
     private readonly connection: Connection,
+    readonly taskQueue: string,
   ) {}
 
-  static async start(handler?: FakeHandler): Promise<Harness> {
+  /** `taskQueue` defaults to a fresh one, so tests sharing the dev server never steal each other's work. */
+  static async start(handler?: FakeHandler, taskQueue = uniqueId('agent-test')): Promise<Harness> {
     quietRuntime();
     const fake = await FakeAnthropicServer.start(handler);
     const connection = await Connection.connect({ address: temporalAddress() });
-    return new Harness(fake, new Client({ connection }), connection);
+    return new Harness(fake, new Client({ connection }), connection, taskQueue);
   }
 
   workerConfig(): WorkerConfig {
