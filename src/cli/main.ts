@@ -1,0 +1,183 @@
+/**
+ * `durable-agent`: the client side of the five roles. `run` starts a session and follows it.
+ *
+ *   npx durable-agent run --workdir <dir> "<task>"
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { WORKFLOW_TYPE } from '../shared/constants';
+import { type AgentInput, checkAgentInput } from '../shared/input';
+import type { AgentResult } from '../shared/types';
+import { transcriptQuery } from '../workflows/definitions';
+import { createWorker } from '../worker';
+import { hasApiCredentials, MISSING_API_KEY_MESSAGE, workerConfigFromEnvironment } from '../worker-config';
+import { ensureTemporal, workflowUrl } from './local-temporal';
+import { formatEntry, formatResult } from './print-transcript';
+
+const USAGE = `Usage:
+  durable-agent run --workdir <dir> [options] "<task>"
+
+Options for run:
+  --workdir <dir>          Repository the agent works in (required)
+  --model <name>           Model (default: AGENT_MODEL, or the built-in default)
+  --max-turns <n>          Stop after n model calls (default 500)
+  --max-output-tokens <n>  Output limit per model call (default 8192)
+  --system-prompt <text>   Appended to the built-in system prompt
+  --allowed-tools <list>   Comma-separated, e.g. Read,Grep,Glob
+  --workflow-id <id>       Workflow id (default: agent-<time>)
+  --no-worker              Do not start a worker here (workers run elsewhere)
+
+Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, AGENT_TASK_QUEUE, ANTHROPIC_API_KEY,
+ANTHROPIC_BASE_URL, AGENT_MODEL, AGENT_CONTENT_DIR (see README).`;
+
+class UsageError extends Error {}
+
+export async function main(argv: string[], environment: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    console.log(USAGE);
+    return command ? 0 : 2;
+  }
+  try {
+    if (command === 'run') return await runCommand(rest, environment);
+    throw new UsageError(`Unknown command: ${command}`);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`durable-agent: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    console.error(`durable-agent: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+function parseRunArguments(args: string[]): { input: AgentInput; workflowId?: string; startWorker: boolean } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        workdir: { type: 'string' },
+        model: { type: 'string' },
+        'max-turns': { type: 'string' },
+        'max-output-tokens': { type: 'string' },
+        'system-prompt': { type: 'string' },
+        'allowed-tools': { type: 'string' },
+        'workflow-id': { type: 'string' },
+        'no-worker': { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (!values.workdir) throw new UsageError('--workdir is required');
+  if (positionals.length === 0) throw new UsageError('the task is required, e.g. durable-agent run --workdir . "Fix the failing test"');
+  const integer = (name: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    if (!/^\d+$/.test(value)) throw new UsageError(`--${name} takes a whole number, not ${value}`);
+    return Number(value);
+  };
+  const workdir = resolve(values.workdir);
+  if (!existsSync(workdir) || !statSync(workdir).isDirectory()) throw new UsageError(`--workdir ${workdir} is not a directory`);
+  const input: AgentInput = {
+    prompt: positionals.join(' '),
+    workdir,
+    ...(values.model ? { model: values.model } : {}),
+    ...(values['max-turns'] ? { maxTurns: integer('max-turns', values['max-turns']) } : {}),
+    ...(values['max-output-tokens'] ? { maxOutputTokens: integer('max-output-tokens', values['max-output-tokens']) } : {}),
+    ...(values['system-prompt'] ? { systemPrompt: values['system-prompt'] } : {}),
+    ...(values['allowed-tools'] ? { allowedTools: values['allowed-tools'].split(',').map((name) => name.trim()) as AgentInput['allowedTools'] } : {}),
+  };
+  const check = checkAgentInput(input);
+  if (!check.ok) throw new UsageError(check.message);
+  return { input, workflowId: values['workflow-id'], startWorker: !values['no-worker'] };
+}
+
+async function runCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
+  const { input, workflowId: requestedId, startWorker } = parseRunArguments(args);
+  const config = workerConfigFromEnvironment(environment);
+  // Checked before anything starts: without a key the session could only fail later.
+  if (startWorker && !hasApiCredentials(config)) throw new Error(MISSING_API_KEY_MESSAGE);
+
+  Runtime.install({ logger: new DefaultLogger((environment.AGENT_LOG_LEVEL?.toUpperCase() ?? 'WARN') as 'WARN') });
+  const temporal = await ensureTemporal(environment, (line) => console.error(line));
+  if (temporal.started) console.error(temporal.started);
+  config.address = temporal.address;
+
+  let worker: Worker | undefined;
+  let workerRun: Promise<void> | undefined;
+  let nativeConnection: NativeConnection | undefined;
+  if (startWorker) {
+    nativeConnection = await NativeConnection.connect({ address: config.address });
+    worker = await createWorker(config, { connection: nativeConnection });
+    workerRun = worker.run();
+  }
+  const connection = await Connection.connect({ address: config.address });
+  const client = new Client({ connection, namespace: config.namespace });
+  const workflowId = requestedId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const handle = await client.workflow.start(WORKFLOW_TYPE, { taskQueue: config.taskQueue, workflowId, args: [input] });
+  const link = workflowUrl(temporal.uiUrl, config.namespace, workflowId);
+  console.log(`Started workflow ${workflowId} on task queue ${config.taskQueue}${link ? `\nTemporal UI: ${link}` : ''}`);
+
+  const interrupted = new Promise<'interrupted'>((resolvePromise) => process.once('SIGINT', () => resolvePromise('interrupted')));
+  let nextIndex = 0;
+  let finished = false;
+  const follow = (async () => {
+    while (!finished) {
+      try {
+        const page = await handle.query(transcriptQuery, { fromIndex: nextIndex });
+        for (const entry of page.entries) {
+          const line = formatEntry(entry);
+          if (line) console.log(line);
+        }
+        nextIndex = page.nextIndex;
+        if (page.entries.length > 0) continue;
+      } catch {
+        // The workflow has not run its first task yet, or has just closed: try again.
+      }
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 500));
+    }
+  })();
+
+  let exitCode = 1;
+  try {
+    const outcome = await Promise.race([handle.result() as Promise<AgentResult>, interrupted]);
+    finished = true;
+    await follow;
+    if (outcome === 'interrupted') {
+      console.log(`\nStopped following. The session goes on durably; it continues whenever a worker runs (npm run worker).`);
+    } else {
+      // Print what the poller had not reached before the result arrived.
+      const rest = await handle.query(transcriptQuery, { fromIndex: nextIndex, limit: 10_000 }).catch(() => undefined);
+      for (const entry of rest?.entries ?? []) {
+        const line = formatEntry(entry);
+        if (line) console.log(line);
+      }
+      if (outcome.finalText) console.log(`\n${outcome.finalText}`);
+      console.log(`\n${formatResult(outcome)}`);
+      exitCode = outcome.reason === 'completed' ? 0 : 1;
+    }
+  } catch (error) {
+    finished = true;
+    await follow;
+    const cause = error instanceof WorkflowFailedError && error.cause ? error.cause : error;
+    console.error(`Workflow ${workflowId} failed: ${(cause as Error).message}`);
+  } finally {
+    if (link) console.log(`Temporal UI: ${link}`);
+    worker?.shutdown();
+    await workerRun?.catch(() => undefined);
+    await nativeConnection?.close();
+    await connection.close();
+    await temporal.shutdown?.();
+  }
+  return exitCode;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,39 @@
+import type { AgentResult, TranscriptEntry } from '../shared/types';
+
+const indent = (text: string, prefix = '  ') =>
+  text
+    .split('\n')
+    .map((line) => prefix + line)
+    .join('\n');
+
+/** One transcript entry as the CLI prints it while a session runs. */
+export function formatEntry(entry: TranscriptEntry): string | undefined {
+  switch (entry.type) {
+    case 'user':
+      return `▶ task: ${entry.text}`;
+    case 'assistant': {
+      const header = `── turn ${entry.turn} · ${entry.stopReason} · ${entry.usage.inputTokens} in / ${entry.usage.outputTokens} out`;
+      return entry.text ? `${header}\n${indent(entry.text)}` : header;
+    }
+    case 'tool_call':
+      return `  → ${entry.summary}`;
+    case 'tool_result': {
+      const firstLine = entry.preview.split('\n').find((line) => line.trim()) ?? '';
+      const shown = firstLine.length > 120 ? `${firstLine.slice(0, 117)}...` : firstLine;
+      return `  ${entry.isError ? '✗' : '✓'} ${entry.name}: ${shown}`;
+    }
+    case 'transition':
+      return entry.transition === 'next_turn' ? undefined : `  ↻ ${entry.transition}`;
+    case 'end':
+      return `■ ${entry.reason}${entry.error ? `: ${entry.error}` : ''}`;
+  }
+}
+
+export function formatResult(result: AgentResult): string {
+  const usage = result.usage;
+  return [
+    `Result: ${result.reason} after ${result.turnCount} turn(s)`,
+    `Tokens: ${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.cacheReadInputTokens} cache read, ${usage.cacheCreationInputTokens} cache write`,
+    ...(result.error ? [`Error: ${result.error}`] : []),
+  ].join('\n');
+}
