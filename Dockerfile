@@ -1,0 +1,17 @@
+# The durable-agent worker. The agent's tools run here: bash, git and a C toolchain are part of
+# the image because the model's commands (builds, tests, git) need them.
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bash git ca-certificates python3 build-essential \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev
+COPY tsconfig.json ./
+COPY src ./src
+COPY bin ./bin
+ENV NODE_ENV=production \
+    AGENT_CONTENT_DIR=/data/content
+# Repositories the agent works on are mounted under /workspace (see docker-compose.yml).
+VOLUME ["/data", "/workspace"]
+CMD ["node", "--import", "tsx", "src/worker.ts"]
