@@ -116,6 +116,7 @@ test('invalid tool input, unknown tools and tool failures come back to the model
       toolUse('Read', { file_path: '../outside-secret.txt' }, 'toolu_outside'),
       toolUse('Read', { file_path: 'escape/outside-secret.txt' }, 'toolu_symlink'),
       toolUse('Read', { file_path: 'missing.txt' }, 'toolu_missing'),
+      toolUse('Glob', 'not an object', 'toolu_malformed'),
     ]),
     reply([
       toolUse('Read', { file_path: 'a.txt' }, 'toolu_read'),
@@ -137,6 +138,7 @@ test('invalid tool input, unknown tools and tool failures come back to the model
     'toolu_outside',
     'toolu_symlink',
     'toolu_missing',
+    'toolu_malformed',
   ]);
   expect(first.every((entry) => entry.isError)).toBe(true);
   expect(first[0]!.text).toMatch(/^<tool_use_error>InputValidationError: Read failed/);
@@ -146,6 +148,7 @@ test('invalid tool input, unknown tools and tool failures come back to the model
   expect(first[3]!.text).toContain('outside the working directory');
   expect(first[4]!.text).toContain('outside the working directory');
   expect(first[5]!.text).toContain('File does not exist');
+  expect(first[6]!.text).toMatch(/^<tool_use_error>InputValidationError: Glob failed/);
 
   const second = resultsOfTurn(workdir, 2);
   expect(second.map((entry) => entry.isError)).toEqual([false, true, true, false]);
@@ -244,6 +247,41 @@ test('invalid input fails the workflow at once, naming the field', async () => {
   expect(nowhereFailure.cause!.cause).toBeInstanceOf(ApplicationFailure);
   expect((nowhereFailure.cause!.cause as ApplicationFailure).type).toBe('InvalidWorkdir');
   expect((nowhereFailure.cause!.cause as ApplicationFailure).message).toContain('/definitely/not/here does not exist');
+});
+
+test('a worker without an API key fails the session at once, saying so', async () => {
+  const keyless = await Harness.start();
+  try {
+    await keyless.startWorker({ anthropic: { baseURL: keyless.fake.url } });
+    const failure = (await keyless.run({ prompt: 'hi', workdir: makeRepo({}) }).catch((error: unknown) => error)) as WorkflowFailedError;
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect((failure.cause!.cause as ApplicationFailure).type).toBe('MissingApiKey');
+    expect((failure.cause!.cause as ApplicationFailure).message).toContain('ANTHROPIC_API_KEY is not set');
+    expect(keyless.fake.requests).toHaveLength(0);
+  } finally {
+    await keyless.stop();
+  }
+});
+
+test('history per turn does not grow with the context: 40 KB reads cost no more history than tiny ones', async () => {
+  const turns = 8;
+  async function session(fileSize: number): Promise<number> {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < turns; index++) files[`f${index}.txt`] = `${String(index).repeat(49)}\n`.repeat(fileSize / 50);
+    const workdir = makeRepo(files);
+    harness.fake.handler = (request) => {
+      const turn = turnOf(request);
+      return turn < turns ? reply([toolUse('Read', { file_path: `f${turn}.txt` })]) : reply([text('read them all')]);
+    };
+    const handle = await harness.start({ prompt: 'read every file', workdir });
+    expect(await handle.result()).toMatchObject({ reason: 'completed', turnCount: turns + 1 });
+    const lastRequest = requestsOf(workdir).pop()!;
+    expect(JSON.stringify(lastRequest.body.messages).length).toBeGreaterThan(fileSize * turns);
+    return (await handle.describe()).historySize!;
+  }
+  const small = await session(50);
+  const large = await session(40_000); // the model's context grows by ~40 KB a turn, ~320 KB in all
+  expect(large).toBeLessThan(small * 1.2);
 });
 
 test('large tool results stay out of history: the workflow holds a reference', async () => {

