@@ -13,7 +13,11 @@ export interface CreateWorkerOptions {
 }
 
 export async function createWorker(config: WorkerConfig, options: CreateWorkerOptions = {}): Promise<Worker> {
-  const connection = options.connection ?? (await NativeConnection.connect({ address: config.address }));
+  const connection =
+    options.connection ??
+    (await NativeConnection.connect({ address: config.address }).catch((error: unknown) => {
+      throw new Error(`cannot connect to Temporal at ${config.address} (TEMPORAL_ADDRESS): ${(error as Error).message}`);
+    }));
   return Worker.create({
     connection,
     namespace: config.namespace,
