@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { TOOL_RESULT_PREVIEW_CHARS, TOOL_RESULTS_PER_MESSAGE_MAX_CHARS } from '../shared/constants';
 import type { ConversationMessage } from '../shared/types';
 import { type ContentStore, getJson, loadText, putJson } from './content-store';
 
@@ -49,19 +50,41 @@ export async function toApiMessages(
     } else if (message.kind === 'assistant') {
       result.push({ role: 'assistant', content: await getJson<Anthropic.ContentBlockParam[]>(store, message.ref) });
     } else {
-      const blocks: Anthropic.ToolResultBlockParam[] = [];
-      for (const toolResult of message.results) {
-        blocks.push({
-          type: 'tool_result',
-          tool_use_id: toolResult.toolUseId,
-          content: await loadText(store, toolResult.content),
-          is_error: toolResult.isError,
-        });
-      }
+      const texts: string[] = [];
+      for (const toolResult of message.results) texts.push(await loadText(store, toolResult.content));
+      const capped = capMessageResults(texts);
+      const blocks: Anthropic.ToolResultBlockParam[] = message.results.map((toolResult, index) => ({
+        type: 'tool_result',
+        tool_use_id: toolResult.toolUseId,
+        content: capped[index]!,
+        is_error: toolResult.isError,
+      }));
       result.push({ role: 'user', content: blocks });
     }
   }
   return mergeConsecutiveRoles(result);
+}
+
+/**
+ * Tool-result budget per message: when the results of one message together exceed the cap,
+ * the largest are cut to a preview until they fit (each is also capped on its own when produced).
+ */
+export function capMessageResults(texts: string[], cap = TOOL_RESULTS_PER_MESSAGE_MAX_CHARS): string[] {
+  const capped = [...texts];
+  let total = capped.reduce((sum, text) => sum + text.length, 0);
+  while (total > cap) {
+    let largest = 0;
+    capped.forEach((text, index) => {
+      if (text.length > capped[largest]!.length) largest = index;
+    });
+    const original = capped[largest]!;
+    if (original.length <= TOOL_RESULT_PREVIEW_CHARS + 200) break;
+    capped[largest] =
+      `${original.slice(0, TOOL_RESULT_PREVIEW_CHARS)}\n… [cut: the results of this message together were over ${cap} characters; ` +
+      `this one had ${original.length}. Run the call again on a smaller part.]`;
+    total -= original.length - capped[largest]!.length;
+  }
+  return capped;
 }
 
 /** The API wants roles to alternate; consecutive user messages are merged into one. */

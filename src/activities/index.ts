@@ -2,7 +2,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import { join } from 'node:path';
 import { LocalContentStore } from './content-store';
 import { LocalEffectJournal } from './effect-journal';
+import { createCompactActivities } from './compact';
 import { createModelActivities } from './model';
+import { createContextActivities } from './prepare-context';
 import { createToolActivities } from './run-tool';
 import { createSessionActivities } from './session';
 
@@ -19,13 +21,13 @@ export function createActivities(config: ActivityConfig) {
   const store = new LocalContentStore(join(config.contentDir, 'objects'));
   const journal = new LocalEffectJournal(join(config.contentDir, 'journal'));
   const { apiKey, authToken, baseURL } = config.anthropic;
+  // maxRetries 0: Temporal's retry policy owns retries, so every attempt shows in the UI.
+  const createClient = () => new Anthropic({ apiKey: apiKey ?? null, authToken: authToken ?? null, baseURL, maxRetries: 0 });
   return {
     ...createSessionActivities({ store, hasApiCredentials: () => Boolean(apiKey || authToken), defaultModel: config.defaultModel }),
-    ...createModelActivities({
-      store,
-      // maxRetries 0: Temporal's retry policy owns retries, so every attempt shows in the UI.
-      createClient: () => new Anthropic({ apiKey: apiKey ?? null, authToken: authToken ?? null, baseURL, maxRetries: 0 }),
-    }),
+    ...createModelActivities({ store, createClient }),
+    ...createContextActivities({ store }),
+    ...createCompactActivities({ store, createClient }),
     ...createToolActivities({ store, journal }),
   };
 }

@@ -3,13 +3,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../shared/constants';
 
 /** Withheld errors: handed to the workflow as data so it can branch on them (recovery layers). */
-export interface PromptTooLong {
-  kind: 'prompt_too_long';
-  status: number;
-  message: string;
-}
+export type WithheldError = { kind: 'prompt_too_long'; status: number; message: string } | { kind: 'media_too_large'; message: string };
 
 const PROMPT_TOO_LONG = /prompt is too long/i;
+/** An image or PDF rejected for its size (e.g. "image exceeds 5 MB maximum"). */
+const MEDIA_TOO_LARGE = /\b(image|pdf|document)s?\b.*\b(exceeds?|too large|too big|maximum)\b/i;
 
 /**
  * Maps an SDK error to what the workflow should see. Retryable failures become retryable
@@ -17,7 +15,7 @@ const PROMPT_TOO_LONG = /prompt is too long/i;
  * UI (the SDK's own retries are off); requests that will fail the same way again are
  * non-retryable and carry the API's message.
  */
-export function classifyModelError(error: unknown): PromptTooLong | ApplicationFailure {
+export function classifyModelError(error: unknown): WithheldError | ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
   if (error instanceof Anthropic.APIConnectionError) {
     return ApplicationFailure.retryable(`Could not reach the model API: ${error.message}`, ErrorType.ModelConnectionError);
@@ -31,6 +29,9 @@ export function classifyModelError(error: unknown): PromptTooLong | ApplicationF
   const type: string | undefined = error.type ?? undefined;
   if ((status === 400 || type === 'invalid_request_error') && PROMPT_TOO_LONG.test(apiMessage)) {
     return { kind: 'prompt_too_long', status: status ?? 400, message: apiMessage };
+  }
+  if ((status === 400 || status === 413 || type === 'invalid_request_error') && MEDIA_TOO_LARGE.test(apiMessage)) {
+    return { kind: 'media_too_large', message: apiMessage };
   }
   if (status === 413 || type === 'request_too_large') {
     return { kind: 'prompt_too_long', status: 413, message: apiMessage };

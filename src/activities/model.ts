@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { ErrorType } from '../shared/constants';
+import { DEFAULT_FALLBACK_AFTER_OVERLOADS, ErrorType } from '../shared/constants';
 import type { CallModelInput, CallModelOutcome, Usage } from '../shared/types';
 import { type ContentStore, putJson } from './content-store';
 import { type ApiMessage, appendConversation, loadConversation, toApiMessages } from './conversation';
@@ -48,6 +48,17 @@ export function createModelActivities({ store, createClient }: ModelActivityDepe
       } catch (error) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('Model call cancelled');
         const classified = classifyModelError(error);
+        const attempt = context.info.attempt;
+        if (
+          classified instanceof ApplicationFailure &&
+          classified.type === ErrorType.ModelOverloaded &&
+          input.fallbackModel &&
+          input.fallbackModel !== input.model &&
+          attempt >= (input.fallbackAfterOverloads ?? DEFAULT_FALLBACK_AFTER_OVERLOADS)
+        ) {
+          // Enough overloaded attempts: hand the choice of another model to the workflow.
+          return { kind: 'overloaded', conversationRef, attempts: attempt, message: classified.message };
+        }
         if (classified instanceof ApplicationFailure) throw classified;
         return { ...classified, conversationRef };
       }
@@ -55,13 +66,17 @@ export function createModelActivities({ store, createClient }: ModelActivityDepe
       if (!Array.isArray(message.content)) {
         throw ApplicationFailure.retryable('The model API returned a message without content blocks', ErrorType.ModelMalformedResponse);
       }
-      const assistantJson = JSON.stringify(message.content);
-      const assistantRef = await putJson(store, message.content);
-      const text = message.content
+      // A reply cut off by the output limit may end in a half-written tool_use: keep its text only,
+      // so the conversation never holds a tool_use that will get no tool_result.
+      const truncated = message.stop_reason === 'max_tokens' || message.stop_reason === 'model_context_window_exceeded';
+      const content = truncated ? message.content.filter((block) => block.type !== 'tool_use') : message.content;
+      const assistantJson = JSON.stringify(content);
+      const assistantRef = await putJson(store, content);
+      const text = content
         .filter((block): block is Anthropic.TextBlock => block.type === 'text')
         .map((block) => block.text)
         .join('\n');
-      const toolUses = message.content
+      const toolUses = content
         .filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use')
         .map((block) => planToolUse(block, input.workdir, input.allowedTools));
       return {

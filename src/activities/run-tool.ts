@@ -1,5 +1,8 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
+import { TOOL_RESULT_MAX_CHARS, TOOL_RESULT_PREVIEW_CHARS } from '../shared/constants';
 import type { RunToolInput, RunToolOutput } from '../shared/types';
 import { type ContentStore, storeText } from './content-store';
 import type { EffectJournal } from './effect-journal';
@@ -49,10 +52,31 @@ export function createToolActivities({ store, journal }: ToolActivityDependencie
         });
         if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
       }
+      const text = await applyToolResultBudget(request, output.text);
       return {
-        result: { toolUseId: request.toolUseId, isError: output.isError ?? false, content: await storeText(store, output.text) },
+        result: { toolUseId: request.toolUseId, isError: output.isError ?? false, content: await storeText(store, text), toolName: request.name },
         ...(output.fileState ? { fileState: output.fileState } : {}),
       };
     },
   };
+}
+
+/**
+ * Tool-result budget: a result over the limit stays out of the context. The full text goes to
+ * `<workdir>/.agent/tool-results/<tool_use id>.txt` (same name on a retry, so writing it again
+ * is harmless) and the model sees the path and a preview.
+ */
+async function applyToolResultBudget(request: RunToolInput, text: string): Promise<string> {
+  if (text.length <= TOOL_RESULT_MAX_CHARS) return text;
+  const folder = join(request.workdir, '.agent');
+  const relativePath = join('.agent', 'tool-results', `${request.toolUseId.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`);
+  await mkdir(join(folder, 'tool-results'), { recursive: true });
+  // The folder is the agent's scratch space, never part of the user's repository.
+  await writeFile(join(folder, '.gitignore'), '*\n');
+  await writeFile(join(request.workdir, relativePath), text);
+  return (
+    `Output too large (${text.length} characters); the full output was saved to ${relativePath}. ` +
+    'Read it in parts (offset and limit) or Grep it.\n\n' +
+    `Preview (first ${TOOL_RESULT_PREVIEW_CHARS} characters):\n${text.slice(0, TOOL_RESULT_PREVIEW_CHARS)}`
+  );
 }

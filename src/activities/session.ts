@@ -1,9 +1,10 @@
 import { realpath, stat } from 'node:fs/promises';
 import { platform, release } from 'node:os';
 import { ApplicationFailure } from '@temporalio/common';
-import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, ErrorType } from '../shared/constants';
+import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, CHARS_PER_TOKEN, ErrorType } from '../shared/constants';
 import type { PrepareSessionInput, PrepareSessionOutput } from '../shared/types';
 import { type ContentStore, storeText } from './content-store';
+import { apiToolDefinitions } from './tools/registry';
 
 export interface SessionActivityDependencies {
   store: ContentStore;
@@ -34,8 +35,16 @@ export function createSessionActivities({ store, hasApiCredentials, defaultModel
         );
       }
       const workdir = await realpath(input.workdir);
-      const systemRef = await store.put(buildSystemPrompt({ ...input, workdir }));
-      return { workdir, model: input.model ?? defaultModel, systemRef, prompt: await storeText(store, input.prompt) };
+      const system = buildSystemPrompt({ ...input, workdir });
+      const systemRef = await store.put(system);
+      const overheadChars = system.length + JSON.stringify(apiToolDefinitions(input.allowedTools)).length;
+      return {
+        workdir,
+        model: input.model ?? defaultModel,
+        systemRef,
+        prompt: await storeText(store, input.prompt),
+        overheadTokens: Math.ceil(overheadChars / CHARS_PER_TOKEN),
+      };
     },
   };
 }

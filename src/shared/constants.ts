@@ -15,6 +15,35 @@ export const DEFAULT_TEMPORAL_NAMESPACE = 'default';
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 export const DEFAULT_MAX_TURNS = 500;
 
+/** Recovery layers (Claude Code's values; see README "Recovery layers"). */
+export const DEFAULT_FALLBACK_AFTER_OVERLOADS = 3;
+export const ESCALATED_MAX_OUTPUT_TOKENS = 64_000;
+export const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3;
+export const AUTOCOMPACT_FAILURE_LIMIT = 3;
+/** Autocompact threshold: context window − min(max output, this) − AUTOCOMPACT_BUFFER_TOKENS. */
+export const AUTOCOMPACT_OUTPUT_RESERVE_TOKENS = 20_000;
+export const AUTOCOMPACT_BUFFER_TOKENS = 13_000;
+/** The cheaper edits (snip, microcompact) start at this share of the autocompact threshold. */
+export const CONTEXT_EDIT_THRESHOLD_RATIO = 0.8;
+/** Above this many messages the history counts as long: snip applies whatever the tokens. */
+export const SNIP_MAX_MESSAGES = 400;
+/** Snip and collapse keep at least this many of the most recent messages. */
+export const SNIP_KEEP_RECENT_MESSAGES = 20;
+export const COLLAPSE_KEEP_RECENT_MESSAGES = 6;
+/** Microcompact keeps this many of the most recent compactable tool results. */
+export const MICROCOMPACT_KEEP_RECENT_RESULTS = 5;
+export const CLEARED_TOOL_RESULT = '[Old tool result content cleared]';
+/** Tool-result budget: one result over this goes to `<workdir>/.agent/tool-results/`. */
+export const TOOL_RESULT_MAX_CHARS = 50_000;
+/** …and the results of one message together are capped at this. */
+export const TOOL_RESULTS_PER_MESSAGE_MAX_CHARS = 200_000;
+export const TOOL_RESULT_PREVIEW_CHARS = 2_000;
+/** Re-attached after a compaction: at most this many files, ~5K tokens each, ~50K in all. */
+export const COMPACT_REATTACH_FILES = 5;
+export const COMPACT_REATTACH_FILE_CHARS = 20_000;
+export const COMPACT_REATTACH_TOTAL_CHARS = 200_000;
+export const CHARS_PER_TOKEN = 4;
+
 /** Tool execution limits (Claude Code's values). */
 export const MAX_PARALLEL_TOOL_CALLS = 10;
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -51,6 +80,7 @@ export const ErrorType = {
   ModelConnectionError: 'ModelConnectionError',
   ModelMalformedResponse: 'ModelMalformedResponse',
   ContentMissing: 'ContentMissing',
+  CompactionFailed: 'CompactionFailed',
 } as const;
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 

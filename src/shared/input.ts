@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from './constants';
+import { DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from './constants';
 import { TOOL_NAMES } from './tool-names';
 
 /**
@@ -20,6 +20,9 @@ export const agentInputSchema = z
     maxOutputTokens: z.number().int().positive().max(128_000).optional(),
     systemPrompt: z.string().optional(),
     allowedTools: z.array(z.enum(TOOL_NAMES)).optional(),
+    contextWindowTokens: z.number().int().min(4096).optional(),
+    fallbackModel: z.string().min(1).optional(),
+    fallbackAfterOverloads: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -33,6 +36,9 @@ export interface ResolvedAgentInput {
   maxOutputTokens: number;
   systemPrompt?: string;
   allowedTools: string[];
+  contextWindowTokens?: number;
+  fallbackModel?: string;
+  fallbackAfterOverloads: number;
 }
 
 export type InputCheck = { ok: true; input: ResolvedAgentInput } | { ok: false; message: string };
@@ -66,6 +72,9 @@ export function checkAgentInput(raw: unknown): InputCheck {
       maxOutputTokens: input.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       systemPrompt: input.systemPrompt,
       allowedTools: input.allowedTools ?? [...TOOL_NAMES],
+      contextWindowTokens: input.contextWindowTokens,
+      fallbackModel: input.fallbackModel,
+      fallbackAfterOverloads: input.fallbackAfterOverloads ?? DEFAULT_FALLBACK_AFTER_OVERLOADS,
     },
   };
 }

@@ -18,7 +18,18 @@ export type TerminalReason =
   | 'hook_stopped';
 
 /** Why the loop went on to another model call. */
-export type Transition = 'next_turn' | 'pause_turn_continue';
+export type Transition =
+  | 'next_turn'
+  | 'pause_turn_continue'
+  | 'collapse_drain_retry'
+  | 'reactive_compact_retry'
+  | 'media_strip_retry'
+  | 'model_fallback_retry'
+  | 'max_output_tokens_escalate'
+  | 'max_output_tokens_recovery';
+
+/** Context edits made before a model call (the context pipeline), recorded per turn. */
+export type ContextEdit = 'tool_result_budget' | 'snip' | 'microcompact' | 'collapse' | 'autocompact' | 'reactive_compact' | 'media_strip';
 
 export interface Usage {
   inputTokens: number;
@@ -37,6 +48,8 @@ export interface ToolResult {
   toolUseId: string;
   isError: boolean;
   content: TextOrRef;
+  /** The tool that produced it (not sent to the API; lets microcompact pick old results). */
+  toolName?: string;
 }
 
 /**
@@ -84,6 +97,9 @@ export interface CallModelInput {
   turn: number;
   model: string;
   maxOutputTokens: number;
+  /** Switch to this model after `fallbackAfterOverloads` consecutive overloaded attempts. */
+  fallbackModel?: string;
+  fallbackAfterOverloads?: number;
   systemRef: string;
   allowedTools: string[];
   workdir: string;
@@ -113,7 +129,66 @@ export type CallModelOutcome =
       conversationRef: string;
       status: number;
       message: string;
+    }
+  | {
+      /** An image or PDF was rejected for its size. */
+      kind: 'media_too_large';
+      conversationRef: string;
+      message: string;
+    }
+  | {
+      /** Overloaded on `attempts` attempts in a row, and a fallback model is configured. */
+      kind: 'overloaded';
+      conversationRef: string;
+      attempts: number;
+      message: string;
     };
+
+/** What `prepareContext` does to the stored conversation before a model call. */
+export interface PrepareContextInput {
+  sessionId: string;
+  workdir: string;
+  conversationRef: string | null;
+  append: ConversationMessage[];
+  /** Context-pipeline steps, each applied only while the estimate stays above `targetTokens`. */
+  steps: ('snip' | 'microcompact' | 'collapse' | 'media_strip')[];
+  /** Tokens the conversation may hold after the edits (below this, later steps are skipped). */
+  targetTokens: number;
+  /** Overhead of system prompt and tools, in estimated tokens. */
+  baseTokens: number;
+}
+
+export interface PrepareContextOutput {
+  conversationRef: string;
+  /** Estimated tokens of the request after the edits (system and tools included). */
+  estimatedTokens: number;
+  applied: ContextEdit[];
+  messageCount: number;
+}
+
+export interface CompactInput {
+  sessionId: string;
+  workdir: string;
+  model: string;
+  systemRef: string;
+  conversationRef: string | null;
+  append: ConversationMessage[];
+  /** Files read most recently (last = newest), re-attached after the summary. */
+  recentFiles: string[];
+  /** Characters the re-attached files may take in all (so they cannot refill the context at once). */
+  reattachBudgetChars: number;
+  contextWindowTokens: number;
+  maxOutputTokens: number;
+  reason: 'autocompact' | 'reactive';
+}
+
+export interface CompactOutput {
+  conversationRef: string;
+  estimatedTokens: number;
+  summaryChars: number;
+  reattachedFiles: string[];
+  usage: Usage;
+}
 
 export interface FileState {
   path: string;
@@ -152,6 +227,8 @@ export interface PrepareSessionOutput {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
   workdir: string;
   model: string;
+  /** Estimated tokens of the system prompt and tool definitions, sent with every request. */
+  overheadTokens: number;
   systemRef: string;
   prompt: TextOrRef;
 }
@@ -172,14 +249,20 @@ export type TranscriptEntry =
   | { type: 'assistant'; turn: number; text: string; stopReason: string; usage: Usage }
   | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
   | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }
-  | { type: 'transition'; turn: number; transition: Transition }
+  | { type: 'transition'; turn: number; transition: Transition; detail?: string }
+  | { type: 'context'; turn: number; edits: ContextEdit[]; estimatedTokens: number }
   | { type: 'end'; turn: number; reason: TerminalReason; error?: string };
 
 export interface AgentState {
   turn: number;
   model: string;
-  status: 'running_model' | 'running_tools' | 'finished';
+  status: 'running_model' | 'running_tools' | 'compacting' | 'finished';
   lastTransition: Transition | null;
+  /** Every transition of the run, in order (the recovery path taken). */
+  transitions: Transition[];
+  /** Context edits made so far, in order. */
+  contextEdits: ContextEdit[];
+  estimatedContextTokens: number;
   usage: Usage;
   currentToolCalls: { toolUseId: string; name: string; summary: string }[];
   reason: TerminalReason | null;

@@ -1,82 +1,60 @@
 /**
- * The workflow driver: a thin shell that carries out what loop.ts decides.
+ * The workflow driver: a thin shell that carries out what loop.ts and context-plan.ts decide.
  *
  * Deterministic by construction: no I/O, no environment, no clock but the workflow's. Everything
  * that touches the world (the model, files, commands) is an activity, imported as a type only.
  * After a worker crash, Temporal replays this function against the recorded history and it
- * resumes exactly where it was: completed activities are not run again.
+ * resumes exactly where it was: completed activities (a compaction included) are not run again.
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  type ActivityOptions,
-  isCancellation,
-  proxyActivities,
-  setCurrentDetails,
-  setHandler,
-  TimeoutFailure,
-  workflowInfo,
-} from '@temporalio/workflow';
-import type { AgentActivities } from '../activities';
-import {
-  ACTIVITY_HEARTBEAT_TIMEOUT_MS,
-  BASH_DEFAULT_TIMEOUT_MS,
-  ErrorType,
-  MAX_PARALLEL_TOOL_CALLS,
-  NON_RETRYABLE_MODEL_ERRORS,
-} from '../shared/constants';
+import { ApplicationFailure, isCancellation, patched, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ErrorType } from '../shared/constants';
 import { checkAgentInput } from '../shared/input';
 import type {
   AgentResult,
   AgentState,
   CallModelOutcome,
+  ContextEdit,
   PlannedToolUse,
-  RunToolOutput,
   TerminalReason,
   ToolResult,
   TranscriptEntry,
+  Transition,
 } from '../shared/types';
-import { stateQuery, transcriptQuery } from './definitions';
 import {
-  absorbContinuation,
-  absorbResponse,
+  callModel,
+  COMPACT_OPTIONS,
+  compactConversation,
+  CONTEXT_OPTIONS,
+  MODEL_OPTIONS,
+  prepareContext,
+  prepareSession,
+  SESSION_OPTIONS,
+} from './activity-options';
+import { afterAutocompact, editThreshold, needsAutocompact, needsContextEdits, reattachBudgetChars } from './context-plan';
+import { stateQuery, transcriptQuery } from './definitions';
+import { failureMessage } from './failures';
+import {
+  absorbNewContext,
   absorbToolResults,
+  addUsage,
+  afterCollapse,
+  afterModel,
   beginTurn,
-  decideAfterModel,
-  fileStatesFor,
+  estimateTokens,
   initialLoopState,
-  recordFileState,
   type LoopState,
+  outputLimit,
+  recordFileState,
+  type Step,
   toResult,
+  withoutRecovery,
+  withTransition,
 } from './loop';
-import { cancelsSiblings, interruptedResult, orderToolResults, partitionToolUses, siblingCancelledResult } from './tool-batches';
+import { runToolUses, summaryOf } from './run-tools';
+import { interruptedResult, orderToolResults } from './tool-batches';
 
-const SESSION_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 5, nonRetryableErrorTypes: [ErrorType.InvalidWorkdir, ErrorType.MissingApiKey] },
-};
-
-const MODEL_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS, ErrorType.ContentMissing],
-  },
-};
-
-const TOOL_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
-  retry: { initialInterval: '1 second', maximumAttempts: 5, nonRetryableErrorTypes: [ErrorType.ContentMissing] },
-};
-
-const { prepareSession } = proxyActivities<AgentActivities>(SESSION_OPTIONS);
-const { callModel } = proxyActivities<AgentActivities>(MODEL_OPTIONS);
-const { runTool } = proxyActivities<AgentActivities>(TOOL_OPTIONS);
+/** Transitions after which the context pipeline runs (a recovery retry keeps its request as it is). */
+const PIPELINE_BEFORE: readonly (Transition | null)[] = [null, 'next_turn', 'pause_turn_continue'];
 
 export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   const check = checkAgentInput(rawInput);
@@ -86,6 +64,9 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   }
   const input = check.input;
   const sessionId = workflowInfo().workflowId;
+  // Sessions that started before the recovery layers replay without this marker and keep the
+  // behaviour they were recorded with (test/fixtures/histories holds such histories).
+  const recoveryLayers = patched('recovery-layers');
 
   const transcript: TranscriptEntry[] = [];
   const view: AgentState = {
@@ -93,6 +74,9 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     model: input.model ?? '',
     status: 'running_model',
     lastTransition: null,
+    transitions: [],
+    contextEdits: [],
+    estimatedContextTokens: 0,
     usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
     currentToolCalls: [],
     reason: null,
@@ -105,43 +89,127 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   });
   transcript.push({ type: 'user', turn: 0, text: input.prompt });
 
-  const session = await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, summary: 'prepare session' }, [{
-    sessionId,
-    workdir: input.workdir,
-    model: input.model,
-    allowedTools: input.allowedTools,
-    systemPromptAppend: input.systemPrompt,
-    prompt: input.prompt,
-    startedAt: new Date(workflowInfo().startTime).toISOString(),
-  }]);
+  const session = await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, summary: 'prepare session' }, [
+    {
+      sessionId,
+      workdir: input.workdir,
+      model: input.model,
+      allowedTools: input.allowedTools,
+      systemPromptAppend: input.systemPrompt,
+      prompt: input.prompt,
+      startedAt: new Date(workflowInfo().startTime).toISOString(),
+    },
+  ]);
   let state = initialLoopState(input, session);
+  const overheadTokens = session.overheadTokens;
   view.model = state.model;
 
+  const sync = () => {
+    view.turn = state.turnCount;
+    view.model = state.model;
+    view.usage = state.usage;
+    view.lastTransition = state.lastTransition;
+    view.estimatedContextTokens = estimateTokens(state);
+  };
+  const noteTransition = (next: Transition, detail?: string) => {
+    state = withTransition(state, next);
+    view.transitions.push(next);
+    transcript.push({ type: 'transition', turn: state.turnCount, transition: next, ...(detail ? { detail } : {}) });
+    sync();
+  };
+  const noteEdits = (edits: ContextEdit[], estimatedTokens: number) => {
+    if (edits.length === 0) return;
+    view.contextEdits.push(...edits);
+    transcript.push({ type: 'context', turn: state.turnCount, edits, estimatedTokens });
+  };
   const finish = (reason: TerminalReason, error?: string): AgentResult => {
     view.status = 'finished';
     view.reason = reason;
     view.currentToolCalls = [];
+    sync();
     transcript.push({ type: 'end', turn: state.turnCount, reason, ...(error ? { error } : {}) });
-    publishDetails(state, view, reason);
+    publishDetails(view);
     return toResult(state, reason, error);
+  };
+
+  /** Summarises the conversation; returns whether it worked (failures are the caller's to weigh). */
+  const compact = async (reason: 'autocompact' | 'reactive'): Promise<{ ok: true } | { ok: false; error: string }> => {
+    view.status = 'compacting';
+    publishDetails(view);
+    try {
+      const compacted = await compactConversation.executeWithOptions(
+        { ...COMPACT_OPTIONS, summary: reason === 'reactive' ? 'compact (reactive)' : 'compact (auto)' },
+        [
+          {
+            sessionId,
+            workdir: state.workdir,
+            model: state.model,
+            systemRef: state.systemRef,
+            conversationRef: state.conversationRef,
+            append: state.pendingMessages,
+            recentFiles: state.recentFiles,
+            reattachBudgetChars: reattachBudgetChars(state),
+            contextWindowTokens: state.contextWindowTokens,
+            maxOutputTokens: state.maxOutputTokens,
+            reason,
+          },
+        ],
+      );
+      state = absorbNewContext(state, compacted.conversationRef, 1, compacted.estimatedTokens);
+      state = { ...state, usage: addUsage(state.usage, compacted.usage) };
+      noteEdits([reason === 'reactive' ? 'reactive_compact' : 'autocompact'], compacted.estimatedTokens);
+      return { ok: true };
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return { ok: false, error: failureMessage(error) };
+    }
+  };
+
+  /** The context pipeline before a new turn's model call: cheap edits, then autocompact. */
+  const runContextPipeline = async () => {
+    if (needsContextEdits(state)) {
+      const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary: `turn ${state.turnCount} · context` }, [
+        {
+          sessionId,
+          workdir: state.workdir,
+          conversationRef: state.conversationRef,
+          append: state.pendingMessages,
+          steps: ['snip', 'microcompact'],
+          targetTokens: editThreshold(state),
+          baseTokens: overheadTokens,
+        },
+      ]);
+      const tokens = edited.applied.length > 0 ? edited.estimatedTokens : estimateTokens(state);
+      state = absorbNewContext(state, edited.conversationRef, edited.messageCount, tokens);
+      noteEdits(edited.applied, tokens);
+    }
+    if (needsAutocompact(state)) {
+      const result = await compact('autocompact');
+      state = afterAutocompact(state, result.ok);
+    }
   };
 
   for (;;) {
     const turn = beginTurn(state);
     if (turn.kind === 'finish') return finish(turn.reason);
+    const newTurn = PIPELINE_BEFORE.includes(state.lastTransition);
     state = turn.state;
-    view.turn = state.turnCount;
+    sync();
+    if (newTurn && recoveryLayers) await runContextPipeline();
     view.status = 'running_model';
-    publishDetails(state, view);
+    sync();
+    publishDetails(view);
 
     let outcome: CallModelOutcome;
     try {
-      outcome = await callModel.executeWithOptions({ ...MODEL_OPTIONS, summary: `turn ${state.turnCount} · model` }, [
+      outcome = await callModel.executeWithOptions({ ...MODEL_OPTIONS, summary: modelSummary(state) }, [
         {
           sessionId,
           turn: state.turnCount,
           model: state.model,
-          maxOutputTokens: state.maxOutputTokens,
+          maxOutputTokens: outputLimit(state),
+          fallbackModel: state.fallbackModel,
+          fallbackAfterOverloads: state.fallbackAfterOverloads,
           systemRef: state.systemRef,
           allowedTools: state.allowedTools,
           workdir: state.workdir,
@@ -154,22 +222,59 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       return finish('model_error', failureMessage(error));
     }
 
-    const decision = decideAfterModel(outcome);
+    const decision = afterModel(state, outcome);
+    state = decision.state;
+    sync();
     if (outcome.kind === 'response') {
-      state = absorbResponse(state, outcome);
-      view.usage = state.usage;
       transcript.push({ type: 'assistant', turn: state.turnCount, text: outcome.text, stopReason: outcome.stopReason, usage: outcome.usage });
     }
-    if (decision.kind === 'finish') return finish(decision.reason, decision.error);
-    if (decision.kind === 'continue') {
-      state = absorbContinuation(state, decision.transition);
-      view.lastTransition = decision.transition;
-      transcript.push({ type: 'transition', turn: state.turnCount, transition: decision.transition });
+
+    // Recovery steps may lead to one another (collapse → reactive compact → give up).
+    let step: Step = recoveryLayers ? decision.step : withoutRecovery(decision.step, outcome);
+    while (step.kind === 'edit_context' || step.kind === 'compact') {
+      if (step.kind === 'edit_context') {
+        const edit = step.edit;
+        const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary: edit === 'collapse' ? 'context collapse' : 'strip media' }, [
+          {
+            sessionId,
+            workdir: state.workdir,
+            conversationRef: state.conversationRef,
+            append: state.pendingMessages,
+            steps: [edit],
+            targetTokens: 0,
+            baseTokens: overheadTokens,
+          },
+        ]);
+        const changed = edited.applied.length > 0;
+        if (changed) {
+          state = absorbNewContext(state, edited.conversationRef, edited.messageCount, edited.estimatedTokens);
+          noteEdits(edited.applied, edited.estimatedTokens);
+        }
+        const message = outcome.kind === 'response' ? '' : outcome.message;
+        if (edit === 'collapse') {
+          const next = afterCollapse(state, changed, message);
+          state = next.state;
+          step = next.step;
+        } else {
+          step = changed ? { kind: 'call_model', transition: step.transition } : { kind: 'finish', reason: 'image_error', error: message };
+        }
+      } else {
+        const transition = step.transition;
+        const result = await compact('reactive');
+        const message = outcome.kind === 'response' ? '' : outcome.message;
+        step = result.ok ? { kind: 'call_model', transition } : { kind: 'finish', reason: 'prompt_too_long', error: `${message} (reactive compaction failed: ${result.error})` };
+      }
+    }
+
+    if (step.kind === 'finish') return finish(step.reason, step.error);
+    if (step.kind === 'call_model') {
+      noteTransition(step.transition, step.transition === 'model_fallback_retry' ? state.model : undefined);
       continue;
     }
 
     view.status = 'running_tools';
-    const toolUses = decision.toolUses;
+    publishDetails(view);
+    const toolUses = step.toolUses;
     for (const call of toolUses) {
       transcript.push({ type: 'tool_call', turn: state.turnCount, toolUseId: call.id, name: call.name, summary: summaryOf(call) });
     }
@@ -177,7 +282,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     try {
       await runToolUses(() => state, toolUses, view, (call, output) => {
         collected.set(call.id, output.result);
-        if (output.fileState) state = recordFileState(state, output.fileState);
+        if (output.fileState) state = recordFileState(state, output.fileState, call.name === 'Read');
       });
     } catch (error) {
       if (!isCancellation(error)) throw error;
@@ -191,68 +296,16 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     const results = orderToolResults(toolUses, collected);
     recordResults(transcript, state.turnCount, toolUses, results);
     state = absorbToolResults(state, results);
-    view.lastTransition = state.lastTransition;
     view.currentToolCalls = [];
+    view.transitions.push('next_turn');
     transcript.push({ type: 'transition', turn: state.turnCount, transition: 'next_turn' });
+    sync();
   }
 }
 
-/**
- * Runs the calls batch by batch: concurrency-safe batches as parallel activities, other calls
- * alone and in order. After a failing Bash call the remaining calls are cancelled, not run.
- */
-async function runToolUses(
-  currentState: () => LoopState,
-  toolUses: PlannedToolUse[],
-  view: AgentState,
-  onResult: (call: PlannedToolUse, output: RunToolOutput) => void,
-): Promise<void> {
-  let failedBash: PlannedToolUse | undefined;
-  for (const batch of partitionToolUses(toolUses, MAX_PARALLEL_TOOL_CALLS)) {
-    if (failedBash) {
-      for (const call of batch.calls) onResult(call, { result: siblingCancelledResult(call, failedBash) });
-      continue;
-    }
-    view.currentToolCalls = batch.calls.map((call) => ({ toolUseId: call.id, name: call.name, summary: summaryOf(call) }));
-    await Promise.all(
-      batch.calls.map(async (call) => {
-        const output = await runOneTool(currentState(), call);
-        onResult(call, output);
-        if (!failedBash && cancelsSiblings(call, output.result)) failedBash = call;
-      }),
-    );
-  }
-}
-
-async function runOneTool(state: LoopState, call: PlannedToolUse): Promise<RunToolOutput> {
-  if (!call.plan.ok) return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText } } };
-  const bashTimeout = call.name === 'Bash' ? ((call.input as { timeout?: number }).timeout ?? BASH_DEFAULT_TIMEOUT_MS) : 0;
-  try {
-    return await runTool.executeWithOptions(
-      {
-        ...TOOL_OPTIONS,
-        summary: call.plan.summary,
-        // A command may run for its whole timeout; the activity must outlive it.
-        ...(bashTimeout ? { startToCloseTimeout: bashTimeout + 60_000 } : {}),
-      },
-      [
-        {
-          sessionId: workflowInfo().workflowId,
-          toolUseId: call.id,
-          name: call.name,
-          input: call.input,
-          workdir: state.workdir,
-          fileStates: fileStatesFor(state, call),
-        },
-      ],
-    );
-  } catch (error) {
-    if (isCancellation(error)) throw error;
-    // Retries exhausted or a timeout: the model still gets a result it can act on.
-    return {
-      result: { toolUseId: call.id, isError: true, content: { text: `<tool_use_error>The tool failed: ${failureMessage(error)}</tool_use_error>` } },
-    };
-  }
+function modelSummary(state: LoopState): string {
+  const retry = PIPELINE_BEFORE.includes(state.lastTransition) ? '' : ` (${state.lastTransition})`;
+  return `turn ${state.turnCount} · model${retry}`;
 }
 
 function recordResults(transcript: TranscriptEntry[], turn: number, toolUses: PlannedToolUse[], results: ToolResult[]): void {
@@ -269,34 +322,23 @@ function recordResults(transcript: TranscriptEntry[], turn: number, toolUses: Pl
   });
 }
 
-function summaryOf(call: PlannedToolUse): string {
-  return call.plan.ok ? call.plan.summary : `${call.name} (invalid input)`;
-}
-
-/** The message people need: the API's own words for a model failure, not the wrapper's. */
-function failureMessage(error: unknown): string {
-  if (error instanceof ActivityFailure) {
-    const cause = error.cause;
-    if (cause instanceof TimeoutFailure) return `Activity timed out (${cause.timeoutType})`;
-    if (cause instanceof ApplicationFailure) return cause.message;
-    if (cause) return cause.message;
-  }
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Markdown shown as the workflow's current details in the Temporal UI. */
-function publishDetails(state: LoopState, view: AgentState, reason?: TerminalReason): void {
-  const running = reason
-    ? `finished: **${reason}**`
-    : view.status === 'running_tools'
-      ? `running tools: ${view.currentToolCalls.map((call) => call.summary).join(', ')}`
-      : 'waiting for the model';
+function publishDetails(view: AgentState): void {
+  const running =
+    view.status === 'finished'
+      ? `finished: **${view.reason}**`
+      : view.status === 'running_tools'
+        ? `running tools: ${view.currentToolCalls.map((call) => call.summary).join(', ')}`
+        : view.status === 'compacting'
+          ? 'compacting the conversation'
+          : 'waiting for the model';
   setCurrentDetails(
     [
-      `**Turn ${state.turnCount}** · ${running}`,
-      `- model: ${state.model}`,
-      `- last transition: ${state.lastTransition ?? '—'}`,
-      `- tokens: ${state.usage.inputTokens} in, ${state.usage.outputTokens} out, ${state.usage.cacheReadInputTokens} read from cache`,
+      `**Turn ${view.turn}** · ${running}`,
+      `- model: ${view.model}`,
+      `- last transition: ${view.lastTransition ?? '—'}`,
+      `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
+      `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
     ].join('\n'),
   );
 }

@@ -36,11 +36,12 @@ export function siblingCancelledResult(call: PlannedToolUse, failed: PlannedTool
     toolUseId: call.id,
     isError: true,
     content: { text: `<tool_use_error>Cancelled: parallel tool call ${what} errored, so this call was not run.</tool_use_error>` },
+    toolName: call.name,
   };
 }
 
 export function interruptedResult(call: PlannedToolUse, why: string): ToolResult {
-  return { toolUseId: call.id, isError: true, content: { text: `<tool_use_error>${why}</tool_use_error>` } };
+  return { toolUseId: call.id, isError: true, content: { text: `<tool_use_error>${why}</tool_use_error>` }, toolName: call.name };
 }
 
 /**

@@ -220,13 +220,6 @@ test('overloads, rate limits and broken streams are retried by Temporal, then th
   expect(Math.max(...started.map((event) => event.activityTaskStartedEventAttributes!.attempt ?? 0))).toBe(4);
 });
 
-test('prompt too long comes back as a typed outcome and ends the run with prompt_too_long', async () => {
-  const workdir = makeRepo({});
-  harness.fake.handler = () => ({ kind: 'error', status: 400, type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' });
-  const result = await harness.run({ prompt: 'hi', workdir });
-  expect(result).toMatchObject({ reason: 'prompt_too_long', error: 'prompt is too long: 210000 tokens > 200000 maximum' });
-});
-
 test('invalid input fails the workflow at once, naming the field', async () => {
   const missingWorkdir = await harness.start({ prompt: 'hi' });
   const failure = await missingWorkdir.result().catch((error: unknown) => error);

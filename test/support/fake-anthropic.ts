@@ -36,6 +36,7 @@ export interface RecordedRequest {
     tools?: { name: string; input_schema: unknown }[];
     messages: { role: string; content: string | ApiBlock[] }[];
     stream?: boolean;
+    tool_choice?: { type: string };
   };
 }
 
@@ -85,6 +86,20 @@ export function byTurn(replies: (FakeReply | ((request: RecordedRequest) => Fake
 export function inOrder(replies: FakeReply[]): FakeHandler {
   let next = 0;
   return () => replies[next++] ?? apiError(500, 'api_error', 'fake server: script exhausted');
+}
+
+/** A compaction request: the model is asked for a summary and may not call tools. */
+export function isCompaction(request: RecordedRequest): boolean {
+  return request.body.tool_choice?.type === 'none' && JSON.stringify(request.body.messages).includes('write a detailed summary');
+}
+
+/** All text of a request's messages (text blocks and tool results), for assertions. */
+export function requestText(request: RecordedRequest): string {
+  return request.body.messages
+    .map((message) =>
+      typeof message.content === 'string' ? message.content : message.content.map((block) => block.text ?? toolResultText(block)).join('\n'),
+    )
+    .join('\n');
 }
 
 /** The `tool_result` blocks of the last user message of a request. */

@@ -12,6 +12,9 @@ describe('checkAgentInput', () => {
         maxOutputTokens: 8192,
         systemPrompt: undefined,
         allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'],
+        contextWindowTokens: undefined,
+        fallbackModel: undefined,
+        fallbackAfterOverloads: 3,
       },
     });
   });

@@ -57,6 +57,7 @@ describe('results', () => {
       toolUseId: 'w',
       isError: true,
       content: { text: '<tool_use_error>Cancelled: parallel tool call Bash b errored, so this call was not run.</tool_use_error>' },
+      toolName: 'Write',
     });
   });
 });

@@ -1,0 +1,141 @@
+/**
+ * Compaction: the model summarises the conversation (no tools allowed) and the session goes on
+ * from a single message holding the summary and the files it read last. Used before a call when
+ * the context nears the window (autocompact) and after "prompt is too long" (reactive).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import {
+  CHARS_PER_TOKEN,
+  COMPACT_REATTACH_FILE_CHARS,
+  COMPACT_REATTACH_FILES,
+  COMPACT_REATTACH_TOTAL_CHARS,
+  ErrorType,
+} from '../shared/constants';
+import type { CompactInput, CompactOutput } from '../shared/types';
+import { type ContentStore } from './content-store';
+import { estimateConversationTokens, snip } from './context-edits';
+import { appendConversation, loadConversation, toApiMessages } from './conversation';
+import { readIfExists } from './tools/file-effects';
+import { whileHeartbeating } from './heartbeat';
+import { classifyModelError } from './model-errors';
+import { usageOf } from './model';
+import { displayPath, resolveInWorkdir } from './tools/paths';
+import { apiToolDefinitions } from './tools/registry';
+
+/** Output budget of the summary itself. */
+const SUMMARY_MAX_TOKENS = 16_000;
+
+export const SUMMARY_INSTRUCTIONS = `Your task now is to write a detailed summary of the conversation so far, so that the work can continue from the summary alone. Do not call any tools. Think about the whole conversation in order, then write the summary inside <summary></summary> tags with exactly these nine sections:
+
+1. Primary request and intent: everything the user asked for, in detail.
+2. Key technical concepts: technologies, frameworks and conventions that matter.
+3. Files and code sections: every file read, changed or created, why it matters, and the important code (full snippets where they were changed).
+4. Errors and fixes: every error met and how it was fixed, including what the user said about it.
+5. Problem solving: problems solved and investigations still going on.
+6. All user messages: every message from the user that is not a tool result, verbatim or nearly so.
+7. Pending tasks: what was asked for and is not done yet.
+8. Current work: exactly what was being worked on just before this summary, with file names and code.
+9. Next step: the next step in line with the most recent request, quoting the latest instructions word for word where they matter. Only if there is one.`;
+
+export const CONTINUATION_PREAMBLE =
+  'This session is being continued from a previous conversation that ran out of context. ' +
+  'The summary below covers the earlier portion of the conversation.';
+
+export function createCompactActivities({ store, createClient }: { store: ContentStore; createClient: () => Anthropic }) {
+  let client: Anthropic | undefined;
+  return {
+    async compactConversation(input: CompactInput): Promise<CompactOutput> {
+      const context = Context.current();
+      let messages = [...(await loadConversation(store, input.conversationRef)), ...input.append];
+      const system = await store.get(input.systemRef);
+      const tools = apiToolDefinitions(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep']);
+      const baseTokens = Math.ceil((system.length + JSON.stringify(tools).length + SUMMARY_INSTRUCTIONS.length) / CHARS_PER_TOKEN);
+      // The conversation may itself be too long to summarise (that is why we are here): drop the
+      // oldest turns until the request fits, keeping as much recent context as possible.
+      const budget = input.contextWindowTokens - SUMMARY_MAX_TOKENS - 2_000;
+      for (let keep = messages.length; estimateConversationTokens(messages, baseTokens) > budget && keep > 2; ) {
+        keep = Math.max(2, Math.floor(keep * 0.75));
+        messages = snip(messages, keep) ?? messages;
+      }
+      const apiMessages = await toApiMessages(store, messages);
+      const last = apiMessages[apiMessages.length - 1];
+      const instructions: Anthropic.TextBlockParam = { type: 'text', text: SUMMARY_INSTRUCTIONS };
+      if (last?.role === 'user') last.content = [...last.content, instructions];
+      else apiMessages.push({ role: 'user', content: [instructions] });
+
+      client ??= createClient();
+      let message: Anthropic.Message;
+      try {
+        message = await whileHeartbeating(async () => {
+          const stream = client!.messages.stream(
+            {
+              model: input.model,
+              max_tokens: Math.min(SUMMARY_MAX_TOKENS, Math.max(input.maxOutputTokens, 8_192)),
+              system: [{ type: 'text', text: system }],
+              // Tools stay declared (the history holds tool_use blocks) but none may be called.
+              tools,
+              tool_choice: { type: 'none' },
+              messages: apiMessages,
+            },
+            { signal: context.cancellationSignal },
+          );
+          for await (const _event of stream) context.heartbeat();
+          return stream.finalMessage();
+        });
+      } catch (error) {
+        if (context.cancellationSignal.aborted) throw new CancelledFailure('Compaction cancelled');
+        const classified = classifyModelError(error);
+        if (classified instanceof ApplicationFailure) throw classified;
+        throw ApplicationFailure.nonRetryable(`Compaction request too long: ${classified.message}`, ErrorType.CompactionFailed);
+      }
+      const text = message.content
+        .filter((block): block is Anthropic.TextBlock => block.type === 'text')
+        .map((block) => block.text)
+        .join('\n');
+      const summary = text.match(/<summary>([\s\S]*?)<\/summary>/)?.[1]?.trim() ?? text.trim();
+      if (!summary) throw ApplicationFailure.retryable('The model returned an empty summary', ErrorType.CompactionFailed);
+
+      const { attachments, files } = await reattachFiles(input.workdir, input.recentFiles, Math.min(COMPACT_REATTACH_TOTAL_CHARS, input.reattachBudgetChars));
+      const continuation = [
+        CONTINUATION_PREAMBLE,
+        `<summary>\n${summary}\n</summary>`,
+        ...(attachments.length ? [`Files you read most recently, as they are now:\n${attachments.join('\n')}`] : []),
+        'Continue with the last task you were asked to work on, without asking the user any further questions.',
+      ].join('\n\n');
+      const compacted = [{ role: 'user' as const, kind: 'text' as const, content: { text: continuation } }];
+      return {
+        conversationRef: await appendConversation(store, null, compacted),
+        estimatedTokens: Math.ceil((system.length + JSON.stringify(tools).length + continuation.length) / CHARS_PER_TOKEN),
+        summaryChars: summary.length,
+        reattachedFiles: files,
+        usage: usageOf(message.usage),
+      };
+    },
+  };
+}
+
+/** Up to 5 recently read files (newest first), ~5K tokens each and ~50K in all, read afresh. */
+async function reattachFiles(workdir: string, recentFiles: string[], budgetChars: number): Promise<{ attachments: string[]; files: string[] }> {
+  const attachments: string[] = [];
+  const files: string[] = [];
+  let total = 0;
+  for (const path of [...recentFiles].reverse()) {
+    if (files.length >= COMPACT_REATTACH_FILES) break;
+    let content: string | null;
+    try {
+      content = await readIfExists(resolveInWorkdir(workdir, path));
+    } catch {
+      continue;
+    }
+    if (content === null) continue;
+    const cut = content.length > COMPACT_REATTACH_FILE_CHARS ? `${content.slice(0, COMPACT_REATTACH_FILE_CHARS)}\n… [cut; Read the file for the rest]` : content;
+    if (total + cut.length > budgetChars) continue;
+    total += cut.length;
+    const shown = displayPath(workdir, path);
+    files.push(shown);
+    attachments.push(`<file path="${shown}">\n${cut}\n</file>`);
+  }
+  return { attachments, files };
+}

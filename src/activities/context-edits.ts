@@ -1,0 +1,146 @@
+/**
+ * Edits of the stored conversation that need no model call: snip, microcompact, context
+ * collapse and media strip. Pure over the conversation (plus reading stored assistant messages),
+ * so a retried activity makes exactly the same edit.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import {
+  CHARS_PER_TOKEN,
+  CLEARED_TOOL_RESULT,
+  COLLAPSE_KEEP_RECENT_MESSAGES,
+  MICROCOMPACT_KEEP_RECENT_RESULTS,
+  SNIP_KEEP_RECENT_MESSAGES,
+} from '../shared/constants';
+import type { ConversationMessage, TextOrRef } from '../shared/types';
+
+/** Tools whose old results are safe to clear: the model can run them again. */
+export const COMPACTABLE_TOOLS = new Set(['Read', 'Bash', 'Grep', 'Glob', 'Edit', 'Write']);
+
+const charsOf = (content: TextOrRef) => ('text' in content ? content.text.length : content.chars);
+
+export function conversationChars(messages: readonly ConversationMessage[]): number {
+  let chars = 0;
+  for (const message of messages) {
+    if (message.kind === 'assistant') chars += message.chars;
+    else if (message.kind === 'text') chars += charsOf(message.content);
+    else for (const result of message.results) chars += charsOf(result.content);
+  }
+  return chars;
+}
+
+export function estimateConversationTokens(messages: readonly ConversationMessage[], baseTokens: number): number {
+  return baseTokens + Math.ceil(conversationChars(messages) / CHARS_PER_TOKEN);
+}
+
+/**
+ * Where older turns can be cut: the index of an assistant message, so the kept part never
+ * starts with a tool_result whose tool_use was dropped. Returns the first cut point that keeps
+ * at least `keepRecent` messages, or undefined when there is nothing to cut.
+ */
+export function cutPoint(messages: readonly ConversationMessage[], keepRecent: number): number | undefined {
+  for (let index = messages.length - keepRecent; index >= 2; index--) {
+    if (messages[index]?.kind === 'assistant') return index;
+  }
+  return undefined;
+}
+
+/** Snip: drop the oldest turns (the first message, the task, always stays), with a marker. */
+export function snip(messages: readonly ConversationMessage[], keepRecent = SNIP_KEEP_RECENT_MESSAGES): ConversationMessage[] | undefined {
+  const cut = cutPoint(messages, keepRecent);
+  if (cut === undefined) return undefined;
+  const note: ConversationMessage = {
+    role: 'user',
+    kind: 'text',
+    content: { text: `[${cut - 1} earlier messages of this session were snipped to save context. Recent messages follow.]` },
+  };
+  return [messages[0]!, note, ...messages.slice(cut)];
+}
+
+/** Microcompact: clear old results of compactable tools, keeping the most recent ones. */
+export function microcompact(
+  messages: readonly ConversationMessage[],
+  keepRecent = MICROCOMPACT_KEEP_RECENT_RESULTS,
+): ConversationMessage[] | undefined {
+  let seen = 0;
+  let changed = false;
+  const edited = [...messages];
+  for (let index = edited.length - 1; index >= 0; index--) {
+    const message = edited[index]!;
+    if (message.kind !== 'tool_results') continue;
+    const results = message.results.map((result) => {
+      if (!result.toolName || !COMPACTABLE_TOOLS.has(result.toolName)) return result;
+      seen++;
+      if (seen <= keepRecent || ('text' in result.content && result.content.text === CLEARED_TOOL_RESULT)) return result;
+      changed = true;
+      return { ...result, content: { text: CLEARED_TOOL_RESULT } };
+    });
+    edited[index] = { ...message, results };
+  }
+  return changed ? edited : undefined;
+}
+
+/** One line per archived tool call, for the collapse note. */
+export function describeToolUse(block: Anthropic.ToolUseBlock): string {
+  const input = (block.input ?? {}) as Record<string, unknown>;
+  const target = input.file_path ?? input.command ?? input.pattern ?? '';
+  const shown = String(target).split('\n')[0]!.slice(0, 120);
+  return `${block.name}${shown ? ` ${shown}` : ''}`;
+}
+
+/**
+ * Context collapse (on "prompt is too long"): archive all but the most recent turns into one
+ * note listing what was done, without a model call.
+ */
+export async function collapse(
+  messages: readonly ConversationMessage[],
+  loadAssistant: (ref: string) => Promise<Anthropic.ContentBlock[]>,
+  keepRecent = COLLAPSE_KEEP_RECENT_MESSAGES,
+): Promise<ConversationMessage[] | undefined> {
+  const cut = cutPoint(messages, keepRecent);
+  if (cut === undefined) return undefined;
+  const lines: string[] = [];
+  for (const message of messages.slice(1, cut)) {
+    if (message.kind !== 'assistant') continue;
+    for (const block of await loadAssistant(message.ref)) {
+      if (block.type === 'text' && block.text.trim()) lines.push(`- said: ${block.text.trim().split('\n')[0]!.slice(0, 200)}`);
+      if (block.type === 'tool_use') lines.push(`- ran ${describeToolUse(block)}`);
+    }
+  }
+  const note: ConversationMessage = {
+    role: 'user',
+    kind: 'text',
+    content: {
+      text:
+        `[Context collapsed: ${cut - 1} earlier messages were archived to fit the context window. What was done in them:\n` +
+        `${lines.join('\n')}\nRecent messages follow; read files again where you need their current content.]`,
+    },
+  };
+  return [messages[0]!, note, ...messages.slice(cut)];
+}
+
+const MEDIA_TYPES = new Set(['image', 'document']);
+
+/** Media strip: remove image and document blocks from stored assistant messages. */
+export async function stripMedia(
+  messages: readonly ConversationMessage[],
+  loadAssistant: (ref: string) => Promise<Anthropic.ContentBlock[]>,
+  storeAssistant: (blocks: unknown[]) => Promise<{ ref: string; chars: number }>,
+): Promise<ConversationMessage[] | undefined> {
+  let changed = false;
+  const edited: ConversationMessage[] = [];
+  for (const message of messages) {
+    if (message.kind !== 'assistant') {
+      edited.push(message);
+      continue;
+    }
+    const blocks = await loadAssistant(message.ref);
+    const kept = blocks.filter((block) => !MEDIA_TYPES.has((block as { type: string }).type));
+    if (kept.length === blocks.length) {
+      edited.push(message);
+      continue;
+    }
+    changed = true;
+    edited.push({ role: 'assistant', kind: 'assistant', ...(await storeAssistant(kept.length ? kept : [{ type: 'text', text: '[media removed]' }])) });
+  }
+  return changed ? edited : undefined;
+}

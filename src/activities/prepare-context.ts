@@ -1,0 +1,44 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { SNIP_MAX_MESSAGES } from '../shared/constants';
+import type { ContextEdit, ConversationMessage, PrepareContextInput, PrepareContextOutput } from '../shared/types';
+import { type ContentStore, getJson, putJson } from './content-store';
+import { collapse, estimateConversationTokens, microcompact, snip, stripMedia } from './context-edits';
+import { appendConversation, loadConversation } from './conversation';
+
+export function createContextActivities({ store }: { store: ContentStore }) {
+  const loadAssistant = (ref: string) => getJson<Anthropic.ContentBlock[]>(store, ref);
+  const storeAssistant = async (blocks: unknown[]) => ({ ref: await putJson(store, blocks), chars: JSON.stringify(blocks).length });
+
+  return {
+    /**
+     * The context pipeline's edits that need no model call. Each step runs only while the
+     * conversation is still over `targetTokens` (snip also when the history is long); the edited
+     * conversation is stored as a new root, so later turns build on it.
+     */
+    async prepareContext(input: PrepareContextInput): Promise<PrepareContextOutput> {
+      const original = await loadConversation(store, input.conversationRef);
+      let messages: ConversationMessage[] = [...original, ...input.append];
+      const applied: ContextEdit[] = [];
+      const over = () => estimateConversationTokens(messages, input.baseTokens) > input.targetTokens;
+      for (const step of input.steps) {
+        let edited: ConversationMessage[] | undefined;
+        if (step === 'snip' && (over() || messages.length > SNIP_MAX_MESSAGES)) edited = snip(messages);
+        else if (step === 'microcompact' && over()) edited = microcompact(messages);
+        else if (step === 'collapse') edited = await collapse(messages, loadAssistant);
+        else if (step === 'media_strip') edited = await stripMedia(messages, loadAssistant, storeAssistant);
+        if (edited) {
+          messages = edited;
+          applied.push(step);
+        }
+      }
+      const conversationRef =
+        applied.length > 0 ? await appendConversation(store, null, messages) : await appendConversation(store, input.conversationRef, input.append);
+      return {
+        conversationRef,
+        estimatedTokens: estimateConversationTokens(messages, input.baseTokens),
+        applied,
+        messageCount: messages.length,
+      };
+    },
+  };
+}

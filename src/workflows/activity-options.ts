@@ -1,0 +1,43 @@
+/**
+ * Activity proxies and their options. Every long activity heartbeats, so a killed worker's call
+ * is retried within seconds; model-facing retries are Temporal's, so each attempt shows in the UI.
+ */
+import { type ActivityOptions, proxyActivities } from '@temporalio/workflow';
+import type { AgentActivities } from '../activities';
+import { ACTIVITY_HEARTBEAT_TIMEOUT_MS, ErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../shared/constants';
+
+export const SESSION_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5, nonRetryableErrorTypes: [ErrorType.InvalidWorkdir, ErrorType.MissingApiKey] },
+};
+
+export const MODEL_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS, ErrorType.ContentMissing],
+  },
+};
+
+export const COMPACT_OPTIONS: ActivityOptions = {
+  ...MODEL_OPTIONS,
+  retry: { ...MODEL_OPTIONS.retry, maximumAttempts: 5, nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS, ErrorType.ContentMissing, ErrorType.CompactionFailed] },
+};
+
+export const TOOL_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
+  retry: { initialInterval: '1 second', maximumAttempts: 5, nonRetryableErrorTypes: [ErrorType.ContentMissing] },
+};
+
+export const CONTEXT_OPTIONS: ActivityOptions = TOOL_OPTIONS;
+
+export const { prepareSession } = proxyActivities<AgentActivities>(SESSION_OPTIONS);
+export const { callModel } = proxyActivities<AgentActivities>(MODEL_OPTIONS);
+export const { compactConversation } = proxyActivities<AgentActivities>(COMPACT_OPTIONS);
+export const { prepareContext } = proxyActivities<AgentActivities>(CONTEXT_OPTIONS);
+export const { runTool } = proxyActivities<AgentActivities>(TOOL_OPTIONS);

@@ -1,0 +1,47 @@
+/**
+ * The context pipeline's decisions, before every model call (pure; the edits themselves run in
+ * the prepareContext and compact activities, where the content is):
+ *   1. tool-result budget — applied when each tool result is produced (runTool);
+ *   2. snip — drop the oldest turns when the history is long;
+ *   3. microcompact — clear old tool results;
+ *   4. autocompact — summarise the conversation with the model;
+ * each only when the previous was not enough.
+ */
+import {
+  AUTOCOMPACT_BUFFER_TOKENS,
+  AUTOCOMPACT_FAILURE_LIMIT,
+  AUTOCOMPACT_OUTPUT_RESERVE_TOKENS,
+  CHARS_PER_TOKEN,
+  CONTEXT_EDIT_THRESHOLD_RATIO,
+  SNIP_MAX_MESSAGES,
+} from '../shared/constants';
+import { estimateTokens, type LoopState } from './loop';
+
+/** Claude Code's threshold: context window − min(max output, 20,000) − 13,000. */
+export function autocompactThreshold(state: LoopState): number {
+  return state.contextWindowTokens - Math.min(state.maxOutputTokens, AUTOCOMPACT_OUTPUT_RESERVE_TOKENS) - AUTOCOMPACT_BUFFER_TOKENS;
+}
+
+/** Where the cheap edits (snip, microcompact) start, and what they aim for. */
+export function editThreshold(state: LoopState): number {
+  return Math.floor(autocompactThreshold(state) * CONTEXT_EDIT_THRESHOLD_RATIO);
+}
+
+/** Whether the cheap edits should run before this call. */
+export function needsContextEdits(state: LoopState): boolean {
+  return estimateTokens(state) > editThreshold(state) || state.messageCount + state.pendingMessages.length > SNIP_MAX_MESSAGES;
+}
+
+/** Whether to summarise before this call; the circuit breaker stops after repeated failures. */
+export function needsAutocompact(state: LoopState, estimatedTokens = estimateTokens(state)): boolean {
+  return estimatedTokens > autocompactThreshold(state) && state.consecutiveAutocompactFailures < AUTOCOMPACT_FAILURE_LIMIT;
+}
+
+export function afterAutocompact(state: LoopState, succeeded: boolean): LoopState {
+  return { ...state, consecutiveAutocompactFailures: succeeded ? 0 : state.consecutiveAutocompactFailures + 1 };
+}
+
+/** Re-attached files after a compaction take at most a quarter of the autocompact threshold. */
+export function reattachBudgetChars(state: LoopState): number {
+  return Math.floor((autocompactThreshold(state) / 4) * CHARS_PER_TOKEN);
+}

@@ -1,0 +1,76 @@
+/**
+ * Carries out a batch plan: concurrency-safe batches as parallel activities, other calls alone
+ * and in order; after a failing Bash call the remaining calls are cancelled, not run.
+ */
+import { isCancellation, workflowInfo } from '@temporalio/workflow';
+import { BASH_DEFAULT_TIMEOUT_MS, MAX_PARALLEL_TOOL_CALLS } from '../shared/constants';
+import type { AgentState, PlannedToolUse, RunToolOutput } from '../shared/types';
+import { runTool, TOOL_OPTIONS } from './activity-options';
+import { failureMessage } from './failures';
+import { fileStatesFor, type LoopState } from './loop';
+import { cancelsSiblings, partitionToolUses, siblingCancelledResult } from './tool-batches';
+
+export async function runToolUses(
+  currentState: () => LoopState,
+  toolUses: PlannedToolUse[],
+  view: AgentState,
+  onResult: (call: PlannedToolUse, output: RunToolOutput) => void,
+): Promise<void> {
+  let failedBash: PlannedToolUse | undefined;
+  for (const batch of partitionToolUses(toolUses, MAX_PARALLEL_TOOL_CALLS)) {
+    if (failedBash) {
+      for (const call of batch.calls) onResult(call, { result: siblingCancelledResult(call, failedBash) });
+      continue;
+    }
+    view.currentToolCalls = batch.calls.map((call) => ({ toolUseId: call.id, name: call.name, summary: summaryOf(call) }));
+    await Promise.all(
+      batch.calls.map(async (call) => {
+        const output = await runOneTool(currentState(), call);
+        onResult(call, output);
+        if (!failedBash && cancelsSiblings(call, output.result)) failedBash = call;
+      }),
+    );
+  }
+}
+
+async function runOneTool(state: LoopState, call: PlannedToolUse): Promise<RunToolOutput> {
+  if (!call.plan.ok) {
+    return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
+  }
+  const bashTimeout = call.name === 'Bash' ? ((call.input as { timeout?: number }).timeout ?? BASH_DEFAULT_TIMEOUT_MS) : 0;
+  try {
+    return await runTool.executeWithOptions(
+      {
+        ...TOOL_OPTIONS,
+        summary: call.plan.summary,
+        // A command may run for its whole timeout; the activity must outlive it.
+        ...(bashTimeout ? { startToCloseTimeout: bashTimeout + 60_000 } : {}),
+      },
+      [
+        {
+          sessionId: workflowInfo().workflowId,
+          toolUseId: call.id,
+          name: call.name,
+          input: call.input,
+          workdir: state.workdir,
+          fileStates: fileStatesFor(state, call),
+        },
+      ],
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    // Retries exhausted or a timeout: the model still gets a result it can act on.
+    return {
+      result: {
+        toolUseId: call.id,
+        isError: true,
+        content: { text: `<tool_use_error>The tool failed: ${failureMessage(error)}</tool_use_error>` },
+        toolName: call.name,
+      },
+    };
+  }
+}
+
+export function summaryOf(call: PlannedToolUse): string {
+  return call.plan.ok ? call.plan.summary : `${call.name} (invalid input)`;
+}
