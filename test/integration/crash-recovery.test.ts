@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { byTurn, lastToolResults, reply, text, toolResultText, toolUse, turnOf, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
+import { byTurn, isCompaction, lastToolResults, reply, text, toolResultText, toolUse, turnOf, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
 import { Harness, makeRepo } from '../support/harness';
 import { scratchDir } from '../support/paths';
 
@@ -154,4 +154,41 @@ test('SIGKILL during a model call: the call is retried on the new worker, every 
   expect(turnThreeRequests).toHaveLength(2);
   // The retried request is the same conversation, rebuilt from the content store by another process.
   expect(turnThreeRequests[1]!.body.messages).toEqual(turnThreeRequests[0]!.body.messages);
+});
+
+test('SIGKILL during a compaction: the resumed run compacts once and completes', async () => {
+  harness = await Harness.start();
+  let releaseHeld!: () => void;
+  const held = new Promise<FakeReply>((resolve) => {
+    releaseHeld = () => resolve(reply([text('<summary>stale summary for a dead worker</summary>')]));
+  });
+  let compactions = 0;
+  harness.fake.handler = (request) => {
+    if (isCompaction(request)) {
+      compactions++;
+      return compactions === 1 ? { kind: 'hold', release: held } : reply([text('<summary>SUMMARY-AFTER-CRASH</summary>')]);
+    }
+    if (JSON.stringify(request.body.messages).includes('SUMMARY-AFTER-CRASH')) return reply([text('Finished from the summary.')]);
+    return reply([toolUse('Read', { file_path: `f${turnOf(request)}.txt` })]);
+  };
+  // A 30,000-token window and 8 KB files: autocompact after a few reads.
+  const files = Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`f${index}.txt`, `${String(index).repeat(39)}\n`.repeat(200)]));
+  const first = await startWorkerProcess(harness);
+  const handle = await harness.start({ prompt: 'Read the files', workdir: makeRepo(files), contextWindowTokens: 30_000 });
+
+  while (compactions === 0) await harness.fake.waitForRequests(harness.fake.requests.length + 1);
+  await kill(first);
+  releaseHeld();
+  await startWorkerProcess(harness);
+
+  const result = await handle.result();
+  expect(result).toMatchObject({ reason: 'completed', finalText: 'Finished from the summary.' });
+  expect(compactions).toBe(2); // the held request died with its worker; the retry was answered
+  const history = await handle.fetchHistory();
+  const compactionEvents = history.events!.filter(
+    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'compactConversation',
+  );
+  expect(compactionEvents).toHaveLength(1); // one compaction in the workflow, retried as one activity
+  const state = await handle.query<{ contextEdits: string[] }>('state');
+  expect(state.contextEdits.filter((edit) => edit === 'autocompact')).toHaveLength(1);
 });

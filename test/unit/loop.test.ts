@@ -1,4 +1,4 @@
-import { checkAgentInput } from '../../src/shared/input';
+import { loopState } from '../support/loop-state';
 import type { CallModelOutcome, PlannedToolUse, Usage } from '../../src/shared/types';
 import {
   absorbToolResults,
@@ -7,8 +7,6 @@ import {
   beginTurn,
   estimateTokens,
   fileStatesFor,
-  initialLoopState,
-  type LoopState,
   type ModelResponse,
   outputLimit,
   recordFileState,
@@ -18,15 +16,6 @@ import {
 } from '../../src/workflows/loop';
 
 const usage = (input: number, output: number): Usage => ({ inputTokens: input, outputTokens: output, cacheCreationInputTokens: 1, cacheReadInputTokens: 2 });
-
-export function loopState(overrides: Partial<LoopState> = {}, input: Record<string, unknown> = {}): LoopState {
-  const check = checkAgentInput({ prompt: 'do it', workdir: '/repo', maxTurns: 3, ...input });
-  if (!check.ok) throw new Error(check.message);
-  return {
-    ...initialLoopState(check.input, { workdir: '/real/repo', model: 'claude-sonnet-5-5', systemRef: 'sha256:system', prompt: { text: 'do it' }, overheadTokens: 1000 }),
-    ...overrides,
-  };
-}
 
 const readCall: PlannedToolUse = {
   id: 'toolu_1',

@@ -27,6 +27,13 @@ describe('classifyModelError', () => {
     });
   });
 
+  test('an image or PDF rejected for its size is an outcome too', () => {
+    expect(classifyModelError(apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'))).toEqual({
+      kind: 'media_too_large',
+      message: 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum',
+    });
+  });
+
   test.each([
     [400, 'invalid_request_error', 'ModelInvalidRequest'],
     [401, 'authentication_error', 'ModelAuthentication'],

@@ -1,0 +1,109 @@
+import { capMessageResults } from '../../src/activities/conversation';
+import { collapse, cutPoint, microcompact, snip, stripMedia } from '../../src/activities/context-edits';
+import { CLEARED_TOOL_RESULT } from '../../src/shared/constants';
+import type { ConversationMessage } from '../../src/shared/types';
+import { afterAutocompact, autocompactThreshold, editThreshold, needsAutocompact, needsContextEdits, reattachBudgetChars } from '../../src/workflows/context-plan';
+import { loopState } from '../support/loop-state';
+
+const user = (text: string): ConversationMessage => ({ role: 'user', kind: 'text', content: { text } });
+const assistant = (ref: string): ConversationMessage => ({ role: 'assistant', kind: 'assistant', ref, chars: 100 });
+const results = (name: string, id: string, text = `result ${id}`): ConversationMessage => ({
+  role: 'user',
+  kind: 'tool_results',
+  results: [{ toolUseId: id, isError: false, content: { text }, toolName: name }],
+});
+
+/** prompt, then `turns` × (assistant a<i>, tool results r<i>) */
+function conversation(turns: number, tool = 'Read'): ConversationMessage[] {
+  const messages: ConversationMessage[] = [user('the task')];
+  for (let index = 0; index < turns; index++) messages.push(assistant(`a${index}`), results(tool, `t${index}`));
+  return messages;
+}
+
+describe('cut points never split a tool_use from its tool_result', () => {
+  test('the cut lands on an assistant message, keeping at least the recent messages asked for', () => {
+    const messages = conversation(5); // indexes: 0 task, 1 a0, 2 r0, 3 a1, … 9 a4, 10 r4
+    expect(cutPoint(messages, 4)).toBe(7);
+    expect(messages[cutPoint(messages, 4)!]).toMatchObject({ kind: 'assistant' });
+    expect(cutPoint(messages, 10)).toBeUndefined();
+  });
+
+  test('snip keeps the task, adds a marker, and keeps the recent turns intact', () => {
+    const snipped = snip(conversation(5), 4)!;
+    expect(snipped[0]).toEqual(user('the task'));
+    expect(snipped[1]).toMatchObject({ kind: 'text', content: { text: expect.stringContaining('6 earlier messages of this session were snipped') } });
+    expect(snipped.slice(2)).toEqual(conversation(5).slice(7));
+    expect(snip(conversation(1), 4)).toBeUndefined();
+  });
+});
+
+describe('microcompact', () => {
+  test('clears old results of compactable tools, keeping the most recent ones', () => {
+    const edited = microcompact(conversation(7), 5)!;
+    const texts = edited.filter((message) => message.kind === 'tool_results').map((message) => (message.kind === 'tool_results' && 'text' in message.results[0]!.content ? message.results[0]!.content.text : ''));
+    expect(texts).toEqual([CLEARED_TOOL_RESULT, CLEARED_TOOL_RESULT, 'result t2', 'result t3', 'result t4', 'result t5', 'result t6']);
+    expect(microcompact(edited, 5)).toBeUndefined(); // nothing more to clear
+    expect(microcompact(conversation(7, 'Unknown'), 5)).toBeUndefined();
+  });
+});
+
+describe('context collapse', () => {
+  test('archives older turns into one note listing what was done', async () => {
+    const loadAssistant = async (ref: string) => [
+      { type: 'text', text: `thinking about ${ref}`, citations: null },
+      { type: 'tool_use', id: `id-${ref}`, name: 'Read', input: { file_path: `${ref}.ts` } },
+    ] as never;
+    const collapsed = (await collapse(conversation(6), loadAssistant, 4))!;
+    expect(collapsed).toHaveLength(2 + 4);
+    const note = collapsed[1]!;
+    expect(note.kind === 'text' && 'text' in note.content ? note.content.text : '').toContain('- ran Read a0.ts');
+    expect(collapsed.slice(2)).toEqual(conversation(6).slice(-4));
+    expect(await collapse(conversation(1), loadAssistant, 4)).toBeUndefined();
+  });
+
+  test('media strip removes image and document blocks, and says when there were none', async () => {
+    const stored: unknown[][] = [];
+    const storeAssistant = async (blocks: unknown[]) => {
+      stored.push(blocks);
+      return { ref: 'sha256:new', chars: 1 };
+    };
+    const withImage = async () => [{ type: 'text', text: 'see' }, { type: 'image', source: {} }] as never;
+    const stripped = (await stripMedia(conversation(1), withImage, storeAssistant))!;
+    expect(stripped[1]).toEqual({ role: 'assistant', kind: 'assistant', ref: 'sha256:new', chars: 1 });
+    expect(stored).toEqual([[{ type: 'text', text: 'see' }]]);
+    expect(await stripMedia(conversation(1), async () => [{ type: 'text', text: 'x' }] as never, storeAssistant)).toBeUndefined();
+  });
+});
+
+describe('the per-message tool-result budget', () => {
+  test('cuts the largest results until the message fits', () => {
+    const capped = capMessageResults(['a'.repeat(150_000), 'b'.repeat(100_000), 'c'.repeat(10)]);
+    expect(capped[0]!.length).toBeLessThan(3_000);
+    expect(capped[0]).toContain('this one had 150000');
+    expect(capped[1]).toBe('b'.repeat(100_000));
+    expect(capped[2]).toBe('c'.repeat(10));
+    expect(capMessageResults(['x', 'y'])).toEqual(['x', 'y']);
+  });
+});
+
+describe('the context plan', () => {
+  test("Claude Code's autocompact threshold: window − min(max output, 20,000) − 13,000", () => {
+    expect(autocompactThreshold(loopState())).toBe(200_000 - 8192 - 13_000);
+    expect(autocompactThreshold(loopState({ maxOutputTokens: 32_000 }))).toBe(200_000 - 20_000 - 13_000);
+    expect(editThreshold(loopState())).toBe(Math.floor((200_000 - 8192 - 13_000) * 0.8));
+    expect(reattachBudgetChars(loopState())).toBe(Math.floor(((200_000 - 8192 - 13_000) / 4) * 4));
+  });
+
+  test('edits run above 80% of the threshold or when the history is long; autocompact above it, until the breaker trips', () => {
+    const threshold = autocompactThreshold(loopState());
+    expect(needsContextEdits(loopState({ contextTokens: 1000 }))).toBe(false);
+    expect(needsContextEdits(loopState({ contextTokens: Math.ceil(threshold * 0.81) }))).toBe(true);
+    expect(needsContextEdits(loopState({ messageCount: 401 }))).toBe(true);
+    expect(needsAutocompact(loopState({ contextTokens: threshold - 10 }))).toBe(false);
+    expect(needsAutocompact(loopState({ contextTokens: threshold + 10 }))).toBe(true);
+    let state = loopState({ contextTokens: threshold + 10 });
+    for (let failure = 0; failure < 3; failure++) state = afterAutocompact(state, false);
+    expect(needsAutocompact(state)).toBe(false); // circuit breaker: rely on the reactive path
+    expect(needsAutocompact(afterAutocompact(state, true))).toBe(true);
+  });
+});
