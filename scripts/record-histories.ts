@@ -1,9 +1,11 @@
 /**
  * Records the histories that test/replay replays: one per loop path, from real runs against a
- * real dev server and the fake model. Run after a deliberate change of workflow behaviour
- * (and keep the old files too: running workflows still have the old histories).
+ * real dev server and the fake model. Run after a deliberate change of workflow behaviour, and
+ * keep the old files (renamed with a version prefix, e.g. v1-…): running workflows still have
+ * the old histories, and `patched()` branches must keep replaying them.
  *
- *   npm run record-histories
+ *   npm run record-histories                # every scenario
+ *   npm run record-histories -- max-turns   # only the ones named
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +14,7 @@ import { promisify } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { resolveTemporalCli } from '../src/dev-server/temporal-cli';
-import { apiError, byTurn, reply, text, toolUse, type FakeHandler } from '../test/support/fake-anthropic';
+import { apiError, byTurn, isCompaction, reply, text, toolUse, type FakeHandler } from '../test/support/fake-anthropic';
 import { freePort } from '../test/support/global-setup';
 import { Harness, makeRepo } from '../test/support/harness';
 import { PROJECT_ROOT, WORKFLOW_BUNDLE_PATH } from '../test/support/paths';
@@ -70,6 +72,51 @@ const scenarios: Scenario[] = [
     files: {},
     handler: () => apiError(400, 'invalid_request_error', 'prompt is too long: 250000 tokens > 200000 maximum'),
   },
+  {
+    // One session through every recovery branch that lets it go on: output escalation and
+    // recovery, overload fallback, autocompact, context collapse, reactive compaction.
+    name: 'recovery-every-branch',
+    files: {
+      ...Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`f${index}.txt`, `${String(index).repeat(39)}\n`.repeat(200)])),
+      ...Object.fromEntries(Array.from({ length: 4 }, (_, index) => [`g${index}.txt`, `small ${index}\n`])),
+    },
+    input: { contextWindowTokens: 30_000, fallbackModel: 'claude-haiku-5-5', fallbackAfterOverloads: 2 },
+    handler: (() => {
+      let phase = 0;
+      let compactions = 0;
+      let bigReads = 0;
+      let smallReads = 0;
+      let refusals = 0;
+      return (request) => {
+        if (isCompaction(request)) {
+          compactions++;
+          return reply([text(`<summary>Summary ${compactions}: read the files so far.</summary>`)]);
+        }
+        switch (phase++) {
+          case 0:
+          case 1:
+            return reply([text(`long answer part ${phase}`)], 'max_tokens');
+          case 2:
+            return reply([toolUse('Read', { file_path: 'g0.txt' })]);
+          case 3:
+          case 4:
+            return apiError(529, 'overloaded_error', 'Overloaded');
+        }
+        if (compactions === 0) return reply([toolUse('Read', { file_path: `f${bigReads++}.txt` })]);
+        if (smallReads < 4) return reply([toolUse('Read', { file_path: `g${smallReads++}.txt` })]);
+        if (refusals < 2) {
+          refusals++;
+          return apiError(400, 'invalid_request_error', 'prompt is too long: 31000 tokens > 30000 maximum');
+        }
+        return reply([text('Done after every recovery.')]);
+      };
+    })(),
+  },
+  {
+    name: 'recovery-media-too-large',
+    files: {},
+    handler: () => apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'),
+  },
 ];
 
 async function main(): Promise<void> {
@@ -83,7 +130,8 @@ async function main(): Promise<void> {
   process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
   mkdirSync(FIXTURES, { recursive: true });
   try {
-    for (const scenario of scenarios) {
+    const only = process.argv.slice(2);
+    for (const scenario of scenarios.filter((candidate) => only.length === 0 || only.includes(candidate.name))) {
       const harness = await Harness.start(scenario.handler);
       await harness.startWorker();
       const handle = await harness.start({ prompt: `Scenario ${scenario.name}`, workdir: makeRepo(scenario.files), ...scenario.input });
@@ -93,7 +141,11 @@ async function main(): Promise<void> {
         maxBuffer: 64 * 1024 * 1024,
       });
       writeFileSync(join(FIXTURES, `${scenario.name}.json`), stdout);
-      console.log(`${scenario.name}: ${result.reason}, ${(JSON.parse(stdout) as { events: unknown[] }).events.length} events`);
+      const transitions = (await handle.query<{ transitions: string[]; contextEdits: string[] }>('state').catch(() => undefined)) ?? { transitions: [], contextEdits: [] };
+      console.log(
+        `${scenario.name}: ${result.reason}, ${(JSON.parse(stdout) as { events: unknown[] }).events.length} events, ` +
+          `transitions ${transitions.transitions.join(' ')}; context edits ${transitions.contextEdits.join(' ')}`,
+      );
       await harness.stop();
     }
   } finally {

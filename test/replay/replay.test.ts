@@ -26,3 +26,24 @@ test.each(files)('%s replays without non-determinism', async (name) => {
     Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), replayName: name }, history),
   ).resolves.toBeUndefined();
 });
+
+test('the every-branch history really went through every recovery branch', () => {
+  const history = JSON.parse(readFileSync(join(FIXTURES, 'recovery-every-branch.json'), 'utf8')) as {
+    events: { activityTaskScheduledEventAttributes?: unknown; userMetadata?: { summary?: { data: string } } }[];
+  };
+  const summaries = history.events
+    .filter((event) => event.activityTaskScheduledEventAttributes && event.userMetadata?.summary)
+    .map((event) => JSON.parse(Buffer.from(event.userMetadata!.summary!.data, 'base64').toString('utf8')) as string);
+  for (const expected of [
+    '(max_output_tokens_escalate)',
+    '(max_output_tokens_recovery)',
+    '(model_fallback_retry)',
+    'compact (auto)',
+    'context collapse',
+    '(collapse_drain_retry)',
+    'compact (reactive)',
+    '(reactive_compact_retry)',
+  ]) {
+    expect(summaries.some((summary) => summary.includes(expected))).toBe(true);
+  }
+});
