@@ -180,3 +180,25 @@ test('tool-result budget: a result over 50,000 characters is kept out of the con
   expect(saved).toContain('  1500\tline 1499');
   expect(existsSync(join(workdir, '.agent/.gitignore'))).toBe(true);
 });
+
+test('snip and microcompact keep a long session under the threshold without a model call', async () => {
+  // A 30,000-token window: edits start above 80% of 8,808 tokens; each turn reads ~2.4 KB.
+  const turns = 16;
+  const { result, state, requests } = await session(
+    readFiles(turns, 2400),
+    // By request count, not by turnOf(): snipped requests hold fewer assistant messages.
+    (_request, index) => (index < turns ? reply([toolUse('Read', { file_path: `f${index}.txt` })]) : reply([text('read them all')])),
+    { contextWindowTokens: 30_000, maxTurns: 40 },
+  );
+  expect(result).toMatchObject({ reason: 'completed', turnCount: turns + 1 });
+  expect(requests.some(isCompaction)).toBe(false); // the cheap edits were enough
+  expect(state.contextEdits).toEqual(expect.arrayContaining(['snip', 'microcompact']));
+  const last = requestText(requests[requests.length - 1]!);
+  expect(last).toContain('earlier messages of this session were snipped');
+  expect(last).toContain('[Old tool result content cleared]');
+  // The most recent results are intact.
+  expect(last).toContain(`${String(turns - 1).repeat(39)}`);
+  // The task itself is never snipped.
+  expect(requests[requests.length - 1]!.body.messages[0]).toMatchObject({ role: 'user' });
+  expect(last.startsWith('Do the task')).toBe(true);
+});
