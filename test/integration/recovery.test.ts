@@ -138,6 +138,7 @@ test('autocompact: near the context window the conversation is summarised, recen
   expect(result).toMatchObject({ reason: 'completed' });
   expect(result.finalText).toMatch(/^Continued after the summary/);
   expect(state.contextEdits).toContain('autocompact');
+  expect(new Set(state.transitions)).toEqual(new Set(['next_turn'])); // autocompact is an edit, not a retry
   const compactionIndex = requests.findIndex(isCompaction);
   expect(compactionIndex).toBeGreaterThan(1);
   const before = requests[compactionIndex - 1]!;
@@ -161,17 +162,19 @@ test('a 529 storm switches to the fallback model', async () => {
 });
 
 test('media too large with no media to strip ends with image_error', async () => {
-  const { result, requests } = await session({}, () => apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'));
+  const { result, state, requests } = await session({}, () => apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'));
   expect(result).toMatchObject({ reason: 'image_error', error: expect.stringContaining('image exceeds 5 MB maximum') });
   expect(requests).toHaveLength(1);
+  expect(state.transitions).toEqual([]); // nothing to strip: no retry
 });
 
 test('tool-result budget: a result over 50,000 characters is kept out of the context, saved under .agent/', async () => {
   const big = Array.from({ length: 1500 }, (_, index) => `line ${index} ${'z'.repeat(40)}`).join('\n');
-  const { result, requests, workdir } = await session({ 'big.txt': big }, (request) =>
+  const { result, state, requests, workdir } = await session({ 'big.txt': big }, (request) =>
     turnOf(request) === 0 ? reply([toolUse('Read', { file_path: 'big.txt' }, 'toolu_big_read')]) : reply([text('ok')]),
   );
   expect(result.reason).toBe('completed');
+  expect(state.transitions).toEqual(['next_turn']);
   const seen = toolResultText(lastToolResults(requests[1]!)[0]!);
   expect(seen.length).toBeLessThan(3_000);
   expect(seen).toContain('saved to .agent/tool-results/toolu_big_read.txt');
@@ -193,6 +196,7 @@ test('snip and microcompact keep a long session under the threshold without a mo
   expect(result).toMatchObject({ reason: 'completed', turnCount: turns + 1 });
   expect(requests.some(isCompaction)).toBe(false); // the cheap edits were enough
   expect(state.contextEdits).toEqual(expect.arrayContaining(['snip', 'microcompact']));
+  expect(state.transitions).toEqual(Array(turns).fill('next_turn'));
   const last = requestText(requests[requests.length - 1]!);
   expect(last).toContain('earlier messages of this session were snipped');
   expect(last).toContain('[Old tool result content cleared]');
