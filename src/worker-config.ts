@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_TASK_QUEUE, DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE } from './shared/constants';
-import { DEFAULT_MODEL } from './shared/models';
+import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL } from './shared/models';
 
 /** Everything the worker reads from its environment, in one place (see README "Configuration"). */
 export interface WorkerConfig {
@@ -10,6 +10,7 @@ export interface WorkerConfig {
   taskQueue: string;
   contentDir: string;
   defaultModel: string;
+  smallModel: string;
   anthropic: { apiKey?: string; authToken?: string; baseURL?: string };
 }
 
@@ -21,6 +22,7 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     taskQueue: value('AGENT_TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
     contentDir: value('AGENT_CONTENT_DIR') ?? join(homedir(), '.durable-agent', 'content'),
     defaultModel: value('AGENT_MODEL') ?? DEFAULT_MODEL,
+    smallModel: value('AGENT_SMALL_MODEL') ?? DEFAULT_SMALL_MODEL,
     anthropic: {
       apiKey: value('ANTHROPIC_API_KEY'),
       authToken: value('ANTHROPIC_AUTH_TOKEN'),

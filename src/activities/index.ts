@@ -6,6 +6,9 @@ import { createCompactActivities } from './compact';
 import { createModelActivities } from './model';
 import { createContextActivities } from './prepare-context';
 import { createToolActivities } from './run-tool';
+import { createStopHookActivities } from './stop-hooks';
+import { createToolSummaryActivities } from './tool-summary';
+import { DEFAULT_SMALL_MODEL } from '../shared/models';
 import { createSessionActivities } from './session';
 
 export interface ActivityConfig {
@@ -14,6 +17,8 @@ export interface ActivityConfig {
   anthropic: { apiKey?: string; authToken?: string; baseURL?: string };
   /** Model of sessions whose input names none. */
   defaultModel: string;
+  /** Small model for side work (tool-batch summaries). */
+  smallModel?: string;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
@@ -29,6 +34,8 @@ export function createActivities(config: ActivityConfig) {
     ...createContextActivities({ store }),
     ...createCompactActivities({ store, createClient }),
     ...createToolActivities({ store, journal }),
+    ...createStopHookActivities(),
+    ...createToolSummaryActivities({ createClient, smallModel: config.smallModel ?? DEFAULT_SMALL_MODEL }),
   };
 }
 

@@ -1,4 +1,5 @@
-import { realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { platform, release } from 'node:os';
 import { ApplicationFailure } from '@temporalio/common';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, CHARS_PER_TOKEN, ErrorType } from '../shared/constants';
@@ -40,6 +41,7 @@ export function createSessionActivities({ store, hasApiCredentials, defaultModel
       const overheadChars = system.length + JSON.stringify(apiToolDefinitions(input.allowedTools)).length;
       return {
         workdir,
+        settingsStopHooks: await readSettingsStopHooks(workdir),
         model: input.model ?? defaultModel,
         systemRef,
         prompt: await storeText(store, input.prompt),
@@ -85,4 +87,34 @@ export function buildSystemPrompt(input: {
   ];
   if (input.systemPromptAppend?.trim()) sections.push(input.systemPromptAppend.trim());
   return sections.join('\n\n');
+}
+
+/**
+ * Stop hooks from `<workdir>/.agent/settings.json`, in our format (`{"stopHooks":[{"command":…}]}`)
+ * or Claude Code's (`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":…,"timeout":s}]}]}}`).
+ * Read once at the start: a command the model writes cannot add hooks to its own session.
+ */
+export async function readSettingsStopHooks(workdir: string): Promise<{ command: string; timeoutMs?: number }[]> {
+  let settings: {
+    stopHooks?: { command?: unknown; timeoutMs?: unknown }[];
+    hooks?: { Stop?: { hooks?: { type?: string; command?: unknown; timeout?: unknown }[] }[] };
+  };
+  try {
+    settings = JSON.parse(await readFile(join(workdir, '.agent', 'settings.json'), 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw ApplicationFailure.nonRetryable(`.agent/settings.json is not valid JSON: ${(error as Error).message}`, ErrorType.InvalidWorkflowInput);
+  }
+  const hooks: { command: string; timeoutMs?: number }[] = [];
+  for (const hook of settings.stopHooks ?? []) {
+    if (typeof hook.command === 'string' && hook.command) hooks.push({ command: hook.command, ...(typeof hook.timeoutMs === 'number' ? { timeoutMs: hook.timeoutMs } : {}) });
+  }
+  for (const group of settings.hooks?.Stop ?? []) {
+    for (const hook of group.hooks ?? []) {
+      if ((hook.type ?? 'command') === 'command' && typeof hook.command === 'string' && hook.command) {
+        hooks.push({ command: hook.command, ...(typeof hook.timeout === 'number' ? { timeoutMs: hook.timeout * 1000 } : {}) });
+      }
+    }
+  }
+  return hooks;
 }

@@ -44,6 +44,17 @@ export const COMPACT_REATTACH_FILE_CHARS = 20_000;
 export const COMPACT_REATTACH_TOTAL_CHARS = 200_000;
 export const CHARS_PER_TOKEN = 4;
 
+/** Steering (see README "Steering a running session"). */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 60 * 60_000;
+export const STOP_HOOK_DEFAULT_TIMEOUT_MS = 60_000;
+/** A stop hook may block the end of a turn this many times in a row, then the run ends. */
+export const STOP_HOOK_CONSECUTIVE_BLOCK_LIMIT = 8;
+export const TOKEN_BUDGET_COMPLETION_RATIO = 0.9;
+export const TOKEN_BUDGET_MIN_CONTINUATIONS_FOR_DIMINISHING = 3;
+export const TOKEN_BUDGET_DIMINISHING_DELTA_TOKENS = 500;
+/** Tools that wait for approval in permissionMode "ask" unless an allow rule matches. */
+export const TOOLS_NEEDING_APPROVAL: readonly string[] = ['Write', 'Edit', 'Bash'];
+
 /** Tool execution limits (Claude Code's values). */
 export const MAX_PARALLEL_TOOL_CALLS = 10;
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from './constants';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from './constants';
 import { TOOL_NAMES } from './tool-names';
 
 /**
@@ -8,6 +8,13 @@ import { TOOL_NAMES } from './tool-names';
  *
  * Pure zod: imported by the workflow, the CLI and the tests alike.
  */
+export const stopHookSchema = z
+  .object({
+    command: z.string().min(1),
+    timeoutMs: z.number().int().positive().max(600_000).optional(),
+  })
+  .strict();
+
 export const agentInputSchema = z
   .object({
     prompt: z.string().trim().min(1, 'must be a non-empty string'),
@@ -23,6 +30,13 @@ export const agentInputSchema = z
     contextWindowTokens: z.number().int().min(4096).optional(),
     fallbackModel: z.string().min(1).optional(),
     fallbackAfterOverloads: z.number().int().positive().optional(),
+    stopHooks: z.array(stopHookSchema).optional(),
+    tokenBudget: z.number().int().positive().optional(),
+    interactive: z.boolean().optional(),
+    permissionMode: z.enum(['auto', 'ask']).optional(),
+    allowRules: z.array(z.string().regex(/^[A-Za-z]+(\(.*\))?$/, 'must look like Bash(npm test) or Read')).optional(),
+    approvalTimeoutMs: z.number().int().positive().optional(),
+    toolSummaries: z.boolean().optional(),
   })
   .strict();
 
@@ -39,7 +53,16 @@ export interface ResolvedAgentInput {
   contextWindowTokens?: number;
   fallbackModel?: string;
   fallbackAfterOverloads: number;
+  stopHooks: StopHook[];
+  tokenBudget?: number;
+  interactive: boolean;
+  permissionMode: 'auto' | 'ask';
+  allowRules: string[];
+  approvalTimeoutMs: number;
+  toolSummaries: boolean;
 }
+
+export type StopHook = z.infer<typeof stopHookSchema>;
 
 export type InputCheck = { ok: true; input: ResolvedAgentInput } | { ok: false; message: string };
 
@@ -75,6 +98,13 @@ export function checkAgentInput(raw: unknown): InputCheck {
       contextWindowTokens: input.contextWindowTokens,
       fallbackModel: input.fallbackModel,
       fallbackAfterOverloads: input.fallbackAfterOverloads ?? DEFAULT_FALLBACK_AFTER_OVERLOADS,
+      stopHooks: input.stopHooks ?? [],
+      tokenBudget: input.tokenBudget,
+      interactive: input.interactive ?? false,
+      permissionMode: input.permissionMode ?? 'auto',
+      allowRules: input.allowRules ?? [],
+      approvalTimeoutMs: input.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+      toolSummaries: input.toolSummaries ?? true,
     },
   };
 }

@@ -26,7 +26,10 @@ export type Transition =
   | 'media_strip_retry'
   | 'model_fallback_retry'
   | 'max_output_tokens_escalate'
-  | 'max_output_tokens_recovery';
+  | 'max_output_tokens_recovery'
+  | 'stop_hook_blocking'
+  | 'token_budget_continuation'
+  | 'user_message';
 
 /** Context edits made before a model call (the context pipeline), recorded per turn. */
 export type ContextEdit = 'tool_result_budget' | 'snip' | 'microcompact' | 'collapse' | 'autocompact' | 'reactive_compact' | 'media_strip';
@@ -226,6 +229,8 @@ export interface PrepareSessionInput {
 export interface PrepareSessionOutput {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
   workdir: string;
+  /** Stop hooks from `<workdir>/.agent/settings.json`, read once at the start (a snapshot). */
+  settingsStopHooks?: { command: string; timeoutMs?: number }[];
   model: string;
   /** Estimated tokens of the system prompt and tool definitions, sent with every request. */
   overheadTokens: number;
@@ -251,12 +256,20 @@ export type TranscriptEntry =
   | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }
   | { type: 'transition'; turn: number; transition: Transition; detail?: string }
   | { type: 'context'; turn: number; edits: ContextEdit[]; estimatedTokens: number }
+  | { type: 'stop_hook'; turn: number; outcome: 'allow' | 'block' | 'prevent'; detail: string }
+  | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
+  | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }
+  | { type: 'tool_summary'; turn: number; text: string }
   | { type: 'end'; turn: number; reason: TerminalReason; error?: string };
 
 export interface AgentState {
   turn: number;
   model: string;
-  status: 'running_model' | 'running_tools' | 'compacting' | 'finished';
+  status: AgentStatus;
+  pendingApprovals: PendingApproval[];
+  queuedMessages: number;
+  /** The last short summary of a tool batch, written by the small model. */
+  lastToolSummary: string | null;
   lastTransition: Transition | null;
   /** Every transition of the run, in order (the recovery path taken). */
   transitions: Transition[];
@@ -266,4 +279,48 @@ export interface AgentState {
   usage: Usage;
   currentToolCalls: { toolUseId: string; name: string; summary: string }[];
   reason: TerminalReason | null;
+}
+
+/** Value of the `AgentStatus` search attribute and of `state.status`. */
+export type AgentStatus = 'running_model' | 'running_tools' | 'compacting' | 'waiting_approval' | 'waiting_input' | 'finished';
+
+export interface PendingApproval {
+  toolUseId: string;
+  name: string;
+  summary: string;
+  input: unknown;
+}
+
+/** Update `approveTool`. */
+export interface ApprovalDecision {
+  toolUseId: string;
+  decision: 'allow' | 'deny';
+  feedback?: string;
+}
+
+/** Signal and update `interrupt`. */
+export interface InterruptRequest {
+  reason?: string;
+}
+
+export interface InterruptResult {
+  /** What the interrupt stopped: a model call, tools, or nothing (the session was idle or done). */
+  stopped: 'model' | 'tools' | 'nothing';
+}
+
+export interface StopHookInput {
+  sessionId: string;
+  workdir: string;
+  hooks: { command: string; timeoutMs?: number }[];
+  finalText: string;
+  stopHookActive: boolean;
+}
+
+export type StopHookOutcome =
+  | { kind: 'allow'; reports: string[] }
+  | { kind: 'block'; reason: string; reports: string[] }
+  | { kind: 'prevent'; reason: string; reports: string[] };
+
+export interface ToolBatchSummaryInput {
+  calls: { name: string; summary: string; isError: boolean; preview: string }[];
 }

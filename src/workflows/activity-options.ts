@@ -41,3 +41,18 @@ export const { callModel } = proxyActivities<AgentActivities>(MODEL_OPTIONS);
 export const { compactConversation } = proxyActivities<AgentActivities>(COMPACT_OPTIONS);
 export const { prepareContext } = proxyActivities<AgentActivities>(CONTEXT_OPTIONS);
 export const { runTool } = proxyActivities<AgentActivities>(TOOL_OPTIONS);
+
+export const STOP_HOOK_OPTIONS: ActivityOptions = {
+  // Hooks have their own timeouts (at most 10 minutes each); the activity outlives them.
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+};
+
+export const SUMMARY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumAttempts: 2 },
+};
+
+export const { runStopHooks } = proxyActivities<AgentActivities>(STOP_HOOK_OPTIONS);
+export const { summarizeToolBatch } = proxyActivities<AgentActivities>(SUMMARY_OPTIONS);

@@ -1,25 +1,16 @@
 /**
- * The workflow driver: a thin shell that carries out what loop.ts and context-plan.ts decide.
+ * The workflow driver: a thin shell that carries out what loop.ts, context-plan.ts and
+ * stop-conditions.ts decide.
  *
  * Deterministic by construction: no I/O, no environment, no clock but the workflow's. Everything
- * that touches the world (the model, files, commands) is an activity, imported as a type only.
- * After a worker crash, Temporal replays this function against the recorded history and it
- * resumes exactly where it was: completed activities (a compaction included) are not run again.
+ * that touches the world (the model, files, commands, hooks) is an activity, imported as a type
+ * only. After a worker crash, Temporal replays this function against the recorded history and
+ * it resumes exactly where it was: completed activities (a compaction included) are not run again.
  */
-import { ApplicationFailure, isCancellation, patched, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import { ErrorType } from '../shared/constants';
 import { checkAgentInput } from '../shared/input';
-import type {
-  AgentResult,
-  AgentState,
-  CallModelOutcome,
-  ContextEdit,
-  PlannedToolUse,
-  TerminalReason,
-  ToolResult,
-  TranscriptEntry,
-  Transition,
-} from '../shared/types';
+import type { AgentResult, CallModelOutcome, PlannedToolUse, TerminalReason, ToolResult, TranscriptEntry } from '../shared/types';
 import {
   callModel,
   COMPACT_OPTIONS,
@@ -28,10 +19,12 @@ import {
   MODEL_OPTIONS,
   prepareContext,
   prepareSession,
+  runStopHooks,
   SESSION_OPTIONS,
+  STOP_HOOK_OPTIONS,
+  summarizeToolBatch,
 } from './activity-options';
 import { afterAutocompact, editThreshold, needsAutocompact, needsContextEdits, reattachBudgetChars } from './context-plan';
-import { stateQuery, transcriptQuery } from './definitions';
 import { failureMessage } from './failures';
 import {
   absorbNewContext,
@@ -40,9 +33,12 @@ import {
   afterCollapse,
   afterModel,
   beginTurn,
+  continueWith,
   estimateTokens,
   initialLoopState,
+  injectMessages,
   type LoopState,
+  NEW_TURN,
   outputLimit,
   recordFileState,
   type Step,
@@ -50,11 +46,13 @@ import {
   withoutRecovery,
   withTransition,
 } from './loop';
-import { runToolUses, summaryOf } from './run-tools';
+import { type Approver, runToolUses, summaryOf } from './run-tools';
+import { SessionView } from './session-view';
+import { Steering } from './steering';
+import { decideStopHook, decideTokenBudget, needsApproval } from './stop-conditions';
 import { interruptedResult, orderToolResults } from './tool-batches';
 
-/** Transitions after which the context pipeline runs (a recovery retry keeps its request as it is). */
-const PIPELINE_BEFORE: readonly (Transition | null)[] = [null, 'next_turn', 'pause_turn_continue'];
+type AfterEnd = { kind: 'continue' } | { kind: 'finish'; reason: TerminalReason; error?: string };
 
 export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   const check = checkAgentInput(rawInput);
@@ -64,30 +62,16 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   }
   const input = check.input;
   const sessionId = workflowInfo().workflowId;
-  // Sessions that started before the recovery layers replay without this marker and keep the
-  // behaviour they were recorded with (test/fixtures/histories holds such histories).
+  // Sessions that started before a feature replay without its marker and keep the behaviour they
+  // were recorded with (test/fixtures/histories holds such histories).
   const recoveryLayers = patched('recovery-layers');
+  const steeringFeatures = patched('steering');
 
-  const transcript: TranscriptEntry[] = [];
-  const view: AgentState = {
-    turn: 0,
-    model: input.model ?? '',
-    status: 'running_model',
-    lastTransition: null,
-    transitions: [],
-    contextEdits: [],
-    estimatedContextTokens: 0,
-    usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
-    currentToolCalls: [],
-    reason: null,
-  };
-  setHandler(stateQuery, () => view);
-  setHandler(transcriptQuery, (request = {}) => {
-    const fromIndex = Math.max(0, request.fromIndex ?? 0);
-    const entries = transcript.slice(fromIndex, fromIndex + Math.max(1, request.limit ?? 200));
-    return { entries, nextIndex: fromIndex + entries.length, total: transcript.length };
-  });
-  transcript.push({ type: 'user', turn: 0, text: input.prompt });
+  const published: { view?: SessionView } = {};
+  const steering = new Steering(() => published.view?.publish());
+  const ui = new SessionView(input.model ?? '', steering, steeringFeatures);
+  published.view = ui;
+  ui.add({ type: 'user', turn: 0, text: input.prompt });
 
   const session = await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, summary: 'prepare session' }, [
     {
@@ -102,40 +86,24 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   ]);
   let state = initialLoopState(input, session);
   const overheadTokens = session.overheadTokens;
-  view.model = state.model;
+  const stopHooks = [...input.stopHooks, ...(session.settingsStopHooks ?? [])];
 
-  const sync = () => {
-    view.turn = state.turnCount;
-    view.model = state.model;
-    view.usage = state.usage;
-    view.lastTransition = state.lastTransition;
-    view.estimatedContextTokens = estimateTokens(state);
-  };
-  const noteTransition = (next: Transition, detail?: string) => {
-    state = withTransition(state, next);
-    view.transitions.push(next);
-    transcript.push({ type: 'transition', turn: state.turnCount, transition: next, ...(detail ? { detail } : {}) });
-    sync();
-  };
-  const noteEdits = (edits: ContextEdit[], estimatedTokens: number) => {
-    if (edits.length === 0) return;
-    view.contextEdits.push(...edits);
-    transcript.push({ type: 'context', turn: state.turnCount, edits, estimatedTokens });
-  };
-  const finish = (reason: TerminalReason, error?: string): AgentResult => {
-    view.status = 'finished';
-    view.reason = reason;
-    view.currentToolCalls = [];
-    sync();
-    transcript.push({ type: 'end', turn: state.turnCount, reason, ...(error ? { error } : {}) });
-    publishDetails(view);
+  const finish = async (reason: TerminalReason, error?: string): Promise<AgentResult> => {
+    steering.active = false;
+    steering.interruptDone();
+    ui.finish(state, reason, error);
+    // Let update handlers (an interrupt waiting for its effect) return before the run closes.
+    await condition(allHandlersFinished);
     return toResult(state, reason, error);
+  };
+  const note = (next: Parameters<typeof withTransition>[1], detail?: string) => {
+    state = withTransition(state, next);
+    ui.transition(state, next, detail);
   };
 
   /** Summarises the conversation; returns whether it worked (failures are the caller's to weigh). */
   const compact = async (reason: 'autocompact' | 'reactive'): Promise<{ ok: true } | { ok: false; error: string }> => {
-    view.status = 'compacting';
-    publishDetails(view);
+    ui.status('compacting', state);
     try {
       const compacted = await compactConversation.executeWithOptions(
         { ...COMPACT_OPTIONS, summary: reason === 'reactive' ? 'compact (reactive)' : 'compact (auto)' },
@@ -157,7 +125,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       );
       state = absorbNewContext(state, compacted.conversationRef, 1, compacted.estimatedTokens);
       state = { ...state, usage: addUsage(state.usage, compacted.usage) };
-      noteEdits([reason === 'reactive' ? 'reactive_compact' : 'autocompact'], compacted.estimatedTokens);
+      ui.edits(state, [reason === 'reactive' ? 'reactive_compact' : 'autocompact'], compacted.estimatedTokens);
       return { ok: true };
     } catch (error) {
       if (isCancellation(error)) throw error;
@@ -181,7 +149,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       ]);
       const tokens = edited.applied.length > 0 ? edited.estimatedTokens : estimateTokens(state);
       state = absorbNewContext(state, edited.conversationRef, edited.messageCount, tokens);
-      noteEdits(edited.applied, tokens);
+      ui.edits(state, edited.applied, tokens);
     }
     if (needsAutocompact(state)) {
       const result = await compact('autocompact');
@@ -189,68 +157,136 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     }
   };
 
+  /** Interactive sessions wait (durably, for days if need be) for the next message or `end`. */
+  const waitForMessage = async (): Promise<boolean> => {
+    ui.status('waiting_input', state);
+    await condition(() => steering.queued.length > 0 || steering.ended);
+    const texts = steering.takeQueued();
+    if (texts.length === 0) return false;
+    state = continueWith(state, texts.join('\n\n'), 'user_message');
+    ui.transition(state, 'user_message');
+    return true;
+  };
+
+  /** The model ended its turn without tool calls: stop hooks, token budget, people, or the end. */
+  const afterTurnEnd = async (): Promise<AfterEnd> => {
+    if (stopHooks.length > 0) {
+      let outcome;
+      try {
+        outcome = await runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, summary: 'stop hooks' }, [
+          { sessionId, workdir: state.workdir, hooks: stopHooks, finalText: state.finalText, stopHookActive: state.stopHookActive },
+        ]);
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        outcome = { kind: 'allow' as const, reports: [`Stop hooks could not run: ${failureMessage(error)}`] };
+      }
+      for (const report of outcome.reports) ui.add({ type: 'stop_hook', turn: state.turnCount, outcome: 'allow', detail: report });
+      const decision = decideStopHook(outcome, state.consecutiveStopHookBlocks);
+      if (decision.kind !== 'allow') {
+        ui.add({ type: 'stop_hook', turn: state.turnCount, outcome: outcome.kind, detail: 'reason' in outcome ? outcome.reason : '' });
+      }
+      if (decision.kind === 'prevent') return { kind: 'finish', reason: 'stop_hook_prevented', error: decision.reason };
+      if (decision.kind === 'give_up') return { kind: 'finish', reason: 'hook_stopped', error: decision.reason };
+      if (decision.kind === 'block') {
+        state = { ...continueWith(state, decision.message, 'stop_hook_blocking'), consecutiveStopHookBlocks: decision.consecutiveBlocks };
+        ui.transition(state, 'stop_hook_blocking');
+        return { kind: 'continue' };
+      }
+    }
+    const budget = decideTokenBudget(input.tokenBudget, state.usage.outputTokens, state.budget);
+    if (budget.kind === 'continue') {
+      state = { ...continueWith(state, budget.nudge, 'token_budget_continuation'), budget: budget.tracker };
+      ui.transition(state, 'token_budget_continuation');
+      return { kind: 'continue' };
+    }
+    const queued = steering.takeQueued();
+    if (queued.length > 0) {
+      state = continueWith(state, queued.join('\n\n'), 'user_message');
+      ui.transition(state, 'user_message');
+      return { kind: 'continue' };
+    }
+    if (input.interactive && (await waitForMessage())) return { kind: 'continue' };
+    return { kind: 'finish', reason: 'completed' };
+  };
+
+  const approve: Approver = async (call) => {
+    if (!needsApproval(input.permissionMode, input.allowRules, call)) return null;
+    ui.status('waiting_approval', state);
+    const answer = await steering.awaitApproval(call, input.approvalTimeoutMs);
+    ui.add({ type: 'approval', turn: state.turnCount, toolUseId: call.id, decision: answer.decision, ...('feedback' in answer && answer.feedback ? { feedback: answer.feedback } : {}) });
+    ui.status('running_tools', state);
+    return answer;
+  };
+
+  /** After an interrupt: an interactive session waits for the next message; others end. */
+  const afterInterrupt = async (stopped: 'model' | 'tools'): Promise<AgentResult | undefined> => {
+    ui.add({ type: 'interrupt', turn: state.turnCount, stopped });
+    steering.interruptDone();
+    const reason = stopped === 'model' ? 'aborted_streaming' : 'aborted_tools';
+    if (input.interactive && (await waitForMessage())) return undefined;
+    return finish(reason, `Interrupted while ${stopped === 'model' ? 'the model was responding' : 'tools were running'}`);
+  };
+
   for (;;) {
+    if (NEW_TURN.includes(state.lastTransition)) state = injectMessages(state, steering.takeQueued());
     const turn = beginTurn(state);
     if (turn.kind === 'finish') return finish(turn.reason);
-    const newTurn = PIPELINE_BEFORE.includes(state.lastTransition);
+    const newTurn = NEW_TURN.includes(state.lastTransition);
     state = turn.state;
-    sync();
     if (newTurn && recoveryLayers) await runContextPipeline();
-    view.status = 'running_model';
-    sync();
-    publishDetails(view);
+    ui.status('running_model', state);
 
     let outcome: CallModelOutcome;
     try {
-      outcome = await callModel.executeWithOptions({ ...MODEL_OPTIONS, summary: modelSummary(state) }, [
-        {
-          sessionId,
-          turn: state.turnCount,
-          model: state.model,
-          maxOutputTokens: outputLimit(state),
-          fallbackModel: state.fallbackModel,
-          fallbackAfterOverloads: state.fallbackAfterOverloads,
-          systemRef: state.systemRef,
-          allowedTools: state.allowedTools,
-          workdir: state.workdir,
-          conversationRef: state.conversationRef,
-          append: state.pendingMessages,
-        },
-      ]);
+      outcome = await steering.interruptible('model', () =>
+        callModel.executeWithOptions({ ...MODEL_OPTIONS, summary: modelSummary(state) }, [
+          {
+            sessionId,
+            turn: state.turnCount,
+            model: state.model,
+            maxOutputTokens: outputLimit(state),
+            fallbackModel: state.fallbackModel,
+            fallbackAfterOverloads: state.fallbackAfterOverloads,
+            systemRef: state.systemRef,
+            allowedTools: state.allowedTools,
+            workdir: state.workdir,
+            conversationRef: state.conversationRef,
+            append: state.pendingMessages,
+          },
+        ]),
+      );
     } catch (error) {
-      if (isCancellation(error)) return finish('aborted_streaming', 'Cancelled while the model was responding');
+      if (isCancellation(error)) {
+        if (steering.takeInterrupt()) {
+          const ended = await afterInterrupt('model');
+          if (ended) return ended;
+          continue;
+        }
+        return finish('aborted_streaming', 'Cancelled while the model was responding');
+      }
       return finish('model_error', failureMessage(error));
     }
 
     const decision = afterModel(state, outcome);
     state = decision.state;
-    sync();
     if (outcome.kind === 'response') {
-      transcript.push({ type: 'assistant', turn: state.turnCount, text: outcome.text, stopReason: outcome.stopReason, usage: outcome.usage });
+      ui.add({ type: 'assistant', turn: state.turnCount, text: outcome.text, stopReason: outcome.stopReason, usage: outcome.usage });
     }
 
     // Recovery steps may lead to one another (collapse → reactive compact → give up).
     let step: Step = recoveryLayers ? decision.step : withoutRecovery(decision.step, outcome);
     while (step.kind === 'edit_context' || step.kind === 'compact') {
+      const message = outcome.kind === 'response' ? '' : outcome.message;
       if (step.kind === 'edit_context') {
         const edit = step.edit;
         const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary: edit === 'collapse' ? 'context collapse' : 'strip media' }, [
-          {
-            sessionId,
-            workdir: state.workdir,
-            conversationRef: state.conversationRef,
-            append: state.pendingMessages,
-            steps: [edit],
-            targetTokens: 0,
-            baseTokens: overheadTokens,
-          },
+          { sessionId, workdir: state.workdir, conversationRef: state.conversationRef, append: state.pendingMessages, steps: [edit], targetTokens: 0, baseTokens: overheadTokens },
         ]);
         const changed = edited.applied.length > 0;
         if (changed) {
           state = absorbNewContext(state, edited.conversationRef, edited.messageCount, edited.estimatedTokens);
-          noteEdits(edited.applied, edited.estimatedTokens);
+          ui.edits(state, edited.applied, edited.estimatedTokens);
         }
-        const message = outcome.kind === 'response' ? '' : outcome.message;
         if (edit === 'collapse') {
           const next = afterCollapse(state, changed, message);
           state = next.state;
@@ -261,50 +297,84 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       } else {
         const transition = step.transition;
         const result = await compact('reactive');
-        const message = outcome.kind === 'response' ? '' : outcome.message;
         step = result.ok ? { kind: 'call_model', transition } : { kind: 'finish', reason: 'prompt_too_long', error: `${message} (reactive compaction failed: ${result.error})` };
       }
     }
 
-    if (step.kind === 'finish') return finish(step.reason, step.error);
+    if (step.kind === 'finish') {
+      if (step.reason !== 'completed' || !steeringFeatures) return finish(step.reason, step.error);
+      const next = await afterTurnEnd();
+      if (next.kind === 'finish') return finish(next.reason, next.error);
+      continue;
+    }
     if (step.kind === 'call_model') {
-      noteTransition(step.transition, step.transition === 'model_fallback_retry' ? state.model : undefined);
+      note(step.transition, step.transition === 'model_fallback_retry' ? state.model : undefined);
       continue;
     }
 
-    view.status = 'running_tools';
-    publishDetails(view);
     const toolUses = step.toolUses;
-    for (const call of toolUses) {
-      transcript.push({ type: 'tool_call', turn: state.turnCount, toolUseId: call.id, name: call.name, summary: summaryOf(call) });
-    }
+    ui.state.currentToolCalls = toolUses.map((call) => ({ toolUseId: call.id, name: call.name, summary: summaryOf(call) }));
+    ui.status('running_tools', state);
+    for (const call of toolUses) ui.add({ type: 'tool_call', turn: state.turnCount, toolUseId: call.id, name: call.name, summary: summaryOf(call) });
     const collected = new Map<string, ToolResult>();
+    let interrupted = false;
     try {
-      await runToolUses(() => state, toolUses, view, (call, output) => {
-        collected.set(call.id, output.result);
-        if (output.fileState) state = recordFileState(state, output.fileState, call.name === 'Read');
-      });
+      await steering.interruptible('tools', () =>
+        runToolUses(
+          () => state,
+          toolUses,
+          ui.state,
+          (call, output) => {
+            collected.set(call.id, output.result);
+            if (output.fileState) state = recordFileState(state, output.fileState, call.name === 'Read');
+          },
+          approve,
+        ),
+      );
     } catch (error) {
       if (!isCancellation(error)) throw error;
+      interrupted = true;
       // Every tool_use still gets its tool_result, so the transcript stays valid for a continuation.
       for (const call of toolUses) {
-        if (!collected.has(call.id)) collected.set(call.id, interruptedResult(call, 'Interrupted: the tool call was cancelled before it finished.'));
+        if (!collected.has(call.id)) collected.set(call.id, interruptedResult(call, 'Interrupted by the user: the tool call was stopped before it finished.'));
       }
-      recordResults(transcript, state.turnCount, toolUses, orderToolResults(toolUses, collected));
-      return finish('aborted_tools', 'Cancelled while tools were running');
     }
     const results = orderToolResults(toolUses, collected);
-    recordResults(transcript, state.turnCount, toolUses, results);
+    recordResults(ui.transcript, state.turnCount, toolUses, results);
     state = absorbToolResults(state, results);
-    view.currentToolCalls = [];
-    view.transitions.push('next_turn');
-    transcript.push({ type: 'transition', turn: state.turnCount, transition: 'next_turn' });
-    sync();
+    ui.state.currentToolCalls = [];
+    if (interrupted) {
+      if (!steering.takeInterrupt()) return finish('aborted_tools', 'Cancelled while tools were running');
+      const ended = await afterInterrupt('tools');
+      if (ended) return ended;
+      continue;
+    }
+    ui.transition(state, 'next_turn');
+    if (steeringFeatures && input.toolSummaries) summarizeInBackground(ui, toolUses, results, state.turnCount);
   }
 }
 
+/** Fire and forget: the loop does not wait for the small model's account of a tool batch. */
+function summarizeInBackground(ui: SessionView, toolUses: PlannedToolUse[], results: ToolResult[], turn: number): void {
+  const calls = toolUses.map((call, index) => {
+    const content = results[index]!.content;
+    return { name: call.name, summary: summaryOf(call), isError: results[index]!.isError, preview: 'text' in content ? content.text.slice(0, 300) : content.preview };
+  });
+  summarizeToolBatch
+    .executeWithOptions({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 2 }, summary: `turn ${turn} · tool summary` }, [{ calls }])
+    .then((text) => {
+      if (!text) return;
+      ui.state.lastToolSummary = text;
+      ui.add({ type: 'tool_summary', turn, text });
+      ui.publish();
+    })
+    .catch(() => {
+      // A missing summary costs nothing but the summary.
+    });
+}
+
 function modelSummary(state: LoopState): string {
-  const retry = PIPELINE_BEFORE.includes(state.lastTransition) ? '' : ` (${state.lastTransition})`;
+  const retry = NEW_TURN.includes(state.lastTransition) ? '' : ` (${state.lastTransition})`;
   return `turn ${state.turnCount} · model${retry}`;
 }
 
@@ -320,25 +390,4 @@ function recordResults(transcript: TranscriptEntry[], turn: number, toolUses: Pl
       preview: 'text' in content ? content.text.slice(0, 300) : content.preview,
     });
   });
-}
-
-/** Markdown shown as the workflow's current details in the Temporal UI. */
-function publishDetails(view: AgentState): void {
-  const running =
-    view.status === 'finished'
-      ? `finished: **${view.reason}**`
-      : view.status === 'running_tools'
-        ? `running tools: ${view.currentToolCalls.map((call) => call.summary).join(', ')}`
-        : view.status === 'compacting'
-          ? 'compacting the conversation'
-          : 'waiting for the model';
-  setCurrentDetails(
-    [
-      `**Turn ${view.turn}** · ${running}`,
-      `- model: ${view.model}`,
-      `- last transition: ${view.lastTransition ?? '—'}`,
-      `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
-      `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
-    ].join('\n'),
-  );
 }

@@ -1,9 +1,9 @@
 /**
  * Signals, updates and queries of `agentWorkflow`, in one place. Names are part of the public
- * contract (used from the Temporal CLI: `temporal workflow query --type state`).
+ * contract (used from the Temporal CLI, e.g. `temporal workflow signal --name userMessage`).
  */
-import { defineQuery } from '@temporalio/workflow';
-import type { AgentState, TranscriptEntry } from '../shared/types';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { AgentState, ApprovalDecision, InterruptRequest, InterruptResult, TranscriptEntry } from '../shared/types';
 
 export interface TranscriptPage {
   entries: TranscriptEntry[];
@@ -19,3 +19,13 @@ export interface TranscriptRequest {
 
 export const stateQuery = defineQuery<AgentState>('state');
 export const transcriptQuery = defineQuery<TranscriptPage, [TranscriptRequest?]>('transcript');
+
+/** Queue a message for the next turn (never injected mid-turn). */
+export const userMessageSignal = defineSignal<[{ text: string }]>('userMessage');
+/** Close an interactive session once it waits for input. */
+export const endSignal = defineSignal('end');
+/** Stop the model call or tools in flight. The update of the same name returns once it took effect. */
+export const interruptSignal = defineSignal<[InterruptRequest?]>('interrupt');
+export const interruptUpdate = defineUpdate<InterruptResult, [InterruptRequest?]>('interrupt');
+/** Answer a tool call waiting for approval (permissionMode "ask"). */
+export const approveToolUpdate = defineUpdate<{ toolUseId: string; decision: 'allow' | 'deny' }, [ApprovalDecision]>('approveTool');

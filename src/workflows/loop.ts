@@ -12,6 +12,7 @@ import {
   MAX_OUTPUT_TOKENS_RECOVERY_LIMIT,
 } from '../shared/constants';
 import type { ResolvedAgentInput } from '../shared/input';
+import { type BudgetTracker, NEW_BUDGET_TRACKER } from './stop-conditions';
 import { modelLimits } from '../shared/models';
 import type {
   AgentResult,
@@ -61,6 +62,10 @@ export interface LoopState {
   maxOutputTokensOverride: number | null;
   // Across turns.
   consecutiveAutocompactFailures: number;
+  /** True while the loop goes on because a stop hook blocked the end (told to the hook). */
+  stopHookActive: boolean;
+  consecutiveStopHookBlocks: number;
+  budget: BudgetTracker;
 }
 
 export type ModelResponse = Extract<CallModelOutcome, { kind: 'response' }>;
@@ -115,11 +120,21 @@ export function initialLoopState(input: ResolvedAgentInput, session: PrepareSess
     hasAttemptedMediaStrip: false,
     maxOutputTokensOverride: null,
     consecutiveAutocompactFailures: 0,
+    stopHookActive: false,
+    consecutiveStopHookBlocks: 0,
+    budget: NEW_BUDGET_TRACKER,
   };
 }
 
 /** Transitions that start a new turn (the others retry the current one). */
-const NEW_TURN: readonly (Transition | null)[] = [null, 'next_turn', 'pause_turn_continue'];
+export const NEW_TURN: readonly (Transition | null)[] = [
+  null,
+  'next_turn',
+  'pause_turn_continue',
+  'stop_hook_blocking',
+  'token_budget_continuation',
+  'user_message',
+];
 
 /** Before each model call: a new turn is counted (or the turn limit ends the run); a retry is not. */
 export function beginTurn(state: LoopState): { kind: 'call_model'; state: LoopState } | { kind: 'finish'; reason: TerminalReason } {
@@ -261,17 +276,42 @@ export function recordFileState(state: LoopState, fileState: FileState, readByTo
   return { ...state, fileStates: { ...state.fileStates, [fileState.path]: fileState.sha256 }, recentFiles };
 }
 
+const PER_TURN_RESET = {
+  maxOutputTokensRecoveryCount: 0,
+  hasAttemptedReactiveCompact: false,
+  hasAttemptedMediaStrip: false,
+  maxOutputTokensOverride: null,
+} as const;
+
 /** After the tools ran: their results become ONE user message, and a new turn begins. */
 export function absorbToolResults(state: LoopState, results: ToolResult[]): LoopState {
   return {
     ...state,
+    ...PER_TURN_RESET,
     pendingMessages: [...state.pendingMessages, { role: 'user', kind: 'tool_results', results }],
     lastTransition: 'next_turn',
-    maxOutputTokensRecoveryCount: 0,
-    hasAttemptedReactiveCompact: false,
-    hasAttemptedMediaStrip: false,
-    maxOutputTokensOverride: null,
+    stopHookActive: false,
+    consecutiveStopHookBlocks: 0,
   };
+}
+
+/** The model ended its turn but the loop goes on with a new user message (hook, budget, person). */
+export function continueWith(state: LoopState, text: string, next: 'stop_hook_blocking' | 'token_budget_continuation' | 'user_message'): LoopState {
+  return {
+    ...state,
+    ...PER_TURN_RESET,
+    pendingMessages: [...state.pendingMessages, { role: 'user', kind: 'text', content: { text } }],
+    lastTransition: next,
+    stopHookActive: next === 'stop_hook_blocking',
+    consecutiveStopHookBlocks: next === 'stop_hook_blocking' ? state.consecutiveStopHookBlocks : 0,
+  };
+}
+
+/** Messages people sent during the last turn join the next request (never a turn in flight). */
+export function injectMessages(state: LoopState, texts: string[]): LoopState {
+  if (texts.length === 0) return state;
+  const messages: ConversationMessage[] = texts.map((text) => ({ role: 'user', kind: 'text', content: { text } }));
+  return { ...state, pendingMessages: [...state.pendingMessages, ...messages] };
 }
 
 export function withTransition(state: LoopState, next: Transition): LoopState {

@@ -8,13 +8,18 @@ import type { AgentState, PlannedToolUse, RunToolOutput } from '../shared/types'
 import { runTool, TOOL_OPTIONS } from './activity-options';
 import { failureMessage } from './failures';
 import { fileStatesFor, type LoopState } from './loop';
+import type { ApprovalAnswer } from './steering';
 import { cancelsSiblings, partitionToolUses, siblingCancelledResult } from './tool-batches';
+
+/** Asks a person about a call, or answers null when the call needs no approval. */
+export type Approver = (call: PlannedToolUse) => Promise<ApprovalAnswer | null>;
 
 export async function runToolUses(
   currentState: () => LoopState,
   toolUses: PlannedToolUse[],
   view: AgentState,
   onResult: (call: PlannedToolUse, output: RunToolOutput) => void,
+  approve: Approver = async () => null,
 ): Promise<void> {
   let failedBash: PlannedToolUse | undefined;
   for (const batch of partitionToolUses(toolUses, MAX_PARALLEL_TOOL_CALLS)) {
@@ -25,7 +30,15 @@ export async function runToolUses(
     view.currentToolCalls = batch.calls.map((call) => ({ toolUseId: call.id, name: call.name, summary: summaryOf(call) }));
     await Promise.all(
       batch.calls.map(async (call) => {
+        const answer = await approve(call);
+        if (answer && answer.decision !== 'allow') {
+          onResult(call, { result: refusedResult(call, answer) });
+          return;
+        }
         const output = await runOneTool(currentState(), call);
+        if (answer?.feedback && 'text' in output.result.content) {
+          output.result.content = { text: `${output.result.content.text}\n\nUser feedback on approval: ${answer.feedback}` };
+        }
         onResult(call, output);
         if (!failedBash && cancelsSiblings(call, output.result)) failedBash = call;
       }),
@@ -69,6 +82,14 @@ async function runOneTool(state: LoopState, call: PlannedToolUse): Promise<RunTo
       },
     };
   }
+}
+
+function refusedResult(call: PlannedToolUse, answer: ApprovalAnswer): RunToolOutput['result'] {
+  const text =
+    answer.decision === 'timeout'
+      ? 'The tool call was not approved in time, so it was not run. Continue without it or try another approach.'
+      : `The user denied this tool call, so it was not run.${'feedback' in answer && answer.feedback ? ` Feedback: ${answer.feedback}` : ''}`;
+  return { toolUseId: call.id, isError: true, content: { text: `<tool_use_error>${text}</tool_use_error>` }, toolName: call.name };
 }
 
 export function summaryOf(call: PlannedToolUse): string {

@@ -88,7 +88,14 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
   expect(JSON.stringify(first.body.system)).toContain(`Working directory: ${workdir}`);
 
   // One activity per model call and per tool call, with summaries that read like the session.
-  const activities = await scheduledActivities(handle);
+  const scheduled = await scheduledActivities(handle);
+  // After each tool batch, the small model's summary runs beside the loop (not waited for).
+  expect(scheduled.filter((activity) => activity.type === 'summarizeToolBatch').map((activity) => activity.summary)).toEqual([
+    'turn 1 · tool summary',
+    'turn 2 · tool summary',
+    'turn 3 · tool summary',
+  ]);
+  const activities = scheduled.filter((activity) => activity.type !== 'summarizeToolBatch');
   expect(activities).toEqual([
     { type: 'prepareSession', summary: 'prepare session' },
     { type: 'callModel', summary: 'turn 1 · model' },

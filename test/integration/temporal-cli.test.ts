@@ -54,7 +54,8 @@ test('temporal workflow start runs a multi-turn task; workflow show lists each m
       type = '';
     }
   }
-  expect(activities).toEqual([
+  expect(activities.filter((line) => line.startsWith('summarizeToolBatch'))).toHaveLength(3);
+  expect(activities.filter((line) => !line.startsWith('summarizeToolBatch'))).toEqual([
     'prepareSession: prepare session',
     'callModel: turn 1 · model',
     'runTool: Grep parseConfig',

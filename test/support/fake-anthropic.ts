@@ -115,8 +115,14 @@ export function toolResultText(block: ApiBlock): string {
   return '';
 }
 
+/** The small model's tool-batch summaries are answered by the fake itself, outside the script. */
+export function isToolSummary(body: RecordedRequest['body']): boolean {
+  return JSON.stringify(body.system ?? '').includes('You label the steps of a coding agent');
+}
+
 export class FakeAnthropicServer {
   readonly requests: RecordedRequest[] = [];
+  readonly summaryRequests: RecordedRequest[] = [];
   private waiters: { count: number; resolve: () => void }[] = [];
 
   private constructor(
@@ -165,6 +171,10 @@ export class FakeAnthropicServer {
       return sendError(response, 400, 'invalid_request_error', 'Request body is not valid JSON');
     }
     const recorded: RecordedRequest = { headers: request.headers, body };
+    if (isToolSummary(body)) {
+      this.summaryRequests.push(recorded);
+      return sendJson(response, { ...messageJson(body, [{ type: 'text', text: `Summary ${this.summaryRequests.length}: the agent looked at files.` }]) });
+    }
     this.requests.push(recorded);
     this.waiters = this.waiters.filter((waiter) => (this.requests.length >= waiter.count ? (waiter.resolve(), false) : true));
 
@@ -205,6 +215,24 @@ function validateRequest(body: RecordedRequest['body']): string | undefined {
     }
   }
   return undefined;
+}
+
+function messageJson(body: RecordedRequest['body'], content: { type: 'text'; text: string }[]) {
+  return {
+    id: `msg_fake_${randomBytes(8).toString('hex')}`,
+    type: 'message',
+    role: 'assistant',
+    model: body.model,
+    content,
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: estimateInputTokens(body), output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  };
+}
+
+function sendJson(response: ServerResponse, value: unknown): void {
+  response.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake_${randomBytes(6).toString('hex')}` });
+  response.end(JSON.stringify(value));
 }
 
 function sendError(response: ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}): void {

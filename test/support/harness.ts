@@ -70,6 +70,7 @@ export class Harness {
       taskQueue: this.taskQueue,
       contentDir: this.contentDir,
       defaultModel: 'claude-sonnet-5-5',
+      smallModel: 'claude-haiku-5-5',
       anthropic: { apiKey: 'test-key', baseURL: this.fake.url },
     };
   }

@@ -15,6 +15,13 @@ describe('checkAgentInput', () => {
         contextWindowTokens: undefined,
         fallbackModel: undefined,
         fallbackAfterOverloads: 3,
+        stopHooks: [],
+        tokenBudget: undefined,
+        interactive: false,
+        permissionMode: 'auto',
+        allowRules: [],
+        approvalTimeoutMs: 3_600_000,
+        toolSummaries: true,
       },
     });
   });
