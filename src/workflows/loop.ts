@@ -290,8 +290,8 @@ export function absorbToolResults(state: LoopState, results: ToolResult[]): Loop
     ...PER_TURN_RESET,
     pendingMessages: [...state.pendingMessages, { role: 'user', kind: 'tool_results', results }],
     lastTransition: 'next_turn',
-    stopHookActive: false,
-    consecutiveStopHookBlocks: 0,
+    // stopHookActive and the block count survive tool turns: the work a hook asked for is still
+    // its continuation, and a hook must not keep the agent busy forever by blocking every end.
   };
 }
 
@@ -302,8 +302,9 @@ export function continueWith(state: LoopState, text: string, next: 'stop_hook_bl
     ...PER_TURN_RESET,
     pendingMessages: [...state.pendingMessages, { role: 'user', kind: 'text', content: { text } }],
     lastTransition: next,
-    stopHookActive: next === 'stop_hook_blocking',
-    consecutiveStopHookBlocks: next === 'stop_hook_blocking' ? state.consecutiveStopHookBlocks : 0,
+    // A person's message starts afresh; a hook's block or a budget nudge continues what was going on.
+    stopHookActive: next === 'user_message' ? false : next === 'stop_hook_blocking' || state.stopHookActive,
+    consecutiveStopHookBlocks: next === 'user_message' ? 0 : state.consecutiveStopHookBlocks,
   };
 }
 

@@ -1,0 +1,72 @@
+import { interpretHook } from '../../src/activities/stop-hooks';
+import type { PlannedToolUse } from '../../src/shared/types';
+import { decideStopHook, decideTokenBudget, matchesAllowRule, NEW_BUDGET_TRACKER, needsApproval } from '../../src/workflows/stop-conditions';
+
+const call = (name: string, input: Record<string, unknown>): PlannedToolUse => ({ id: 'toolu_1', name, input, plan: { ok: true, concurrencySafe: false, summary: name } });
+
+describe('stop hooks', () => {
+  const run = (exitCode: number | null, stdout = '', stderr = '', timedOut = false) => ({ exitCode, stdout, stderr, timedOut });
+
+  test('exit 0 allows; exit 2 blocks with stderr; JSON decides when printed', () => {
+    expect(interpretHook('h', run(0, 'all good'))).toBeUndefined();
+    expect(interpretHook('h', run(2, '', 'tests fail'))).toEqual({ kind: 'block', reason: 'tests fail' });
+    expect(interpretHook('h', run(0, '{"decision":"block","reason":"lint errors"}'))).toEqual({ kind: 'block', reason: 'lint errors' });
+    expect(interpretHook('h', run(0, '{"continue":false,"stopReason":"freeze"}'))).toEqual({ kind: 'prevent', reason: 'freeze' });
+  });
+
+  test('other failures are reported and do not block', () => {
+    expect(interpretHook('h', run(1, '', 'boom'))).toEqual({ kind: 'report', text: expect.stringContaining('exit code 1; not blocking: boom') });
+    expect(interpretHook('h', run(null, '', '', true))).toEqual({ kind: 'report', text: expect.stringContaining('timed out') });
+  });
+
+  test('blocks continue the loop up to the cap, then the run gives up', () => {
+    expect(decideStopHook({ kind: 'allow', reports: [] }, 0)).toEqual({ kind: 'allow' });
+    expect(decideStopHook({ kind: 'block', reason: 'fix it', reports: [] }, 0)).toEqual({ kind: 'block', message: 'Stop hook feedback:\nfix it', consecutiveBlocks: 1 });
+    expect(decideStopHook({ kind: 'block', reason: 'fix it', reports: [] }, 8)).toMatchObject({ kind: 'give_up' });
+    expect(decideStopHook({ kind: 'prevent', reason: 'no', reports: [] }, 0)).toEqual({ kind: 'prevent', reason: 'no' });
+  });
+});
+
+describe('token budget', () => {
+  test('nudges below 90% and stops at it; no budget, no nudge', () => {
+    const first = decideTokenBudget(10_000, 2_000, NEW_BUDGET_TRACKER);
+    expect(first).toMatchObject({ kind: 'continue', nudge: expect.stringMatching(/^20% of the token budget used \(2000 of 10000 output tokens\)/) });
+    expect(decideTokenBudget(10_000, 9_000, NEW_BUDGET_TRACKER)).toEqual({ kind: 'stop', why: 'budget_reached' });
+    expect(decideTokenBudget(undefined, 0, NEW_BUDGET_TRACKER)).toEqual({ kind: 'stop', why: 'no_budget' });
+  });
+
+  test('after 3 continuations, two in a row under 500 tokens each mean diminishing returns', () => {
+    let tracker = NEW_BUDGET_TRACKER;
+    let output = 0;
+    const decisions: string[] = [];
+    for (const added of [1000, 300, 200, 100]) {
+      output += added;
+      const decision = decideTokenBudget(100_000, output, tracker);
+      decisions.push(decision.kind === 'continue' ? 'continue' : decision.why);
+      if (decision.kind === 'continue') tracker = decision.tracker;
+    }
+    expect(decisions).toEqual(['continue', 'continue', 'continue', 'diminishing_returns']);
+    // Large steps keep going.
+    expect(decideTokenBudget(100_000, 10_000, { continuations: 3, lastOutputTokens: 5_000, deltas: [4_000, 4_000] }).kind).toBe('continue');
+  });
+});
+
+describe('tool approval', () => {
+  test("allow rules in Claude Code's syntax", () => {
+    expect(matchesAllowRule('Bash(npm test)', call('Bash', { command: 'npm test' }))).toBe(true);
+    expect(matchesAllowRule('Bash(npm test)', call('Bash', { command: 'npm test && rm -rf /' }))).toBe(false);
+    expect(matchesAllowRule('Bash(npm run test:*)', call('Bash', { command: 'npm run test -- --watch' }))).toBe(true);
+    expect(matchesAllowRule('Bash(npm run test:*)', call('Bash', { command: 'npm run testing' }))).toBe(false);
+    expect(matchesAllowRule('Edit', call('Edit', { file_path: 'a.ts' }))).toBe(true);
+    expect(matchesAllowRule('Edit(src/a.ts)', call('Edit', { file_path: 'src/a.ts' }))).toBe(true);
+    expect(matchesAllowRule('Write', call('Edit', { file_path: 'a.ts' }))).toBe(false);
+  });
+
+  test('ask mode holds Write, Edit and Bash unless a rule allows them', () => {
+    expect(needsApproval('auto', [], call('Bash', { command: 'rm x' }))).toBe(false);
+    expect(needsApproval('ask', [], call('Bash', { command: 'rm x' }))).toBe(true);
+    expect(needsApproval('ask', [], call('Read', { file_path: 'a' }))).toBe(false);
+    expect(needsApproval('ask', ['Bash(git status)'], call('Bash', { command: 'git status' }))).toBe(false);
+    expect(needsApproval('ask', [], { ...call('Write', {}), plan: { ok: false, errorText: 'bad' } })).toBe(false);
+  });
+});
