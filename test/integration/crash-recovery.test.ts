@@ -7,6 +7,9 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { byTurn, isCompaction, lastToolResults, reply, text, toolResultText, toolUse, turnOf, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { AgentState } from '../../src/shared/types';
+import { transcriptQuery } from '../../src/workflows/definitions';
 import { Harness, makeRepo } from '../support/harness';
 import { scratchDir } from '../support/paths';
 
@@ -191,4 +194,90 @@ test('SIGKILL during a compaction: the resumed run compacts once and completes',
   expect(compactionEvents).toHaveLength(1); // one compaction in the workflow, retried as one activity
   const state = await handle.query<{ contextEdits: string[] }>('state');
   expect(state.contextEdits.filter((edit) => edit === 'autocompact')).toHaveLength(1);
+});
+
+/** Polls the `state` query (answered by whichever worker is up) until the predicate holds. */
+async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState) => boolean): Promise<AgentState> {
+  for (;;) {
+    const state = await handle.query<AgentState>('state').catch(() => undefined);
+    if (state && predicate(state)) return state;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test('an approval and a message sent while no worker runs take effect when one comes back', async () => {
+  harness = await Harness.start();
+  const requests: RecordedRequest[] = [];
+  const replies = [
+    () => reply([toolUse('Write', { file_path: 'approved.txt', content: 'written once\n' }, 'toolu_needs_ok')]),
+    () => reply([text('Written.')]),
+    () => reply([text('Got your message.')]),
+  ];
+  harness.fake.handler = (request) => {
+    requests.push(request);
+    return (replies[requests.length - 1] ?? (() => reply([text('(script ended)')])))();
+  };
+  const workdir = makeRepo({});
+  let worker = await startWorkerProcess(harness);
+  const handle = await harness.start({ prompt: 'write it', workdir, interactive: true, permissionMode: 'ask' });
+
+  await stateWhere(handle, (state) => state.pendingApprovals.length === 1);
+  await kill(worker);
+  const approval = handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_needs_ok', decision: 'allow' }] });
+  worker = await startWorkerProcess(harness);
+  expect(await approval).toEqual({ toolUseId: 'toolu_needs_ok', decision: 'allow' });
+
+  await stateWhere(handle, (state) => state.status === 'waiting_input');
+  await kill(worker);
+  await handle.signal('userMessage', { text: 'One more thing.' });
+  worker = await startWorkerProcess(harness);
+  await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 3);
+  await handle.signal('end');
+
+  expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Got your message.' });
+  expect(readFileSync(join(workdir, 'approved.txt'), 'utf8')).toBe('written once\n');
+  expect(JSON.stringify(requests[2]!.body.messages)).toContain('One more thing.');
+});
+
+test('an interrupt sent while no worker runs stops the tools when one comes back', async () => {
+  harness = await Harness.start();
+  const marker = join(scratchDir('marker'), 'started');
+  harness.fake.handler = byTurn([reply([toolUse('Bash', { command: `touch ${marker}; sleep 120; touch finished.txt` })])]);
+  const workdir = makeRepo({});
+  const first = await startWorkerProcess(harness);
+  const handle = await harness.start({ prompt: 'run it', workdir });
+  await fileAppears(marker);
+  await kill(first);
+  await handle.signal('interrupt', { reason: 'stop that' });
+  await startWorkerProcess(harness);
+  const result = await handle.result();
+  expect(result.reason).toBe('aborted_tools');
+  const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 100 });
+  expect(entries.filter((entry) => entry.type === 'tool_result')).toEqual([
+    expect.objectContaining({ isError: true, preview: expect.stringContaining('Interrupted by the user') }),
+  ]);
+  expect(existsSync(join(workdir, 'finished.txt'))).toBe(false);
+});
+
+test('a stop hook interrupted by a worker kill runs again on the new worker, and its block reaches the model', async () => {
+  harness = await Harness.start();
+  const marker = join(scratchDir('marker'), 'hook-started');
+  const requests: RecordedRequest[] = [];
+  harness.fake.handler = (request) => {
+    requests.push(request);
+    return requests.length === 1 ? reply([text('Done, I think.')]) : reply([text('Fixed what the hook asked.')]);
+  };
+  const first = await startWorkerProcess(harness);
+  const handle = await harness.start({
+    prompt: 'finish up',
+    workdir: makeRepo({}),
+    // Blocks the first end (after a pause long enough to be killed in), allows the second.
+    stopHooks: [{ command: `if grep -q '"stop_hook_active":true'; then exit 0; fi; echo started >> ${marker}; sleep 2; echo "run the linter first" >&2; exit 2` }],
+  });
+  await fileAppears(marker);
+  await kill(first);
+  await startWorkerProcess(harness);
+  expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Fixed what the hook asked.' });
+  expect(readFileSync(marker, 'utf8')).toBe('started\nstarted\n'); // killed once, run again
+  expect(JSON.stringify(requests[1]!.body.messages)).toContain('run the linter first');
 });
