@@ -6,19 +6,24 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { WORKFLOW_TYPE } from '../shared/constants';
 import { type AgentInput, checkAgentInput } from '../shared/input';
-import type { AgentResult } from '../shared/types';
-import { transcriptQuery } from '../workflows/definitions';
 import { createWorker } from '../worker';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, workerConfigFromEnvironment } from '../worker-config';
 import { ensureTemporal, workflowUrl } from './local-temporal';
-import { formatEntry, formatResult } from './print-transcript';
+import { followSession } from './follow';
+import { sessionCommand, UsageError } from './session-commands';
 
 const USAGE = `Usage:
-  durable-agent run --workdir <dir> [options] "<task>"
+  durable-agent run --workdir <dir> [options] "<task>"   start a session and follow it
+  durable-agent watch <workflow-id>                       follow a session turn by turn until it ends
+  durable-agent status <workflow-id>                      turn, status, tokens, pending approvals
+  durable-agent send <workflow-id> "<text>"               queue a message for the next turn
+  durable-agent interrupt <workflow-id>                   stop the model call or tools in flight
+  durable-agent approve <workflow-id> <tool-use-id> [--deny] [--feedback "<text>"]
+  durable-agent list [--status waiting_approval]          sessions, newest first
 
 Options for run:
   --workdir <dir>          Repository the agent works in (required)
@@ -29,11 +34,13 @@ Options for run:
   --allowed-tools <list>   Comma-separated, e.g. Read,Grep,Glob
   --workflow-id <id>       Workflow id (default: agent-<time>)
   --no-worker              Do not start a worker here (workers run elsewhere)
+  --interactive            Wait for messages (durable-agent send) after each answer; end with Ctrl-C then
+                           temporal workflow signal --name end
+  --permission-mode <m>    auto (default) or ask: Write, Edit and Bash wait for durable-agent approve
+  --token-budget <n>       Keep working until n output tokens are used
 
 Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, AGENT_TASK_QUEUE, ANTHROPIC_API_KEY,
 ANTHROPIC_BASE_URL, AGENT_MODEL, AGENT_CONTENT_DIR (see README).`;
-
-class UsageError extends Error {}
 
 export async function main(argv: string[], environment: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...rest] = argv;
@@ -43,7 +50,7 @@ export async function main(argv: string[], environment: NodeJS.ProcessEnv = proc
   }
   try {
     if (command === 'run') return await runCommand(rest, environment);
-    throw new UsageError(`Unknown command: ${command}`);
+    return await sessionCommand(command, rest, environment);
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`durable-agent: ${error.message}\n\n${USAGE}`);
@@ -69,6 +76,9 @@ function parseRunArguments(args: string[]): { input: AgentInput; workflowId?: st
         'allowed-tools': { type: 'string' },
         'workflow-id': { type: 'string' },
         'no-worker': { type: 'boolean' },
+        interactive: { type: 'boolean' },
+        'permission-mode': { type: 'string' },
+        'token-budget': { type: 'string' },
       },
     });
   } catch (error) {
@@ -91,6 +101,9 @@ function parseRunArguments(args: string[]): { input: AgentInput; workflowId?: st
     ...(values['max-turns'] ? { maxTurns: integer('max-turns', values['max-turns']) } : {}),
     ...(values['max-output-tokens'] ? { maxOutputTokens: integer('max-output-tokens', values['max-output-tokens']) } : {}),
     ...(values['system-prompt'] ? { systemPrompt: values['system-prompt'] } : {}),
+    ...(values.interactive ? { interactive: true } : {}),
+    ...(values['permission-mode'] ? { permissionMode: values['permission-mode'] as 'auto' | 'ask' } : {}),
+    ...(values['token-budget'] ? { tokenBudget: integer('token-budget', values['token-budget']) } : {}),
     ...(values['allowed-tools'] ? { allowedTools: values['allowed-tools'].split(',').map((name) => name.trim()) as AgentInput['allowedTools'] } : {}),
   };
   const check = checkAgentInput(input);
@@ -124,49 +137,9 @@ async function runCommand(args: string[], environment: NodeJS.ProcessEnv): Promi
   const link = workflowUrl(temporal.uiUrl, config.namespace, workflowId);
   console.log(`Started workflow ${workflowId} on task queue ${config.taskQueue}${link ? `\nTemporal UI: ${link}` : ''}`);
 
-  const interrupted = new Promise<'interrupted'>((resolvePromise) => process.once('SIGINT', () => resolvePromise('interrupted')));
-  let nextIndex = 0;
-  let finished = false;
-  const follow = (async () => {
-    while (!finished) {
-      try {
-        const page = await handle.query(transcriptQuery, { fromIndex: nextIndex });
-        for (const entry of page.entries) {
-          const line = formatEntry(entry);
-          if (line) console.log(line);
-        }
-        nextIndex = page.nextIndex;
-        if (page.entries.length > 0) continue;
-      } catch {
-        // The workflow has not run its first task yet, or has just closed: try again.
-      }
-      await new Promise((resolvePromise) => setTimeout(resolvePromise, 500));
-    }
-  })();
-
   let exitCode = 1;
   try {
-    const outcome = await Promise.race([handle.result() as Promise<AgentResult>, interrupted]);
-    finished = true;
-    await follow;
-    if (outcome === 'interrupted') {
-      console.log(`\nStopped following. The session goes on durably; it continues whenever a worker runs (npm run worker).`);
-    } else {
-      // Print what the poller had not reached before the result arrived.
-      const rest = await handle.query(transcriptQuery, { fromIndex: nextIndex, limit: 10_000 }).catch(() => undefined);
-      for (const entry of rest?.entries ?? []) {
-        const line = formatEntry(entry);
-        if (line) console.log(line);
-      }
-      if (outcome.finalText) console.log(`\n${outcome.finalText}`);
-      console.log(`\n${formatResult(outcome)}`);
-      exitCode = outcome.reason === 'completed' ? 0 : 1;
-    }
-  } catch (error) {
-    finished = true;
-    await follow;
-    const cause = error instanceof WorkflowFailedError && error.cause ? error.cause : error;
-    console.error(`Workflow ${workflowId} failed: ${(cause as Error).message}`);
+    exitCode = await followSession(handle);
   } finally {
     if (link) console.log(`Temporal UI: ${link}`);
     worker?.shutdown();

@@ -7,9 +7,10 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { FakeAnthropicServer, byTurn, reply, text, toolUse } from '../support/fake-anthropic';
+import type { AgentState } from '../../src/shared/types';
+import { FakeAnthropicServer, byTurn, reply, text, toolUse, type RecordedRequest } from '../support/fake-anthropic';
 import { freePort } from '../support/global-setup';
-import { makeRepo } from '../support/harness';
+import { Harness, makeRepo, temporalAddress } from '../support/harness';
 import { PROJECT_ROOT, scratchDir } from '../support/paths';
 
 jest.setTimeout(180_000);
@@ -100,4 +101,55 @@ test('bad arguments print the usage', async () => {
   expect(result.code).toBe(2);
   expect(result.stderr).toContain('--workdir is required');
   expect(result.stderr).toContain('Usage:');
+});
+
+test('status, list, approve, send, interrupt and watch steer a running session', async () => {
+  const harness = await Harness.start();
+  try {
+    await harness.startWorker();
+    const requests: RecordedRequest[] = [];
+    const replies = [
+      () => reply([toolUse('Write', { file_path: 'out.txt', content: 'ok' }, 'toolu_cli_write')]),
+      () => reply([text('Wrote out.txt.')]),
+      () => reply([text('Thanks for the note.')]),
+    ];
+    harness.fake.handler = (request) => {
+      requests.push(request);
+      return (replies[requests.length - 1] ?? (() => reply([text('(end)')])))();
+    };
+    const workdir = makeRepo({});
+    const handle = await harness.start({ prompt: 'write out.txt', workdir, interactive: true, permissionMode: 'ask' });
+    const environment = { TEMPORAL_ADDRESS: temporalAddress() };
+    const watching = cli(['watch', handle.workflowId], environment);
+
+    let status = await cli(['status', handle.workflowId], environment);
+    while (!status.stdout.includes('waiting for approval')) status = await cli(['status', handle.workflowId], environment);
+    expect(status.stdout).toContain(`waiting for approval: Write out.txt  →  durable-agent approve ${handle.workflowId} toolu_cli_write`);
+    const listed = await cli(['list', '--status', 'waiting_approval'], environment);
+    expect(listed.stdout).toContain(`${handle.workflowId}\tRUNNING\twaiting_approval`);
+
+    const approved = await cli(['approve', handle.workflowId, 'toolu_cli_write', '--feedback', 'looks fine'], environment);
+    expect(approved).toMatchObject({ code: 0, stdout: 'Allowed toolu_cli_write.\n' });
+    const unknown = await cli(['approve', handle.workflowId, 'toolu_unknown'], environment);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No tool call toolu_unknown is waiting for approval');
+
+    while ((await handle.query<AgentState>('state')).status !== 'waiting_input') await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await cli(['interrupt', handle.workflowId], environment)).toMatchObject({ code: 0, stdout: expect.stringContaining('Nothing to interrupt') });
+    expect(await cli(['send', handle.workflowId, 'Also', 'a', 'note'], environment)).toMatchObject({ code: 0 });
+    while ((await handle.query<AgentState>('state')).turn !== 3) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(JSON.stringify(requests[2]!.body.messages)).toContain('Also a note');
+    await handle.signal('end');
+
+    const watched = await watching;
+    expect(watched.code).toBe(0);
+    expect(watched.stdout).toContain('→ Write out.txt');
+    expect(watched.stdout).toContain('✓ Write: File created successfully at: out.txt');
+    expect(JSON.stringify(requests[1]!.body.messages)).toContain('User feedback on approval: looks fine');
+    expect(watched.stdout).toContain('Thanks for the note.');
+    expect(watched.stdout).toContain('Result: completed after 3 turn(s)');
+    expect(readFileSync(join(workdir, 'out.txt'), 'utf8')).toBe('ok');
+  } finally {
+    await harness.stop();
+  }
 });

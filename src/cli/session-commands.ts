@@ -1,0 +1,114 @@
+/**
+ * `durable-agent watch | status | send | interrupt | approve | list`: the steering actions,
+ * through the same signals, updates and queries the Temporal CLI uses (see README).
+ */
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, WORKFLOW_TYPE } from '../shared/constants';
+import type { AgentState, InterruptRequest, InterruptResult } from '../shared/types';
+import { approveToolUpdate, interruptUpdate, stateQuery, userMessageSignal } from '../workflows/definitions';
+import { followSession } from './follow';
+
+export class UsageError extends Error {}
+
+async function withClient<T>(environment: NodeJS.ProcessEnv, work: (client: Client) => Promise<T>): Promise<T> {
+  const address = environment.TEMPORAL_ADDRESS?.trim() || DEFAULT_TEMPORAL_ADDRESS;
+  const namespace = environment.TEMPORAL_NAMESPACE?.trim() || DEFAULT_TEMPORAL_NAMESPACE;
+  const connection = await Connection.connect({ address }).catch((error: Error) => {
+    throw new Error(`cannot connect to Temporal at ${address} (TEMPORAL_ADDRESS): ${error.message}`);
+  });
+  try {
+    return await work(new Client({ connection, namespace }));
+  } finally {
+    await connection.close();
+  }
+}
+
+function positional(args: string[], count: number, usage: string): string[] {
+  if (args.length < count) throw new UsageError(`usage: durable-agent ${usage}`);
+  return args;
+}
+
+export function formatState(workflowId: string, state: AgentState): string {
+  const lines = [
+    `${workflowId}: ${state.status}${state.reason ? ` (${state.reason})` : ''}`,
+    `  turn ${state.turn} · model ${state.model} · last transition ${state.lastTransition ?? '—'}`,
+    `  tokens: ${state.usage.inputTokens} in, ${state.usage.outputTokens} out · context ~${state.estimatedContextTokens}`,
+  ];
+  for (const call of state.currentToolCalls) lines.push(`  running: ${call.summary}`);
+  for (const pending of state.pendingApprovals) {
+    lines.push(`  waiting for approval: ${pending.summary}  →  durable-agent approve ${workflowId} ${pending.toolUseId} [--deny] [--feedback "…"]`);
+  }
+  if (state.queuedMessages) lines.push(`  queued messages: ${state.queuedMessages}`);
+  if (state.lastToolSummary) lines.push(`  last tools: ${state.lastToolSummary}`);
+  return lines.join('\n');
+}
+
+export async function sessionCommand(command: string, args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
+  switch (command) {
+    case 'watch': {
+      const [workflowId] = positional(args, 1, 'watch <workflow-id>');
+      return withClient(environment, (client) => followSession(client.workflow.getHandle(workflowId!)));
+    }
+    case 'status': {
+      const [workflowId] = positional(args, 1, 'status <workflow-id>');
+      return withClient(environment, async (client) => {
+        const handle = client.workflow.getHandle(workflowId!);
+        const description = await handle.describe();
+        const state = await handle.query(stateQuery);
+        console.log(formatState(workflowId!, state));
+        console.log(`  workflow: ${description.status.name}, started ${description.startTime.toISOString()}`);
+        return 0;
+      });
+    }
+    case 'send': {
+      const [workflowId, ...words] = positional(args, 2, 'send <workflow-id> "<text>"');
+      return withClient(environment, async (client) => {
+        await client.workflow.getHandle(workflowId!).signal(userMessageSignal, { text: words.join(' ') });
+        console.log(`Queued for the next turn of ${workflowId}.`);
+        return 0;
+      });
+    }
+    case 'interrupt': {
+      const [workflowId] = positional(args, 1, 'interrupt <workflow-id>');
+      return withClient(environment, async (client) => {
+        const { stopped } = await client.workflow.getHandle(workflowId!).executeUpdate<InterruptResult, [InterruptRequest]>(interruptUpdate.name, { args: [{}] });
+        console.log(stopped === 'nothing' ? `Nothing to interrupt: ${workflowId} is not running a model call or tools.` : `Interrupted the ${stopped === 'model' ? 'model call' : 'tools'} of ${workflowId}.`);
+        return 0;
+      });
+    }
+    case 'approve': {
+      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { deny: { type: 'boolean' }, feedback: { type: 'string' } } });
+      const [workflowId, toolUseId] = positional(positionals, 2, 'approve <workflow-id> <tool-use-id> [--deny] [--feedback "…"]');
+      return withClient(environment, async (client) => {
+        const decision = values.deny ? 'deny' : 'allow';
+        await client.workflow
+          .getHandle(workflowId!)
+          .executeUpdate(approveToolUpdate, { args: [{ toolUseId: toolUseId!, decision, ...(values.feedback ? { feedback: values.feedback } : {}) }] })
+          .catch((error: Error & { cause?: Error }) => {
+            throw new Error(error.cause?.message ?? error.message);
+          });
+        console.log(`${decision === 'allow' ? 'Allowed' : 'Denied'} ${toolUseId}.`);
+        return 0;
+      });
+    }
+    case 'list': {
+      const { values } = parseArgs({ args, options: { status: { type: 'string' } } });
+      return withClient(environment, async (client) => {
+        const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(values.status ? [`AgentStatus='${values.status}'`] : [])];
+        let count = 0;
+        for await (const workflow of client.workflow.list({ query: filters.join(' AND ') })) {
+          const attributes = workflow.typedSearchAttributes;
+          const status = attributes.getAll().find((pair) => pair.key.name === 'AgentStatus')?.value ?? '—';
+          const turn = attributes.getAll().find((pair) => pair.key.name === 'AgentTurn')?.value ?? '—';
+          console.log(`${workflow.workflowId}\t${workflow.status.name}\t${status}\tturn ${turn}\t${workflow.startTime.toISOString()}`);
+          if (++count >= 100) break;
+        }
+        if (count === 0) console.log('No sessions found.');
+        return 0;
+      });
+    }
+    default:
+      throw new UsageError(`Unknown command: ${command}`);
+  }
+}
