@@ -3,7 +3,10 @@
  * Configuration comes from the environment only (see worker-config.ts and the README).
  */
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { createActivities } from './activities';
+import { SEARCH_ATTRIBUTES } from './dev-server/dev-server';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerConfigFromEnvironment } from './worker-config';
 
 export interface CreateWorkerOptions {
@@ -27,6 +30,36 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
   });
 }
 
+/**
+ * Sessions upsert AgentTurn, AgentStatus and AgentLastTransition; a server without them would
+ * fail those workflow tasks. Our dev server and docker-compose register them; for any other
+ * server the worker tries once at startup (self-hosted servers allow it; Temporal Cloud does not,
+ * and there they are registered in the namespace settings).
+ */
+export async function ensureSearchAttributes(config: WorkerConfig): Promise<void> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address: config.address, connectTimeout: 5000 });
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: config.namespace });
+    const missing = Object.entries(SEARCH_ATTRIBUTES).filter(([name]) => !(name in (customAttributes ?? {})));
+    if (missing.length === 0) return;
+    await connection.operatorService.addSearchAttributes({
+      namespace: config.namespace,
+      searchAttributes: Object.fromEntries(
+        missing.map(([name, type]) => [name, type === 'Int' ? temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT : temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+      ),
+    });
+    console.log(`durable-agent worker: registered search attributes ${missing.map(([name]) => name).join(', ')}`);
+  } catch (error) {
+    console.warn(
+      `durable-agent worker: could not check or register the search attributes ${Object.keys(SEARCH_ATTRIBUTES).join(', ')} ` +
+        `(${(error as Error).message}). Register them on the server, or sessions will fail to update them.`,
+    );
+  } finally {
+    await connection?.close();
+  }
+}
+
 async function main(): Promise<void> {
   const level = (process.env.AGENT_LOG_LEVEL?.toUpperCase() ?? 'INFO') as LogLevel;
   Runtime.install({ logger: new DefaultLogger(level) });
@@ -36,6 +69,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const bundlePath = process.env.AGENT_WORKFLOW_BUNDLE;
+  await ensureSearchAttributes(config);
   const worker = await createWorker(config, bundlePath ? { workflowBundle: { codePath: bundlePath } } : {});
   console.log(
     `durable-agent worker: task queue "${config.taskQueue}" on ${config.address} (namespace ${config.namespace}), ` +

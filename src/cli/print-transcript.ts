@@ -23,7 +23,17 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
       return `  ${entry.isError ? '✗' : '✓'} ${entry.name}: ${shown}`;
     }
     case 'transition':
-      return entry.transition === 'next_turn' ? undefined : `  ↻ ${entry.transition}`;
+      return entry.transition === 'next_turn' ? undefined : `  ↻ ${entry.transition}${entry.detail ? ` (${entry.detail})` : ''}`;
+    case 'context':
+      return `  ⇣ context: ${entry.edits.join(', ')} (~${entry.estimatedTokens} tokens)`;
+    case 'stop_hook':
+      return `  ⚑ stop hook ${entry.outcome}: ${entry.detail.split('\n')[0]}`;
+    case 'approval':
+      return `  ? approval ${entry.decision} for ${entry.toolUseId}${entry.feedback ? `: ${entry.feedback}` : ''}`;
+    case 'interrupt':
+      return `  ⏹ interrupted (${entry.stopped})`;
+    case 'tool_summary':
+      return `  ≡ ${entry.text}`;
     case 'end':
       return `■ ${entry.reason}${entry.error ? `: ${entry.error}` : ''}`;
   }
