@@ -11,7 +11,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import type { AgentState } from '../src/shared/types';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { resolveTemporalCli } from '../src/dev-server/temporal-cli';
 import { apiError, byTurn, isCompaction, reply, text, toolUse, type FakeHandler } from '../test/support/fake-anthropic';
@@ -26,6 +28,21 @@ interface Scenario {
   files: Record<string, string>;
   handler: FakeHandler;
   input?: Record<string, unknown>;
+  /** Steers the running session (signals, updates) before its result is awaited. */
+  drive?: (handle: WorkflowHandle) => Promise<void>;
+}
+
+async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState) => boolean): Promise<void> {
+  for (;;) {
+    const state = await handle.query<AgentState>('state').catch(() => undefined);
+    if (state && predicate(state)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function sequence(replies: (() => ReturnType<FakeHandler>)[]): FakeHandler {
+  let next = 0;
+  return () => (replies[next++] ?? (() => reply([text('(end)')])))();
 }
 
 const scenarios: Scenario[] = [
@@ -113,6 +130,51 @@ const scenarios: Scenario[] = [
     })(),
   },
   {
+    name: 'steering-stop-hook-and-budget',
+    files: { 'a.txt': 'a\n' },
+    input: {
+      tokenBudget: 5000,
+      stopHooks: [{ command: `if grep -q '"stop_hook_active":true'; then exit 0; fi; echo "add a test first" >&2; exit 2` }],
+    },
+    handler: sequence([
+      () => ({ ...reply([text('done')]), outputTokens: 1000 }),
+      () => ({ ...reply([toolUse('Read', { file_path: 'a.txt' })]), outputTokens: 500 }),
+      () => ({ ...reply([text('done, with a test')]), outputTokens: 500 }),
+      () => ({ ...reply([text('more work')]), outputTokens: 1500 }),
+      () => ({ ...reply([text('even more')]), outputTokens: 1500 }),
+    ]),
+  },
+  {
+    name: 'steering-approvals-and-messages',
+    files: { 'keep.txt': 'keep\n' },
+    input: { permissionMode: 'ask', interactive: true, approvalTimeoutMs: 60_000 },
+    handler: sequence([
+      () => reply([toolUse('Write', { file_path: 'new.txt', content: 'new' }, 'toolu_record_write')]),
+      () => reply([toolUse('Bash', { command: 'rm keep.txt' }, 'toolu_record_rm')]),
+      () => reply([text('Wrote new.txt and kept keep.txt.')]),
+      () => reply([text('Noted.')]),
+    ]),
+    drive: async (handle) => {
+      await stateWhere(handle, (state) => state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_record_write'));
+      await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_record_write', decision: 'allow' }] });
+      await stateWhere(handle, (state) => state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_record_rm'));
+      await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_record_rm', decision: 'deny', feedback: 'keep it' }] });
+      await stateWhere(handle, (state) => state.status === 'waiting_input');
+      await handle.signal('userMessage', { text: 'Thanks.' });
+      await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 4);
+      await handle.signal('end');
+    },
+  },
+  {
+    name: 'steering-interrupt',
+    files: {},
+    handler: sequence([() => reply([toolUse('Bash', { command: 'sleep 60' })])]),
+    drive: async (handle) => {
+      await stateWhere(handle, (state) => state.status === 'running_tools');
+      await handle.executeUpdate('interrupt', { args: [{}] });
+    },
+  },
+  {
     name: 'recovery-media-too-large',
     files: {},
     handler: () => apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'),
@@ -135,6 +197,7 @@ async function main(): Promise<void> {
       const harness = await Harness.start(scenario.handler);
       await harness.startWorker();
       const handle = await harness.start({ prompt: `Scenario ${scenario.name}`, workdir: makeRepo(scenario.files), ...scenario.input });
+      await scenario.drive?.(handle);
       const result = await handle.result();
       // The Temporal CLI's JSON is the format users export for replay too (`historyFromJSON` reads it).
       const { stdout } = await promisify(execFile)(cli.path, ['workflow', 'show', '--address', server.address, '--workflow-id', handle.workflowId, '--output', 'json'], {

@@ -27,8 +27,8 @@ test.each(files)('%s replays without non-determinism', async (name) => {
   ).resolves.toBeUndefined();
 });
 
-test('the every-branch history really went through every recovery branch', () => {
-  const history = JSON.parse(readFileSync(join(FIXTURES, 'recovery-every-branch.json'), 'utf8')) as {
+test.each(['recovery-every-branch.json', 'v2-recovery-every-branch.json'])('%s really went through every recovery branch', (name) => {
+  const history = JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as {
     events: { activityTaskScheduledEventAttributes?: unknown; userMetadata?: { summary?: { data: string } } }[];
   };
   const summaries = history.events
