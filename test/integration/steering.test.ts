@@ -219,3 +219,38 @@ test('the small model summarises each tool batch into the transcript and current
   await handle.signal('end');
   await handle.result();
 });
+
+test('interrupt during a model call: an interactive session waits for the next message, others end with aborted_streaming', async () => {
+  let release!: () => void;
+  const held = new Promise<FakeReply>((resolve) => {
+    release = () => resolve(reply([text('too late')]));
+  });
+  const requests = script([() => ({ kind: 'hold', release: held }), () => reply([text('Starting over as asked.')])]);
+  const handle = await harness.start({ prompt: 'think hard', workdir: makeRepo({}), interactive: true });
+  while (requests.length === 0) await harness.fake.waitForRequests(harness.fake.requests.length + 1);
+  expect(await handle.executeUpdate('interrupt', { args: [{}] })).toEqual({ stopped: 'model' });
+  release();
+  await stateWhere(handle, (state) => state.status === 'waiting_input');
+  // Nothing running now: a second interrupt has nothing to stop.
+  expect(await handle.executeUpdate('interrupt', { args: [{}] })).toEqual({ stopped: 'nothing' });
+  await handle.signal('userMessage', { text: 'Start over, simpler.' });
+  await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 2);
+  expect(requestText(requests[1]!)).toContain('Start over, simpler.');
+  await handle.signal('end');
+  // The session went on after the interrupt and ended normally.
+  expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Starting over as asked.' });
+  const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 100 });
+  expect(entries).toContainEqual(expect.objectContaining({ type: 'interrupt', stopped: 'model' }));
+
+  // Not interactive: the interrupt ends the run.
+  let releaseSecond!: () => void;
+  const heldSecond = new Promise<FakeReply>((resolve) => {
+    releaseSecond = () => resolve(reply([text('too late')]));
+  });
+  const second = script([() => ({ kind: 'hold', release: heldSecond })]);
+  const batch = await harness.start({ prompt: 'think hard', workdir: makeRepo({}) });
+  while (second.length === 0) await harness.fake.waitForRequests(harness.fake.requests.length + 1);
+  await batch.signal('interrupt');
+  expect(await batch.result()).toMatchObject({ reason: 'aborted_streaming', error: 'Interrupted while the model was responding' });
+  releaseSecond();
+});
