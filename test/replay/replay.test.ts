@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
 
 jest.setTimeout(120_000);
 
@@ -13,7 +13,7 @@ const FIXTURES = join(__dirname, '..', 'fixtures', 'histories');
 const files = readdirSync(FIXTURES).filter((name) => name.endsWith('.json'));
 
 beforeAll(() => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
 });
 
 test('there are recorded histories to replay', () => {

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
 import type { AgentInput } from '../../src/shared/input';
 import type { AgentResult } from '../../src/shared/types';
 import { createWorker } from '../../src/worker';
@@ -20,7 +20,7 @@ function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   // Keep test output readable: the worker logs errors only (failed workflows are expected here).
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
 }
 
 export function temporalAddress(): string {
