@@ -16,6 +16,7 @@ export interface CreateWorkerOptions {
 }
 
 export async function createWorker(config: WorkerConfig, options: CreateWorkerOptions = {}): Promise<Worker> {
+  await ensureSearchAttributes(config);
   const connection =
     options.connection ??
     (await NativeConnection.connect({ address: config.address }).catch((error: unknown) => {
@@ -69,7 +70,6 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const bundlePath = process.env.AGENT_WORKFLOW_BUNDLE;
-  await ensureSearchAttributes(config);
   const worker = await createWorker(config, bundlePath ? { workflowBundle: { codePath: bundlePath } } : {});
   console.log(
     `durable-agent worker: task queue "${config.taskQueue}" on ${config.address} (namespace ${config.namespace}), ` +

@@ -69,3 +69,28 @@ test('temporal workflow start runs a multi-turn task; workflow show lists each m
     'callModel: turn 4 · model',
   ]);
 });
+
+test("the README's Temporal CLI steering commands: query state, update approveTool, signal userMessage and end", async () => {
+  const requests: string[] = [];
+  harness.fake.handler = (request) => {
+    requests.push(JSON.stringify(request.body.messages));
+    if (requests.length === 1) return reply([toolUse('Bash', { command: 'echo hi > hi.txt' }, 'toolu_cli_bash')]);
+    return reply([text(requests.length === 2 ? 'Wrote hi.txt.' : 'Understood.')]);
+  };
+  const workdir = makeRepo({});
+  const input = JSON.stringify({ prompt: 'say hi', workdir, interactive: true, permissionMode: 'ask' });
+  await temporal('workflow', 'start', '--task-queue', 'durable-agent', '--type', 'agentWorkflow', '--workflow-id', 'steer-1', '--input', input);
+  const state = async () => JSON.parse((await temporal('workflow', 'query', '--workflow-id', 'steer-1', '--type', 'state', '--output', 'json')).stdout).queryResult[0];
+  // The Temporal CLI prints empty arrays as null.
+  while (!(await state()).pendingApprovals?.length) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect((await state()).pendingApprovals[0]).toMatchObject({ toolUseId: 'toolu_cli_bash', summary: 'Bash echo hi > hi.txt' });
+  await temporal('workflow', 'update', 'execute', '--workflow-id', 'steer-1', '--name', 'approveTool', '--input', '{"toolUseId":"toolu_cli_bash","decision":"allow"}');
+  while ((await state()).status !== 'waiting_input') await new Promise((resolve) => setTimeout(resolve, 100));
+  await temporal('workflow', 'signal', '--workflow-id', 'steer-1', '--name', 'userMessage', '--input', '{"text":"Thanks, that is all."}');
+  while ((await state()).turn !== 3) await new Promise((resolve) => setTimeout(resolve, 100));
+  await temporal('workflow', 'signal', '--workflow-id', 'steer-1', '--name', 'end');
+  const result = await harness.client.workflow.getHandle('steer-1').result();
+  expect(result).toMatchObject({ reason: 'completed', finalText: 'Understood.' });
+  expect(readFileSync(join(workdir, 'hi.txt'), 'utf8')).toBe('hi\n');
+  expect(requests[2]).toContain('Thanks, that is all.');
+});
