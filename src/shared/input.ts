@@ -37,6 +37,9 @@ export const agentInputSchema = z
     allowRules: z.array(z.string().regex(/^[A-Za-z]+(\(.*\))?$/, 'must look like Bash(npm test) or Read')).optional(),
     approvalTimeoutMs: z.number().int().positive().optional(),
     toolSummaries: z.boolean().optional(),
+    continueAsNewAfterTurns: z.number().int().positive().optional(),
+    /** Internal: the state a run carries into the next one when it continues as new. */
+    resume: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 
@@ -60,6 +63,8 @@ export interface ResolvedAgentInput {
   allowRules: string[];
   approvalTimeoutMs: number;
   toolSummaries: boolean;
+  continueAsNewAfterTurns?: number;
+  resume?: Record<string, unknown>;
 }
 
 export type StopHook = z.infer<typeof stopHookSchema>;
@@ -105,6 +110,8 @@ export function checkAgentInput(raw: unknown): InputCheck {
       allowRules: input.allowRules ?? [],
       approvalTimeoutMs: input.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
       toolSummaries: input.toolSummaries ?? true,
+      continueAsNewAfterTurns: input.continueAsNewAfterTurns,
+      resume: input.resume,
     },
   };
 }

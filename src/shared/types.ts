@@ -29,7 +29,9 @@ export type Transition =
   | 'max_output_tokens_recovery'
   | 'stop_hook_blocking'
   | 'token_budget_continuation'
-  | 'user_message';
+  | 'user_message'
+  /** Shown in the transcript only: the session went on in a new run (continue-as-new). */
+  | 'continued_as_new';
 
 /** Context edits made before a model call (the context pipeline), recorded per turn. */
 export type ContextEdit = 'tool_result_budget' | 'snip' | 'microcompact' | 'collapse' | 'autocompact' | 'reactive_compact' | 'media_strip';

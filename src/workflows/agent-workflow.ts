@@ -7,10 +7,20 @@
  * only. After a worker crash, Temporal replays this function against the recorded history and
  * it resumes exactly where it was: completed activities (a compaction included) are not run again.
  */
-import { allHandlersFinished, ApplicationFailure, condition, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import { ErrorType } from '../shared/constants';
 import { checkAgentInput } from '../shared/input';
-import type { AgentResult, CallModelOutcome, PlannedToolUse, TerminalReason, ToolResult, TranscriptEntry } from '../shared/types';
+import type {
+  AgentResult,
+  CallModelOutcome,
+  ContextEdit,
+  PlannedToolUse,
+  PrepareSessionOutput,
+  TerminalReason,
+  ToolResult,
+  TranscriptEntry,
+  Transition,
+} from '../shared/types';
 import {
   callModel,
   COMPACT_OPTIONS,
@@ -67,24 +77,33 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   const recoveryLayers = patched('recovery-layers');
   const steeringFeatures = patched('steering');
 
+  const resumed = input.resume as CarriedState | undefined;
+
   const published: { view?: SessionView } = {};
   const steering = new Steering(() => published.view?.publish());
   const ui = new SessionView(input.model ?? '', steering, steeringFeatures);
   published.view = ui;
-  ui.add({ type: 'user', turn: 0, text: input.prompt });
+  if (resumed) {
+    restoreCarried(resumed, steering, ui);
+  } else {
+    ui.add({ type: 'user', turn: 0, text: input.prompt });
+  }
 
-  const session = await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, summary: 'prepare session' }, [
-    {
-      sessionId,
-      workdir: input.workdir,
-      model: input.model,
-      allowedTools: input.allowedTools,
-      systemPromptAppend: input.systemPrompt,
-      prompt: input.prompt,
-      startedAt: new Date(workflowInfo().startTime).toISOString(),
-    },
-  ]);
-  let state = initialLoopState(input, session);
+  const session =
+    resumed?.session ??
+    (await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, summary: 'prepare session' }, [
+      {
+        sessionId,
+        workdir: input.workdir,
+        model: input.model,
+        allowedTools: input.allowedTools,
+        systemPromptAppend: input.systemPrompt,
+        prompt: input.prompt,
+        startedAt: new Date(workflowInfo().startTime).toISOString(),
+      },
+    ]));
+  let state = resumed?.loop ?? initialLoopState(input, session);
+  const turnsAtRunStart = state.turnCount;
   const overheadTokens = session.overheadTokens;
   const stopHooks = [...input.stopHooks, ...(session.settingsStopHooks ?? [])];
 
@@ -351,7 +370,54 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     }
     ui.transition(state, 'next_turn');
     if (steeringFeatures && input.toolSummaries) summarizeInBackground(ui, toolUses, results, state.turnCount);
+
+    // Sessions of any length: at a turn boundary, hand the state to a fresh run (same workflow
+    // id) before history grows large. Messages queued by then travel with it.
+    if (shouldContinueAsNew(input.continueAsNewAfterTurns, state.turnCount - turnsAtRunStart) && patched('continue-as-new')) {
+      await condition(allHandlersFinished);
+      const { resume: _previous, ...rawFields } = rawInput as Record<string, unknown>;
+      return continueAsNew<typeof agentWorkflow>({ ...rawFields, resume: carry(session, state, steering, ui) });
+    }
   }
+}
+
+/** What one run hands to the next when it continues as new. Plain JSON. */
+interface CarriedState {
+  [key: string]: unknown;
+  session: PrepareSessionOutput;
+  loop: LoopState;
+  queued: string[];
+  transcriptBase: number;
+  transitions: Transition[];
+  contextEdits: ContextEdit[];
+  runs: number;
+}
+
+function carry(session: PrepareSessionOutput, loop: LoopState, steering: Steering, ui: SessionView): CarriedState {
+  return {
+    session,
+    loop,
+    queued: steering.takeQueued(),
+    transcriptBase: ui.transcriptBase + ui.transcript.length,
+    // Bounded: the last entries are enough to see the path taken.
+    transitions: ui.state.transitions.slice(-200),
+    contextEdits: ui.state.contextEdits.slice(-200),
+    runs: ui.runs + 1,
+  };
+}
+
+function restoreCarried(carried: CarriedState, steering: Steering, ui: SessionView): void {
+  steering.queued.push(...carried.queued);
+  ui.transcriptBase = carried.transcriptBase;
+  ui.runs = carried.runs;
+  ui.state.transitions.push(...carried.transitions);
+  ui.state.contextEdits.push(...carried.contextEdits);
+  ui.add({ type: 'transition', turn: carried.loop.turnCount, transition: 'continued_as_new', detail: `run ${carried.runs + 1}` });
+}
+
+/** Temporal suggests it (history nearing its limits), or the input's turn count per run is reached. */
+function shouldContinueAsNew(afterTurns: number | undefined, turnsThisRun: number): boolean {
+  return workflowInfo().continueAsNewSuggested || (afterTurns !== undefined && turnsThisRun >= afterTurns);
 }
 
 /** Fire and forget: the loop does not wait for the small model's account of a tool batch. */

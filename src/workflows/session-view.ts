@@ -16,6 +16,10 @@ export const AGENT_LAST_TRANSITION = defineSearchAttributeKey('AgentLastTransiti
 
 export class SessionView {
   readonly transcript: TranscriptEntry[] = [];
+  /** Transcript entries of earlier runs of this session (continue-as-new): indexes go on from here. */
+  transcriptBase = 0;
+  /** Earlier runs of this session. */
+  runs = 0;
   readonly state: AgentState;
   private published = { turn: -1, status: '', transition: '' };
 
@@ -46,9 +50,11 @@ export class SessionView {
       queuedMessages: this.steering.queued.length,
     }));
     setHandler(transcriptQuery, (request = {}) => {
-      const fromIndex = Math.max(0, request.fromIndex ?? 0);
-      const entries = this.transcript.slice(fromIndex, fromIndex + Math.max(1, request.limit ?? 200));
-      return { entries, nextIndex: fromIndex + entries.length, total: this.transcript.length };
+      // Indexes run across the whole session; entries of earlier runs are no longer held.
+      const fromIndex = Math.max(this.transcriptBase, request.fromIndex ?? 0);
+      const local = fromIndex - this.transcriptBase;
+      const entries = this.transcript.slice(local, local + Math.max(1, request.limit ?? 200));
+      return { entries, nextIndex: fromIndex + entries.length, total: this.transcriptBase + this.transcript.length };
     });
   }
 

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
 import type { AgentInput } from '../../src/shared/input';
 import type { AgentResult } from '../../src/shared/types';
@@ -111,7 +111,7 @@ export class Harness {
     return child;
   }
 
-  async start(input: AgentInput | Record<string, unknown>, workflowId = uniqueId('agent')): Promise<WorkflowHandle> {
+  async start(input: AgentInput | Record<string, unknown>, workflowId = uniqueId('agent')): Promise<WorkflowHandleWithFirstExecutionRunId> {
     return this.client.workflow.start('agentWorkflow', { taskQueue: this.taskQueue, workflowId, args: [input] });
   }
 

@@ -1,0 +1,83 @@
+/**
+ * Sessions of any length: a run hands its state to a fresh run (continue-as-new) at a turn
+ * boundary; messages and approvals sent around the boundary are not lost, the workflow id stays,
+ * and the result, `watch` and `status` follow the chain of runs.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentState } from '../../src/shared/types';
+import { transcriptQuery } from '../../src/workflows/definitions';
+import { reply, requestText, text, toolUse, type RecordedRequest } from '../support/fake-anthropic';
+import { Harness, makeRepo } from '../support/harness';
+import { scratchDir } from '../support/paths';
+
+jest.setTimeout(120_000);
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await Harness.start();
+  await harness.startWorker();
+});
+afterAll(async () => {
+  await harness?.stop();
+});
+
+async function until(predicate: () => Promise<boolean>): Promise<void> {
+  while (!(await predicate().catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+test('continue-as-new carries the session: a message queued before the boundary and an approval after it', async () => {
+  const scratch = scratchDir('can');
+  const started = join(scratch, 'started');
+  const release = join(scratch, 'release');
+  const workdir = makeRepo({ 'a.txt': 'a\n' });
+  const requests: RecordedRequest[] = [];
+  const replies = [
+    () => reply([toolUse('Read', { file_path: 'a.txt' })]),
+    () => reply([toolUse('Bash', { command: `touch ${started}; while [ ! -e ${release} ]; do sleep 0.1; done` })]),
+    () => reply([toolUse('Write', { file_path: 'b.txt', content: 'b\n' }, 'toolu_after_boundary')]),
+    () => reply([text('All done across runs.')]),
+  ];
+  harness.fake.handler = (request) => {
+    requests.push(request);
+    return (replies[requests.length - 1] ?? (() => reply([text('(end)')])))();
+  };
+  const handle = await harness.start({
+    prompt: 'a long task',
+    workdir,
+    continueAsNewAfterTurns: 2,
+    permissionMode: 'ask',
+    allowRules: ['Bash'],
+  });
+  const firstRunId = handle.firstExecutionRunId;
+
+  await until(async () => existsSync(started));
+  await handle.signal('userMessage', { text: 'A note sent before the boundary.' });
+  await until(async () => (await handle.query<AgentState>('state')).queuedMessages === 1);
+  writeFileSync(release, '');
+
+  // The approval is requested by the second run; the update reaches it through the same id.
+  await until(async () => (await harness.client.workflow.getHandle(handle.workflowId).query<AgentState>('state')).pendingApprovals.length === 1);
+  await harness.client.workflow.getHandle(handle.workflowId).executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_after_boundary', decision: 'allow' }] });
+
+  const result = await handle.result(); // follows the chain of runs
+  expect(result).toMatchObject({ reason: 'completed', turnCount: 4, finalText: 'All done across runs.' });
+  // Usage is summed across runs, not reset: every request's output counted.
+  expect(result.usage.outputTokens).toBeGreaterThanOrEqual(requests.length);
+  expect(readFileSync(join(workdir, 'b.txt'), 'utf8')).toBe('b\n');
+  expect(requestText(requests[2]!)).toContain('A note sent before the boundary.');
+  // The second run rebuilt the same conversation from the store: nothing was lost.
+  const withoutCacheMarks = (messages: unknown) => JSON.parse(JSON.stringify(messages).replace(/,"cache_control":\{"type":"ephemeral"\}/g, ''));
+  expect(withoutCacheMarks(requests[2]!.body.messages.slice(0, 3))).toEqual(withoutCacheMarks(requests[1]!.body.messages.slice(0, 3)));
+
+  const firstRun = await harness.client.workflow.getHandle(handle.workflowId, firstRunId).describe();
+  expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
+  const latest = harness.client.workflow.getHandle(handle.workflowId);
+  expect((await latest.describe()).runId).not.toBe(firstRunId);
+  const state = await latest.query<AgentState>('state');
+  expect(state.transitions).toEqual(['next_turn', 'next_turn', 'next_turn']);
+  // Transcript indexes go on across runs: the second run starts where the first stopped.
+  const page = await latest.query(transcriptQuery, { fromIndex: 0, limit: 1000 });
+  expect(page.entries[0]).toMatchObject({ type: 'transition', transition: 'continued_as_new', detail: 'run 2' });
+  expect(page.total).toBeGreaterThan(page.entries.length);
+});
