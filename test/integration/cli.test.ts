@@ -137,7 +137,10 @@ test('status, list, approve, send, interrupt and watch steer a running session',
     while ((await handle.query<AgentState>('state')).status !== 'waiting_input') await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await cli(['interrupt', handle.workflowId], environment)).toMatchObject({ code: 0, stdout: expect.stringContaining('Nothing to interrupt') });
     expect(await cli(['send', handle.workflowId, 'Also', 'a', 'note'], environment)).toMatchObject({ code: 0 });
-    while ((await handle.query<AgentState>('state')).turn !== 3) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Turn 3 has begun and its answer is in once the session waits again.
+    for (let state = await handle.query<AgentState>('state'); state.turn !== 3 || state.status !== 'waiting_input'; state = await handle.query<AgentState>('state')) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     expect(JSON.stringify(requests[2]!.body.messages)).toContain('Also a note');
     await handle.signal('end');
 
