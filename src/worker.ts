@@ -6,6 +6,7 @@ import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, type W
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createActivities } from './activities';
+import { contentExternalStorage } from './activities/content-store-driver';
 import { SEARCH_ATTRIBUTES } from './dev-server/dev-server';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerConfigFromEnvironment } from './worker-config';
 
@@ -28,6 +29,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     taskQueue: config.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('./workflows') }),
     activities: createActivities(config),
+    dataConverter: { externalStorage: contentExternalStorage(config.contentDir) },
   });
 }
 

@@ -12,6 +12,7 @@ import { WORKFLOW_TYPE } from '../shared/constants';
 import { type AgentInput, checkAgentInput } from '../shared/input';
 import { createWorker } from '../worker';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, workerConfigFromEnvironment } from '../worker-config';
+import { contentExternalStorage } from '../activities/content-store-driver';
 import { ensureTemporal, workflowUrl } from './local-temporal';
 import { followSession } from './follow';
 import { sessionCommand, UsageError } from './session-commands';
@@ -131,7 +132,7 @@ async function runCommand(args: string[], environment: NodeJS.ProcessEnv): Promi
     workerRun = worker.run();
   }
   const connection = await Connection.connect({ address: config.address });
-  const client = new Client({ connection, namespace: config.namespace });
+  const client = new Client({ connection, namespace: config.namespace, dataConverter: { externalStorage: contentExternalStorage(config.contentDir) } });
   const workflowId = requestedId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   const handle = await client.workflow.start(WORKFLOW_TYPE, { taskQueue: config.taskQueue, workflowId, args: [input] });
   const link = workflowUrl(temporal.uiUrl, config.namespace, workflowId);

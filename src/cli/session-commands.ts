@@ -7,6 +7,8 @@ import { Client, Connection } from '@temporalio/client';
 import { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, WORKFLOW_TYPE } from '../shared/constants';
 import type { AgentState, InterruptRequest, InterruptResult } from '../shared/types';
 import { approveToolUpdate, interruptUpdate, stateQuery, userMessageSignal } from '../workflows/definitions';
+import { contentExternalStorage } from '../activities/content-store-driver';
+import { workerConfigFromEnvironment } from '../worker-config';
 import { followSession } from './follow';
 
 export class UsageError extends Error {}
@@ -18,7 +20,9 @@ async function withClient<T>(environment: NodeJS.ProcessEnv, work: (client: Clie
     throw new Error(`cannot connect to Temporal at ${address} (TEMPORAL_ADDRESS): ${error.message}`);
   });
   try {
-    return await work(new Client({ connection, namespace }));
+    // Payloads over 256 KB live in the content store; a client on the worker's host reads them there.
+    const contentDir = workerConfigFromEnvironment(environment).contentDir;
+    return await work(new Client({ connection, namespace, dataConverter: { externalStorage: contentExternalStorage(contentDir) } }));
   } finally {
     await connection.close();
   }

@@ -81,3 +81,18 @@ test('continue-as-new carries the session: a message queued before the boundary 
   expect(page.entries[0]).toMatchObject({ type: 'transition', transition: 'continued_as_new', detail: 'run 2' });
   expect(page.total).toBeGreaterThan(page.entries.length);
 });
+
+test('External Storage: a payload over 256 KB (a huge Write in a model reply) is stored by reference, not in history', async () => {
+  const big = `${'x'.repeat(99)}\n`.repeat(4000); // 400 KB, inline in the reply's tool_use input
+  const workdir = makeRepo({});
+  harness.fake.handler = (request) =>
+    request.body.messages.length === 1 ? reply([toolUse('Write', { file_path: 'big.txt', content: big })]) : reply([text('Wrote it.')]);
+  const handle = await harness.start({ prompt: 'write a big file', workdir });
+  expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Wrote it.' });
+  expect(readFileSync(join(workdir, 'big.txt'), 'utf8')).toBe(big);
+  const history = await handle.fetchHistory();
+  const sizes = (history.events ?? []).map((event) => JSON.stringify(event).length);
+  // The reply (and the tool call's input) travelled by reference: no event holds the 400 KB.
+  expect(Math.max(...sizes)).toBeLessThan(50_000);
+  expect((await handle.describe()).historySize).toBeLessThan(100_000);
+});

@@ -10,6 +10,7 @@ import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '
 import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
 import type { AgentInput } from '../../src/shared/input';
 import type { AgentResult } from '../../src/shared/types';
+import { contentExternalStorage } from '../../src/activities/content-store-driver';
 import { createWorker } from '../../src/worker';
 import type { WorkerConfig } from '../../src/worker-config';
 import { FakeAnthropicServer, type FakeHandler } from './fake-anthropic';
@@ -44,7 +45,6 @@ export function makeRepo(files: Record<string, string>): string {
 }
 
 export class Harness {
-  readonly contentDir = scratchDir('content');
   private workers: { worker: Worker; running: Promise<void> }[] = [];
   private processes: ChildProcess[] = [];
 
@@ -53,6 +53,7 @@ export class Harness {
     readonly client: Client,
     private readonly connection: Connection,
     readonly taskQueue: string,
+    readonly contentDir: string,
   ) {}
 
   /** `taskQueue` defaults to a fresh one, so tests sharing the dev server never steal each other's work. */
@@ -60,7 +61,9 @@ export class Harness {
     quietRuntime();
     const fake = await FakeAnthropicServer.start(handler);
     const connection = await Connection.connect({ address: temporalAddress() });
-    return new Harness(fake, new Client({ connection }), connection, taskQueue);
+    const contentDir = scratchDir('content');
+    const client = new Client({ connection, dataConverter: { externalStorage: contentExternalStorage(contentDir) } });
+    return new Harness(fake, client, connection, taskQueue, contentDir);
   }
 
   workerConfig(): WorkerConfig {
