@@ -175,6 +175,17 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    // Two runs: the first continues as new after one turn, carrying a queued message.
+    name: 'continue-as-new',
+    files: { 'a.txt': 'a\n' },
+    input: { continueAsNewAfterTurns: 1 },
+    handler: sequence([
+      () => reply([toolUse('Read', { file_path: 'a.txt' })]),
+      () => reply([toolUse('Glob', { pattern: '*' })]),
+      () => reply([text('Done in the second run.')]),
+    ]),
+  },
+  {
     name: 'recovery-media-too-large',
     files: {},
     handler: () => apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'),
@@ -200,10 +211,16 @@ async function main(): Promise<void> {
       await scenario.drive?.(handle);
       const result = await handle.result();
       // The Temporal CLI's JSON is the format users export for replay too (`historyFromJSON` reads it).
-      const { stdout } = await promisify(execFile)(cli.path, ['workflow', 'show', '--address', server.address, '--workflow-id', handle.workflowId, '--output', 'json'], {
-        maxBuffer: 64 * 1024 * 1024,
-      });
+      const show = async (runId: string) =>
+        (
+          await promisify(execFile)(cli.path, ['workflow', 'show', '--address', server.address, '--workflow-id', handle.workflowId, '--run-id', runId, '--output', 'json'], {
+            maxBuffer: 64 * 1024 * 1024,
+          })
+        ).stdout;
+      const stdout = await show(handle.firstExecutionRunId);
       writeFileSync(join(FIXTURES, `${scenario.name}.json`), stdout);
+      const lastRunId = (await handle.describe()).runId;
+      if (lastRunId !== handle.firstExecutionRunId) writeFileSync(join(FIXTURES, `${scenario.name}-last-run.json`), await show(lastRunId));
       const transitions = (await handle.query<{ transitions: string[]; contextEdits: string[] }>('state').catch(() => undefined)) ?? { transitions: [], contextEdits: [] };
       console.log(
         `${scenario.name}: ${result.reason}, ${(JSON.parse(stdout) as { events: unknown[] }).events.length} events, ` +
