@@ -11,8 +11,8 @@ export function createContextActivities({ store }: { store: ContentStore }) {
 
   return {
     /**
-     * The context pipeline's edits that need no model call. Each step runs only while the
-     * conversation is still over `targetTokens` (snip also when the history is long); the edited
+     * The context pipeline's edits that need no model call: snip when the history is long, then
+     * microcompact while the conversation is still over `targetTokens`; the edited
      * conversation is stored as a new root, so later turns build on it.
      */
     async prepareContext(input: PrepareContextInput): Promise<PrepareContextOutput> {
@@ -22,7 +22,9 @@ export function createContextActivities({ store }: { store: ContentStore }) {
       const over = () => estimateConversationTokens(messages, input.baseTokens) > input.targetTokens;
       for (const step of input.steps) {
         let edited: ConversationMessage[] | undefined;
-        if (step === 'snip' && (over() || messages.length > SNIP_MAX_MESSAGES)) edited = snip(messages);
+        // Snip answers a long history, not a large one: dropping turns loses more than clearing
+        // old tool results (microcompact) or summarising them (autocompact).
+        if (step === 'snip' && messages.length > SNIP_MAX_MESSAGES) edited = snip(messages);
         else if (step === 'microcompact' && over()) edited = microcompact(messages);
         else if (step === 'collapse') edited = await collapse(messages, loadAssistant);
         else if (step === 'media_strip') edited = await stripMedia(messages, loadAssistant, storeAssistant);

@@ -27,8 +27,8 @@ export const AUTOCOMPACT_BUFFER_TOKENS = 13_000;
 export const CONTEXT_EDIT_THRESHOLD_RATIO = 0.8;
 /** Above this many messages the history counts as long: snip applies whatever the tokens. */
 export const SNIP_MAX_MESSAGES = 400;
-/** Snip and collapse keep at least this many of the most recent messages. */
-export const SNIP_KEEP_RECENT_MESSAGES = 20;
+/** Snip keeps this many of the most recent messages; collapse (on prompt-too-long) far fewer. */
+export const SNIP_KEEP_RECENT_MESSAGES = 200;
 export const COLLAPSE_KEEP_RECENT_MESSAGES = 6;
 /** Microcompact keeps this many of the most recent compactable tool results. */
 export const MICROCOMPACT_KEEP_RECENT_RESULTS = 5;

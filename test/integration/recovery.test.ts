@@ -184,7 +184,7 @@ test('tool-result budget: a result over 50,000 characters is kept out of the con
   expect(existsSync(join(workdir, '.agent/.gitignore'))).toBe(true);
 });
 
-test('snip and microcompact keep a long session under the threshold without a model call', async () => {
+test('microcompact keeps a long session under the threshold without a model call', async () => {
   // A 30,000-token window: edits start above 80% of 8,808 tokens; each turn reads ~2.4 KB.
   const turns = 16;
   const { result, state, requests } = await session(
@@ -195,10 +195,10 @@ test('snip and microcompact keep a long session under the threshold without a mo
   );
   expect(result).toMatchObject({ reason: 'completed', turnCount: turns + 1 });
   expect(requests.some(isCompaction)).toBe(false); // the cheap edits were enough
-  expect(state.contextEdits).toEqual(expect.arrayContaining(['snip', 'microcompact']));
+  expect(state.contextEdits).toContain('microcompact');
+  expect(state.contextEdits).not.toContain('snip'); // snip answers a long history (400+ messages), not a large one
   expect(state.transitions).toEqual(Array(turns).fill('next_turn'));
   const last = requestText(requests[requests.length - 1]!);
-  expect(last).toContain('earlier messages of this session were snipped');
   expect(last).toContain('[Old tool result content cleared]');
   // The most recent results are intact.
   expect(last).toContain(`${String(turns - 1).repeat(39)}`);
