@@ -37,8 +37,9 @@ async function main(): Promise<number> {
     const figures = await runSoak({
       turns,
       kills,
-      // ~2,200 characters of model text a turn: ~150K tokens of context by the end of 300 turns.
-      fillerChars: Number(values['filler-chars'] ?? 2200),
+      // ~2,500 characters of model text a turn: the context passes the autocompact threshold
+      // (~179K tokens on a 200K window) late in a 300-turn session, so it compacts on the way.
+      fillerChars: Number(values['filler-chars'] ?? 2500),
       continueAsNewAfterTurns: 100,
       seed: Number(values.seed ?? 20261129),
       log: (line) => console.log(line),
