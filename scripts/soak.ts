@@ -37,9 +37,10 @@ async function main(): Promise<number> {
     const figures = await runSoak({
       turns,
       kills,
-      // ~2,500 characters of model text a turn: the context passes the autocompact threshold
-      // (~179K tokens on a 200K window) late in a 300-turn session, so it compacts on the way.
-      fillerChars: Number(values['filler-chars'] ?? 2500),
+      // ~6,500 characters of model text a turn: the context grows past 150K tokens and reaches the
+      // autocompact threshold (~179K on a 200K window) about every 110 turns, so it compacts on
+      // the way (snip, at 400 messages, would otherwise bound it first).
+      fillerChars: Number(values['filler-chars'] ?? 6500),
       continueAsNewAfterTurns: 100,
       seed: Number(values.seed ?? 20261129),
       log: (line) => console.log(line),
