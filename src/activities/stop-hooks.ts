@@ -4,53 +4,13 @@
  * `{"decision":"block","reason":…}`, blocks it with the reason (or stderr) for the model;
  * `{"continue":false,"stopReason":…}` ends the session; any other failure is reported, not a block.
  */
-import { spawn } from 'node:child_process';
 import { Context } from '@temporalio/activity';
 import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../shared/constants';
 import type { StopHookInput, StopHookOutcome } from '../shared/types';
 import { whileHeartbeating } from './heartbeat';
-import { CappedOutput, commandEnvironment } from './tools/bash';
+import { type GroupRun, runInProcessGroup } from './tools/process-group';
 
-interface HookRun {
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
-
-function runHook(command: string, cwd: string, stdin: string, timeoutMs: number, signal: AbortSignal): Promise<HookRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], { cwd, env: commandEnvironment(), detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    const stdout = new CappedOutput(20_000);
-    const stderr = new CappedOutput(20_000);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => stdout.append(chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => stderr.append(chunk));
-    let timedOut = false;
-    const kill = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, timeoutMs);
-    signal.addEventListener('abort', kill, { once: true });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (exitCode) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', kill);
-      resolve({ exitCode, stdout: stdout.toString(), stderr: stderr.toString(), timedOut });
-    });
-    child.stdin.on('error', () => {}); // a hook that does not read its input is fine
-    child.stdin.end(stdin);
-  });
-}
+type HookRun = Pick<GroupRun, 'exitCode' | 'stdout' | 'stderr' | 'timedOut'>;
 
 /** Interprets one hook run; undefined means "allow". */
 export function interpretHook(command: string, run: HookRun): { kind: 'block' | 'prevent'; reason: string } | { kind: 'report'; text: string } | undefined {
@@ -89,7 +49,13 @@ export function createStopHookActivities() {
       const blocks: string[] = [];
       for (const hook of input.hooks) {
         const run = await whileHeartbeating(() =>
-          runHook(hook.command, input.workdir, stdin, hook.timeoutMs ?? STOP_HOOK_DEFAULT_TIMEOUT_MS, context.cancellationSignal),
+          runInProcessGroup(hook.command, {
+            cwd: input.workdir,
+            stdin,
+            timeoutMs: hook.timeoutMs ?? STOP_HOOK_DEFAULT_TIMEOUT_MS,
+            signal: context.cancellationSignal,
+            maxOutputChars: 20_000,
+          }),
         );
         const verdict = interpretHook(hook.command, run);
         if (!verdict) continue;

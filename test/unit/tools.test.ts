@@ -2,7 +2,9 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalEffectJournal } from '../../src/activities/effect-journal';
-import { bashTool, CappedOutput, commandEnvironment } from '../../src/activities/tools/bash';
+import { bashTool } from '../../src/activities/tools/bash';
+import { commandEnvironment } from '../../src/activities/tools/command-environment';
+import { CappedOutput } from '../../src/activities/tools/process-group';
 import { editTool } from '../../src/activities/tools/edit';
 import { globTool } from '../../src/activities/tools/glob';
 import { grepTool } from '../../src/activities/tools/grep';

@@ -1,111 +1,7 @@
-import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_OUTPUT_CHARS, BASH_MAX_TIMEOUT_MS } from '../../shared/constants';
+import { runInProcessGroup } from './process-group';
 import { defineTool } from './tool';
-
-/**
- * Variables never passed to commands the model writes: the worker's own secrets.
- * Anything named like a credential is dropped too; users pass what a command needs explicitly.
- */
-const SECRET_NAME = /^(ANTHROPIC_|TEMPORAL_|AGENT_)|API_KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL/i;
-
-export function commandEnvironment(source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const environment: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(source)) {
-    if (!SECRET_NAME.test(name)) environment[name] = value;
-  }
-  // Commands run unattended: nothing may wait for a pager or an editor.
-  environment.PAGER = 'cat';
-  environment.GIT_PAGER = 'cat';
-  environment.GIT_TERMINAL_PROMPT = '0';
-  return environment;
-}
-
-/**
- * Runs the command in its own process group next to a watchdog that kills the group when the
- * worker process disappears. Without it, a SIGKILLed worker would leave the command running
- * while Temporal retries it on another worker: two copies at once.
- */
-const LAUNCHER = [
-  'worker_pid="$1"; user_command="$2"',
-  '( while kill -0 "$worker_pid" 2>/dev/null; do sleep 1; done; kill -KILL 0 ) </dev/null >/dev/null 2>&1 &',
-  'watchdog=$!',
-  'bash -c "$user_command" </dev/null',
-  'status=$?',
-  'kill "$watchdog" 2>/dev/null',
-  'exit $status',
-].join('\n');
-
-/** Keeps the head and the tail of long output, as Claude Code does. */
-export class CappedOutput {
-  private head = '';
-  private tail = '';
-  private total = 0;
-
-  constructor(private readonly limit: number) {}
-
-  append(chunk: string): void {
-    this.total += chunk.length;
-    const half = Math.floor(this.limit / 2);
-    if (this.head.length < half) {
-      const room = half - this.head.length;
-      this.head += chunk.slice(0, room);
-      chunk = chunk.slice(room);
-    }
-    if (chunk.length) this.tail = (this.tail + chunk).slice(-half);
-  }
-
-  toString(): string {
-    const kept = this.head.length + this.tail.length;
-    if (this.total <= kept) return this.head + this.tail;
-    return `${this.head}\n\n... [${this.total - kept} characters of output cut] ...\n\n${this.tail}`;
-  }
-}
-
-interface CommandRun {
-  output: string;
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-}
-
-function runCommand(command: string, cwd: string, timeoutMs: number, abort: AbortSignal): Promise<CommandRun> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('bash', ['-c', LAUNCHER, 'durable-agent-bash', String(process.pid), command], {
-      cwd,
-      env: commandEnvironment(),
-      detached: true, // own process group, so the whole tree can be killed at once
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const output = new CappedOutput(BASH_MAX_OUTPUT_CHARS);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => output.append(chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => output.append(chunk));
-    let timedOut = false;
-    const killGroup = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, timeoutMs);
-    const onAbort = () => killGroup();
-    abort.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      abort.removeEventListener('abort', onAbort);
-      reject(error);
-    });
-    child.on('close', (exitCode, signal) => {
-      clearTimeout(timer);
-      abort.removeEventListener('abort', onAbort);
-      resolvePromise({ output: output.toString(), exitCode, signal, timedOut });
-    });
-  });
-}
 
 export const bashTool = defineTool({
   name: 'Bash',
@@ -127,7 +23,7 @@ export const bashTool = defineTool({
   summarize: (input) => `Bash ${input.description ? input.description : firstLine(input.command)}`,
   async execute(input, context) {
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
-    const run = await runCommand(input.command, context.workdir, timeoutMs, context.signal);
+    const run = await runInProcessGroup(input.command, { cwd: context.workdir, timeoutMs, signal: context.signal, maxOutputChars: BASH_MAX_OUTPUT_CHARS });
     const parts: string[] = [];
     if (context.attempt > 1) {
       parts.push(

@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import { commandEnvironment } from './command-environment';
+
+/**
+ * Runs a shell command in its own process group next to a watchdog that kills the group when the
+ * worker process disappears. Without it, a SIGKILLed worker would leave the command running
+ * while Temporal retries it on another worker: two copies at once. A timeout or a cancellation
+ * kills the whole group. Used by the Bash tool and by stop hooks.
+ */
+const LAUNCHER = [
+  'worker_pid="$1"; user_command="$2"',
+  '( while kill -0 "$worker_pid" 2>/dev/null; do sleep 1; done; kill -KILL 0 ) </dev/null >/dev/null 2>&1 &',
+  'watchdog=$!',
+  'bash -c "$user_command"',
+  'status=$?',
+  'kill "$watchdog" 2>/dev/null',
+  'exit $status',
+].join('\n');
+
+/** Keeps the head and the tail of long output, as Claude Code does. */
+export class CappedOutput {
+  private head = '';
+  private tail = '';
+  private total = 0;
+
+  constructor(private readonly limit: number) {}
+
+  append(chunk: string): void {
+    this.total += chunk.length;
+    const half = Math.floor(this.limit / 2);
+    if (this.head.length < half) {
+      const room = half - this.head.length;
+      this.head += chunk.slice(0, room);
+      chunk = chunk.slice(room);
+    }
+    if (chunk.length) this.tail = (this.tail + chunk).slice(-half);
+  }
+
+  toString(): string {
+    const kept = this.head.length + this.tail.length;
+    if (this.total <= kept) return this.head + this.tail;
+    return `${this.head}\n\n... [${this.total - kept} characters of output cut] ...\n\n${this.tail}`;
+  }
+}
+
+export interface GroupRun {
+  /** stdout and stderr interleaved as they came. */
+  output: string;
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+}
+
+export interface GroupOptions {
+  cwd: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  maxOutputChars: number;
+  /** Text for the command's standard input; none (no terminal, no input) when absent. */
+  stdin?: string;
+}
+
+export function runInProcessGroup(command: string, options: GroupOptions): Promise<GroupRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', LAUNCHER, 'durable-agent-command', String(process.pid), command], {
+      cwd: options.cwd,
+      env: commandEnvironment(),
+      detached: true, // own process group, so the whole tree can be killed at once
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const output = new CappedOutput(options.maxOutputChars);
+    const stdout = new CappedOutput(options.maxOutputChars);
+    const stderr = new CappedOutput(options.maxOutputChars);
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      output.append(chunk);
+      stdout.append(chunk);
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      output.append(chunk);
+      stderr.append(chunk);
+    });
+    let timedOut = false;
+    const killGroup = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, options.timeoutMs);
+    options.signal.addEventListener('abort', killGroup, { once: true });
+    const settle = () => {
+      clearTimeout(timer);
+      options.signal.removeEventListener('abort', killGroup);
+    };
+    child.on('error', (error) => {
+      settle();
+      reject(error);
+    });
+    child.on('close', (exitCode, signal) => {
+      settle();
+      resolve({ output: output.toString(), stdout: stdout.toString(), stderr: stderr.toString(), exitCode, signal, timedOut });
+    });
+    if (child.stdin) {
+      child.stdin.on('error', () => {}); // a command that does not read its input is fine
+      child.stdin.end(options.stdin);
+    }
+  });
+}
