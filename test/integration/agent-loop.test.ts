@@ -7,19 +7,12 @@ import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { byTurn, lastToolResults, reply, text, toolResultText, toolUse, turnOf, type RecordedRequest } from '../support/fake-anthropic';
-import { Harness, makeRepo } from '../support/harness';
+import { Harness, fileHarness, makeRepo } from '../support/harness';
 import { scheduledActivities } from '../support/history';
 
 jest.setTimeout(120_000);
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await Harness.start();
-  await harness.startWorker();
-});
-afterAll(async () => {
-  await harness?.stop();
-});
+const harness = fileHarness();
 
 /** The tool results the model received at the start of `turn` (0-based) of the session in `workdir`. */
 function resultsOfTurn(workdir: string, turn: number): { id: string; text: string; isError: boolean }[] {

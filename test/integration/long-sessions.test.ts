@@ -8,19 +8,12 @@ import { join } from 'node:path';
 import type { AgentState } from '../../src/shared/types';
 import { transcriptQuery } from '../../src/workflows/definitions';
 import { reply, requestText, text, toolUse, type RecordedRequest } from '../support/fake-anthropic';
-import { Harness, makeRepo } from '../support/harness';
+import { fileHarness, makeRepo } from '../support/harness';
 import { scratchDir } from '../support/paths';
 
 jest.setTimeout(120_000);
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await Harness.start();
-  await harness.startWorker();
-});
-afterAll(async () => {
-  await harness?.stop();
-});
+const harness = fileHarness();
 
 async function until(predicate: () => Promise<boolean>): Promise<void> {
   while (!(await predicate().catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 100));

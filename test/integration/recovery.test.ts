@@ -21,18 +21,11 @@ import {
   type FakeReply,
   type RecordedRequest,
 } from '../support/fake-anthropic';
-import { Harness, makeRepo } from '../support/harness';
+import { fileHarness, makeRepo } from '../support/harness';
 
 jest.setTimeout(120_000);
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await Harness.start();
-  await harness.startWorker();
-});
-afterAll(async () => {
-  await harness?.stop();
-});
+const harness = fileHarness();
 
 const promptTooLong = () => apiError(400, 'invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum');
 const summaryReply = (summary: string) => reply([text(`<analysis>thinking</analysis>\n<summary>\n${summary}\n</summary>`)]);

@@ -10,19 +10,12 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/types';
 import { transcriptQuery } from '../../src/workflows/definitions';
 import { lastToolResults, reply, requestText, text, toolResultText, toolUse, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
-import { Harness, makeRepo, temporalAddress } from '../support/harness';
+import { fileHarness, makeRepo, temporalAddress } from '../support/harness';
 import { scratchDir } from '../support/paths';
 
 jest.setTimeout(120_000);
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await Harness.start();
-  await harness.startWorker();
-});
-afterAll(async () => {
-  await harness?.stop();
-});
+const harness = fileHarness();
 
 /** Scripts the fake for one session by request count (hooks and budgets add requests, not turns). */
 function script(replies: ((request: RecordedRequest) => FakeReply)[], requests: RecordedRequest[] = []): RecordedRequest[] {

@@ -131,3 +131,25 @@ export class Harness {
     await this.connection.close();
   }
 }
+
+/**
+ * One harness with an in-process worker for a whole test file: started before its first test,
+ * stopped after its last. The returned object forwards to that harness.
+ */
+export function fileHarness(): Harness {
+  let current: Harness | undefined;
+  beforeAll(async () => {
+    current = await Harness.start();
+    await current.startWorker();
+  });
+  afterAll(async () => {
+    await current?.stop();
+  });
+  return new Proxy({} as Harness, {
+    get(_target, key) {
+      if (!current) throw new Error('fileHarness() is used before its beforeAll ran');
+      const value = Reflect.get(current, key, current) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(current) : value;
+    },
+  });
+}
