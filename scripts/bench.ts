@@ -16,7 +16,9 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { createActivities } from '../src/activities';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { resolveTemporalCli } from '../src/dev-server/temporal-cli';
-import type { CallModelOutcome, ConversationMessage, PrepareSessionOutput, RunToolOutput } from '../src/shared/types';
+import type { CallModelOutcome, PrepareSessionOutput, RunToolOutput } from '../src/shared/activity-io';
+import type { ConversationMessage } from '../src/shared/conversation';
+import { TOOL_NAMES } from '../src/shared/tool-names';
 import { reply, text, toolUse, type FakeHandler, type RecordedRequest } from '../test/support/fake-anthropic';
 import { freePort } from '../test/support/global-setup';
 import { Harness, makeRepo } from '../test/support/harness';
@@ -61,22 +63,20 @@ async function overhead(harness: Harness): Promise<Row[]> {
     const environment = new MockActivityEnvironment();
     const started = performance.now();
     const session: PrepareSessionOutput = await environment.run(activities.prepareSession, {
-      sessionId: `plain-${repetition}`,
       workdir,
-      allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'],
+      allowedTools: [...TOOL_NAMES],
       prompt: 'read',
       startedAt: new Date().toISOString(),
     });
     let conversationRef: string | null = null;
     let append: ConversationMessage[] = [{ role: 'user', kind: 'text', content: session.prompt }];
-    for (let turn = 1; ; turn++) {
+    for (;;) {
       const outcome: CallModelOutcome = await environment.run(activities.callModel, {
-        sessionId: `plain-${repetition}`,
-        turn,
         model: session.model,
         maxOutputTokens: 8192,
+        fallbackAfterOverloads: 3,
         systemRef: session.systemRef,
-        allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'],
+        allowedTools: [...TOOL_NAMES],
         workdir: session.workdir,
         conversationRef,
         append,

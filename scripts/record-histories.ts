@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import type { AgentState } from '../src/shared/types';
+import type { AgentState } from '../src/shared/contract';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { resolveTemporalCli } from '../src/dev-server/temporal-cli';
 import { apiError, byTurn, isCompaction, reply, text, toolUse, type FakeHandler } from '../test/support/fake-anthropic';

@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_TASK_QUEUE, DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE } from './shared/constants';
+import { DEFAULT_TASK_QUEUE } from './shared/contract';
 import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL } from './shared/models';
 
-/** Everything the worker reads from its environment, in one place (see README "Configuration"). */
+/** Everything the worker reads from its environment, in one place (see README "Worker environment"). */
 export interface WorkerConfig {
   address: string;
   namespace: string;
@@ -14,19 +14,46 @@ export interface WorkerConfig {
   anthropic: { apiKey?: string; authToken?: string; baseURL?: string };
 }
 
-export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  const value = (name: string) => environment[name]?.trim() || undefined;
+export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+export const DEFAULT_TEMPORAL_NAMESPACE = 'default';
+
+/** Where Temporal is: the one place `TEMPORAL_ADDRESS` and `TEMPORAL_NAMESPACE` are read. */
+export interface TemporalSettings {
+  address: string;
+  /** Whether `TEMPORAL_ADDRESS` was set (else `durable-agent run` may start a dev server). */
+  addressConfigured: boolean;
+  namespace: string;
+}
+
+const read = (environment: NodeJS.ProcessEnv, name: string) => environment[name]?.trim() || undefined;
+
+export function temporalSettings(environment: NodeJS.ProcessEnv = process.env): TemporalSettings {
+  const address = read(environment, 'TEMPORAL_ADDRESS');
   return {
-    address: value('TEMPORAL_ADDRESS') ?? DEFAULT_TEMPORAL_ADDRESS,
-    namespace: value('TEMPORAL_NAMESPACE') ?? DEFAULT_TEMPORAL_NAMESPACE,
-    taskQueue: value('AGENT_TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
-    contentDir: value('AGENT_CONTENT_DIR') ?? join(homedir(), '.durable-agent', 'content'),
-    defaultModel: value('AGENT_MODEL') ?? DEFAULT_MODEL,
-    smallModel: value('AGENT_SMALL_MODEL') ?? DEFAULT_SMALL_MODEL,
+    address: address ?? DEFAULT_TEMPORAL_ADDRESS,
+    addressConfigured: address !== undefined,
+    namespace: read(environment, 'TEMPORAL_NAMESPACE') ?? DEFAULT_TEMPORAL_NAMESPACE,
+  };
+}
+
+/** The content store and edit journal: all workers of a queue, and clients that read results, share it. */
+export function contentDirectory(environment: NodeJS.ProcessEnv = process.env): string {
+  return read(environment, 'AGENT_CONTENT_DIR') ?? join(homedir(), '.durable-agent', 'content');
+}
+
+export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const { address, namespace } = temporalSettings(environment);
+  return {
+    address,
+    namespace,
+    taskQueue: read(environment, 'AGENT_TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
+    contentDir: contentDirectory(environment),
+    defaultModel: read(environment, 'AGENT_MODEL') ?? DEFAULT_MODEL,
+    smallModel: read(environment, 'AGENT_SMALL_MODEL') ?? DEFAULT_SMALL_MODEL,
     anthropic: {
-      apiKey: value('ANTHROPIC_API_KEY'),
-      authToken: value('ANTHROPIC_AUTH_TOKEN'),
-      baseURL: value('ANTHROPIC_BASE_URL'),
+      apiKey: read(environment, 'ANTHROPIC_API_KEY'),
+      authToken: read(environment, 'ANTHROPIC_AUTH_TOKEN'),
+      baseURL: read(environment, 'ANTHROPIC_BASE_URL'),
     },
   };
 }

@@ -4,11 +4,14 @@
  */
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
+import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createActivities } from './activities';
-import { contentExternalStorage } from './activities/content-store-driver';
-import { SEARCH_ATTRIBUTES } from './dev-server/dev-server';
+import { contentExternalStorage } from './activities/store/external-storage';
+import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerConfigFromEnvironment } from './worker-config';
+
+const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 
 export interface CreateWorkerOptions {
   /** A prebuilt workflow bundle (tests and the CLI reuse one instead of bundling again). */
@@ -44,18 +47,18 @@ export async function ensureSearchAttributes(config: WorkerConfig): Promise<void
   try {
     connection = await Connection.connect({ address: config.address, connectTimeout: 5000 });
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: config.namespace });
-    const missing = Object.entries(SEARCH_ATTRIBUTES).filter(([name]) => !(name in (customAttributes ?? {})));
+    const missing = AGENT_SEARCH_ATTRIBUTES.filter((key) => !(key.name in (customAttributes ?? {})));
     if (missing.length === 0) return;
     await connection.operatorService.addSearchAttributes({
       namespace: config.namespace,
       searchAttributes: Object.fromEntries(
-        missing.map(([name, type]) => [name, type === 'Int' ? temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT : temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+        missing.map((key) => [key.name, key.type === SearchAttributeType.INT ? IndexedValueType.INDEXED_VALUE_TYPE_INT : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
       ),
     });
-    console.log(`durable-agent worker: registered search attributes ${missing.map(([name]) => name).join(', ')}`);
+    console.log(`durable-agent worker: registered search attributes ${missing.map((key) => key.name).join(', ')}`);
   } catch (error) {
     console.warn(
-      `durable-agent worker: could not check or register the search attributes ${Object.keys(SEARCH_ATTRIBUTES).join(', ')} ` +
+      `durable-agent worker: could not check or register the search attributes ${AGENT_SEARCH_ATTRIBUTES.map((key) => key.name).join(', ')} ` +
         `(${(error as Error).message}). Register them on the server, or sessions will fail to update them.`,
     );
   } finally {

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { ACTIVITY_HEARTBEAT_INTERVAL_MS } from '../shared/constants';
+import { ACTIVITY_HEARTBEAT_INTERVAL_MS } from '../shared/limits';
 
 /**
  * Heartbeats on a timer while `work` runs. Every activity runs under a short heartbeat timeout,

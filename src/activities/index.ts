@@ -1,41 +1,39 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { join } from 'node:path';
-import { LocalContentStore } from './content-store';
-import { LocalEffectJournal } from './effect-journal';
-import { createCompactActivities } from './compact';
-import { createModelActivities } from './model';
-import { createContextActivities } from './prepare-context';
-import { createToolActivities } from './run-tool';
-import { createStopHookActivities } from './stop-hooks';
-import { createToolSummaryActivities } from './tool-summary';
-import { DEFAULT_SMALL_MODEL } from '../shared/models';
-import { createSessionActivities } from './session';
+import { createContextActivities } from './context/prepare-context';
+import { createStopHookActivities } from './hooks/stop-hooks';
+import { type AnthropicSettings, ModelApi } from './model/anthropic';
+import { createModelActivities } from './model/call-model';
+import { createCompactActivities } from './model/compact';
+import { createToolSummaryActivities } from './model/tool-summary';
+import { createSessionActivities } from './session/prepare-session';
+import { LocalContentStore } from './store/content-store';
+import { LocalEffectJournal } from './store/effect-journal';
+import { createToolActivities } from './tools/run-tool';
 
 export interface ActivityConfig {
   /** Directory of the content store and the effect journal; shared by every worker of a queue. */
   contentDir: string;
-  anthropic: { apiKey?: string; authToken?: string; baseURL?: string };
+  anthropic: AnthropicSettings;
   /** Model of sessions whose input names none. */
   defaultModel: string;
   /** Small model for side work (tool-batch summaries). */
-  smallModel?: string;
+  smallModel: string;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
 export function createActivities(config: ActivityConfig) {
   const store = new LocalContentStore(join(config.contentDir, 'objects'));
   const journal = new LocalEffectJournal(join(config.contentDir, 'journal'));
-  const { apiKey, authToken, baseURL } = config.anthropic;
-  // maxRetries 0: Temporal's retry policy owns retries, so every attempt shows in the UI.
-  const createClient = () => new Anthropic({ apiKey: apiKey ?? null, authToken: authToken ?? null, baseURL, maxRetries: 0 });
+  const api = ModelApi.fromSettings(config.anthropic);
+  const { apiKey, authToken } = config.anthropic;
   return {
     ...createSessionActivities({ store, hasApiCredentials: () => Boolean(apiKey || authToken), defaultModel: config.defaultModel }),
-    ...createModelActivities({ store, createClient }),
+    ...createModelActivities({ store, api }),
     ...createContextActivities({ store }),
-    ...createCompactActivities({ store, createClient }),
+    ...createCompactActivities({ store, api }),
     ...createToolActivities({ store, journal }),
     ...createStopHookActivities(),
-    ...createToolSummaryActivities({ createClient, smallModel: config.smallModel ?? DEFAULT_SMALL_MODEL }),
+    ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
   };
 }
 

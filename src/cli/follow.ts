@@ -1,5 +1,5 @@
 import { type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
-import type { AgentResult } from '../shared/types';
+import type { AgentResult } from '../shared/contract';
 import { transcriptQuery } from '../workflows/definitions';
 import { formatEntry, formatResult } from './print-transcript';
 

@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DEFAULT_TEMPORAL_ADDRESS } from '../shared/constants';
+import { DEFAULT_TEMPORAL_ADDRESS, temporalSettings } from '../worker-config';
 import { isListening, startDevServer } from '../dev-server/dev-server';
 import { resolveTemporalCli } from '../dev-server/temporal-cli';
 
@@ -22,8 +22,8 @@ export interface LocalTemporal {
 export const STATE_DIR = join(homedir(), '.durable-agent');
 
 export async function ensureTemporal(environment: NodeJS.ProcessEnv, log: (line: string) => void): Promise<LocalTemporal> {
-  const configured = environment.TEMPORAL_ADDRESS?.trim();
-  if (configured) return { address: configured, uiUrl: environment.TEMPORAL_UI_URL?.trim() || guessUiUrl(configured) };
+  const configured = temporalSettings(environment);
+  if (configured.addressConfigured) return { address: configured.address, uiUrl: environment.TEMPORAL_UI_URL?.trim() || guessUiUrl(configured.address) };
 
   const port = Number(environment.DURABLE_AGENT_DEV_SERVER_PORT ?? 7233);
   const uiPort = Number(environment.DURABLE_AGENT_DEV_UI_PORT ?? port + 1000);

@@ -1,4 +1,4 @@
-import type { AgentResult, TranscriptEntry } from '../shared/types';
+import type { AgentResult, TranscriptEntry } from '../shared/contract';
 
 const indent = (text: string, prefix = '  ') =>
   text

@@ -4,25 +4,23 @@
  */
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, WORKFLOW_TYPE } from '../shared/constants';
-import type { AgentState, InterruptRequest, InterruptResult } from '../shared/types';
+import { contentExternalStorage } from '../activities/store/external-storage';
+import { type AgentState, type InterruptRequest, type InterruptResult, WORKFLOW_TYPE } from '../shared/contract';
+import { AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { approveToolUpdate, interruptUpdate, stateQuery, userMessageSignal } from '../workflows/definitions';
-import { contentExternalStorage } from '../activities/content-store-driver';
-import { workerConfigFromEnvironment } from '../worker-config';
+import { contentDirectory, temporalSettings } from '../worker-config';
 import { followSession } from './follow';
 
 export class UsageError extends Error {}
 
 async function withClient<T>(environment: NodeJS.ProcessEnv, work: (client: Client) => Promise<T>): Promise<T> {
-  const address = environment.TEMPORAL_ADDRESS?.trim() || DEFAULT_TEMPORAL_ADDRESS;
-  const namespace = environment.TEMPORAL_NAMESPACE?.trim() || DEFAULT_TEMPORAL_NAMESPACE;
+  const { address, namespace } = temporalSettings(environment);
   const connection = await Connection.connect({ address }).catch((error: Error) => {
     throw new Error(`cannot connect to Temporal at ${address} (TEMPORAL_ADDRESS): ${error.message}`);
   });
   try {
     // Payloads over 256 KB live in the content store; a client on the worker's host reads them there.
-    const contentDir = workerConfigFromEnvironment(environment).contentDir;
-    return await work(new Client({ connection, namespace, dataConverter: { externalStorage: contentExternalStorage(contentDir) } }));
+    return await work(new Client({ connection, namespace, dataConverter: { externalStorage: contentExternalStorage(contentDirectory(environment)) } }));
   } finally {
     await connection.close();
   }
@@ -99,12 +97,11 @@ export async function sessionCommand(command: string, args: string[], environmen
     case 'list': {
       const { values } = parseArgs({ args, options: { status: { type: 'string' } } });
       return withClient(environment, async (client) => {
-        const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(values.status ? [`AgentStatus='${values.status}'`] : [])];
+        const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(values.status ? [`${AGENT_STATUS.name}='${values.status}'`] : [])];
         let count = 0;
         for await (const workflow of client.workflow.list({ query: filters.join(' AND ') })) {
-          const attributes = workflow.typedSearchAttributes;
-          const status = attributes.getAll().find((pair) => pair.key.name === 'AgentStatus')?.value ?? '—';
-          const turn = attributes.getAll().find((pair) => pair.key.name === 'AgentTurn')?.value ?? '—';
+          const status = workflow.typedSearchAttributes.get(AGENT_STATUS) ?? '—';
+          const turn = workflow.typedSearchAttributes.get(AGENT_TURN) ?? '—';
           console.log(`${workflow.workflowId}\t${workflow.status.name}\t${status}\tturn ${turn}\t${workflow.startTime.toISOString()}`);
           if (++count >= 100) break;
         }

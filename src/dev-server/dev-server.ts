@@ -7,13 +7,7 @@ import { mkdirSync, openSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
-
-/** Typed search attributes the agent upserts (registered at dev-server start). */
-export const SEARCH_ATTRIBUTES: Record<string, 'Int' | 'Keyword'> = {
-  AgentTurn: 'Int',
-  AgentStatus: 'Keyword',
-  AgentLastTransition: 'Keyword',
-};
+import { AGENT_SEARCH_ATTRIBUTES, cliTypeName } from '../shared/search-attributes';
 
 export interface DevServerOptions {
   cliPath: string;
@@ -45,7 +39,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     mkdirSync(dirname(options.dbFilename), { recursive: true });
     args.push('--db-filename', options.dbFilename);
   }
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  for (const key of AGENT_SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=${cliTypeName(key)}`);
 
   let output: 'ignore' | number = 'ignore';
   if (options.logFile) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS } from './constants';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS, MAX_OUTPUT_TOKENS_ACCEPTED, STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
 import { TOOL_NAMES } from './tool-names';
 
 /**
@@ -11,7 +11,7 @@ import { TOOL_NAMES } from './tool-names';
 export const stopHookSchema = z
   .object({
     command: z.string().min(1),
-    timeoutMs: z.number().int().positive().max(600_000).optional(),
+    timeoutMs: z.number().int().positive().max(STOP_HOOK_MAX_TIMEOUT_MS).optional(),
   })
   .strict();
 
@@ -24,7 +24,7 @@ export const agentInputSchema = z
       .refine((path) => path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path), 'must be an absolute path on the worker host'),
     model: z.string().min(1).optional(),
     maxTurns: z.number().int().positive().optional(),
-    maxOutputTokens: z.number().int().positive().max(128_000).optional(),
+    maxOutputTokens: z.number().int().positive().max(MAX_OUTPUT_TOKENS_ACCEPTED).optional(),
     systemPrompt: z.string().optional(),
     allowedTools: z.array(z.enum(TOOL_NAMES)).optional(),
     contextWindowTokens: z.number().int().min(4096).optional(),
@@ -67,6 +67,7 @@ export interface ResolvedAgentInput {
   resume?: Record<string, unknown>;
 }
 
+/** A command run when the model ends a turn (input `stopHooks`, or the workdir's settings). */
 export type StopHook = z.infer<typeof stopHookSchema>;
 
 export type InputCheck = { ok: true; input: ResolvedAgentInput } | { ok: false; message: string };

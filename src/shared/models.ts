@@ -41,3 +41,4 @@ export function modelLimits(model: string, overrides: Partial<ModelLimits> = {})
     maxOutputTokens: overrides.maxOutputTokens ?? base.maxOutputTokens,
   };
 }
+

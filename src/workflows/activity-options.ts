@@ -4,7 +4,8 @@
  */
 import { type ActivityOptions, proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities';
-import { ACTIVITY_HEARTBEAT_TIMEOUT_MS, ErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../shared/constants';
+import { ErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
+import { ACTIVITY_HEARTBEAT_TIMEOUT_MS } from '../shared/limits';
 
 export const SESSION_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '1 minute',

@@ -8,19 +8,12 @@
  * it resumes exactly where it was: completed activities (a compaction included) are not run again.
  */
 import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
-import { ErrorType } from '../shared/constants';
+import { ErrorType } from '../shared/errors';
 import { checkAgentInput } from '../shared/input';
-import type {
-  AgentResult,
-  CallModelOutcome,
-  ContextEdit,
-  PlannedToolUse,
-  PrepareSessionOutput,
-  TerminalReason,
-  ToolResult,
-  TranscriptEntry,
-  Transition,
-} from '../shared/types';
+import type { CallModelOutcome, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
+import type { AgentResult, ContextEdit, TerminalReason, TranscriptEntry, Transition } from '../shared/contract';
+import { addUsage, type ToolResult } from '../shared/conversation';
+import { rulesOf } from './tool-rules';
 import {
   callModel,
   COMPACT_OPTIONS,
@@ -39,7 +32,6 @@ import { failureMessage } from './failures';
 import {
   absorbNewContext,
   absorbToolResults,
-  addUsage,
   afterCollapse,
   afterModel,
   beginTurn,
@@ -93,7 +85,6 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     resumed?.session ??
     (await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, summary: 'prepare session' }, [
       {
-        sessionId,
         workdir: input.workdir,
         model: input.model,
         allowedTools: input.allowedTools,
@@ -128,7 +119,6 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
         { ...COMPACT_OPTIONS, summary: reason === 'reactive' ? 'compact (reactive)' : 'compact (auto)' },
         [
           {
-            sessionId,
             workdir: state.workdir,
             model: state.model,
             systemRef: state.systemRef,
@@ -157,8 +147,6 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     if (needsContextEdits(state)) {
       const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary: `turn ${state.turnCount} · context` }, [
         {
-          sessionId,
-          workdir: state.workdir,
           conversationRef: state.conversationRef,
           append: state.pendingMessages,
           steps: ['snip', 'microcompact'],
@@ -260,8 +248,6 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       outcome = await steering.interruptible('model', () =>
         callModel.executeWithOptions({ ...MODEL_OPTIONS, summary: modelSummary(state) }, [
           {
-            sessionId,
-            turn: state.turnCount,
             model: state.model,
             maxOutputTokens: outputLimit(state),
             fallbackModel: state.fallbackModel,
@@ -299,7 +285,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       if (step.kind === 'edit_context') {
         const edit = step.edit;
         const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary: edit === 'collapse' ? 'context collapse' : 'strip media' }, [
-          { sessionId, workdir: state.workdir, conversationRef: state.conversationRef, append: state.pendingMessages, steps: [edit], targetTokens: 0, baseTokens: overheadTokens },
+          { conversationRef: state.conversationRef, append: state.pendingMessages, steps: [edit], targetTokens: 0, baseTokens: overheadTokens },
         ]);
         const changed = edited.applied.length > 0;
         if (changed) {
@@ -345,7 +331,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
           ui.state,
           (call, output) => {
             collected.set(call.id, output.result);
-            if (output.fileState) state = recordFileState(state, output.fileState, call.name === 'Read');
+            if (output.fileState) state = recordFileState(state, output.fileState, rulesOf(call).readsFile === true);
           },
           approve,
         ),

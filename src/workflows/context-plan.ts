@@ -14,7 +14,7 @@ import {
   CHARS_PER_TOKEN,
   CONTEXT_EDIT_THRESHOLD_RATIO,
   SNIP_MAX_MESSAGES,
-} from '../shared/constants';
+} from '../shared/limits';
 import { estimateTokens, type LoopState } from './loop';
 
 /** Claude Code's threshold: context window − min(max output, 20,000) − 13,000. */

@@ -3,29 +3,17 @@
  * contract (used from the Temporal CLI, e.g. `temporal workflow signal --name userMessage`).
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { AgentState, ApprovalDecision, InterruptRequest, InterruptResult, TranscriptEntry } from '../shared/types';
-
-export interface TranscriptPage {
-  entries: TranscriptEntry[];
-  /** Pass as `fromIndex` to get what came after. */
-  nextIndex: number;
-  total: number;
-}
-
-export interface TranscriptRequest {
-  fromIndex?: number;
-  limit?: number;
-}
+import type { AgentState, ApprovalDecision, ApprovalReceipt, InterruptRequest, InterruptResult, TranscriptPage, TranscriptRequest, UserMessage } from '../shared/contract';
 
 export const stateQuery = defineQuery<AgentState>('state');
 export const transcriptQuery = defineQuery<TranscriptPage, [TranscriptRequest?]>('transcript');
 
 /** Queue a message for the next turn (never injected mid-turn). */
-export const userMessageSignal = defineSignal<[{ text: string }]>('userMessage');
+export const userMessageSignal = defineSignal<[UserMessage]>('userMessage');
 /** Close an interactive session once it waits for input. */
 export const endSignal = defineSignal('end');
 /** Stop the model call or tools in flight. The update of the same name returns once it took effect. */
 export const interruptSignal = defineSignal<[InterruptRequest?]>('interrupt');
 export const interruptUpdate = defineUpdate<InterruptResult, [InterruptRequest?]>('interrupt');
 /** Answer a tool call waiting for approval (permissionMode "ask"). */
-export const approveToolUpdate = defineUpdate<{ toolUseId: string; decision: 'allow' | 'deny' }, [ApprovalDecision]>('approveTool');
+export const approveToolUpdate = defineUpdate<ApprovalReceipt, [ApprovalDecision]>('approveTool');

@@ -10,22 +10,13 @@ import {
   CHARS_PER_TOKEN,
   ESCALATED_MAX_OUTPUT_TOKENS,
   MAX_OUTPUT_TOKENS_RECOVERY_LIMIT,
-} from '../shared/constants';
+} from '../shared/limits';
 import type { ResolvedAgentInput } from '../shared/input';
 import { type BudgetTracker, NEW_BUDGET_TRACKER } from './stop-conditions';
 import { modelLimits } from '../shared/models';
-import type {
-  AgentResult,
-  CallModelOutcome,
-  ConversationMessage,
-  FileState,
-  PlannedToolUse,
-  PrepareSessionOutput,
-  TerminalReason,
-  ToolResult,
-  Transition,
-  Usage,
-} from '../shared/types';
+import type { CallModelOutcome, FileState, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
+import type { AgentResult, TerminalReason, Transition } from '../shared/contract';
+import { addUsage, type ConversationMessage, type ToolResult, type Usage, ZERO_USAGE } from '../shared/conversation';
 
 export interface LoopState {
   model: string;
@@ -82,8 +73,6 @@ export interface Decision {
   state: LoopState;
   step: Step;
 }
-
-export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
 
 /** Sent after a cut-off reply (Claude Code's wording): continue, do not start over. */
 export const RESUME_AFTER_MAX_TOKENS =
@@ -146,15 +135,6 @@ export function beginTurn(state: LoopState): { kind: 'call_model'; state: LoopSt
 /** `max_tokens` for the next call: the escalated limit during an escalation retry. */
 export function outputLimit(state: LoopState): number {
   return state.maxOutputTokensOverride ?? state.maxOutputTokens;
-}
-
-export function addUsage(total: Usage, added: Usage): Usage {
-  return {
-    inputTokens: total.inputTokens + added.inputTokens,
-    outputTokens: total.outputTokens + added.outputTokens,
-    cacheCreationInputTokens: total.cacheCreationInputTokens + added.cacheCreationInputTokens,
-    cacheReadInputTokens: total.cacheReadInputTokens + added.cacheReadInputTokens,
-  };
 }
 
 /** The request was sent (and answered or refused): it is now the conversation. */

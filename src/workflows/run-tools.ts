@@ -3,8 +3,10 @@
  * and in order; after a failing Bash call the remaining calls are cancelled, not run.
  */
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
-import { BASH_DEFAULT_TIMEOUT_MS, MAX_PARALLEL_TOOL_CALLS } from '../shared/constants';
-import type { AgentState, PlannedToolUse, RunToolOutput } from '../shared/types';
+import type { PlannedToolUse, RunToolOutput } from '../shared/activity-io';
+import type { AgentState } from '../shared/contract';
+import { MAX_PARALLEL_TOOL_CALLS } from '../shared/limits';
+import { rulesOf } from './tool-rules';
 import { runTool, TOOL_OPTIONS } from './activity-options';
 import { failureMessage } from './failures';
 import { fileStatesFor, type LoopState } from './loop';
@@ -50,14 +52,13 @@ async function runOneTool(state: LoopState, call: PlannedToolUse): Promise<RunTo
   if (!call.plan.ok) {
     return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
   }
-  const bashTimeout = call.name === 'Bash' ? ((call.input as { timeout?: number }).timeout ?? BASH_DEFAULT_TIMEOUT_MS) : 0;
+  const timeoutMs = rulesOf(call).timeoutMs;
   try {
     return await runTool.executeWithOptions(
       {
         ...TOOL_OPTIONS,
         summary: call.plan.summary,
-        // A command may run for its whole timeout; the activity must outlive it.
-        ...(bashTimeout ? { startToCloseTimeout: bashTimeout + 60_000 } : {}),
+        ...(timeoutMs ? { startToCloseTimeout: timeoutMs } : {}),
       },
       [
         {

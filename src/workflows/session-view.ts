@@ -3,16 +3,12 @@
  * current details (Markdown in the Temporal UI), and the typed search attributes AgentTurn,
  * AgentStatus and AgentLastTransition (`temporal workflow list --query "AgentStatus='waiting_approval'"`).
  */
-import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { AgentState, AgentStatus, ContextEdit, TerminalReason, TranscriptEntry, Transition } from '../shared/types';
+import type { AgentState, AgentStatus, ContextEdit, TerminalReason, TranscriptEntry, Transition } from '../shared/contract';
+import { AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { stateQuery, transcriptQuery } from './definitions';
 import { estimateTokens, type LoopState } from './loop';
 import type { Steering } from './steering';
-
-export const AGENT_TURN = defineSearchAttributeKey('AgentTurn', SearchAttributeType.INT);
-export const AGENT_STATUS = defineSearchAttributeKey('AgentStatus', SearchAttributeType.KEYWORD);
-export const AGENT_LAST_TRANSITION = defineSearchAttributeKey('AgentLastTransition', SearchAttributeType.KEYWORD);
 
 export class SessionView {
   readonly transcript: TranscriptEntry[] = [];

@@ -4,7 +4,8 @@
  * nothing: the new worker replays them and carries them out.
  */
 import { CancellationScope, condition, setHandler } from '@temporalio/workflow';
-import type { PendingApproval, PlannedToolUse } from '../shared/types';
+import type { PlannedToolUse } from '../shared/activity-io';
+import type { PendingApproval } from '../shared/contract';
 import { approveToolUpdate, endSignal, interruptSignal, interruptUpdate, userMessageSignal } from './definitions';
 
 export type ApprovalAnswer = { decision: 'allow' | 'deny'; feedback?: string } | { decision: 'timeout' };

@@ -7,9 +7,9 @@ import {
   TOKEN_BUDGET_COMPLETION_RATIO,
   TOKEN_BUDGET_DIMINISHING_DELTA_TOKENS,
   TOKEN_BUDGET_MIN_CONTINUATIONS_FOR_DIMINISHING,
-  TOOLS_NEEDING_APPROVAL,
-} from '../shared/constants';
-import type { PlannedToolUse, StopHookOutcome } from '../shared/types';
+} from '../shared/limits';
+import type { PlannedToolUse, StopHookOutcome } from '../shared/activity-io';
+import { rulesOf } from './tool-rules';
 
 export type StopHookDecision =
   | { kind: 'allow' }
@@ -72,8 +72,7 @@ export function matchesAllowRule(rule: string, call: PlannedToolUse): boolean {
   if (!match || match[1] !== call.name) return false;
   const pattern = match[2];
   if (pattern === undefined) return true;
-  const input = (call.input ?? {}) as Record<string, unknown>;
-  const subject = String(input.command ?? input.file_path ?? input.pattern ?? '').trim();
+  const subject = (rulesOf(call).subject ?? '').trim();
   if (pattern.endsWith(':*')) {
     const prefix = pattern.slice(0, -2);
     return subject === prefix || subject.startsWith(`${prefix} `);
@@ -81,9 +80,9 @@ export function matchesAllowRule(rule: string, call: PlannedToolUse): boolean {
   return subject === pattern;
 }
 
-/** In permissionMode "ask", Write, Edit and Bash wait for approval unless an allow rule matches. */
+/** In permissionMode "ask", calls of tools that say so (Write, Edit, Bash) wait unless an allow rule matches. */
 export function needsApproval(mode: 'auto' | 'ask', allowRules: readonly string[], call: PlannedToolUse): boolean {
   if (mode === 'auto' || !call.plan.ok) return false;
-  if (!TOOLS_NEEDING_APPROVAL.includes(call.name)) return false;
+  if (!rulesOf(call).needsApproval) return false;
   return !allowRules.some((rule) => matchesAllowRule(rule, call));
 }

@@ -1,4 +1,6 @@
-import type { PlannedToolUse, ToolResult } from '../shared/types';
+import type { PlannedToolUse } from '../shared/activity-io';
+import type { ToolResult } from '../shared/conversation';
+import { rulesOf } from './tool-rules';
 
 export interface ToolBatch {
   /** True when every call may run at the same time (consecutive concurrency-safe calls). */
@@ -25,9 +27,9 @@ export function partitionToolUses(toolUses: readonly PlannedToolUse[], maxParall
   return batches;
 }
 
-/** A failing Bash call cancels the calls after it in the same response (Claude Code's rule). */
+/** A failing call of a tool that says so (Bash) cancels the calls after it in the same response. */
 export function cancelsSiblings(call: PlannedToolUse, result: ToolResult): boolean {
-  return call.name === 'Bash' && result.isError;
+  return rulesOf(call).cancelsLaterCallsOnError === true && result.isError;
 }
 
 export function siblingCancelledResult(call: PlannedToolUse, failed: PlannedToolUse): ToolResult {

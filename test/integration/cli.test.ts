@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { AgentState } from '../../src/shared/types';
+import type { AgentState } from '../../src/shared/contract';
 import { FakeAnthropicServer, byTurn, reply, text, toolUse, type RecordedRequest } from '../support/fake-anthropic';
 import { freePort } from '../support/global-setup';
 import { Harness, makeRepo, temporalAddress } from '../support/harness';

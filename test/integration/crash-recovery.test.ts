@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { byTurn, isCompaction, lastToolResults, reply, text, toolResultText, toolUse, turnOf, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { AgentState } from '../../src/shared/types';
+import type { AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
 import { Harness, makeRepo } from '../support/harness';
 import { scratchDir } from '../support/paths';

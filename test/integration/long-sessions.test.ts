@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentState } from '../../src/shared/types';
+import type { AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
 import { reply, requestText, text, toolUse, type RecordedRequest } from '../support/fake-anthropic';
 import { fileHarness, makeRepo } from '../support/harness';

@@ -5,9 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { CONTINUATION_PREAMBLE } from '../../src/activities/compact';
+import { CONTINUATION_PREAMBLE } from '../../src/activities/model/compact';
 import { RESUME_AFTER_MAX_TOKENS } from '../../src/workflows/loop';
-import type { AgentResult, AgentState } from '../../src/shared/types';
+import type { AgentResult, AgentState } from '../../src/shared/contract';
 import {
   apiError,
   isCompaction,

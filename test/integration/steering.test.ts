@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { AgentResult, AgentState } from '../../src/shared/types';
+import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
 import { lastToolResults, reply, requestText, text, toolResultText, toolUse, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
 import { fileHarness, makeRepo, temporalAddress } from '../support/harness';

@@ -173,7 +173,10 @@ export class FakeAnthropicServer {
     const recorded: RecordedRequest = { headers: request.headers, body };
     if (isToolSummary(body)) {
       this.summaryRequests.push(recorded);
-      return sendJson(response, { ...messageJson(body, [{ type: 'text', text: `Summary ${this.summaryRequests.length}: the agent looked at files.` }]) });
+      const summary = `Summary ${this.summaryRequests.length}: the agent looked at files.`;
+      // Like the real API: a streamed answer when the request asks for one.
+      if (body.stream) return streamReply(response, body, { kind: 'message', content: [{ type: 'text', text: summary }], outputTokens: 10 });
+      return sendJson(response, { ...messageJson(body, [{ type: 'text', text: summary }]) });
     }
     this.requests.push(recorded);
     this.waiters = this.waiters.filter((waiter) => (this.requests.length >= waiter.count ? (waiter.resolve(), false) : true));

@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
-import { contentRef, LocalContentStore, loadText, storeText } from '../../src/activities/content-store';
-import { appendConversation, loadConversation, toApiMessages } from '../../src/activities/conversation';
-import type { ConversationMessage } from '../../src/shared/types';
+import { toApiMessages } from '../../src/activities/model/api-messages';
+import { contentRef, LocalContentStore, loadText, storeText } from '../../src/activities/store/content-store';
+import { appendConversation, loadConversation } from '../../src/activities/store/conversation';
+import type { ConversationMessage } from '../../src/shared/conversation';
 import { scratchDir } from '../support/paths';
 
 let store: LocalContentStore;

@@ -1,7 +1,7 @@
-import { capMessageResults } from '../../src/activities/conversation';
-import { collapse, cutPoint, microcompact, snip, stripMedia } from '../../src/activities/context-edits';
-import { CLEARED_TOOL_RESULT } from '../../src/shared/constants';
-import type { ConversationMessage } from '../../src/shared/types';
+import { collapse, cutPoint, microcompact, snip, stripMedia } from '../../src/activities/context/context-edits';
+import { capMessageResults } from '../../src/activities/model/api-messages';
+import type { ConversationMessage } from '../../src/shared/conversation';
+import { CLEARED_TOOL_RESULT } from '../../src/shared/limits';
 import { afterAutocompact, autocompactThreshold, editThreshold, needsAutocompact, needsContextEdits, reattachBudgetChars } from '../../src/workflows/context-plan';
 import { loopState } from '../support/loop-state';
 

@@ -1,5 +1,6 @@
 import { loopState } from '../support/loop-state';
-import type { CallModelOutcome, PlannedToolUse, Usage } from '../../src/shared/types';
+import type { CallModelOutcome, PlannedToolUse } from '../../src/shared/activity-io';
+import type { Usage } from '../../src/shared/conversation';
 import {
   absorbToolResults,
   afterCollapse,

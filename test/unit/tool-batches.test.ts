@@ -1,4 +1,5 @@
-import type { PlannedToolUse, ToolResult } from '../../src/shared/types';
+import type { PlannedToolUse } from '../../src/shared/activity-io';
+import type { ToolResult } from '../../src/shared/conversation';
 import { cancelsSiblings, orderToolResults, partitionToolUses, siblingCancelledResult } from '../../src/workflows/tool-batches';
 
 const call = (id: string, name: string, safe: boolean): PlannedToolUse => ({

@@ -1,7 +1,7 @@
 /** The tools on a real filesystem (no Temporal needed: tools take their context as data). */
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalEffectJournal } from '../../src/activities/effect-journal';
+import { LocalEffectJournal } from '../../src/activities/store/effect-journal';
 import { bashTool } from '../../src/activities/tools/bash';
 import { commandEnvironment } from '../../src/activities/tools/command-environment';
 import { CappedOutput } from '../../src/activities/tools/process-group';
@@ -10,7 +10,7 @@ import { globTool } from '../../src/activities/tools/glob';
 import { grepTool } from '../../src/activities/tools/grep';
 import { sha256 } from '../../src/activities/tools/paths';
 import { readTool } from '../../src/activities/tools/read';
-import { apiToolDefinitions, planToolUse } from '../../src/activities/tools/registry';
+import { TOOLS } from '../../src/activities/tools/registry';
 import type { ToolContext } from '../../src/activities/tools/tool';
 import { writeTool } from '../../src/activities/tools/write';
 import { scratchDir } from '../support/paths';
@@ -196,7 +196,7 @@ describe('Glob and Grep', () => {
 
 describe('the registry', () => {
   test('offers only allowed tools, with JSON schemas from zod', () => {
-    const tools = apiToolDefinitions(['Read', 'Bash']);
+    const tools = TOOLS.apiDefinitions(['Read', 'Bash']);
     expect(tools.map((tool) => tool.name)).toEqual(['Read', 'Bash']);
     expect(tools[1]!.input_schema).toMatchObject({ type: 'object', properties: { command: { type: 'string' } }, required: ['command'] });
   });
@@ -204,21 +204,22 @@ describe('the registry', () => {
   test('plans each tool_use: validation, concurrency safety, summary, target file', () => {
     write('src/a.ts', '');
     const all = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'];
-    expect(planToolUse({ id: '1', name: 'Read', input: { file_path: 'src/a.ts' } }, workdir, all).plan).toEqual({
+    expect(TOOLS.plan({ id: '1', name: 'Read', input: { file_path: 'src/a.ts' } }, workdir, all).plan).toEqual({
       ok: true,
       concurrencySafe: true,
       summary: 'Read src/a.ts',
       filePath: join(workdir, 'src/a.ts'),
+      rules: { readsFile: true },
     });
-    expect(planToolUse({ id: '2', name: 'Edit', input: { file_path: join(workdir, 'src/a.ts'), old_string: 'a', new_string: 'b' } }, workdir, all).plan).toMatchObject({
+    expect(TOOLS.plan({ id: '2', name: 'Edit', input: { file_path: join(workdir, 'src/a.ts'), old_string: 'a', new_string: 'b' } }, workdir, all).plan).toMatchObject({
       concurrencySafe: false,
       summary: 'Edit src/a.ts',
     });
-    expect(planToolUse({ id: '3', name: 'Bash', input: { command: 'ls' } }, workdir, ['Read']).plan).toMatchObject({
+    expect(TOOLS.plan({ id: '3', name: 'Bash', input: { command: 'ls' } }, workdir, ['Read']).plan).toMatchObject({
       ok: false,
       errorText: expect.stringContaining('No such tool available: Bash'),
     });
-    expect(planToolUse({ id: '4', name: 'Bash', input: { command: 'ls', timeout: 900_000 } }, workdir, all).plan).toMatchObject({
+    expect(TOOLS.plan({ id: '4', name: 'Bash', input: { command: 'ls', timeout: 900_000 } }, workdir, all).plan).toMatchObject({
       ok: false,
       errorText: expect.stringMatching(/^<tool_use_error>InputValidationError: Bash failed due to the following issue\(s\):\n- `timeout`/),
     });

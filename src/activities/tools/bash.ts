@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_OUTPUT_CHARS, BASH_MAX_TIMEOUT_MS } from '../../shared/constants';
+import { BASH_ACTIVITY_MARGIN_MS, BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_OUTPUT_CHARS, BASH_MAX_TIMEOUT_MS } from '../../shared/limits';
 import { runInProcessGroup } from './process-group';
 import { defineTool } from './tool';
 
@@ -19,7 +19,15 @@ export const bashTool = defineTool({
       description: z.string().optional().describe('What the command does, in 5 to 10 words'),
     })
     .strict(),
+  needsApproval: true,
   isConcurrencySafe: () => false,
+  // Claude Code's rule: later calls of the response may depend on a command that failed.
+  cancelsLaterCallsOnError: true,
+  // A command may run for its whole timeout; the activity must outlive it.
+  activityTimeoutMs: (input) => (input.timeout ?? BASH_DEFAULT_TIMEOUT_MS) + BASH_ACTIVITY_MARGIN_MS,
+  resultsClearable: true,
+  readsFile: false,
+  subject: (input) => input.command,
   summarize: (input) => `Bash ${input.description ? input.description : firstLine(input.command)}`,
   async execute(input, context) {
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;

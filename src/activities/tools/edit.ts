@@ -21,7 +21,12 @@ export const editTool = defineTool({
       replace_all: z.boolean().optional().describe('Replace every occurrence (default false)'),
     })
     .strict(),
+  needsApproval: true,
   isConcurrencySafe: () => false,
+  cancelsLaterCallsOnError: false,
+  resultsClearable: true,
+  readsFile: false,
+  subject: (input) => input.file_path,
   summarize: (input) => `Edit ${input.file_path}`,
   targetPath: (input) => input.file_path,
   async execute(input, context) {

@@ -22,7 +22,12 @@ export const globTool = defineTool({
       path: z.string().optional().describe('The directory to search in'),
     })
     .strict(),
+  needsApproval: false,
   isConcurrencySafe: () => true,
+  cancelsLaterCallsOnError: false,
+  resultsClearable: true,
+  readsFile: false,
+  subject: (input) => input.pattern,
   summarize: (input) => `Glob ${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
   async execute(input, context) {
     const root = resolveInWorkdir(context.workdir, input.path ?? '.');

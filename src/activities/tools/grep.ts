@@ -1,11 +1,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import fastGlob from 'fast-glob';
 import { z } from 'zod';
-import { SEARCH_RESULT_LIMIT } from '../../shared/constants';
 import { ALWAYS_IGNORED } from './glob';
 import { displayPath, resolveInWorkdir } from './paths';
 import { defineTool, ToolError } from './tool';
 
+/** Entries returned at most (Claude Code's value); head_limit may ask for fewer. */
+const SEARCH_RESULT_LIMIT = 1000;
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
 const MAX_LINE_CHARS = 500;
 
@@ -29,7 +30,12 @@ export const grepTool = defineTool({
       head_limit: z.number().int().positive().optional().describe('Return at most this many entries'),
     })
     .strict(),
+  needsApproval: false,
   isConcurrencySafe: () => true,
+  cancelsLaterCallsOnError: false,
+  resultsClearable: true,
+  readsFile: false,
+  subject: (input) => input.pattern,
   summarize: (input) => `Grep ${input.pattern}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
   async execute(input, context) {
     let regex: RegExp;

@@ -1,9 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { READ_DEFAULT_LINE_LIMIT, READ_MAX_LINE_CHARS } from '../../shared/constants';
 import { displayPath, resolveInWorkdir, sha256 } from './paths';
 import { defineTool, ToolError } from './tool';
 
+/** Claude Code's values: lines read by default, and the length at which a line is cut. */
+const READ_DEFAULT_LINE_LIMIT = 2000;
+const READ_MAX_LINE_CHARS = 2000;
 /** Above this, the model is asked to read a range instead (about 25,000 tokens, as Claude Code). */
 const MAX_OUTPUT_CHARS = 100_000;
 
@@ -23,7 +25,12 @@ export const readTool = defineTool({
       limit: z.number().int().positive().optional().describe('The number of lines to read'),
     })
     .strict(),
+  needsApproval: false,
   isConcurrencySafe: () => true,
+  cancelsLaterCallsOnError: false,
+  resultsClearable: true,
+  readsFile: true,
+  subject: (input) => input.file_path,
   summarize: (input) => `Read ${input.file_path}`,
   targetPath: (input) => input.file_path,
   async execute(input, context) {

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
-import type { ToolName } from '../../shared/tool-names';
-import type { FileState } from '../../shared/types';
-import type { EffectJournal } from '../effect-journal';
+import type { FileState } from '../../shared/activity-io';
+import type { EffectJournal } from '../store/effect-journal';
 
 /** What a tool sees of the session while it runs. */
 export interface ToolContext {
@@ -25,15 +24,35 @@ export interface ToolOutput {
 }
 
 /**
- * One tool, declared once (opencode style): the zod schema validates input and produces the
- * API's `input_schema`; `isConcurrencySafe` and `summarize` are pure and run in the model
- * activity to plan the calls; `execute` does the work in the tool activity.
+ * One tool, declared once with everything about it (opencode style): the zod schema validates
+ * input and produces the API's `input_schema`; the rules say how the loop treats its calls; the
+ * pure functions run in the model activity to plan each call; `execute` does the work in the
+ * tool activity.
+ *
+ * The workflow never sees this object: `ToolRegistry.plan` copies the rules onto each planned
+ * call, so adding a tool is this file plus one line in registry.ts (and its name in
+ * shared/tool-names.ts, the input's contract).
  */
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
-  name: ToolName;
+  name: string;
   description: string;
   schema: Schema;
+
+  /** permissionMode "ask": each call waits for a person unless an allow rule matches its subject. */
+  needsApproval: boolean;
+  /** Whether this call, with this input, may run at the same time as other safe calls. */
   isConcurrencySafe(input: z.infer<Schema>): boolean;
+  /** An error result cancels the calls after it in the same response (Claude Code's Bash rule). */
+  cancelsLaterCallsOnError: boolean;
+  /** Start-to-close timeout of the call's activity, when the default (5 minutes) does not fit. */
+  activityTimeoutMs?(input: z.infer<Schema>): number;
+  /** Whether microcompact may clear its old results: the model can run the call again. */
+  resultsClearable: boolean;
+  /** The call reads its target file: it joins the recent files re-attached after a compaction. */
+  readsFile: boolean;
+  /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
+  subject(input: z.infer<Schema>): string;
+
   /** One line for the Temporal UI, e.g. `Read src/config.js`. */
   summarize(input: z.infer<Schema>): string;
   /** The file the call reads or writes, if any (relative or absolute as the model gave it). */
@@ -46,6 +65,9 @@ export class ToolError extends Error {
   override readonly name = 'ToolError';
 }
 
-export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<Schema>): ToolDefinition<Schema> {
+/** Keeps the tool's name as a literal type, so the registry can be checked against TOOL_NAMES. */
+export function defineTool<const Name extends string, Schema extends z.ZodType>(
+  definition: ToolDefinition<Schema> & { name: Name },
+): ToolDefinition<Schema> & { name: Name } {
   return definition;
 }

@@ -16,7 +16,12 @@ export const writeTool = defineTool({
       content: z.string().describe('The complete content to write'),
     })
     .strict(),
+  needsApproval: true,
   isConcurrencySafe: () => false,
+  cancelsLaterCallsOnError: false,
+  resultsClearable: true,
+  readsFile: false,
+  subject: (input) => input.file_path,
   summarize: (input) => `Write ${input.file_path}`,
   targetPath: (input) => input.file_path,
   async execute(input, context) {

@@ -4,29 +4,15 @@
  * so a retried activity makes exactly the same edit.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { type ConversationMessage, conversationChars } from '../../shared/conversation';
 import {
   CHARS_PER_TOKEN,
   CLEARED_TOOL_RESULT,
   COLLAPSE_KEEP_RECENT_MESSAGES,
   MICROCOMPACT_KEEP_RECENT_RESULTS,
   SNIP_KEEP_RECENT_MESSAGES,
-} from '../shared/constants';
-import type { ConversationMessage, TextOrRef } from '../shared/types';
-
-/** Tools whose old results are safe to clear: the model can run them again. */
-export const COMPACTABLE_TOOLS = new Set(['Read', 'Bash', 'Grep', 'Glob', 'Edit', 'Write']);
-
-const charsOf = (content: TextOrRef) => ('text' in content ? content.text.length : content.chars);
-
-export function conversationChars(messages: readonly ConversationMessage[]): number {
-  let chars = 0;
-  for (const message of messages) {
-    if (message.kind === 'assistant') chars += message.chars;
-    else if (message.kind === 'text') chars += charsOf(message.content);
-    else for (const result of message.results) chars += charsOf(result.content);
-  }
-  return chars;
-}
+} from '../../shared/limits';
+import { TOOLS, type ToolRegistry } from '../tools/registry';
 
 export function estimateConversationTokens(messages: readonly ConversationMessage[], baseTokens: number): number {
   return baseTokens + Math.ceil(conversationChars(messages) / CHARS_PER_TOKEN);
@@ -56,10 +42,11 @@ export function snip(messages: readonly ConversationMessage[], keepRecent = SNIP
   return [messages[0]!, note, ...messages.slice(cut)];
 }
 
-/** Microcompact: clear old results of compactable tools, keeping the most recent ones. */
+/** Microcompact: clear old results of tools that allow it, keeping the most recent ones. */
 export function microcompact(
   messages: readonly ConversationMessage[],
   keepRecent = MICROCOMPACT_KEEP_RECENT_RESULTS,
+  tools: ToolRegistry = TOOLS,
 ): ConversationMessage[] | undefined {
   let seen = 0;
   let changed = false;
@@ -68,7 +55,7 @@ export function microcompact(
     const message = edited[index]!;
     if (message.kind !== 'tool_results') continue;
     const results = message.results.map((result) => {
-      if (!result.toolName || !COMPACTABLE_TOOLS.has(result.toolName)) return result;
+      if (!result.toolName || !tools.resultsClearable(result.toolName)) return result;
       seen++;
       if (seen <= keepRecent || ('text' in result.content && result.content.text === CLEARED_TOOL_RESULT)) return result;
       changed = true;
@@ -79,11 +66,9 @@ export function microcompact(
   return changed ? edited : undefined;
 }
 
-/** One line per archived tool call, for the collapse note. */
-export function describeToolUse(block: Anthropic.ToolUseBlock): string {
-  const input = (block.input ?? {}) as Record<string, unknown>;
-  const target = input.file_path ?? input.command ?? input.pattern ?? '';
-  const shown = String(target).split('\n')[0]!.slice(0, 120);
+/** One line per archived tool call, for the collapse note: the tool and its subject. */
+export function describeToolUse(block: Anthropic.ToolUseBlock, tools: ToolRegistry = TOOLS): string {
+  const shown = tools.subjectOf(block.name, block.input).split('\n')[0]!.slice(0, 120);
   return `${block.name}${shown ? ` ${shown}` : ''}`;
 }
 

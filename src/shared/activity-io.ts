@@ -1,71 +1,33 @@
 /**
- * Plain JSON types that cross the workflow/activity boundary.
+ * What crosses the workflow/activity boundary: each activity's input and output.
  * No classes, Maps, Dates or functions: everything here is serialised into Temporal history.
  */
+import type { ContextEdit } from './contract';
+import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
+import type { StopHook } from './input';
 
-/** Why a session ended. Part of the public result contract. */
-export type TerminalReason =
-  | 'completed'
-  | 'max_turns'
-  | 'max_output_tokens'
-  | 'prompt_too_long'
-  | 'image_error'
-  | 'model_error'
-  | 'blocking_limit'
-  | 'aborted_streaming'
-  | 'aborted_tools'
-  | 'stop_hook_prevented'
-  | 'hook_stopped';
-
-/** Why the loop went on to another model call. */
-export type Transition =
-  | 'next_turn'
-  | 'pause_turn_continue'
-  | 'collapse_drain_retry'
-  | 'reactive_compact_retry'
-  | 'media_strip_retry'
-  | 'model_fallback_retry'
-  | 'max_output_tokens_escalate'
-  | 'max_output_tokens_recovery'
-  | 'stop_hook_blocking'
-  | 'token_budget_continuation'
-  | 'user_message'
-  /** Shown in the transcript only: the session went on in a new run (continue-as-new). */
-  | 'continued_as_new';
-
-/** Context edits made before a model call (the context pipeline), recorded per turn. */
-export type ContextEdit = 'tool_result_budget' | 'snip' | 'microcompact' | 'collapse' | 'autocompact' | 'reactive_compact' | 'media_strip';
-
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheCreationInputTokens: number;
-  cacheReadInputTokens: number;
+export interface FileState {
+  path: string;
+  sha256: string;
 }
 
 /**
- * Text that stays inline when short (readable in the Temporal UI) or lives in the content store,
- * in which case history holds only its reference, its length and a short preview.
+ * A tool's rules for one call, declared by the tool (src/activities/tools/<name>.ts) and copied
+ * onto the plan, so workflow code follows them without knowing any tool by name. Only what is
+ * set is recorded, to keep history small.
  */
-export type TextOrRef = { text: string } | { ref: string; chars: number; preview: string };
-
-export interface ToolResult {
-  toolUseId: string;
-  isError: boolean;
-  content: TextOrRef;
-  /** The tool that produced it (not sent to the API; lets microcompact pick old results). */
-  toolName?: string;
+export interface ToolRules {
+  /** permissionMode "ask": the call waits for a person unless an allow rule matches its subject. */
+  needsApproval?: true;
+  /** An error result cancels the calls after it in the same response (Claude Code's Bash rule). */
+  cancelsLaterCallsOnError?: true;
+  /** Start-to-close timeout of the tool's activity, when the default does not fit. */
+  timeoutMs?: number;
+  /** What allow rules match, e.g. `npm test` for `Bash(npm test)` (set when approval may be needed). */
+  subject?: string;
+  /** The call reads its target file, which joins the recent files re-attached after a compaction. */
+  readsFile?: true;
 }
-
-/**
- * One message of the conversation as the workflow holds it. Assistant messages live in the
- * content store (their full content blocks as the API returned them); user prompts and tool
- * results are inline when short.
- */
-export type ConversationMessage =
-  | { role: 'user'; kind: 'text'; content: TextOrRef }
-  | { role: 'assistant'; kind: 'assistant'; ref: string; chars: number }
-  | { role: 'user'; kind: 'tool_results'; results: ToolResult[] };
 
 /** What the model activity worked out about one `tool_use` block before anything runs. */
 export type ToolUsePlan =
@@ -77,8 +39,10 @@ export type ToolUsePlan =
       summary: string;
       /** Absolute path of the file the call reads or writes, when it targets one. */
       filePath?: string;
+      /** Absent in plans recorded before the rules travelled with them (see workflows/tool-rules.ts). */
+      rules?: ToolRules;
     }
-  | { ok: false; errorText: string };
+  | { ok: false; errorText: string; rules?: ToolRules };
 
 export interface PlannedToolUse {
   id: string;
@@ -98,13 +62,11 @@ export type ModelStopReason =
   | (string & {});
 
 export interface CallModelInput {
-  sessionId: string;
-  turn: number;
   model: string;
   maxOutputTokens: number;
   /** Switch to this model after `fallbackAfterOverloads` consecutive overloaded attempts. */
   fallbackModel?: string;
-  fallbackAfterOverloads?: number;
+  fallbackAfterOverloads: number;
   systemRef: string;
   allowedTools: string[];
   workdir: string;
@@ -126,6 +88,7 @@ export type CallModelOutcome =
       text: string;
       toolUses: PlannedToolUse[];
       usage: Usage;
+      /** The model that answered (for people reading the history). */
       model: string;
     }
   | {
@@ -151,8 +114,6 @@ export type CallModelOutcome =
 
 /** What `prepareContext` does to the stored conversation before a model call. */
 export interface PrepareContextInput {
-  sessionId: string;
-  workdir: string;
   conversationRef: string | null;
   append: ConversationMessage[];
   /** Context-pipeline steps, each applied only while the estimate stays above `targetTokens`. */
@@ -172,7 +133,6 @@ export interface PrepareContextOutput {
 }
 
 export interface CompactInput {
-  sessionId: string;
   workdir: string;
   model: string;
   systemRef: string;
@@ -190,14 +150,10 @@ export interface CompactInput {
 export interface CompactOutput {
   conversationRef: string;
   estimatedTokens: number;
+  /** For people reading the history: how long the summary is and which files came back with it. */
   summaryChars: number;
   reattachedFiles: string[];
   usage: Usage;
-}
-
-export interface FileState {
-  path: string;
-  sha256: string;
 }
 
 export interface RunToolInput {
@@ -217,7 +173,6 @@ export interface RunToolOutput {
 }
 
 export interface PrepareSessionInput {
-  sessionId: string;
   workdir: string;
   /** The input's model; when absent the worker's default (`AGENT_MODEL`) is chosen and recorded. */
   model?: string;
@@ -232,7 +187,7 @@ export interface PrepareSessionOutput {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
   workdir: string;
   /** Stop hooks from `<workdir>/.agent/settings.json`, read once at the start (a snapshot). */
-  settingsStopHooks?: { command: string; timeoutMs?: number }[];
+  settingsStopHooks?: StopHook[];
   model: string;
   /** Estimated tokens of the system prompt and tool definitions, sent with every request. */
   overheadTokens: number;
@@ -240,80 +195,10 @@ export interface PrepareSessionOutput {
   prompt: TextOrRef;
 }
 
-/** Result of `agentWorkflow`. Part of the public contract. */
-export interface AgentResult {
-  reason: TerminalReason;
-  turnCount: number;
-  finalText: string;
-  usage: Usage;
-  /** Set when reason is `model_error`: the API's message. */
-  error?: string;
-}
-
-/** One line of the session's log, served by the `transcript` query and printed by our CLI. */
-export type TranscriptEntry =
-  | { type: 'user'; turn: number; text: string }
-  | { type: 'assistant'; turn: number; text: string; stopReason: string; usage: Usage }
-  | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
-  | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }
-  | { type: 'transition'; turn: number; transition: Transition; detail?: string }
-  | { type: 'context'; turn: number; edits: ContextEdit[]; estimatedTokens: number }
-  | { type: 'stop_hook'; turn: number; outcome: 'allow' | 'block' | 'prevent'; detail: string }
-  | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
-  | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }
-  | { type: 'tool_summary'; turn: number; text: string }
-  | { type: 'end'; turn: number; reason: TerminalReason; error?: string };
-
-export interface AgentState {
-  turn: number;
-  model: string;
-  status: AgentStatus;
-  pendingApprovals: PendingApproval[];
-  queuedMessages: number;
-  /** The last short summary of a tool batch, written by the small model. */
-  lastToolSummary: string | null;
-  lastTransition: Transition | null;
-  /** Every transition of the run, in order (the recovery path taken). */
-  transitions: Transition[];
-  /** Context edits made so far, in order. */
-  contextEdits: ContextEdit[];
-  estimatedContextTokens: number;
-  usage: Usage;
-  currentToolCalls: { toolUseId: string; name: string; summary: string }[];
-  reason: TerminalReason | null;
-}
-
-/** Value of the `AgentStatus` search attribute and of `state.status`. */
-export type AgentStatus = 'running_model' | 'running_tools' | 'compacting' | 'waiting_approval' | 'waiting_input' | 'finished';
-
-export interface PendingApproval {
-  toolUseId: string;
-  name: string;
-  summary: string;
-  input: unknown;
-}
-
-/** Update `approveTool`. */
-export interface ApprovalDecision {
-  toolUseId: string;
-  decision: 'allow' | 'deny';
-  feedback?: string;
-}
-
-/** Signal and update `interrupt`. */
-export interface InterruptRequest {
-  reason?: string;
-}
-
-export interface InterruptResult {
-  /** What the interrupt stopped: a model call, tools, or nothing (the session was idle or done). */
-  stopped: 'model' | 'tools' | 'nothing';
-}
-
 export interface StopHookInput {
   sessionId: string;
   workdir: string;
-  hooks: { command: string; timeoutMs?: number }[];
+  hooks: StopHook[];
   finalText: string;
   stopHookActive: boolean;
 }

@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile, access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType, INLINE_TEXT_LIMIT } from '../shared/constants';
-import type { TextOrRef } from '../shared/types';
+import { ErrorType } from '../../shared/errors';
+import { INLINE_TEXT_LIMIT } from '../../shared/limits';
+import type { TextOrRef } from '../../shared/conversation';
 
 /**
  * Content-addressed store for conversation content. The workflow holds only references

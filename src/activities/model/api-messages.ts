@@ -1,36 +1,11 @@
-import type Anthropic from '@anthropic-ai/sdk';
-import { TOOL_RESULT_PREVIEW_CHARS, TOOL_RESULTS_PER_MESSAGE_MAX_CHARS } from '../shared/constants';
-import type { ConversationMessage } from '../shared/types';
-import { type ContentStore, getJson, loadText, putJson } from './content-store';
-
 /**
- * The conversation is stored as a chain of immutable nodes, each holding the messages one turn
- * added and a reference to the previous node. A turn writes one small node whatever the length
- * of the conversation, and the workflow passes a single reference instead of the messages.
+ * The stored conversation as the Messages API wants it: references resolved, tool results of one
+ * message capped together, roles alternating, and the prompt-cache breakpoint at the end.
  */
-interface ConversationNode {
-  parent: string | null;
-  messages: ConversationMessage[];
-}
-
-export async function appendConversation(
-  store: ContentStore,
-  parent: string | null,
-  messages: ConversationMessage[],
-): Promise<string> {
-  const node: ConversationNode = { parent, messages };
-  return putJson(store, node);
-}
-
-export async function loadConversation(store: ContentStore, ref: string | null): Promise<ConversationMessage[]> {
-  const segments: ConversationMessage[][] = [];
-  for (let current = ref; current !== null; ) {
-    const node = await getJson<ConversationNode>(store, current);
-    segments.push(node.messages);
-    current = node.parent;
-  }
-  return segments.reverse().flat();
-}
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ConversationMessage } from '../../shared/conversation';
+import { TOOL_RESULT_PREVIEW_CHARS, TOOL_RESULTS_PER_MESSAGE_MAX_CHARS } from '../../shared/limits';
+import { type ContentStore, getJson, loadText } from '../store/content-store';
 
 /** A user or assistant message with its content as blocks (the only shapes we send). */
 export interface ApiMessage {
@@ -39,10 +14,7 @@ export interface ApiMessage {
 }
 
 /** Resolves references and builds the Messages API `messages` array. */
-export async function toApiMessages(
-  store: ContentStore,
-  messages: ConversationMessage[],
-): Promise<ApiMessage[]> {
+export async function toApiMessages(store: ContentStore, messages: ConversationMessage[]): Promise<ApiMessage[]> {
   const result: ApiMessage[] = [];
   for (const message of messages) {
     if (message.kind === 'text') {
@@ -99,4 +71,15 @@ function mergeConsecutiveRoles(messages: ApiMessage[]): ApiMessage[] {
     }
   }
   return merged;
+}
+
+/** Marks the end of the conversation so the next turn reads everything before it from the cache. */
+export function withCacheBreakpoint(messages: ApiMessage[]): ApiMessage[] {
+  const last = messages[messages.length - 1];
+  if (!last || last.content.length === 0) return messages;
+  const blocks = [...last.content];
+  const final = blocks[blocks.length - 1]!;
+  if (final.type === 'thinking' || final.type === 'redacted_thinking') return messages;
+  blocks[blocks.length - 1] = { ...final, cache_control: { type: 'ephemeral' } } as Anthropic.ContentBlockParam;
+  return [...messages.slice(0, -1), { ...last, content: blocks }];
 }

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType } from '../shared/constants';
+import { ErrorType } from '../../shared/errors';
 
 /** Withheld errors: handed to the workflow as data so it can branch on them (recovery layers). */
 export type WithheldError = { kind: 'prompt_too_long'; status: number; message: string } | { kind: 'media_too_large'; message: string };

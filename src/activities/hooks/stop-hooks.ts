@@ -5,10 +5,10 @@
  * `{"continue":false,"stopReason":…}` ends the session; any other failure is reported, not a block.
  */
 import { Context } from '@temporalio/activity';
-import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../shared/constants';
-import type { StopHookInput, StopHookOutcome } from '../shared/types';
-import { whileHeartbeating } from './heartbeat';
-import { type GroupRun, runInProcessGroup } from './tools/process-group';
+import type { StopHookInput, StopHookOutcome } from '../../shared/activity-io';
+import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../../shared/limits';
+import { whileHeartbeating } from '../heartbeat';
+import { type GroupRun, runInProcessGroup } from '../tools/process-group';
 
 type HookRun = Pick<GroupRun, 'exitCode' | 'stdout' | 'stderr' | 'timedOut'>;
 

@@ -1,18 +1,16 @@
 /**
- * Names and defaults that are part of the public contract (see README "Configuration").
- * Plain constants only: this file is imported by workflow code.
+ * Every default and limit of the loop, its recovery layers, steering and tools, in one place
+ * (the README's tables quote them). Plain constants only: workflow code imports this file.
+ * Limits that only one tool uses live in that tool's file; model limits in models.ts.
  */
-
-/** Workflow type users pass to `temporal workflow start --type`. */
-export const WORKFLOW_TYPE = 'agentWorkflow';
-
-/** Task queue when `AGENT_TASK_QUEUE` is unset. */
-export const DEFAULT_TASK_QUEUE = 'durable-agent';
-export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
-export const DEFAULT_TEMPORAL_NAMESPACE = 'default';
 
 /** Loop defaults. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
+/**
+ * Input `maxOutputTokens` above this is rejected; below it, the loop caps each request at the
+ * model's own limit (models.ts), so a value the model cannot honour never fails mid-session.
+ */
+export const MAX_OUTPUT_TOKENS_ACCEPTED = 128_000;
 export const DEFAULT_MAX_TURNS = 500;
 
 /** Recovery layers (Claude Code's values; see README "Recovery layers"). */
@@ -47,22 +45,20 @@ export const CHARS_PER_TOKEN = 4;
 /** Steering (see README "Steering a running session"). */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 60 * 60_000;
 export const STOP_HOOK_DEFAULT_TIMEOUT_MS = 60_000;
+export const STOP_HOOK_MAX_TIMEOUT_MS = 600_000;
 /** A stop hook may block the end of a turn this many times in a row, then the run ends. */
 export const STOP_HOOK_CONSECUTIVE_BLOCK_LIMIT = 8;
 export const TOKEN_BUDGET_COMPLETION_RATIO = 0.9;
 export const TOKEN_BUDGET_MIN_CONTINUATIONS_FOR_DIMINISHING = 3;
 export const TOKEN_BUDGET_DIMINISHING_DELTA_TOKENS = 500;
-/** Tools that wait for approval in permissionMode "ask" unless an allow rule matches. */
-export const TOOLS_NEEDING_APPROVAL: readonly string[] = ['Write', 'Edit', 'Bash'];
 
 /** Tool execution limits (Claude Code's values). */
 export const MAX_PARALLEL_TOOL_CALLS = 10;
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
-export const READ_DEFAULT_LINE_LIMIT = 2000;
-export const READ_MAX_LINE_CHARS = 2000;
-export const SEARCH_RESULT_LIMIT = 1000;
+/** A command may run for its whole timeout: its activity is given this much more. */
+export const BASH_ACTIVITY_MARGIN_MS = 60_000;
 
 /**
  * Text up to this size stays inline in workflow history (readable in the Temporal UI);
@@ -76,29 +72,3 @@ export const INLINE_TEXT_LIMIT = 2048;
  */
 export const ACTIVITY_HEARTBEAT_TIMEOUT_MS = 10_000;
 export const ACTIVITY_HEARTBEAT_INTERVAL_MS = 2_000;
-
-/** Error types carried by `ApplicationFailure.type` (stable: tools may match on them). */
-export const ErrorType = {
-  InvalidWorkflowInput: 'InvalidWorkflowInput',
-  InvalidWorkdir: 'InvalidWorkdir',
-  MissingApiKey: 'MissingApiKey',
-  ModelInvalidRequest: 'ModelInvalidRequest',
-  ModelAuthentication: 'ModelAuthentication',
-  ModelNotFound: 'ModelNotFound',
-  ModelRateLimited: 'ModelRateLimited',
-  ModelOverloaded: 'ModelOverloaded',
-  ModelServerError: 'ModelServerError',
-  ModelConnectionError: 'ModelConnectionError',
-  ModelMalformedResponse: 'ModelMalformedResponse',
-  ContentMissing: 'ContentMissing',
-  CompactionFailed: 'CompactionFailed',
-} as const;
-export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
-
-/** Failures of these types are not worth retrying: the same request fails the same way. */
-export const NON_RETRYABLE_MODEL_ERRORS: readonly string[] = [
-  ErrorType.ModelInvalidRequest,
-  ErrorType.ModelAuthentication,
-  ErrorType.ModelNotFound,
-  ErrorType.MissingApiKey,
-];

@@ -1,11 +1,12 @@
-import { readFile, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
 import { platform, release } from 'node:os';
 import { ApplicationFailure } from '@temporalio/common';
-import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, CHARS_PER_TOKEN, ErrorType } from '../shared/constants';
-import type { PrepareSessionInput, PrepareSessionOutput } from '../shared/types';
-import { type ContentStore, storeText } from './content-store';
-import { apiToolDefinitions } from './tools/registry';
+import type { PrepareSessionInput, PrepareSessionOutput } from '../../shared/activity-io';
+import { ErrorType } from '../../shared/errors';
+import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, CHARS_PER_TOKEN } from '../../shared/limits';
+import { readSettingsStopHooks } from '../hooks/settings';
+import { type ContentStore, storeText } from '../store/content-store';
+import { TOOLS } from '../tools/registry';
 
 export interface SessionActivityDependencies {
   store: ContentStore;
@@ -38,7 +39,7 @@ export function createSessionActivities({ store, hasApiCredentials, defaultModel
       const workdir = await realpath(input.workdir);
       const system = buildSystemPrompt({ ...input, workdir });
       const systemRef = await store.put(system);
-      const overheadChars = system.length + JSON.stringify(apiToolDefinitions(input.allowedTools)).length;
+      const overheadChars = system.length + JSON.stringify(TOOLS.apiDefinitions(input.allowedTools)).length;
       return {
         workdir,
         settingsStopHooks: await readSettingsStopHooks(workdir),
@@ -87,34 +88,4 @@ export function buildSystemPrompt(input: {
   ];
   if (input.systemPromptAppend?.trim()) sections.push(input.systemPromptAppend.trim());
   return sections.join('\n\n');
-}
-
-/**
- * Stop hooks from `<workdir>/.agent/settings.json`, in our format (`{"stopHooks":[{"command":…}]}`)
- * or Claude Code's (`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":…,"timeout":s}]}]}}`).
- * Read once at the start: a command the model writes cannot add hooks to its own session.
- */
-export async function readSettingsStopHooks(workdir: string): Promise<{ command: string; timeoutMs?: number }[]> {
-  let settings: {
-    stopHooks?: { command?: unknown; timeoutMs?: unknown }[];
-    hooks?: { Stop?: { hooks?: { type?: string; command?: unknown; timeout?: unknown }[] }[] };
-  };
-  try {
-    settings = JSON.parse(await readFile(join(workdir, '.agent', 'settings.json'), 'utf8'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw ApplicationFailure.nonRetryable(`.agent/settings.json is not valid JSON: ${(error as Error).message}`, ErrorType.InvalidWorkflowInput);
-  }
-  const hooks: { command: string; timeoutMs?: number }[] = [];
-  for (const hook of settings.stopHooks ?? []) {
-    if (typeof hook.command === 'string' && hook.command) hooks.push({ command: hook.command, ...(typeof hook.timeoutMs === 'number' ? { timeoutMs: hook.timeoutMs } : {}) });
-  }
-  for (const group of settings.hooks?.Stop ?? []) {
-    for (const hook of group.hooks ?? []) {
-      if ((hook.type ?? 'command') === 'command' && typeof hook.command === 'string' && hook.command) {
-        hooks.push({ command: hook.command, ...(typeof hook.timeout === 'number' ? { timeoutMs: hook.timeout * 1000 } : {}) });
-      }
-    }
-  }
-  return hooks;
 }

@@ -2,23 +2,25 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
-import { TOOL_RESULT_MAX_CHARS, TOOL_RESULT_PREVIEW_CHARS } from '../shared/constants';
-import type { RunToolInput, RunToolOutput } from '../shared/types';
-import { type ContentStore, storeText } from './content-store';
-import type { EffectJournal } from './effect-journal';
-import { whileHeartbeating } from './heartbeat';
-import { toolUseError, validateToolUse } from './tools/registry';
-import { ToolError, type ToolOutput } from './tools/tool';
+import type { RunToolInput, RunToolOutput } from '../../shared/activity-io';
+import { toolUseError } from '../../shared/conversation';
+import { TOOL_RESULT_MAX_CHARS, TOOL_RESULT_PREVIEW_CHARS } from '../../shared/limits';
+import { whileHeartbeating } from '../heartbeat';
+import { type ContentStore, storeText } from '../store/content-store';
+import type { EffectJournal } from '../store/effect-journal';
+import { TOOLS, type ToolRegistry } from './registry';
+import { ToolError, type ToolOutput } from './tool';
 
 export interface ToolActivityDependencies {
   store: ContentStore;
   journal: EffectJournal;
+  tools?: ToolRegistry;
 }
 
 /** Node's errors the model can act on (missing file, permissions): reported, not retried. */
 const ACTIONABLE_ERROR_CODES = new Set(['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY', 'EROFS', 'ENAMETOOLONG']);
 
-export function createToolActivities({ store, journal }: ToolActivityDependencies) {
+export function createToolActivities({ store, journal, tools = TOOLS }: ToolActivityDependencies) {
   return {
     /**
      * One activity per `tool_use`. A tool's own failure is an `is_error` result for the model;
@@ -26,7 +28,7 @@ export function createToolActivities({ store, journal }: ToolActivityDependencie
      */
     async runTool(request: RunToolInput): Promise<RunToolOutput> {
       const context = Context.current();
-      const validation = validateToolUse(request.name, request.input, [request.name]); // allowedTools was enforced when planned
+      const validation = tools.validate(request.name, request.input, [request.name]); // allowedTools was enforced when planned
       let output: ToolOutput;
       if (!validation.ok) {
         output = { text: validation.errorText, isError: true };

@@ -1,9 +1,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { SNIP_MAX_MESSAGES } from '../shared/constants';
-import type { ContextEdit, ConversationMessage, PrepareContextInput, PrepareContextOutput } from '../shared/types';
-import { type ContentStore, getJson, putJson } from './content-store';
+import type { PrepareContextInput, PrepareContextOutput } from '../../shared/activity-io';
+import type { ContextEdit } from '../../shared/contract';
+import type { ConversationMessage } from '../../shared/conversation';
+import { SNIP_MAX_MESSAGES } from '../../shared/limits';
+import { type ContentStore, getJson, putJson } from '../store/content-store';
+import { appendConversation, loadConversation } from '../store/conversation';
 import { collapse, estimateConversationTokens, microcompact, snip, stripMedia } from './context-edits';
-import { appendConversation, loadConversation } from './conversation';
 
 export function createContextActivities({ store }: { store: ContentStore }) {
   const loadAssistant = (ref: string) => getJson<Anthropic.ContentBlock[]>(store, ref);

@@ -3,26 +3,20 @@
  * from a single message holding the summary and the files it read last. Used before a call when
  * the context nears the window (autocompact) and after "prompt is too long" (reactive).
  */
-import Anthropic from '@anthropic-ai/sdk';
-import { Context } from '@temporalio/activity';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import {
-  CHARS_PER_TOKEN,
-  COMPACT_REATTACH_FILE_CHARS,
-  COMPACT_REATTACH_FILES,
-  COMPACT_REATTACH_TOTAL_CHARS,
-  ErrorType,
-} from '../shared/constants';
-import type { CompactInput, CompactOutput } from '../shared/types';
-import { type ContentStore } from './content-store';
-import { estimateConversationTokens, snip } from './context-edits';
-import { appendConversation, loadConversation, toApiMessages } from './conversation';
-import { readIfExists } from './tools/file-effects';
-import { whileHeartbeating } from './heartbeat';
-import { classifyModelError } from './model-errors';
-import { usageOf } from './model';
-import { displayPath, resolveInWorkdir } from './tools/paths';
-import { apiToolDefinitions } from './tools/registry';
+import type Anthropic from '@anthropic-ai/sdk';
+import { ApplicationFailure } from '@temporalio/common';
+import type { CompactInput, CompactOutput } from '../../shared/activity-io';
+import { textOf } from '../../shared/conversation';
+import { ErrorType } from '../../shared/errors';
+import { CHARS_PER_TOKEN, COMPACT_REATTACH_FILE_CHARS, COMPACT_REATTACH_FILES, COMPACT_REATTACH_TOTAL_CHARS } from '../../shared/limits';
+import { estimateConversationTokens, snip } from '../context/context-edits';
+import { type ContentStore } from '../store/content-store';
+import { appendConversation, loadConversation } from '../store/conversation';
+import { readIfExists } from '../tools/file-effects';
+import { displayPath, resolveInWorkdir } from '../tools/paths';
+import { TOOLS } from '../tools/registry';
+import { type ModelApi, usageOf } from './anthropic';
+import { toApiMessages } from './api-messages';
 
 /** Output budget of the summary itself. */
 const SUMMARY_MAX_TOKENS = 16_000;
@@ -43,14 +37,13 @@ export const CONTINUATION_PREAMBLE =
   'This session is being continued from a previous conversation that ran out of context. ' +
   'The summary below covers the earlier portion of the conversation.';
 
-export function createCompactActivities({ store, createClient }: { store: ContentStore; createClient: () => Anthropic }) {
-  let client: Anthropic | undefined;
+export function createCompactActivities({ store, api }: { store: ContentStore; api: ModelApi }) {
   return {
     async compactConversation(input: CompactInput): Promise<CompactOutput> {
-      const context = Context.current();
       let messages = [...(await loadConversation(store, input.conversationRef)), ...input.append];
       const system = await store.get(input.systemRef);
-      const tools = apiToolDefinitions(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep']);
+      // Every tool stays declared (the history holds tool_use blocks of any of them), none callable.
+      const tools = TOOLS.apiDefinitions();
       const baseTokens = Math.ceil((system.length + JSON.stringify(tools).length + SUMMARY_INSTRUCTIONS.length) / CHARS_PER_TOKEN);
       // The conversation may itself be too long to summarise (that is why we are here): drop the
       // oldest turns until the request fits, keeping as much recent context as possible.
@@ -65,35 +58,22 @@ export function createCompactActivities({ store, createClient }: { store: Conten
       if (last?.role === 'user') last.content = [...last.content, instructions];
       else apiMessages.push({ role: 'user', content: [instructions] });
 
-      client ??= createClient();
-      let message: Anthropic.Message;
-      try {
-        message = await whileHeartbeating(async () => {
-          const stream = client!.messages.stream(
-            {
-              model: input.model,
-              max_tokens: Math.min(SUMMARY_MAX_TOKENS, Math.max(input.maxOutputTokens, 8_192)),
-              system: [{ type: 'text', text: system }],
-              // Tools stay declared (the history holds tool_use blocks) but none may be called.
-              tools,
-              tool_choice: { type: 'none' },
-              messages: apiMessages,
-            },
-            { signal: context.cancellationSignal },
-          );
-          for await (const _event of stream) context.heartbeat();
-          return stream.finalMessage();
-        });
-      } catch (error) {
-        if (context.cancellationSignal.aborted) throw new CancelledFailure('Compaction cancelled');
-        const classified = classifyModelError(error);
-        if (classified instanceof ApplicationFailure) throw classified;
-        throw ApplicationFailure.nonRetryable(`Compaction request too long: ${classified.message}`, ErrorType.CompactionFailed);
+      const reply = await api.stream(
+        {
+          model: input.model,
+          max_tokens: Math.min(SUMMARY_MAX_TOKENS, Math.max(input.maxOutputTokens, 8_192)),
+          system: [{ type: 'text', text: system }],
+          tools,
+          tool_choice: { type: 'none' },
+          messages: apiMessages,
+        },
+        'Compaction',
+      );
+      if (reply.kind !== 'message') {
+        throw ApplicationFailure.nonRetryable(`Compaction request too long: ${reply.message}`, ErrorType.CompactionFailed);
       }
-      const text = message.content
-        .filter((block): block is Anthropic.TextBlock => block.type === 'text')
-        .map((block) => block.text)
-        .join('\n');
+      const message = reply.message;
+      const text = textOf(message.content);
       const summary = text.match(/<summary>([\s\S]*?)<\/summary>/)?.[1]?.trim() ?? text.trim();
       if (!summary) throw ApplicationFailure.retryable('The model returned an empty summary', ErrorType.CompactionFailed);
 

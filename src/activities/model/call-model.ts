@@ -1,0 +1,81 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { CallModelInput, CallModelOutcome } from '../../shared/activity-io';
+import { textOf } from '../../shared/conversation';
+import { ErrorType } from '../../shared/errors';
+import { type ContentStore, putJson } from '../store/content-store';
+import { appendConversation, loadConversation } from '../store/conversation';
+import { TOOLS, type ToolRegistry } from '../tools/registry';
+import { type ModelApi, usageOf } from './anthropic';
+import { toApiMessages, withCacheBreakpoint } from './api-messages';
+
+export interface ModelActivityDependencies {
+  store: ContentStore;
+  api: ModelApi;
+  tools?: ToolRegistry;
+}
+
+/** The model call of a turn: the conversation by reference in, the reply and its planned tool calls out. */
+export function createModelActivities({ store, api, tools = TOOLS }: ModelActivityDependencies) {
+  return {
+    async callModel(input: CallModelInput): Promise<CallModelOutcome> {
+      const conversationRef = await appendConversation(store, input.conversationRef, input.append);
+      const conversation = await loadConversation(store, conversationRef);
+      const messages = withCacheBreakpoint(await toApiMessages(store, conversation));
+      const definitions = tools.apiDefinitions(input.allowedTools);
+      const params: Anthropic.MessageCreateParamsNonStreaming = {
+        model: input.model,
+        max_tokens: input.maxOutputTokens,
+        // Stable prefix first and marked for caching: tools, then the system prompt.
+        system: [{ type: 'text', text: await store.get(input.systemRef), cache_control: { type: 'ephemeral' } }],
+        tools: definitions.map((tool, index) => (index === definitions.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' } } : tool)),
+        messages,
+      };
+
+      let reply;
+      try {
+        reply = await api.stream(params, 'Model call');
+      } catch (error) {
+        const attempt = Context.current().info.attempt;
+        if (
+          error instanceof ApplicationFailure &&
+          error.type === ErrorType.ModelOverloaded &&
+          input.fallbackModel &&
+          input.fallbackModel !== input.model &&
+          attempt >= input.fallbackAfterOverloads
+        ) {
+          // Enough overloaded attempts: hand the choice of another model to the workflow.
+          return { kind: 'overloaded', conversationRef, attempts: attempt, message: error.message };
+        }
+        throw error;
+      }
+      if (reply.kind !== 'message') return { ...reply, conversationRef };
+      const message = reply.message;
+
+      if (!Array.isArray(message.content)) {
+        throw ApplicationFailure.retryable('The model API returned a message without content blocks', ErrorType.ModelMalformedResponse);
+      }
+      // A reply cut off by the output limit may end in a half-written tool_use: keep its text only,
+      // so the conversation never holds a tool_use that will get no tool_result.
+      const truncated = message.stop_reason === 'max_tokens' || message.stop_reason === 'model_context_window_exceeded';
+      const content = truncated ? message.content.filter((block) => block.type !== 'tool_use') : message.content;
+      const assistantJson = JSON.stringify(content);
+      const assistantRef = await putJson(store, content);
+      const toolUses = content
+        .filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use')
+        .map((block) => tools.plan(block, input.workdir, input.allowedTools));
+      return {
+        kind: 'response',
+        conversationRef,
+        messageCount: conversation.length,
+        assistant: { ref: assistantRef, chars: assistantJson.length },
+        stopReason: message.stop_reason ?? 'end_turn',
+        text: textOf(content),
+        toolUses,
+        usage: usageOf(message.usage),
+        model: message.model ?? input.model,
+      };
+    },
+  };
+}

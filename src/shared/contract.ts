@@ -1,0 +1,149 @@
+/**
+ * The public contract of `agentWorkflow`: its type and default task queue, its result, the
+ * transitions and reasons people see, and the payloads of its signals, updates and queries
+ * (their names are in src/workflows/definitions.ts; the input is in input.ts). People and tools
+ * outside this repository use these names: change none of them.
+ *
+ * Plain JSON only: everything here is serialised into Temporal history.
+ */
+import type { Usage } from './conversation';
+
+/** Workflow type users pass to `temporal workflow start --type`. */
+export const WORKFLOW_TYPE = 'agentWorkflow';
+
+/** Task queue when `AGENT_TASK_QUEUE` is unset. */
+export const DEFAULT_TASK_QUEUE = 'durable-agent';
+
+/** Why a session ended. */
+export type TerminalReason =
+  | 'completed'
+  | 'max_turns'
+  | 'max_output_tokens'
+  | 'prompt_too_long'
+  | 'image_error'
+  | 'model_error'
+  | 'aborted_streaming'
+  | 'aborted_tools'
+  | 'stop_hook_prevented'
+  | 'hook_stopped';
+
+/** Why the loop went on to another model call. */
+export type Transition =
+  | 'next_turn'
+  | 'pause_turn_continue'
+  | 'collapse_drain_retry'
+  | 'reactive_compact_retry'
+  | 'media_strip_retry'
+  | 'model_fallback_retry'
+  | 'max_output_tokens_escalate'
+  | 'max_output_tokens_recovery'
+  | 'stop_hook_blocking'
+  | 'token_budget_continuation'
+  | 'user_message'
+  /** Shown in the transcript only: the session went on in a new run (continue-as-new). */
+  | 'continued_as_new';
+
+/** Context edits made before a model call (the context pipeline), recorded per turn. */
+export type ContextEdit = 'tool_result_budget' | 'snip' | 'microcompact' | 'collapse' | 'autocompact' | 'reactive_compact' | 'media_strip';
+
+/** Result of `agentWorkflow`. */
+export interface AgentResult {
+  reason: TerminalReason;
+  turnCount: number;
+  finalText: string;
+  usage: Usage;
+  /** Set when the reason has one: the API's message, the hook's reason, what was interrupted. */
+  error?: string;
+}
+
+/** Value of the `AgentStatus` search attribute and of `state.status`. */
+export type AgentStatus = 'running_model' | 'running_tools' | 'compacting' | 'waiting_approval' | 'waiting_input' | 'finished';
+
+/** A tool call, as the `state` query and the Temporal UI show it. */
+export interface ToolCallView {
+  toolUseId: string;
+  name: string;
+  summary: string;
+}
+
+/** A tool call waiting for `approveTool`. */
+export interface PendingApproval extends ToolCallView {
+  input: unknown;
+}
+
+/** Query `state`. */
+export interface AgentState {
+  turn: number;
+  model: string;
+  status: AgentStatus;
+  pendingApprovals: PendingApproval[];
+  queuedMessages: number;
+  /** The last short summary of a tool batch, written by the small model. */
+  lastToolSummary: string | null;
+  lastTransition: Transition | null;
+  /** Every transition of the run, in order (the recovery path taken). */
+  transitions: Transition[];
+  /** Context edits made so far, in order. */
+  contextEdits: ContextEdit[];
+  estimatedContextTokens: number;
+  usage: Usage;
+  currentToolCalls: ToolCallView[];
+  reason: TerminalReason | null;
+}
+
+/** One line of the session's log, served by the `transcript` query and printed by our CLI. */
+export type TranscriptEntry =
+  | { type: 'user'; turn: number; text: string }
+  | { type: 'assistant'; turn: number; text: string; stopReason: string; usage: Usage }
+  | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
+  | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }
+  | { type: 'transition'; turn: number; transition: Transition; detail?: string }
+  | { type: 'context'; turn: number; edits: ContextEdit[]; estimatedTokens: number }
+  | { type: 'stop_hook'; turn: number; outcome: 'allow' | 'block' | 'prevent'; detail: string }
+  | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
+  | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }
+  | { type: 'tool_summary'; turn: number; text: string }
+  | { type: 'end'; turn: number; reason: TerminalReason; error?: string };
+
+/** Query `transcript`: `{ fromIndex?, limit? }`. */
+export interface TranscriptRequest {
+  fromIndex?: number;
+  limit?: number;
+}
+
+/** What query `transcript` answers. */
+export interface TranscriptPage {
+  entries: TranscriptEntry[];
+  /** Pass as `fromIndex` to get what came after. */
+  nextIndex: number;
+  total: number;
+}
+
+/** Signal `userMessage`. */
+export interface UserMessage {
+  text: string;
+}
+
+/** Update `approveTool`. */
+export interface ApprovalDecision {
+  toolUseId: string;
+  decision: 'allow' | 'deny';
+  feedback?: string;
+}
+
+/** What update `approveTool` returns. */
+export interface ApprovalReceipt {
+  toolUseId: string;
+  decision: 'allow' | 'deny';
+}
+
+/** Signal and update `interrupt`. */
+export interface InterruptRequest {
+  reason?: string;
+}
+
+/** What update `interrupt` returns once it took effect. */
+export interface InterruptResult {
+  /** What the interrupt stopped: a model call, tools, or nothing (the session was idle or done). */
+  stopped: 'model' | 'tools' | 'nothing';
+}

@@ -1,0 +1,19 @@
+/**
+ * The typed search attributes a session keeps up to date, in one place for the workflow (which
+ * upserts them), the worker and the dev server (which register them) and the CLI (which lists
+ * by them): `temporal workflow list --query "AgentStatus='waiting_approval'"`.
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+export const AGENT_TURN = defineSearchAttributeKey('AgentTurn', SearchAttributeType.INT);
+export const AGENT_STATUS = defineSearchAttributeKey('AgentStatus', SearchAttributeType.KEYWORD);
+export const AGENT_LAST_TRANSITION = defineSearchAttributeKey('AgentLastTransition', SearchAttributeType.KEYWORD);
+
+type AgentAttributeKey = typeof AGENT_TURN | typeof AGENT_STATUS | typeof AGENT_LAST_TRANSITION;
+
+export const AGENT_SEARCH_ATTRIBUTES: readonly AgentAttributeKey[] = [AGENT_TURN, AGENT_STATUS, AGENT_LAST_TRANSITION];
+
+/** The type as the Temporal CLI spells it: `temporal server start-dev --search-attribute AgentTurn=Int`. */
+export function cliTypeName(key: AgentAttributeKey): 'Int' | 'Keyword' {
+  return key.type === SearchAttributeType.INT ? 'Int' : 'Keyword';
+}
