@@ -4,8 +4,10 @@
  */
 import { type ActivityOptions, proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities';
+import type { PlannedToolUse } from '../shared/activity-io';
 import { ErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
 import { ACTIVITY_HEARTBEAT_TIMEOUT_MS } from '../shared/limits';
+import { rulesOf } from './tool-rules';
 
 export const SESSION_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '1 minute',
@@ -36,6 +38,12 @@ export const TOOL_OPTIONS: ActivityOptions = {
 };
 
 export const CONTEXT_OPTIONS: ActivityOptions = TOOL_OPTIONS;
+
+/** A tool call's options: its summary in the UI, and the timeout its tool asks for (a command's own timeout, plus margin). */
+export function toolActivityOptions(call: PlannedToolUse, summary: string): ActivityOptions {
+  const timeoutMs = rulesOf(call).timeoutMs;
+  return { ...TOOL_OPTIONS, summary, ...(timeoutMs ? { startToCloseTimeout: timeoutMs } : {}) };
+}
 
 export const { prepareSession } = proxyActivities<AgentActivities>(SESSION_OPTIONS);
 export const { callModel } = proxyActivities<AgentActivities>(MODEL_OPTIONS);

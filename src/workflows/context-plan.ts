@@ -15,7 +15,7 @@ import {
   CONTEXT_EDIT_THRESHOLD_RATIO,
   SNIP_MAX_MESSAGES,
 } from '../shared/limits';
-import { estimateTokens, type LoopState } from './loop';
+import { estimateTokens, type LoopState } from './loop-state';
 
 /** Claude Code's threshold: context window − min(max output, 20,000) − 13,000. */
 export function autocompactThreshold(state: LoopState): number {

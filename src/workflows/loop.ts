@@ -1,63 +1,14 @@
 /**
  * The loop's decisions as pure functions over plain data: `next step = f(state, outcome)`.
  * No Temporal APIs here, so unit tests cover every branch without a server, and the workflow
- * driver (agent-workflow.ts) only carries out what these functions decide.
- *
- * Recovery budgets are per turn (reset by every normal turn), as in Claude Code: a long task can
- * recover in every one of its turns.
+ * driver (agent-workflow.ts) only carries out what these functions decide. What follows the end
+ * of a turn is decided in stop-conditions.ts.
  */
-import {
-  CHARS_PER_TOKEN,
-  ESCALATED_MAX_OUTPUT_TOKENS,
-  MAX_OUTPUT_TOKENS_RECOVERY_LIMIT,
-} from '../shared/limits';
-import type { ResolvedAgentInput } from '../shared/input';
-import { type BudgetTracker, NEW_BUDGET_TRACKER } from './stop-conditions';
-import { modelLimits } from '../shared/models';
-import type { CallModelOutcome, FileState, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
-import type { AgentResult, TerminalReason, Transition } from '../shared/contract';
-import { addUsage, type ConversationMessage, type ToolResult, type Usage, ZERO_USAGE } from '../shared/conversation';
-
-export interface LoopState {
-  model: string;
-  fallbackModel?: string;
-  fallbackAfterOverloads: number;
-  maxTurns: number;
-  maxOutputTokens: number;
-  contextWindowTokens: number;
-  modelMaxOutputTokens: number;
-  allowedTools: string[];
-  workdir: string;
-  systemRef: string;
-  /** Model calls made in normal turns (recovery retries do not count). */
-  turnCount: number;
-  usage: Usage;
-  /** The conversation as last sent to the model or last edited (a node of the stored chain). */
-  conversationRef: string | null;
-  /** Messages in `conversationRef`. */
-  messageCount: number;
-  /** Messages to add before the next model call. */
-  pendingMessages: ConversationMessage[];
-  /** Tokens of the last request (the API's count when known, else an estimate). */
-  contextTokens: number;
-  /** Content hash of every file the session has read or written, as it last saw it. */
-  fileStates: Record<string, string>;
-  /** Files read most recently, newest last (re-attached after a compaction). */
-  recentFiles: string[];
-  lastTransition: Transition | null;
-  finalText: string;
-  // Per-turn recovery state (reset by every normal turn).
-  maxOutputTokensRecoveryCount: number;
-  hasAttemptedReactiveCompact: boolean;
-  hasAttemptedMediaStrip: boolean;
-  maxOutputTokensOverride: number | null;
-  // Across turns.
-  consecutiveAutocompactFailures: number;
-  /** True while the loop goes on because a stop hook blocked the end (told to the hook). */
-  stopHookActive: boolean;
-  consecutiveStopHookBlocks: number;
-  budget: BudgetTracker;
-}
+import type { CallModelOutcome, PlannedToolUse } from '../shared/activity-io';
+import type { TerminalReason, Transition } from '../shared/contract';
+import { addUsage, type ConversationMessage } from '../shared/conversation';
+import { ESCALATED_MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT } from '../shared/limits';
+import { type LoopState, NEW_TURN } from './loop-state';
 
 export type ModelResponse = Extract<CallModelOutcome, { kind: 'response' }>;
 
@@ -69,6 +20,11 @@ export type Step =
   | { kind: 'compact'; transition: Transition }
   | { kind: 'finish'; reason: TerminalReason; error?: string };
 
+/** A step after the recovery layers had their say: never one of theirs. */
+export type SettledStep = Exclude<Step, { kind: 'edit_context' | 'compact' }>;
+
+export type Finish = Extract<Step, { kind: 'finish' }>;
+
 export interface Decision {
   state: LoopState;
   step: Step;
@@ -79,62 +35,11 @@ export const RESUME_AFTER_MAX_TOKENS =
   'Output token limit hit. Resume directly — no apology, no recap of what you were doing. ' +
   'Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.';
 
-export function initialLoopState(input: ResolvedAgentInput, session: PrepareSessionOutput): LoopState {
-  const limits = modelLimits(session.model, { contextWindowTokens: input.contextWindowTokens });
-  const prompt: ConversationMessage = { role: 'user', kind: 'text', content: session.prompt };
-  return {
-    model: session.model,
-    fallbackModel: input.fallbackModel,
-    fallbackAfterOverloads: input.fallbackAfterOverloads,
-    maxTurns: input.maxTurns,
-    maxOutputTokens: input.maxOutputTokens,
-    contextWindowTokens: limits.contextWindowTokens,
-    modelMaxOutputTokens: limits.maxOutputTokens,
-    allowedTools: input.allowedTools,
-    workdir: session.workdir,
-    systemRef: session.systemRef,
-    turnCount: 0,
-    usage: ZERO_USAGE,
-    conversationRef: null,
-    messageCount: 0,
-    pendingMessages: [prompt],
-    // Histories recorded before overheadTokens existed replay with 0: the first reply sets the real count.
-    contextTokens: session.overheadTokens ?? 0,
-    fileStates: {},
-    recentFiles: [],
-    lastTransition: null,
-    finalText: '',
-    maxOutputTokensRecoveryCount: 0,
-    hasAttemptedReactiveCompact: false,
-    hasAttemptedMediaStrip: false,
-    maxOutputTokensOverride: null,
-    consecutiveAutocompactFailures: 0,
-    stopHookActive: false,
-    consecutiveStopHookBlocks: 0,
-    budget: NEW_BUDGET_TRACKER,
-  };
-}
-
-/** Transitions that start a new turn (the others retry the current one). */
-export const NEW_TURN: readonly (Transition | null)[] = [
-  null,
-  'next_turn',
-  'pause_turn_continue',
-  'stop_hook_blocking',
-  'token_budget_continuation',
-  'user_message',
-];
-
 /** Before each model call: a new turn is counted (or the turn limit ends the run); a retry is not. */
 export function beginTurn(state: LoopState): { kind: 'call_model'; state: LoopState } | { kind: 'finish'; reason: TerminalReason } {
   if (!NEW_TURN.includes(state.lastTransition)) return { kind: 'call_model', state };
   if (state.turnCount >= state.maxTurns) return { kind: 'finish', reason: 'max_turns' };
   return { kind: 'call_model', state: { ...state, turnCount: state.turnCount + 1 } };
-}
-
-/** `max_tokens` for the next call: the escalated limit during an escalation retry. */
-export function outputLimit(state: LoopState): number {
-  return state.maxOutputTokensOverride ?? state.maxOutputTokens;
 }
 
 /** The request was sent (and answered or refused): it is now the conversation. */
@@ -146,8 +51,6 @@ function sent(state: LoopState, outcome: CallModelOutcome): LoopState {
 function assistantMessage(response: ModelResponse): ConversationMessage {
   return { role: 'assistant', kind: 'assistant', ref: response.assistant.ref, chars: response.assistant.chars };
 }
-
-const transition = (state: LoopState, next: Transition): LoopState => ({ ...state, lastTransition: next });
 
 /** What follows a model call: every recovery layer that answers to the model's outcome. */
 export function afterModel(previous: LoopState, outcome: CallModelOutcome): Decision {
@@ -242,92 +145,31 @@ export function afterCollapse(state: LoopState, changed: boolean, message: strin
   return { state, step: { kind: 'finish', reason: 'prompt_too_long', error: message } };
 }
 
-/** The conversation was replaced by an edited or compacted one. */
-export function absorbNewContext(state: LoopState, conversationRef: string, messageCount: number, estimatedTokens: number): LoopState {
-  return { ...state, conversationRef, messageCount, pendingMessages: [], contextTokens: estimatedTokens };
+/** After stripping media from the conversation: retry when something went, else the error stands. */
+export function afterMediaStrip(changed: boolean, message: string): SettledStep {
+  return changed ? { kind: 'call_model', transition: 'media_strip_retry' } : { kind: 'finish', reason: 'image_error', error: message };
+}
+
+/** After a reactive compaction: retry with the summary, or give up saying why it failed. */
+export function afterReactiveCompact(compacted: { ok: true } | { ok: false; error: string }, message: string): SettledStep {
+  if (compacted.ok) return { kind: 'call_model', transition: 'reactive_compact_retry' };
+  return { kind: 'finish', reason: 'prompt_too_long', error: `${message} (reactive compaction failed: ${compacted.error})` };
 }
 
 /**
- * A tool read or wrote a file: later calls, even in the same response, see its new hash
- * (a Read then an Edit of the same file in one response must work).
+ * An interrupt or a cancellation of the workflow stopped the model call or the tools: an
+ * interrupted interactive session waits for the next message; anything else ends, saying what
+ * was stopped.
  */
-export function recordFileState(state: LoopState, fileState: FileState, readByTool: boolean): LoopState {
-  const recentFiles = readByTool ? [...state.recentFiles.filter((path) => path !== fileState.path), fileState.path].slice(-10) : state.recentFiles;
-  return { ...state, fileStates: { ...state.fileStates, [fileState.path]: fileState.sha256 }, recentFiles };
+export function afterStop(stopped: 'model' | 'tools', byInterrupt: boolean, interactive: boolean): Finish | { kind: 'wait_for_message'; otherwise: Finish } {
+  const reason = stopped === 'model' ? 'aborted_streaming' : 'aborted_tools';
+  const what = stopped === 'model' ? 'the model was responding' : 'tools were running';
+  if (!byInterrupt) return { kind: 'finish', reason, error: `Cancelled while ${what}` };
+  const finish: Finish = { kind: 'finish', reason, error: `Interrupted while ${what}` };
+  return interactive ? { kind: 'wait_for_message', otherwise: finish } : finish;
 }
 
-const PER_TURN_RESET = {
-  maxOutputTokensRecoveryCount: 0,
-  hasAttemptedReactiveCompact: false,
-  hasAttemptedMediaStrip: false,
-  maxOutputTokensOverride: null,
-} as const;
-
-/** After the tools ran: their results become ONE user message, and a new turn begins. */
-export function absorbToolResults(state: LoopState, results: ToolResult[]): LoopState {
-  return {
-    ...state,
-    ...PER_TURN_RESET,
-    pendingMessages: [...state.pendingMessages, { role: 'user', kind: 'tool_results', results }],
-    lastTransition: 'next_turn',
-    // stopHookActive and the block count survive tool turns: the work a hook asked for is still
-    // its continuation, and a hook must not keep the agent busy forever by blocking every end.
-  };
-}
-
-/** The model ended its turn but the loop goes on with a new user message (hook, budget, person). */
-export function continueWith(state: LoopState, text: string, next: 'stop_hook_blocking' | 'token_budget_continuation' | 'user_message'): LoopState {
-  return {
-    ...state,
-    ...PER_TURN_RESET,
-    pendingMessages: [...state.pendingMessages, { role: 'user', kind: 'text', content: { text } }],
-    lastTransition: next,
-    // A person's message starts afresh; a hook's block or a budget nudge continues what was going on.
-    stopHookActive: next === 'user_message' ? false : next === 'stop_hook_blocking' || state.stopHookActive,
-    consecutiveStopHookBlocks: next === 'user_message' ? 0 : state.consecutiveStopHookBlocks,
-  };
-}
-
-/** Messages people sent during the last turn join the next request (never a turn in flight). */
-export function injectMessages(state: LoopState, texts: string[]): LoopState {
-  if (texts.length === 0) return state;
-  const messages: ConversationMessage[] = texts.map((text) => ({ role: 'user', kind: 'text', content: { text } }));
-  return { ...state, pendingMessages: [...state.pendingMessages, ...messages] };
-}
-
-export function withTransition(state: LoopState, next: Transition): LoopState {
-  return transition(state, next);
-}
-
-/** Characters the pending messages add to the next request. */
-export function pendingChars(state: LoopState): number {
-  let chars = 0;
-  for (const message of state.pendingMessages) {
-    if (message.kind === 'assistant') chars += message.chars;
-    else if (message.kind === 'text') chars += 'text' in message.content ? message.content.text.length : message.content.chars;
-    else for (const result of message.results) chars += 'text' in result.content ? result.content.text.length : result.content.chars;
-  }
-  return chars;
-}
-
-/** Claude Code's estimate: the last request's real token count plus ~chars/4 for what was added since. */
-export function estimateTokens(state: LoopState): number {
-  return state.contextTokens + Math.ceil(pendingChars(state) / CHARS_PER_TOKEN);
-}
-
-export function toResult(state: LoopState, reason: TerminalReason, error?: string): AgentResult {
-  return {
-    reason,
-    turnCount: state.turnCount,
-    finalText: state.finalText,
-    usage: state.usage,
-    ...(error ? { error } : {}),
-  };
-}
-
-/** The file states a tool call needs: only its target's, so history per call stays small. */
-export function fileStatesFor(state: LoopState, call: PlannedToolUse): FileState[] {
-  const path = call.plan.ok ? call.plan.filePath : undefined;
-  const sha256 = path === undefined ? undefined : state.fileStates[path];
-  return path !== undefined && sha256 !== undefined ? [{ path, sha256 }] : [];
+/** Continue as new when Temporal suggests it (history nearing its limits) or after the input's turns per run. */
+export function shouldContinueAsNew(suggested: boolean, afterTurns: number | undefined, turnsThisRun: number): boolean {
+  return suggested || (afterTurns !== undefined && turnsThisRun >= afterTurns);
 }

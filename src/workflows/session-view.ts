@@ -2,28 +2,73 @@
  * What people see of a running session: the `state` and `transcript` queries, the workflow's
  * current details (Markdown in the Temporal UI), and the typed search attributes AgentTurn,
  * AgentStatus and AgentLastTransition (`temporal workflow list --query "AgentStatus='waiting_approval'"`).
+ *
+ * `listen()` and the publisher are the only links to Temporal: the rest is plain state.
  */
 import { setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { AgentState, AgentStatus, ContextEdit, TerminalReason, TranscriptEntry, Transition } from '../shared/contract';
+import type {
+  AgentState,
+  AgentStatus,
+  ContextEdit,
+  PendingApproval,
+  TerminalReason,
+  ToolCallView,
+  TranscriptEntry,
+  TranscriptPage,
+  TranscriptRequest,
+  Transition,
+} from '../shared/contract';
+import { ZERO_USAGE } from '../shared/conversation';
 import { AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { stateQuery, transcriptQuery } from './definitions';
-import { estimateTokens, type LoopState } from './loop';
-import type { Steering } from './steering';
+import { estimateTokens, type LoopState } from './loop-state';
+
+/** The values of the three search attributes. */
+export interface SearchAttributeValues {
+  turn: number;
+  status: AgentStatus;
+  transition: string;
+}
+
+/** Where the view goes: the Temporal UI's current details and the search attributes. */
+export interface ViewPublisher {
+  details(markdown: string): void;
+  searchAttributes(values: SearchAttributeValues): void;
+}
+
+const TEMPORAL: ViewPublisher = {
+  details: (markdown) => setCurrentDetails(markdown),
+  searchAttributes: ({ turn, status, transition }) =>
+    upsertSearchAttributes([
+      { key: AGENT_TURN, value: turn },
+      { key: AGENT_STATUS, value: status },
+      { key: AGENT_LAST_TRANSITION, value: transition },
+    ]),
+};
+
+/** What a run hands to the next when it continues as new. */
+export interface CarriedView {
+  transcriptBase: number;
+  transitions: Transition[];
+  contextEdits: ContextEdit[];
+  runs: number;
+}
 
 export class SessionView {
   readonly transcript: TranscriptEntry[] = [];
   /** Transcript entries of earlier runs of this session (continue-as-new): indexes go on from here. */
-  transcriptBase = 0;
+  private transcriptBase = 0;
   /** Earlier runs of this session. */
-  runs = 0;
-  readonly state: AgentState;
+  private runs = 0;
+  private readonly state: AgentState;
   private published = { turn: -1, status: '', transition: '' };
 
   constructor(
     model: string,
-    private readonly steering: Steering,
+    private readonly people: { pendingApprovals: readonly PendingApproval[]; queued: readonly string[] },
     /** Off for sessions recorded before search attributes were upserted (replay). */
     private readonly searchAttributes: boolean,
+    private readonly publisher: ViewPublisher = TEMPORAL,
   ) {
     this.state = {
       turn: 0,
@@ -33,25 +78,31 @@ export class SessionView {
       transitions: [],
       contextEdits: [],
       estimatedContextTokens: 0,
-      usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+      usage: ZERO_USAGE,
       currentToolCalls: [],
       pendingApprovals: [],
       queuedMessages: 0,
       lastToolSummary: null,
       reason: null,
     };
-    setHandler(stateQuery, () => ({
-      ...this.state,
-      pendingApprovals: [...this.steering.pendingApprovals],
-      queuedMessages: this.steering.queued.length,
-    }));
-    setHandler(transcriptQuery, (request = {}) => {
-      // Indexes run across the whole session; entries of earlier runs are no longer held.
-      const fromIndex = Math.max(this.transcriptBase, request.fromIndex ?? 0);
-      const local = fromIndex - this.transcriptBase;
-      const entries = this.transcript.slice(local, local + Math.max(1, request.limit ?? 200));
-      return { entries, nextIndex: fromIndex + entries.length, total: this.transcriptBase + this.transcript.length };
-    });
+  }
+
+  /** Registers the `state` and `transcript` queries. */
+  listen(): void {
+    setHandler(stateQuery, () => this.snapshot());
+    setHandler(transcriptQuery, (request = {}) => this.page(request));
+  }
+
+  snapshot(): AgentState {
+    return { ...this.state, pendingApprovals: [...this.people.pendingApprovals], queuedMessages: this.people.queued.length };
+  }
+
+  /** Indexes run across the whole session; entries of earlier runs are no longer held. */
+  page(request: TranscriptRequest): TranscriptPage {
+    const fromIndex = Math.max(this.transcriptBase, request.fromIndex ?? 0);
+    const local = fromIndex - this.transcriptBase;
+    const entries = this.transcript.slice(local, local + Math.max(1, request.limit ?? 200));
+    return { entries, nextIndex: fromIndex + entries.length, total: this.transcriptBase + this.transcript.length };
   }
 
   sync(loop: LoopState): void {
@@ -78,6 +129,17 @@ export class SessionView {
     this.add({ type: 'context', turn: loop.turnCount, edits, estimatedTokens });
   }
 
+  /** The tool calls running now (shown in the state query and the current details). */
+  toolCalls(calls: ToolCallView[]): void {
+    this.state.currentToolCalls = calls;
+  }
+
+  toolSummary(turn: number, text: string): void {
+    this.state.lastToolSummary = text;
+    this.add({ type: 'tool_summary', turn, text });
+    this.publish();
+  }
+
   /** Sets the status, refreshes the current details and (when changed) the search attributes. */
   status(status: AgentStatus, loop?: LoopState): void {
     if (loop) this.sync(loop);
@@ -93,38 +155,54 @@ export class SessionView {
   }
 
   publish(): void {
-    const view = this.state;
-    const approvals = this.steering.pendingApprovals;
-    const running =
-      view.status === 'finished'
-        ? `finished: **${view.reason}**`
-        : view.status === 'running_tools'
-          ? `running tools: ${view.currentToolCalls.map((call) => call.summary).join(', ')}`
-          : view.status === 'waiting_approval'
-            ? `**waiting for approval**: ${approvals.map((pending) => `${pending.summary} (\`${pending.toolUseId}\`)`).join(', ')}`
-            : view.status === 'waiting_input'
-              ? 'waiting for a message (signal `userMessage`, or `end`)'
-              : view.status === 'compacting'
-                ? 'compacting the conversation'
-                : 'waiting for the model';
-    setCurrentDetails(
-      [
-        `**Turn ${view.turn}** · ${running}`,
-        `- model: ${view.model}`,
-        `- last transition: ${view.lastTransition ?? '—'}`,
-        `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
-        `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
-        ...(view.lastToolSummary ? [`- last tools: ${view.lastToolSummary}`] : []),
-      ].join('\n'),
-    );
+    this.publisher.details(currentDetails(this.state, this.people.pendingApprovals));
     if (!this.searchAttributes) return;
-    const transition = view.lastTransition ?? 'none';
-    if (this.published.turn === view.turn && this.published.status === view.status && this.published.transition === transition) return;
-    this.published = { turn: view.turn, status: view.status, transition };
-    upsertSearchAttributes([
-      { key: AGENT_TURN, value: view.turn },
-      { key: AGENT_STATUS, value: view.status },
-      { key: AGENT_LAST_TRANSITION, value: transition },
-    ]);
+    const values = { turn: this.state.turn, status: this.state.status, transition: this.state.lastTransition ?? 'none' };
+    // Upserts are commands in history: only changes are sent.
+    if (this.published.turn === values.turn && this.published.status === values.status && this.published.transition === values.transition) return;
+    this.published = values;
+    this.publisher.searchAttributes(values);
   }
+
+  /** Bounded: the last transitions and edits are enough to see the path taken. */
+  carry(): CarriedView {
+    return {
+      transcriptBase: this.transcriptBase + this.transcript.length,
+      transitions: this.state.transitions.slice(-200),
+      contextEdits: this.state.contextEdits.slice(-200),
+      runs: this.runs + 1,
+    };
+  }
+
+  restore(carried: CarriedView, turn: number): void {
+    this.transcriptBase = carried.transcriptBase;
+    this.runs = carried.runs;
+    this.state.transitions.push(...carried.transitions);
+    this.state.contextEdits.push(...carried.contextEdits);
+    this.add({ type: 'transition', turn, transition: 'continued_as_new', detail: `run ${carried.runs + 1}` });
+  }
+}
+
+/** The workflow's current details in the Temporal UI (Markdown). */
+export function currentDetails(view: AgentState, approvals: readonly PendingApproval[]): string {
+  const running =
+    view.status === 'finished'
+      ? `finished: **${view.reason}**`
+      : view.status === 'running_tools'
+        ? `running tools: ${view.currentToolCalls.map((call) => call.summary).join(', ')}`
+        : view.status === 'waiting_approval'
+          ? `**waiting for approval**: ${approvals.map((pending) => `${pending.summary} (\`${pending.toolUseId}\`)`).join(', ')}`
+          : view.status === 'waiting_input'
+            ? 'waiting for a message (signal `userMessage`, or `end`)'
+            : view.status === 'compacting'
+              ? 'compacting the conversation'
+              : 'waiting for the model';
+  return [
+    `**Turn ${view.turn}** · ${running}`,
+    `- model: ${view.model}`,
+    `- last transition: ${view.lastTransition ?? '—'}`,
+    `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
+    `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
+    ...(view.lastToolSummary ? [`- last tools: ${view.lastToolSummary}`] : []),
+  ].join('\n');
 }

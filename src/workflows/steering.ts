@@ -2,13 +2,21 @@
  * The people steering a session: queued messages, `end`, `interrupt`, tool approvals. Signals
  * and updates are recorded in history, so a worker crash between a request and its effect loses
  * nothing: the new worker replays them and carries them out.
+ *
+ * The handlers only call the methods below; `listen()` wires them to Temporal, so everything
+ * else is plain state that unit tests drive directly.
  */
 import { CancellationScope, condition, setHandler } from '@temporalio/workflow';
 import type { PlannedToolUse } from '../shared/activity-io';
-import type { PendingApproval } from '../shared/contract';
+import type { ApprovalDecision, ApprovalReceipt, PendingApproval } from '../shared/contract';
 import { approveToolUpdate, endSignal, interruptSignal, interruptUpdate, userMessageSignal } from './definitions';
 
 export type ApprovalAnswer = { decision: 'allow' | 'deny'; feedback?: string } | { decision: 'timeout' };
+
+/** What a run hands to the next when it continues as new. */
+export interface CarriedSteering {
+  queued: string[];
+}
 
 export class Steering {
   /** Messages waiting for the next turn. */
@@ -17,22 +25,20 @@ export class Steering {
   readonly pendingApprovals: PendingApproval[] = [];
   private readonly answers = new Map<string, { decision: 'allow' | 'deny'; feedback?: string }>();
   /** The model call or tool batch that an interrupt cancels. */
-  private scope: { scope: CancellationScope; stopping: 'model' | 'tools' } | null = null;
+  private inFlight: { stopping: 'model' | 'tools'; cancel: () => void } | null = null;
   private interruptRequested = false;
   private interruptsRequested = 0;
   private interruptsHandled = 0;
   /** False once the session is over: an interrupt then has nothing to stop. */
-  active = true;
+  private active = true;
 
-  constructor(private readonly onChange: () => void) {
-    setHandler(userMessageSignal, ({ text }) => {
-      if (typeof text === 'string' && text.trim()) this.queued.push(text);
-      this.onChange();
-    });
-    setHandler(endSignal, () => {
-      this.ended = true;
-      this.onChange();
-    });
+  /** `onChange` refreshes what people see (the view) after a signal or update changed something. */
+  constructor(private readonly onChange: () => void) {}
+
+  /** Registers the signal and update handlers. Signals that arrived earlier are delivered now. */
+  listen(): void {
+    setHandler(userMessageSignal, ({ text }) => this.receiveMessage(text));
+    setHandler(endSignal, () => this.end());
     setHandler(interruptSignal, () => {
       this.requestInterrupt();
     });
@@ -43,44 +49,52 @@ export class Steering {
       await condition(() => this.interruptsHandled >= ticket);
       return { stopped };
     });
-    setHandler(
-      approveToolUpdate,
-      (answer) => {
-        this.answers.set(answer.toolUseId, { decision: answer.decision, ...(answer.feedback ? { feedback: answer.feedback } : {}) });
-        this.onChange();
-        return { toolUseId: answer.toolUseId, decision: answer.decision };
-      },
-      {
-        // Rejected before it enters history: unknown ids and bad decisions never reach the workflow.
-        validator: (answer) => {
-          if (!answer || !this.pendingApprovals.some((pending) => pending.toolUseId === answer.toolUseId)) {
-            throw new Error(`No tool call ${answer?.toolUseId} is waiting for approval`);
-          }
-          if (answer.decision !== 'allow' && answer.decision !== 'deny') throw new Error('decision must be "allow" or "deny"');
-        },
-      },
-    );
+    // The validator rejects before the update enters history: unknown ids and bad decisions never reach the workflow.
+    setHandler(approveToolUpdate, (answer) => this.answer(answer), { validator: (answer) => this.checkAnswer(answer) });
   }
 
-  private requestInterrupt(): 'model' | 'tools' | 'nothing' {
-    if (!this.active) return 'nothing';
-    const stopping = this.scope?.stopping ?? 'nothing';
-    if (this.scope) {
-      this.interruptsRequested++;
-      this.interruptRequested = true;
-      this.scope.scope.cancel();
+  receiveMessage(text: unknown): void {
+    if (typeof text === 'string' && text.trim()) this.queued.push(text);
+    this.onChange();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.onChange();
+  }
+
+  /** Cancels what is in flight; says what that was. */
+  requestInterrupt(): 'model' | 'tools' | 'nothing' {
+    if (!this.active || !this.inFlight) return 'nothing';
+    this.interruptsRequested++;
+    this.interruptRequested = true;
+    this.inFlight.cancel();
+    return this.inFlight.stopping;
+  }
+
+  checkAnswer(answer: ApprovalDecision | undefined): void {
+    if (!answer || !this.pendingApprovals.some((pending) => pending.toolUseId === answer.toolUseId)) {
+      throw new Error(`No tool call ${answer?.toolUseId} is waiting for approval`);
     }
-    return stopping;
+    if (answer.decision !== 'allow' && answer.decision !== 'deny') throw new Error('decision must be "allow" or "deny"');
   }
 
-  /** Runs a model call or a tool batch so that an interrupt can cancel it. */
-  async interruptible<T>(stopping: 'model' | 'tools', work: () => Promise<T>): Promise<T> {
-    const scope = new CancellationScope();
-    this.scope = { scope, stopping };
+  answer(answer: ApprovalDecision): ApprovalReceipt {
+    this.answers.set(answer.toolUseId, { decision: answer.decision, ...(answer.feedback ? { feedback: answer.feedback } : {}) });
+    this.onChange();
+    return { toolUseId: answer.toolUseId, decision: answer.decision };
+  }
+
+  /**
+   * Runs a model call or a tool batch in its own cancellation scope, which an interrupt cancels.
+   * (`scope` is a parameter so that unit tests can run this outside a workflow.)
+   */
+  async interruptible<T>(stopping: 'model' | 'tools', work: () => Promise<T>, scope: Pick<CancellationScope, 'run' | 'cancel'> = new CancellationScope()): Promise<T> {
+    this.inFlight = { stopping, cancel: () => scope.cancel() };
     try {
       return await scope.run(work);
     } finally {
-      this.scope = null;
+      this.inFlight = null;
     }
   }
 
@@ -91,8 +105,15 @@ export class Steering {
     return interrupted;
   }
 
+  /** The interrupt took effect: `interrupt` updates waiting for it return. */
   interruptDone(): void {
     this.interruptsHandled = this.interruptsRequested;
+  }
+
+  /** The session is over: nothing is left to interrupt, and waiting updates return. */
+  close(): void {
+    this.active = false;
+    this.interruptDone();
   }
 
   takeQueued(): string[] {
@@ -111,5 +132,14 @@ export class Steering {
       if (index >= 0) this.pendingApprovals.splice(index, 1);
       this.onChange();
     }
+  }
+
+  /** Messages still queued travel to the next run. */
+  carry(): CarriedSteering {
+    return { queued: this.takeQueued() };
+  }
+
+  restore(carried: CarriedSteering): void {
+    this.queued.push(...carried.queued);
   }
 }

@@ -2,13 +2,15 @@
  * What happens when the model ends a turn without tool calls, and which tool calls need a
  * person's approval: pure functions, in the spirit of the AI SDK's stop conditions.
  */
+import type { PlannedToolUse, StopHookOutcome } from '../shared/activity-io';
 import {
   STOP_HOOK_CONSECUTIVE_BLOCK_LIMIT,
   TOKEN_BUDGET_COMPLETION_RATIO,
   TOKEN_BUDGET_DIMINISHING_DELTA_TOKENS,
   TOKEN_BUDGET_MIN_CONTINUATIONS_FOR_DIMINISHING,
 } from '../shared/limits';
-import type { PlannedToolUse, StopHookOutcome } from '../shared/activity-io';
+import type { Finish } from './loop';
+import { type BudgetTracker, continueWith, type LoopState } from './loop-state';
 import { rulesOf } from './tool-rules';
 
 export type StopHookDecision =
@@ -26,16 +28,6 @@ export function decideStopHook(outcome: StopHookOutcome, consecutiveBlocks: numb
   }
   return { kind: 'block', message: `Stop hook feedback:\n${outcome.reason}`, consecutiveBlocks: consecutiveBlocks + 1 };
 }
-
-export interface BudgetTracker {
-  continuations: number;
-  /** Output tokens when the last check ran. */
-  lastOutputTokens: number;
-  /** Output tokens each continuation added, newest last. */
-  deltas: number[];
-}
-
-export const NEW_BUDGET_TRACKER: BudgetTracker = { continuations: 0, lastOutputTokens: 0, deltas: [] };
 
 export type BudgetDecision = { kind: 'continue'; nudge: string; tracker: BudgetTracker } | { kind: 'stop'; why: 'no_budget' | 'budget_reached' | 'diminishing_returns' };
 
@@ -63,9 +55,40 @@ export function decideTokenBudget(budget: number | undefined, outputTokens: numb
   };
 }
 
+export type TurnEnd =
+  /** The loop goes on with `state` (its lastTransition says why); `takesQueued`: the queued messages are in it. */
+  | { kind: 'continue'; state: LoopState; takesQueued?: true }
+  | { kind: 'wait_for_message' }
+  | Finish;
+
+/**
+ * The model ended its turn without tool calls. In Claude Code's order: the stop hooks' verdict,
+ * then the token budget, then the messages people queued meanwhile, then (interactive sessions)
+ * waiting for the next one; else the task is complete.
+ */
+export function decideTurnEnd(
+  state: LoopState,
+  facts: { hook: StopHookDecision; tokenBudget: number | undefined; queued: readonly string[]; interactive: boolean },
+): TurnEnd {
+  const { hook } = facts;
+  if (hook.kind === 'prevent') return { kind: 'finish', reason: 'stop_hook_prevented', error: hook.reason };
+  if (hook.kind === 'give_up') return { kind: 'finish', reason: 'hook_stopped', error: hook.reason };
+  if (hook.kind === 'block') {
+    return { kind: 'continue', state: { ...continueWith(state, hook.message, 'stop_hook_blocking'), consecutiveStopHookBlocks: hook.consecutiveBlocks } };
+  }
+  const budget = decideTokenBudget(facts.tokenBudget, state.usage.outputTokens, state.budget);
+  if (budget.kind === 'continue') {
+    return { kind: 'continue', state: { ...continueWith(state, budget.nudge, 'token_budget_continuation'), budget: budget.tracker } };
+  }
+  if (facts.queued.length > 0) return { kind: 'continue', state: continueWith(state, facts.queued.join('\n\n'), 'user_message'), takesQueued: true };
+  if (facts.interactive) return { kind: 'wait_for_message' };
+  return { kind: 'finish', reason: 'completed' };
+}
+
 /**
  * Allow rules in Claude Code's syntax: `Read` (the whole tool), `Bash(npm test)` (that exact
- * command), `Bash(npm run test:*)` (commands starting with `npm run test`).
+ * command), `Bash(npm run test:*)` (commands starting with `npm run test`). The pattern is
+ * matched against the call's subject, which its tool declares.
  */
 export function matchesAllowRule(rule: string, call: PlannedToolUse): boolean {
   const match = rule.match(/^([A-Za-z]+)(?:\((.*)\))?$/);

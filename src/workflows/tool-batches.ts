@@ -1,5 +1,5 @@
 import type { PlannedToolUse } from '../shared/activity-io';
-import type { ToolResult } from '../shared/conversation';
+import { type ToolResult, toolErrorResult } from '../shared/conversation';
 import { rulesOf } from './tool-rules';
 
 export interface ToolBatch {
@@ -34,16 +34,11 @@ export function cancelsSiblings(call: PlannedToolUse, result: ToolResult): boole
 
 export function siblingCancelledResult(call: PlannedToolUse, failed: PlannedToolUse): ToolResult {
   const what = failed.plan.ok ? failed.plan.summary : failed.name;
-  return {
-    toolUseId: call.id,
-    isError: true,
-    content: { text: `<tool_use_error>Cancelled: parallel tool call ${what} errored, so this call was not run.</tool_use_error>` },
-    toolName: call.name,
-  };
+  return toolErrorResult(call, `Cancelled: parallel tool call ${what} errored, so this call was not run.`);
 }
 
 export function interruptedResult(call: PlannedToolUse, why: string): ToolResult {
-  return { toolUseId: call.id, isError: true, content: { text: `<tool_use_error>${why}</tool_use_error>` }, toolName: call.name };
+  return toolErrorResult(call, why);
 }
 
 /**

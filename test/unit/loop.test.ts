@@ -1,20 +1,8 @@
 import { loopState } from '../support/loop-state';
 import type { CallModelOutcome, PlannedToolUse } from '../../src/shared/activity-io';
 import type { Usage } from '../../src/shared/conversation';
-import {
-  absorbToolResults,
-  afterCollapse,
-  afterModel,
-  beginTurn,
-  estimateTokens,
-  fileStatesFor,
-  type ModelResponse,
-  outputLimit,
-  recordFileState,
-  RESUME_AFTER_MAX_TOKENS,
-  toResult,
-  withoutRecovery,
-} from '../../src/workflows/loop';
+import { afterCollapse, afterModel, beginTurn, type ModelResponse, RESUME_AFTER_MAX_TOKENS, withoutRecovery } from '../../src/workflows/loop';
+import { absorbToolResults, estimateTokens, fileStatesFor, outputLimit, recordFileState, toResult } from '../../src/workflows/loop-state';
 
 const usage = (input: number, output: number): Usage => ({ inputTokens: input, outputTokens: output, cacheCreationInputTokens: 1, cacheReadInputTokens: 2 });
 

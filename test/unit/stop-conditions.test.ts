@@ -1,6 +1,7 @@
 import { interpretHook } from '../../src/activities/hooks/stop-hooks';
 import type { PlannedToolUse } from '../../src/shared/activity-io';
-import { decideStopHook, decideTokenBudget, matchesAllowRule, NEW_BUDGET_TRACKER, needsApproval } from '../../src/workflows/stop-conditions';
+import { NEW_BUDGET_TRACKER } from '../../src/workflows/loop-state';
+import { decideStopHook, decideTokenBudget, matchesAllowRule, needsApproval } from '../../src/workflows/stop-conditions';
 
 const call = (name: string, input: Record<string, unknown>): PlannedToolUse => ({ id: 'toolu_1', name, input, plan: { ok: true, concurrencySafe: false, summary: name } });
 

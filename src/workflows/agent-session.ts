@@ -1,0 +1,172 @@
+/**
+ * One session as the driver sees it: the loop state, what people see of it (the view) and what
+ * people ask of it (steering), kept in step. The driver and its phases change the session only
+ * through these methods, so every change reaches the `state` query, the transcript and the UI.
+ */
+import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import type { CallModelOutcome, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
+import type { AgentResult, AgentStatus, ContextEdit, TerminalReason, TranscriptEntry } from '../shared/contract';
+import { contentPreview, type ToolResult } from '../shared/conversation';
+import type { ResolvedAgentInput, StopHook } from '../shared/input';
+import { prepareSession, SESSION_OPTIONS } from './activity-options';
+import { afterModel, beginTurn, type Step, withoutRecovery } from './loop';
+import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from './loop-state';
+import { summaryOf } from './run-tools';
+import { type CarriedView, SessionView } from './session-view';
+import { type CarriedSteering, Steering } from './steering';
+
+/** Behaviour that sessions recorded before it existed replay without (see `patched()` in the driver). */
+export interface Features {
+  recoveryLayers: boolean;
+  steering: boolean;
+}
+
+/** What one run hands to the next when it continues as new (the `resume` input field). Plain JSON. */
+export interface CarriedState extends CarriedSteering, CarriedView {
+  [key: string]: unknown;
+  session: PrepareSessionOutput;
+  loop: LoopState;
+}
+
+/** A transcript entry without its turn, which the session fills in. */
+type Entry = TranscriptEntry extends infer E ? (E extends TranscriptEntry ? Omit<E, 'turn'> : never) : never;
+
+export class AgentSession {
+  readonly id = workflowInfo().workflowId;
+  readonly steering: Steering;
+  private readonly view: SessionView;
+  private loop!: LoopState;
+  private prepared!: PrepareSessionOutput;
+  private turnsAtRunStart = 0;
+
+  private constructor(
+    readonly input: ResolvedAgentInput,
+    readonly features: Features,
+  ) {
+    // Signals that arrived before this run are delivered as soon as their handlers are set:
+    // before the view exists, so they publish nothing yet (recorded histories depend on it).
+    this.steering = new Steering(() => this.view?.publish());
+    this.steering.listen();
+    this.view = new SessionView(input.model ?? '', this.steering, features.steering);
+    this.view.listen();
+  }
+
+  /** Takes over what an earlier run carried, or records the task and prepares the session on the worker. */
+  static async open(input: ResolvedAgentInput, features: Features): Promise<AgentSession> {
+    const session = new AgentSession(input, features);
+    const resumed = input.resume as CarriedState | undefined;
+    if (resumed) {
+      session.steering.restore(resumed);
+      session.view.restore(resumed, resumed.loop.turnCount);
+    } else {
+      session.view.add({ type: 'user', turn: 0, text: input.prompt });
+    }
+    session.prepared =
+      resumed?.session ??
+      (await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, summary: 'prepare session' }, [
+        {
+          workdir: input.workdir,
+          model: input.model,
+          allowedTools: input.allowedTools,
+          systemPromptAppend: input.systemPrompt,
+          prompt: input.prompt,
+          startedAt: new Date(workflowInfo().startTime).toISOString(),
+        },
+      ]));
+    session.loop = resumed?.loop ?? initialLoopState(input, session.prepared);
+    session.turnsAtRunStart = session.loop.turnCount;
+    return session;
+  }
+
+  get state(): LoopState {
+    return this.loop;
+  }
+
+  /** Stop hooks of the input, then those of the workdir's settings (read when the session started). */
+  get stopHooks(): StopHook[] {
+    return [...this.input.stopHooks, ...(this.prepared.settingsStopHooks ?? [])];
+  }
+
+  /** Estimated tokens of the system prompt and tool definitions. */
+  get overheadTokens(): number {
+    return this.prepared.overheadTokens;
+  }
+
+  get turnsThisRun(): number {
+    return this.loop.turnCount - this.turnsAtRunStart;
+  }
+
+  /** A new turn takes the messages people queued; a retry of the current turn does not. */
+  beginTurn(): { kind: 'call_model'; newTurn: boolean } | { kind: 'finish'; reason: TerminalReason } {
+    const newTurn = NEW_TURN.includes(this.loop.lastTransition);
+    if (newTurn) this.loop = injectMessages(this.loop, this.steering.takeQueued());
+    const turn = beginTurn(this.loop);
+    if (turn.kind === 'finish') return turn;
+    this.loop = turn.state;
+    return { kind: 'call_model', newTurn };
+  }
+
+  /** Takes in the model's outcome and says what follows (the old behaviour where a feature is off). */
+  afterModel(outcome: CallModelOutcome): Step {
+    const decision = afterModel(this.loop, outcome);
+    this.loop = decision.state;
+    if (outcome.kind === 'response') {
+      this.note({ type: 'assistant', text: outcome.text, stopReason: outcome.stopReason, usage: outcome.usage });
+    }
+    return this.features.recoveryLayers ? decision.step : withoutRecovery(decision.step, outcome);
+  }
+
+  /** The loop state changed, with no transition to show (context, usage, files read). */
+  update(next: LoopState): void {
+    this.loop = next;
+  }
+
+  /** The loop goes on for the reason in `next.lastTransition`, shown to people. */
+  goOn(next: LoopState, detail?: string): void {
+    this.loop = next;
+    this.view.transition(next, next.lastTransition!, detail);
+  }
+
+  status(status: AgentStatus): void {
+    this.view.status(status, this.loop);
+  }
+
+  /** A transcript entry of the current turn. */
+  note(entry: Entry): void {
+    this.view.add({ ...entry, turn: this.loop.turnCount } as TranscriptEntry);
+  }
+
+  contextEdited(edits: ContextEdit[], estimatedTokens: number): void {
+    this.view.edits(this.loop, edits, estimatedTokens);
+  }
+
+  showToolCalls(calls: PlannedToolUse[]): void {
+    this.view.toolCalls(calls.map((call) => ({ toolUseId: call.id, name: call.name, summary: summaryOf(call) })));
+  }
+
+  toolResults(toolUses: PlannedToolUse[], results: ToolResult[]): void {
+    results.forEach((result, index) =>
+      this.note({ type: 'tool_result', toolUseId: result.toolUseId, name: toolUses[index]?.name ?? '', isError: result.isError, preview: contentPreview(result.content) }),
+    );
+  }
+
+  toolSummary(turn: number, text: string): void {
+    this.view.toolSummary(turn, text);
+  }
+
+  /** Ends the run with its result, once update handlers (an interrupt waiting for its effect) have returned. */
+  async finish(reason: TerminalReason, error?: string): Promise<AgentResult> {
+    this.steering.close();
+    this.view.finish(this.loop, reason, error);
+    await condition(allHandlersFinished);
+    return toResult(this.loop, reason, error);
+  }
+
+  /** Hands the session to a fresh run with the same workflow id (`rawInput`, plus what is carried). */
+  async continueAsNew(rawInput: unknown): Promise<never> {
+    await condition(allHandlersFinished);
+    const { resume: _previous, ...fields } = rawInput as Record<string, unknown>;
+    const carried: CarriedState = { session: this.prepared, loop: this.loop, ...this.steering.carry(), ...this.view.carry() };
+    return continueAsNew<(input: unknown) => Promise<AgentResult>>({ ...fields, resume: carried });
+  }
+}

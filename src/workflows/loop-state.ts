@@ -1,0 +1,202 @@
+/**
+ * The loop's state, carried from turn to turn (and from run to run when the session continues as
+ * new), and the pure updates the driver applies to it. No Temporal APIs: unit-tested without a
+ * server.
+ *
+ * Recovery budgets are per turn (reset by every normal turn), as in Claude Code: a long task can
+ * recover in every one of its turns.
+ */
+import type { FileState, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
+import type { AgentResult, TerminalReason, Transition } from '../shared/contract';
+import { type ConversationMessage, conversationChars, type ToolResult, type Usage, ZERO_USAGE } from '../shared/conversation';
+import type { ResolvedAgentInput } from '../shared/input';
+import { CHARS_PER_TOKEN } from '../shared/limits';
+import { modelLimits } from '../shared/models';
+
+export interface LoopState {
+  model: string;
+  fallbackModel?: string;
+  fallbackAfterOverloads: number;
+  maxTurns: number;
+  maxOutputTokens: number;
+  contextWindowTokens: number;
+  modelMaxOutputTokens: number;
+  allowedTools: string[];
+  workdir: string;
+  systemRef: string;
+  /** Model calls made in normal turns (recovery retries do not count). */
+  turnCount: number;
+  usage: Usage;
+  /** The conversation as last sent to the model or last edited (a node of the stored chain). */
+  conversationRef: string | null;
+  /** Messages in `conversationRef`. */
+  messageCount: number;
+  /** Messages to add before the next model call. */
+  pendingMessages: ConversationMessage[];
+  /** Tokens of the last request (the API's count when known, else an estimate). */
+  contextTokens: number;
+  /** Content hash of every file the session has read or written, as it last saw it. */
+  fileStates: Record<string, string>;
+  /** Files read most recently, newest last (re-attached after a compaction). */
+  recentFiles: string[];
+  lastTransition: Transition | null;
+  finalText: string;
+  // Per-turn recovery state (reset by every normal turn).
+  maxOutputTokensRecoveryCount: number;
+  hasAttemptedReactiveCompact: boolean;
+  hasAttemptedMediaStrip: boolean;
+  maxOutputTokensOverride: number | null;
+  // Across turns.
+  consecutiveAutocompactFailures: number;
+  /** True while the loop goes on because a stop hook blocked the end (told to the hook). */
+  stopHookActive: boolean;
+  consecutiveStopHookBlocks: number;
+  budget: BudgetTracker;
+}
+
+/** The token budget's continuations so far (see decideTokenBudget). */
+export interface BudgetTracker {
+  continuations: number;
+  /** Output tokens when the last check ran. */
+  lastOutputTokens: number;
+  /** Output tokens each continuation added, newest last. */
+  deltas: number[];
+}
+
+export const NEW_BUDGET_TRACKER: BudgetTracker = { continuations: 0, lastOutputTokens: 0, deltas: [] };
+
+export function initialLoopState(input: ResolvedAgentInput, session: PrepareSessionOutput): LoopState {
+  const limits = modelLimits(session.model, { contextWindowTokens: input.contextWindowTokens });
+  const prompt: ConversationMessage = { role: 'user', kind: 'text', content: session.prompt };
+  return {
+    model: session.model,
+    fallbackModel: input.fallbackModel,
+    fallbackAfterOverloads: input.fallbackAfterOverloads,
+    maxTurns: input.maxTurns,
+    // More than the model can write in one reply would only fail mid-session: ask for what it can.
+    maxOutputTokens: Math.min(input.maxOutputTokens, limits.maxOutputTokens),
+    contextWindowTokens: limits.contextWindowTokens,
+    modelMaxOutputTokens: limits.maxOutputTokens,
+    allowedTools: input.allowedTools,
+    workdir: session.workdir,
+    systemRef: session.systemRef,
+    turnCount: 0,
+    usage: ZERO_USAGE,
+    conversationRef: null,
+    messageCount: 0,
+    pendingMessages: [prompt],
+    // Histories recorded before overheadTokens existed replay with 0: the first reply sets the real count.
+    contextTokens: session.overheadTokens ?? 0,
+    fileStates: {},
+    recentFiles: [],
+    lastTransition: null,
+    finalText: '',
+    maxOutputTokensRecoveryCount: 0,
+    hasAttemptedReactiveCompact: false,
+    hasAttemptedMediaStrip: false,
+    maxOutputTokensOverride: null,
+    consecutiveAutocompactFailures: 0,
+    stopHookActive: false,
+    consecutiveStopHookBlocks: 0,
+    budget: NEW_BUDGET_TRACKER,
+  };
+}
+
+/** Transitions that start a new turn (the others retry the current one). */
+export const NEW_TURN: readonly (Transition | null)[] = [
+  null,
+  'next_turn',
+  'pause_turn_continue',
+  'stop_hook_blocking',
+  'token_budget_continuation',
+  'user_message',
+];
+
+/** `max_tokens` for the next call: the escalated limit during an escalation retry. */
+export function outputLimit(state: LoopState): number {
+  return state.maxOutputTokensOverride ?? state.maxOutputTokens;
+}
+
+/** The conversation was replaced by an edited or compacted one. */
+export function absorbNewContext(state: LoopState, conversationRef: string, messageCount: number, estimatedTokens: number): LoopState {
+  return { ...state, conversationRef, messageCount, pendingMessages: [], contextTokens: estimatedTokens };
+}
+
+/**
+ * A tool read or wrote a file: later calls, even in the same response, see its new hash
+ * (a Read then an Edit of the same file in one response must work).
+ */
+export function recordFileState(state: LoopState, fileState: FileState, readByTool: boolean): LoopState {
+  const recentFiles = readByTool ? [...state.recentFiles.filter((path) => path !== fileState.path), fileState.path].slice(-10) : state.recentFiles;
+  return { ...state, fileStates: { ...state.fileStates, [fileState.path]: fileState.sha256 }, recentFiles };
+}
+
+export const PER_TURN_RESET = {
+  maxOutputTokensRecoveryCount: 0,
+  hasAttemptedReactiveCompact: false,
+  hasAttemptedMediaStrip: false,
+  maxOutputTokensOverride: null,
+} as const;
+
+/** After the tools ran: their results become ONE user message, and a new turn begins. */
+export function absorbToolResults(state: LoopState, results: ToolResult[]): LoopState {
+  return {
+    ...state,
+    ...PER_TURN_RESET,
+    pendingMessages: [...state.pendingMessages, { role: 'user', kind: 'tool_results', results }],
+    lastTransition: 'next_turn',
+    // stopHookActive and the block count survive tool turns: the work a hook asked for is still
+    // its continuation, and a hook must not keep the agent busy forever by blocking every end.
+  };
+}
+
+/** The model ended its turn but the loop goes on with a new user message (hook, budget, person). */
+export function continueWith(state: LoopState, text: string, next: 'stop_hook_blocking' | 'token_budget_continuation' | 'user_message'): LoopState {
+  return {
+    ...state,
+    ...PER_TURN_RESET,
+    pendingMessages: [...state.pendingMessages, { role: 'user', kind: 'text', content: { text } }],
+    lastTransition: next,
+    // A person's message starts afresh; a hook's block or a budget nudge continues what was going on.
+    stopHookActive: next === 'user_message' ? false : next === 'stop_hook_blocking' || state.stopHookActive,
+    consecutiveStopHookBlocks: next === 'user_message' ? 0 : state.consecutiveStopHookBlocks,
+  };
+}
+
+/** Messages people sent during the last turn join the next request (never a turn in flight). */
+export function injectMessages(state: LoopState, texts: string[]): LoopState {
+  if (texts.length === 0) return state;
+  const messages: ConversationMessage[] = texts.map((text) => ({ role: 'user', kind: 'text', content: { text } }));
+  return { ...state, pendingMessages: [...state.pendingMessages, ...messages] };
+}
+
+export function withTransition(state: LoopState, next: Transition): LoopState {
+  return { ...state, lastTransition: next };
+}
+
+/** Characters the pending messages add to the next request. */
+export function pendingChars(state: LoopState): number {
+  return conversationChars(state.pendingMessages);
+}
+
+/** Claude Code's estimate: the last request's real token count plus ~chars/4 for what was added since. */
+export function estimateTokens(state: LoopState): number {
+  return state.contextTokens + Math.ceil(pendingChars(state) / CHARS_PER_TOKEN);
+}
+
+export function toResult(state: LoopState, reason: TerminalReason, error?: string): AgentResult {
+  return {
+    reason,
+    turnCount: state.turnCount,
+    finalText: state.finalText,
+    usage: state.usage,
+    ...(error ? { error } : {}),
+  };
+}
+
+/** The file states a tool call needs: only its target's, so history per call stays small. */
+export function fileStatesFor(state: LoopState, call: PlannedToolUse): FileState[] {
+  const path = call.plan.ok ? call.plan.filePath : undefined;
+  const sha256 = path === undefined ? undefined : state.fileStates[path];
+  return path !== undefined && sha256 !== undefined ? [{ path, sha256 }] : [];
+}

@@ -1,0 +1,81 @@
+/**
+ * The recovery layers as workflow branches. Before a new turn's model call, the context
+ * pipeline (snip, microcompact, then autocompact); after a withheld error, the recovery steps
+ * (context collapse, media strip, reactive compaction) until the loop can call the model again
+ * or must stop. Decisions are the pure functions of loop.ts and context-plan.ts; this file only
+ * runs the activities they ask for, each recorded in history, so a worker that dies during a
+ * recovery resumes it exactly once.
+ */
+import { isCancellation } from '@temporalio/workflow';
+import type { CallModelOutcome } from '../shared/activity-io';
+import { addUsage } from '../shared/conversation';
+import { COMPACT_OPTIONS, compactConversation, CONTEXT_OPTIONS, prepareContext } from './activity-options';
+import type { AgentSession } from './agent-session';
+import { afterAutocompact, editThreshold, needsAutocompact, needsContextEdits } from './context-plan';
+import { failureMessage } from './failures';
+import { afterCollapse, afterMediaStrip, afterReactiveCompact, type SettledStep, type Step } from './loop';
+import { absorbNewContext, estimateTokens } from './loop-state';
+import { compactRequest, contextEditRequest } from './requests';
+
+/** The context pipeline before a new turn's model call: the cheap edits, then autocompact. */
+export async function prepareTurnContext(session: AgentSession): Promise<void> {
+  if (needsContextEdits(session.state)) {
+    const state = session.state;
+    const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary: `turn ${state.turnCount} · context` }, [
+      contextEditRequest(state, ['snip', 'microcompact'], editThreshold(state), session.overheadTokens),
+    ]);
+    const tokens = edited.applied.length > 0 ? edited.estimatedTokens : estimateTokens(state);
+    session.update(absorbNewContext(session.state, edited.conversationRef, edited.messageCount, tokens));
+    session.contextEdited(edited.applied, tokens);
+  }
+  if (needsAutocompact(session.state)) {
+    const compacted = await compact(session, 'autocompact');
+    session.update(afterAutocompact(session.state, compacted.ok));
+  }
+}
+
+/** Carries out recovery steps (one may lead to another: collapse, then reactive compaction, then giving up). */
+export async function recover(session: AgentSession, step: Step, outcome: CallModelOutcome): Promise<SettledStep> {
+  const message = outcome.kind === 'response' ? '' : outcome.message;
+  while (step.kind === 'edit_context' || step.kind === 'compact') {
+    if (step.kind === 'compact') {
+      step = afterReactiveCompact(await compact(session, 'reactive'), message);
+      continue;
+    }
+    const edit = step.edit;
+    const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary: edit === 'collapse' ? 'context collapse' : 'strip media' }, [
+      contextEditRequest(session.state, [edit], 0, session.overheadTokens),
+    ]);
+    const changed = edited.applied.length > 0;
+    if (changed) {
+      session.update(absorbNewContext(session.state, edited.conversationRef, edited.messageCount, edited.estimatedTokens));
+      session.contextEdited(edited.applied, edited.estimatedTokens);
+    }
+    if (edit === 'collapse') {
+      const next = afterCollapse(session.state, changed, message);
+      session.update(next.state);
+      step = next.step;
+    } else {
+      step = afterMediaStrip(changed, message);
+    }
+  }
+  return step;
+}
+
+/** Summarises the conversation; says whether it worked (failures are the caller's to weigh). */
+async function compact(session: AgentSession, reason: 'autocompact' | 'reactive'): Promise<{ ok: true } | { ok: false; error: string }> {
+  session.status('compacting');
+  try {
+    const compacted = await compactConversation.executeWithOptions(
+      { ...COMPACT_OPTIONS, summary: reason === 'reactive' ? 'compact (reactive)' : 'compact (auto)' },
+      [compactRequest(session.state, reason)],
+    );
+    const state = absorbNewContext(session.state, compacted.conversationRef, 1, compacted.estimatedTokens);
+    session.update({ ...state, usage: addUsage(state.usage, compacted.usage) });
+    session.contextEdited([reason === 'reactive' ? 'reactive_compact' : 'autocompact'], compacted.estimatedTokens);
+    return { ok: true };
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    return { ok: false, error: failureMessage(error) };
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Each activity's input, built from the loop state (pure). Conversation content travels by
+ * reference plus the messages added since, so history per turn does not grow with the context.
+ */
+import type { CallModelInput, CompactInput, PlannedToolUse, PrepareContextInput, RunToolInput, StopHookInput } from '../shared/activity-io';
+import type { StopHook } from '../shared/input';
+import { reattachBudgetChars } from './context-plan';
+import { fileStatesFor, type LoopState, NEW_TURN, outputLimit } from './loop-state';
+
+export function callModelRequest(state: LoopState): CallModelInput {
+  return {
+    model: state.model,
+    maxOutputTokens: outputLimit(state),
+    fallbackModel: state.fallbackModel,
+    fallbackAfterOverloads: state.fallbackAfterOverloads,
+    systemRef: state.systemRef,
+    allowedTools: state.allowedTools,
+    workdir: state.workdir,
+    conversationRef: state.conversationRef,
+    append: state.pendingMessages,
+  };
+}
+
+/** The model call's line in the Temporal UI: `turn 3 · model`, or with the recovery it retries for. */
+export function modelCallSummary(state: LoopState): string {
+  const retry = NEW_TURN.includes(state.lastTransition) ? '' : ` (${state.lastTransition})`;
+  return `turn ${state.turnCount} · model${retry}`;
+}
+
+export function contextEditRequest(state: LoopState, steps: PrepareContextInput['steps'], targetTokens: number, baseTokens: number): PrepareContextInput {
+  return { conversationRef: state.conversationRef, append: state.pendingMessages, steps, targetTokens, baseTokens };
+}
+
+export function compactRequest(state: LoopState, reason: CompactInput['reason']): CompactInput {
+  return {
+    workdir: state.workdir,
+    model: state.model,
+    systemRef: state.systemRef,
+    conversationRef: state.conversationRef,
+    append: state.pendingMessages,
+    recentFiles: state.recentFiles,
+    reattachBudgetChars: reattachBudgetChars(state),
+    contextWindowTokens: state.contextWindowTokens,
+    maxOutputTokens: state.maxOutputTokens,
+    reason,
+  };
+}
+
+export function runToolRequest(sessionId: string, state: LoopState, call: PlannedToolUse): RunToolInput {
+  return { sessionId, toolUseId: call.id, name: call.name, input: call.input, workdir: state.workdir, fileStates: fileStatesFor(state, call) };
+}
+
+export function stopHookRequest(sessionId: string, state: LoopState, hooks: StopHook[]): StopHookInput {
+  return { sessionId, workdir: state.workdir, hooks, finalText: state.finalText, stopHookActive: state.stopHookActive };
+}

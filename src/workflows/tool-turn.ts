@@ -1,0 +1,94 @@
+/**
+ * The tool turn: the planned calls run in batches (each call an activity, some waiting for a
+ * person's approval), an interrupt stops them, and every `tool_use` gets exactly one result,
+ * which together become the next user message. The small model's summary of the batch follows
+ * in the background.
+ */
+import { isCancellation } from '@temporalio/workflow';
+import type { PlannedToolUse, RunToolOutput } from '../shared/activity-io';
+import { contentPreview, type ToolResult, toolErrorResult } from '../shared/conversation';
+import { runTool, SUMMARY_OPTIONS, summarizeToolBatch, toolActivityOptions } from './activity-options';
+import type { AgentSession } from './agent-session';
+import { failureMessage } from './failures';
+import { absorbToolResults, recordFileState } from './loop-state';
+import { runToolRequest } from './requests';
+import { runToolUses, summaryOf } from './run-tools';
+import type { ApprovalAnswer } from './steering';
+import { needsApproval } from './stop-conditions';
+import { interruptedResult, orderToolResults } from './tool-batches';
+import { rulesOf } from './tool-rules';
+
+/** `stopped`: an interrupt (or the workflow's cancellation) stopped the tools. */
+export type ToolTurn = { kind: 'done' } | { kind: 'stopped'; byInterrupt: boolean };
+
+export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUse[]): Promise<ToolTurn> {
+  session.showToolCalls(toolUses);
+  session.status('running_tools');
+  for (const call of toolUses) session.note({ type: 'tool_call', toolUseId: call.id, name: call.name, summary: summaryOf(call) });
+  const collected = new Map<string, ToolResult>();
+  let stopped = false;
+  try {
+    await session.steering.interruptible('tools', () =>
+      runToolUses(toolUses, {
+        approve: (call) => approve(session, call),
+        run: (call) => runToolCall(session, call),
+        onBatch: (calls) => session.showToolCalls(calls),
+        onResult: (call, output) => {
+          collected.set(call.id, output.result);
+          if (output.fileState) session.update(recordFileState(session.state, output.fileState, rulesOf(call).readsFile === true));
+        },
+      }),
+    );
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    stopped = true;
+    // Every tool_use still gets its tool_result, so the transcript stays valid for a continuation.
+    for (const call of toolUses) {
+      if (!collected.has(call.id)) collected.set(call.id, interruptedResult(call, 'Interrupted by the user: the tool call was stopped before it finished.'));
+    }
+  }
+  const results = orderToolResults(toolUses, collected);
+  session.toolResults(toolUses, results);
+  session.update(absorbToolResults(session.state, results));
+  session.showToolCalls([]);
+  if (stopped) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
+  session.goOn(session.state);
+  if (session.features.steering && session.input.toolSummaries) summarizeInBackground(session, toolUses, results);
+  return { kind: 'done' };
+}
+
+/** In permissionMode "ask", waits for a person's answer to a call that needs one. */
+async function approve(session: AgentSession, call: PlannedToolUse): Promise<ApprovalAnswer | null> {
+  const { permissionMode, allowRules, approvalTimeoutMs } = session.input;
+  if (!needsApproval(permissionMode, allowRules, call)) return null;
+  session.status('waiting_approval');
+  const answer = await session.steering.awaitApproval(call, approvalTimeoutMs);
+  session.note({ type: 'approval', toolUseId: call.id, decision: answer.decision, ...('feedback' in answer && answer.feedback ? { feedback: answer.feedback } : {}) });
+  session.status('running_tools');
+  return answer;
+}
+
+/** One call as an activity. Invalid input, exhausted retries or a timeout still give the model a result. */
+async function runToolCall(session: AgentSession, call: PlannedToolUse): Promise<RunToolOutput> {
+  if (!call.plan.ok) return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
+  try {
+    return await runTool.executeWithOptions(toolActivityOptions(call, call.plan.summary), [runToolRequest(session.id, session.state, call)]);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    return { result: toolErrorResult(call, `The tool failed: ${failureMessage(error)}`) };
+  }
+}
+
+/** Fire and forget: the loop does not wait for the small model's account of a tool batch. */
+function summarizeInBackground(session: AgentSession, toolUses: PlannedToolUse[], results: ToolResult[]): void {
+  const turn = session.state.turnCount;
+  const calls = toolUses.map((call, index) => ({ name: call.name, summary: summaryOf(call), isError: results[index]!.isError, preview: contentPreview(results[index]!.content) }));
+  summarizeToolBatch
+    .executeWithOptions({ ...SUMMARY_OPTIONS, summary: `turn ${turn} · tool summary` }, [{ calls }])
+    .then((text) => {
+      if (text) session.toolSummary(turn, text);
+    })
+    .catch(() => {
+      // A missing summary costs nothing but the summary.
+    });
+}

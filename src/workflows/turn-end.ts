@@ -1,0 +1,74 @@
+/**
+ * The end of a turn without tool calls (stop hooks, then the decision of stop-conditions.ts),
+ * what follows an interrupt, and the durable wait of interactive sessions for the next message.
+ */
+import { condition, isCancellation } from '@temporalio/workflow';
+import type { StopHookOutcome } from '../shared/activity-io';
+import { runStopHooks, STOP_HOOK_OPTIONS } from './activity-options';
+import type { AgentSession } from './agent-session';
+import { failureMessage } from './failures';
+import { afterStop, type Finish } from './loop';
+import { continueWith } from './loop-state';
+import { stopHookRequest } from './requests';
+import { decideStopHook, decideTurnEnd, type StopHookDecision } from './stop-conditions';
+
+/** What the driver does after a phase: go back to the top of the loop, or end the run. */
+export type Next = { kind: 'continue' } | Finish;
+
+const CONTINUE: Next = { kind: 'continue' };
+
+/** The model ended its turn without tool calls: stop hooks, token budget, people, or the end. */
+export async function endTurn(session: AgentSession): Promise<Next> {
+  const hook = await runHooks(session);
+  const end = decideTurnEnd(session.state, {
+    hook,
+    tokenBudget: session.input.tokenBudget,
+    queued: session.steering.queued,
+    interactive: session.input.interactive,
+  });
+  if (end.kind === 'continue') {
+    if (end.takesQueued) session.steering.takeQueued();
+    session.goOn(end.state);
+    return CONTINUE;
+  }
+  if (end.kind === 'wait_for_message') return (await waitForMessage(session)) ? CONTINUE : { kind: 'finish', reason: 'completed' };
+  return end;
+}
+
+/** Runs the session's stop hooks, if it has any; a hook that cannot run does not block the end. */
+async function runHooks(session: AgentSession): Promise<StopHookDecision> {
+  const hooks = session.stopHooks;
+  if (hooks.length === 0) return { kind: 'allow' };
+  let outcome: StopHookOutcome;
+  try {
+    outcome = await runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, summary: 'stop hooks' }, [stopHookRequest(session.id, session.state, hooks)]);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    outcome = { kind: 'allow', reports: [`Stop hooks could not run: ${failureMessage(error)}`] };
+  }
+  for (const report of outcome.reports) session.note({ type: 'stop_hook', outcome: 'allow', detail: report });
+  const decision = decideStopHook(outcome, session.state.consecutiveStopHookBlocks);
+  if (decision.kind !== 'allow') session.note({ type: 'stop_hook', outcome: outcome.kind, detail: 'reason' in outcome ? outcome.reason : '' });
+  return decision;
+}
+
+/** An interrupt (or the workflow's cancellation) stopped the model call or the tools. */
+export async function afterStopped(session: AgentSession, stopped: 'model' | 'tools', byInterrupt: boolean): Promise<Next> {
+  if (byInterrupt) {
+    session.note({ type: 'interrupt', stopped });
+    session.steering.interruptDone();
+  }
+  const next = afterStop(stopped, byInterrupt, session.input.interactive);
+  if (next.kind === 'finish') return next;
+  return (await waitForMessage(session)) ? CONTINUE : next.otherwise;
+}
+
+/** Interactive sessions wait (durably, for days if need be) for the next message or `end`. */
+export async function waitForMessage(session: AgentSession): Promise<boolean> {
+  session.status('waiting_input');
+  await condition(() => session.steering.queued.length > 0 || session.steering.ended);
+  const texts = session.steering.takeQueued();
+  if (texts.length === 0) return false;
+  session.goOn(continueWith(session.state, texts.join('\n\n'), 'user_message'));
+  return true;
+}
