@@ -1,56 +1,19 @@
-import { loopState } from '../support/loop-state';
-import type { CallModelOutcome, PlannedToolUse } from '../../src/shared/activity-io';
-import type { Usage } from '../../src/shared/conversation';
-import { afterCollapse, afterModel, beginTurn, type ModelResponse, RESUME_AFTER_MAX_TOKENS, withoutRecovery } from '../../src/workflows/loop';
-import { absorbToolResults, estimateTokens, fileStatesFor, outputLimit, recordFileState, toResult } from '../../src/workflows/loop-state';
+import {
+  afterCollapse,
+  afterMediaStrip,
+  afterModel,
+  afterReactiveCompact,
+  afterStop,
+  beginTurn,
+  RESUME_AFTER_MAX_TOKENS,
+  shouldContinueAsNew,
+  withoutRecovery,
+} from '../../../src/workflows/loop';
+import type { CallModelOutcome } from '../../../src/shared/activity-io';
+import { absorbToolResults, outputLimit } from '../../../src/workflows/loop-state';
+import { loopState } from '../../support/loop-state';
+import { promptTooLong, readCall, response, usage } from '../../support/model-outcomes';
 
-const usage = (input: number, output: number): Usage => ({ inputTokens: input, outputTokens: output, cacheCreationInputTokens: 1, cacheReadInputTokens: 2 });
-
-const readCall: PlannedToolUse = {
-  id: 'toolu_1',
-  name: 'Read',
-  input: { file_path: 'a.ts' },
-  plan: { ok: true, concurrencySafe: true, summary: 'Read a.ts', filePath: '/real/repo/a.ts' },
-};
-
-function response(overrides: Partial<ModelResponse> = {}): ModelResponse {
-  return {
-    kind: 'response',
-    conversationRef: 'sha256:conversation',
-    messageCount: 1,
-    assistant: { ref: 'sha256:assistant', chars: 10 },
-    stopReason: 'end_turn',
-    text: 'All done.',
-    toolUses: [],
-    usage: usage(100, 20),
-    model: 'claude-sonnet-5-5',
-    ...overrides,
-  };
-}
-
-const promptTooLong: CallModelOutcome = { kind: 'prompt_too_long', conversationRef: 'sha256:c', status: 400, message: 'prompt is too long: 5 tokens > 4 maximum' };
-
-describe('the initial state', () => {
-  test('starts with the prompt as the one pending message, nothing sent, per-turn recovery state clear', () => {
-    const initial = loopState();
-    expect(initial).toMatchObject({
-      turnCount: 0,
-      maxTurns: 3,
-      maxOutputTokens: 8192,
-      conversationRef: null,
-      workdir: '/real/repo',
-      contextWindowTokens: 200_000,
-      contextTokens: 1000,
-      maxOutputTokensRecoveryCount: 0,
-      hasAttemptedReactiveCompact: false,
-      maxOutputTokensOverride: null,
-      consecutiveAutocompactFailures: 0,
-    });
-    expect(initial.pendingMessages).toEqual([{ role: 'user', kind: 'text', content: { text: 'do it' } }]);
-    expect(initial.allowedTools).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep']);
-    expect(loopState({}, { contextWindowTokens: 50_000 }).contextWindowTokens).toBe(50_000);
-  });
-});
 
 describe('beginTurn', () => {
   test('counts the turn about to start, and stops with max_turns after maxTurns model calls', () => {
@@ -175,39 +138,6 @@ describe('afterModel: media and overload', () => {
   });
 });
 
-describe('bookkeeping', () => {
-  test('tool results follow the assistant message as ONE user message', () => {
-    const afterResponse = afterModel(loopState(), response({ toolUses: [readCall] })).state;
-    const results = [{ toolUseId: 'toolu_1', isError: false, content: { text: 'ok' } }];
-    expect(absorbToolResults(afterResponse, results).pendingMessages).toEqual([
-      { role: 'assistant', kind: 'assistant', ref: 'sha256:assistant', chars: 10 },
-      { role: 'user', kind: 'tool_results', results },
-    ]);
-  });
-
-  test('file states are recorded, read files remembered newest last, and handed only to the call that targets the file', () => {
-    let known = recordFileState(loopState(), { path: '/real/repo/a.ts', sha256: 'abc' }, true);
-    known = recordFileState(known, { path: '/real/repo/b.ts', sha256: 'def' }, true);
-    known = recordFileState(known, { path: '/real/repo/a.ts', sha256: 'abc' }, true);
-    known = recordFileState(known, { path: '/real/repo/c.ts', sha256: '123' }, false);
-    expect(known.recentFiles).toEqual(['/real/repo/b.ts', '/real/repo/a.ts']);
-    expect(fileStatesFor(known, readCall)).toEqual([{ path: '/real/repo/a.ts', sha256: 'abc' }]);
-    expect(fileStatesFor(known, { ...readCall, plan: { ok: true, concurrencySafe: false, summary: 'Bash ls' } })).toEqual([]);
-    expect(fileStatesFor(loopState(), readCall)).toEqual([]);
-  });
-
-  test('the estimate is the last real count plus chars/4 of what was added since', () => {
-    const state = loopState({ contextTokens: 5000, pendingMessages: [{ role: 'user', kind: 'text', content: { ref: 'sha256:x', chars: 4000, preview: '' } }] });
-    expect(estimateTokens(state)).toBe(6000);
-  });
-
-  test('the result carries reason, turns, final text and usage', () => {
-    const final = afterModel(loopState({ turnCount: 2 }), response()).state;
-    expect(toResult(final, 'completed')).toEqual({ reason: 'completed', turnCount: 2, finalText: 'All done.', usage: usage(100, 20) });
-    expect(toResult(final, 'model_error', 'boom')).toMatchObject({ reason: 'model_error', error: 'boom' });
-  });
-});
-
 describe('sessions recorded before the recovery layers', () => {
   test('end where a layer would now recover', () => {
     expect(withoutRecovery({ kind: 'edit_context', edit: 'collapse', transition: 'collapse_drain_retry' }, promptTooLong)).toEqual({
@@ -223,4 +153,42 @@ describe('sessions recorded before the recovery layers', () => {
     expect(withoutRecovery(pause, response({ stopReason: 'pause_turn' }))).toBe(pause);
     expect(withoutRecovery({ kind: 'run_tools', toolUses: [readCall] }, response()).kind).toBe('run_tools');
   });
+});
+
+describe('after a recovery step', () => {
+  test('media strip: retry when media went, else the image error stands', () => {
+    expect(afterMediaStrip(true, 'image exceeds 5 MB maximum')).toEqual({ kind: 'call_model', transition: 'media_strip_retry' });
+    expect(afterMediaStrip(false, 'image exceeds 5 MB maximum')).toEqual({ kind: 'finish', reason: 'image_error', error: 'image exceeds 5 MB maximum' });
+  });
+
+  test('reactive compaction: retry with the summary, or prompt_too_long saying why compaction failed', () => {
+    expect(afterReactiveCompact({ ok: true }, 'too long')).toEqual({ kind: 'call_model', transition: 'reactive_compact_retry' });
+    expect(afterReactiveCompact({ ok: false, error: 'overloaded' }, 'too long')).toEqual({
+      kind: 'finish',
+      reason: 'prompt_too_long',
+      error: 'too long (reactive compaction failed: overloaded)',
+    });
+  });
+});
+
+describe('after an interrupt or a cancellation', () => {
+  test('a cancelled workflow ends, saying what it stopped', () => {
+    expect(afterStop('model', false, true)).toEqual({ kind: 'finish', reason: 'aborted_streaming', error: 'Cancelled while the model was responding' });
+    expect(afterStop('tools', false, false)).toEqual({ kind: 'finish', reason: 'aborted_tools', error: 'Cancelled while tools were running' });
+  });
+
+  test('an interrupted interactive session waits for the next message; others end', () => {
+    expect(afterStop('tools', true, false)).toEqual({ kind: 'finish', reason: 'aborted_tools', error: 'Interrupted while tools were running' });
+    expect(afterStop('model', true, true)).toEqual({
+      kind: 'wait_for_message',
+      otherwise: { kind: 'finish', reason: 'aborted_streaming', error: 'Interrupted while the model was responding' },
+    });
+  });
+});
+
+test('continue as new when Temporal suggests it or after the turns per run', () => {
+  expect(shouldContinueAsNew(true, undefined, 0)).toBe(true);
+  expect(shouldContinueAsNew(false, undefined, 1000)).toBe(false);
+  expect(shouldContinueAsNew(false, 10, 9)).toBe(false);
+  expect(shouldContinueAsNew(false, 10, 10)).toBe(true);
 });

@@ -1,4 +1,4 @@
-import { checkAgentInput } from '../../src/shared/input';
+import { checkAgentInput } from '../../../src/shared/input';
 
 describe('checkAgentInput', () => {
   test('fills the defaults', () => {

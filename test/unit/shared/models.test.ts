@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL, MODEL_TABLE, modelLimits } from '../../src/shared/models';
+import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL, MODEL_TABLE, modelLimits } from '../../../src/shared/models';
 
 const sdkRoot = dirname(require.resolve('@anthropic-ai/sdk'));
 const modelUnion = readFileSync(join(sdkRoot, 'resources', 'messages', 'messages.d.ts'), 'utf8').match(/export type Model = ([^;]+);/)![1]!;

@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
-import { toApiMessages } from '../../src/activities/model/api-messages';
-import { contentRef, LocalContentStore, loadText, storeText } from '../../src/activities/store/content-store';
-import { appendConversation, loadConversation } from '../../src/activities/store/conversation';
-import type { ConversationMessage } from '../../src/shared/conversation';
-import { scratchDir } from '../support/paths';
+import { toApiMessages } from '../../../../src/activities/model/api-messages';
+import { contentRef, LocalContentStore, loadText, storeText } from '../../../../src/activities/store/content-store';
+import { appendConversation, loadConversation } from '../../../../src/activities/store/conversation';
+import type { ConversationMessage } from '../../../../src/shared/conversation';
+import { scratchDir } from '../../../support/paths';
 
 let store: LocalContentStore;
 beforeEach(() => {

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
-import { classifyModelError } from '../../src/activities/model/errors';
+import { classifyModelError } from '../../../../src/activities/model/errors';
 
 const apiError = (status: number | undefined, type: string, message: string, headers: Record<string, string> = {}) =>
   status === undefined

@@ -1,9 +1,6 @@
-import { collapse, cutPoint, microcompact, snip, stripMedia } from '../../src/activities/context/context-edits';
-import { capMessageResults } from '../../src/activities/model/api-messages';
-import type { ConversationMessage } from '../../src/shared/conversation';
-import { CLEARED_TOOL_RESULT } from '../../src/shared/limits';
-import { afterAutocompact, autocompactThreshold, editThreshold, needsAutocompact, needsContextEdits, reattachBudgetChars } from '../../src/workflows/context-plan';
-import { loopState } from '../support/loop-state';
+import { collapse, cutPoint, microcompact, snip, stripMedia } from '../../../../src/activities/context/context-edits';
+import type { ConversationMessage } from '../../../../src/shared/conversation';
+import { CLEARED_TOOL_RESULT } from '../../../../src/shared/limits';
 
 const user = (text: string): ConversationMessage => ({ role: 'user', kind: 'text', content: { text } });
 const assistant = (ref: string): ConversationMessage => ({ role: 'assistant', kind: 'assistant', ref, chars: 100 });
@@ -72,38 +69,5 @@ describe('context collapse', () => {
     expect(stripped[1]).toEqual({ role: 'assistant', kind: 'assistant', ref: 'sha256:new', chars: 1 });
     expect(stored).toEqual([[{ type: 'text', text: 'see' }]]);
     expect(await stripMedia(conversation(1), async () => [{ type: 'text', text: 'x' }] as never, storeAssistant)).toBeUndefined();
-  });
-});
-
-describe('the per-message tool-result budget', () => {
-  test('cuts the largest results until the message fits', () => {
-    const capped = capMessageResults(['a'.repeat(150_000), 'b'.repeat(100_000), 'c'.repeat(10)]);
-    expect(capped[0]!.length).toBeLessThan(3_000);
-    expect(capped[0]).toContain('this one had 150000');
-    expect(capped[1]).toBe('b'.repeat(100_000));
-    expect(capped[2]).toBe('c'.repeat(10));
-    expect(capMessageResults(['x', 'y'])).toEqual(['x', 'y']);
-  });
-});
-
-describe('the context plan', () => {
-  test("Claude Code's autocompact threshold: window − min(max output, 20,000) − 13,000", () => {
-    expect(autocompactThreshold(loopState())).toBe(200_000 - 8192 - 13_000);
-    expect(autocompactThreshold(loopState({ maxOutputTokens: 32_000 }))).toBe(200_000 - 20_000 - 13_000);
-    expect(editThreshold(loopState())).toBe(Math.floor((200_000 - 8192 - 13_000) * 0.8));
-    expect(reattachBudgetChars(loopState())).toBe(Math.floor(((200_000 - 8192 - 13_000) / 4) * 4));
-  });
-
-  test('edits run above 80% of the threshold or when the history is long; autocompact above it, until the breaker trips', () => {
-    const threshold = autocompactThreshold(loopState());
-    expect(needsContextEdits(loopState({ contextTokens: 1000 }))).toBe(false);
-    expect(needsContextEdits(loopState({ contextTokens: Math.ceil(threshold * 0.81) }))).toBe(true);
-    expect(needsContextEdits(loopState({ messageCount: 401 }))).toBe(true);
-    expect(needsAutocompact(loopState({ contextTokens: threshold - 10 }))).toBe(false);
-    expect(needsAutocompact(loopState({ contextTokens: threshold + 10 }))).toBe(true);
-    let state = loopState({ contextTokens: threshold + 10 });
-    for (let failure = 0; failure < 3; failure++) state = afterAutocompact(state, false);
-    expect(needsAutocompact(state)).toBe(false); // circuit breaker: rely on the reactive path
-    expect(needsAutocompact(afterAutocompact(state, true))).toBe(true);
   });
 });

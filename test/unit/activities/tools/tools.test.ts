@@ -1,19 +1,18 @@
 /** The tools on a real filesystem (no Temporal needed: tools take their context as data). */
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalEffectJournal } from '../../src/activities/store/effect-journal';
-import { bashTool } from '../../src/activities/tools/bash';
-import { commandEnvironment } from '../../src/activities/tools/command-environment';
-import { CappedOutput } from '../../src/activities/tools/process-group';
-import { editTool } from '../../src/activities/tools/edit';
-import { globTool } from '../../src/activities/tools/glob';
-import { grepTool } from '../../src/activities/tools/grep';
-import { sha256 } from '../../src/activities/tools/paths';
-import { readTool } from '../../src/activities/tools/read';
-import { TOOLS } from '../../src/activities/tools/registry';
-import type { ToolContext } from '../../src/activities/tools/tool';
-import { writeTool } from '../../src/activities/tools/write';
-import { scratchDir } from '../support/paths';
+import { LocalEffectJournal } from '../../../../src/activities/store/effect-journal';
+import { bashTool } from '../../../../src/activities/tools/bash';
+import { commandEnvironment } from '../../../../src/activities/tools/command-environment';
+import { CappedOutput } from '../../../../src/activities/tools/process-group';
+import { editTool } from '../../../../src/activities/tools/edit';
+import { globTool } from '../../../../src/activities/tools/glob';
+import { grepTool } from '../../../../src/activities/tools/grep';
+import { sha256 } from '../../../../src/activities/tools/paths';
+import { readTool } from '../../../../src/activities/tools/read';
+import type { ToolContext } from '../../../../src/activities/tools/tool';
+import { writeTool } from '../../../../src/activities/tools/write';
+import { scratchDir } from '../../../support/paths';
 
 let workdir: string;
 let journal: LocalEffectJournal;
@@ -191,37 +190,5 @@ describe('Glob and Grep', () => {
     const limited = await grepTool.execute({ pattern: 'parseConfig', head_limit: 1 }, context());
     expect(limited.text).toContain('Results are capped at 1');
     await expect(grepTool.execute({ pattern: '(' }, context())).rejects.toThrow(/Invalid regular expression/);
-  });
-});
-
-describe('the registry', () => {
-  test('offers only allowed tools, with JSON schemas from zod', () => {
-    const tools = TOOLS.apiDefinitions(['Read', 'Bash']);
-    expect(tools.map((tool) => tool.name)).toEqual(['Read', 'Bash']);
-    expect(tools[1]!.input_schema).toMatchObject({ type: 'object', properties: { command: { type: 'string' } }, required: ['command'] });
-  });
-
-  test('plans each tool_use: validation, concurrency safety, summary, target file', () => {
-    write('src/a.ts', '');
-    const all = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'];
-    expect(TOOLS.plan({ id: '1', name: 'Read', input: { file_path: 'src/a.ts' } }, workdir, all).plan).toEqual({
-      ok: true,
-      concurrencySafe: true,
-      summary: 'Read src/a.ts',
-      filePath: join(workdir, 'src/a.ts'),
-      rules: { readsFile: true },
-    });
-    expect(TOOLS.plan({ id: '2', name: 'Edit', input: { file_path: join(workdir, 'src/a.ts'), old_string: 'a', new_string: 'b' } }, workdir, all).plan).toMatchObject({
-      concurrencySafe: false,
-      summary: 'Edit src/a.ts',
-    });
-    expect(TOOLS.plan({ id: '3', name: 'Bash', input: { command: 'ls' } }, workdir, ['Read']).plan).toMatchObject({
-      ok: false,
-      errorText: expect.stringContaining('No such tool available: Bash'),
-    });
-    expect(TOOLS.plan({ id: '4', name: 'Bash', input: { command: 'ls', timeout: 900_000 } }, workdir, all).plan).toMatchObject({
-      ok: false,
-      errorText: expect.stringMatching(/^<tool_use_error>InputValidationError: Bash failed due to the following issue\(s\):\n- `timeout`/),
-    });
   });
 });

@@ -1,6 +1,6 @@
-import type { PlannedToolUse } from '../../src/shared/activity-io';
-import type { ToolResult } from '../../src/shared/conversation';
-import { cancelsSiblings, orderToolResults, partitionToolUses, siblingCancelledResult } from '../../src/workflows/tool-batches';
+import type { PlannedToolUse } from '../../../src/shared/activity-io';
+import type { ToolResult } from '../../../src/shared/conversation';
+import { cancelsSiblings, orderToolResults, partitionToolUses, siblingCancelledResult } from '../../../src/workflows/tool-batches';
 
 const call = (id: string, name: string, safe: boolean): PlannedToolUse => ({
   id,

@@ -1,25 +1,11 @@
-import { interpretHook } from '../../src/activities/hooks/stop-hooks';
-import type { PlannedToolUse } from '../../src/shared/activity-io';
-import { NEW_BUDGET_TRACKER } from '../../src/workflows/loop-state';
-import { decideStopHook, decideTokenBudget, matchesAllowRule, needsApproval } from '../../src/workflows/stop-conditions';
+import type { PlannedToolUse } from '../../../src/shared/activity-io';
+import { NEW_BUDGET_TRACKER } from '../../../src/workflows/loop-state';
+import { decideStopHook, decideTokenBudget, decideTurnEnd, matchesAllowRule, needsApproval } from '../../../src/workflows/stop-conditions';
+import { loopState } from '../../support/loop-state';
 
 const call = (name: string, input: Record<string, unknown>): PlannedToolUse => ({ id: 'toolu_1', name, input, plan: { ok: true, concurrencySafe: false, summary: name } });
 
 describe('stop hooks', () => {
-  const run = (exitCode: number | null, stdout = '', stderr = '', timedOut = false) => ({ exitCode, stdout, stderr, timedOut });
-
-  test('exit 0 allows; exit 2 blocks with stderr; JSON decides when printed', () => {
-    expect(interpretHook('h', run(0, 'all good'))).toBeUndefined();
-    expect(interpretHook('h', run(2, '', 'tests fail'))).toEqual({ kind: 'block', reason: 'tests fail' });
-    expect(interpretHook('h', run(0, '{"decision":"block","reason":"lint errors"}'))).toEqual({ kind: 'block', reason: 'lint errors' });
-    expect(interpretHook('h', run(0, '{"continue":false,"stopReason":"freeze"}'))).toEqual({ kind: 'prevent', reason: 'freeze' });
-  });
-
-  test('other failures are reported and do not block', () => {
-    expect(interpretHook('h', run(1, '', 'boom'))).toEqual({ kind: 'report', text: expect.stringContaining('exit code 1; not blocking: boom') });
-    expect(interpretHook('h', run(null, '', '', true))).toEqual({ kind: 'report', text: expect.stringContaining('timed out') });
-  });
-
   test('blocks continue the loop up to the cap, then the run gives up', () => {
     expect(decideStopHook({ kind: 'allow', reports: [] }, 0)).toEqual({ kind: 'allow' });
     expect(decideStopHook({ kind: 'block', reason: 'fix it', reports: [] }, 0)).toEqual({ kind: 'block', message: 'Stop hook feedback:\nfix it', consecutiveBlocks: 1 });
@@ -69,5 +55,30 @@ describe('tool approval', () => {
     expect(needsApproval('ask', [], call('Read', { file_path: 'a' }))).toBe(false);
     expect(needsApproval('ask', ['Bash(git status)'], call('Bash', { command: 'git status' }))).toBe(false);
     expect(needsApproval('ask', [], { ...call('Write', {}), plan: { ok: false, errorText: 'bad' } })).toBe(false);
+  });
+});
+
+describe('the end of a turn', () => {
+  const allow = { kind: 'allow' } as const;
+  const facts = { hook: allow, tokenBudget: undefined, queued: [] as string[], interactive: false };
+
+  test("in order: the stop hook's verdict, the budget, queued messages, waiting, else completed", () => {
+    const state = loopState({ usage: { inputTokens: 0, outputTokens: 1000, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 } });
+    const block = { kind: 'block', message: 'Stop hook feedback:\nfix it', consecutiveBlocks: 2 } as const;
+    const everything = { hook: block, tokenBudget: 10_000, queued: ['Use tabs'], interactive: true };
+    expect(decideTurnEnd(state, everything)).toMatchObject({ kind: 'continue', state: { lastTransition: 'stop_hook_blocking', consecutiveStopHookBlocks: 2, stopHookActive: true } });
+    expect(decideTurnEnd(state, { ...everything, hook: allow })).toMatchObject({ kind: 'continue', state: { lastTransition: 'token_budget_continuation', budget: { continuations: 1 } } });
+    expect(decideTurnEnd(state, { ...everything, hook: allow, tokenBudget: undefined })).toMatchObject({
+      kind: 'continue',
+      takesQueued: true,
+      state: { lastTransition: 'user_message', pendingMessages: [expect.anything(), { role: 'user', kind: 'text', content: { text: 'Use tabs' } }] },
+    });
+    expect(decideTurnEnd(state, { ...facts, interactive: true })).toEqual({ kind: 'wait_for_message' });
+    expect(decideTurnEnd(state, facts)).toEqual({ kind: 'finish', reason: 'completed' });
+  });
+
+  test('a hook that prevents the end, or keeps blocking it, ends the run with its reason', () => {
+    expect(decideTurnEnd(loopState(), { ...facts, hook: { kind: 'prevent', reason: 'freeze' } })).toEqual({ kind: 'finish', reason: 'stop_hook_prevented', error: 'freeze' });
+    expect(decideTurnEnd(loopState(), { ...facts, hook: { kind: 'give_up', reason: 'blocked 8 times' } })).toEqual({ kind: 'finish', reason: 'hook_stopped', error: 'blocked 8 times' });
   });
 });

@@ -1,0 +1,92 @@
+/** Steering's state, driven directly (its handlers call these methods; listen() wires them to Temporal). */
+import { Steering } from '../../../src/workflows/steering';
+
+function steering() {
+  const changes = { count: 0 };
+  return { steering: new Steering(() => changes.count++), changes };
+}
+
+/** A cancellation scope stand-in: runs the work, records cancel(). */
+function fakeScope() {
+  const scope = { cancelled: 0, run: <T>(work: () => Promise<T>) => work(), cancel: () => void scope.cancelled++ };
+  return scope;
+}
+
+describe('messages and end', () => {
+  test('non-empty messages queue for the next turn; each change refreshes the view', () => {
+    const { steering: people, changes } = steering();
+    people.receiveMessage('Use tabs');
+    people.receiveMessage('   ');
+    people.receiveMessage(42);
+    expect(people.queued).toEqual(['Use tabs']);
+    expect(changes.count).toBe(3);
+    expect(people.takeQueued()).toEqual(['Use tabs']);
+    expect(people.queued).toEqual([]);
+    people.end();
+    expect(people.ended).toBe(true);
+  });
+
+  test('queued messages travel to the next run', () => {
+    const { steering: first } = steering();
+    first.receiveMessage('one');
+    first.receiveMessage('two');
+    const carried = first.carry();
+    expect(carried).toEqual({ queued: ['one', 'two'] });
+    expect(first.queued).toEqual([]);
+    const { steering: next } = steering();
+    next.restore(carried);
+    expect(next.queued).toEqual(['one', 'two']);
+  });
+});
+
+describe('interrupt', () => {
+  test('with nothing in flight there is nothing to stop', () => {
+    const { steering: people } = steering();
+    expect(people.requestInterrupt()).toBe('nothing');
+    expect(people.takeInterrupt()).toBe(false);
+  });
+
+  test('cancels the model call or the tools in flight, and says so once', async () => {
+    const { steering: people } = steering();
+    const scope = fakeScope();
+    let stopped: string | undefined;
+    await people.interruptible(
+      'tools',
+      async () => {
+        stopped = people.requestInterrupt();
+      },
+      scope,
+    );
+    expect(stopped).toBe('tools');
+    expect(scope.cancelled).toBe(1);
+    expect(people.takeInterrupt()).toBe(true);
+    expect(people.takeInterrupt()).toBe(false);
+    // Once the work is over, an interrupt has nothing to stop.
+    expect(people.requestInterrupt()).toBe('nothing');
+  });
+
+  test('a closed session has nothing to interrupt', async () => {
+    const { steering: people } = steering();
+    people.close();
+    const scope = fakeScope();
+    await people.interruptible('model', async () => expect(people.requestInterrupt()).toBe('nothing'), scope);
+    expect(scope.cancelled).toBe(0);
+  });
+});
+
+describe('approvals', () => {
+  test('answers are checked before they enter history: only calls that wait, only allow or deny', () => {
+    const { steering: people } = steering();
+    expect(() => people.checkAnswer({ toolUseId: 'toolu_1', decision: 'allow' })).toThrow('No tool call toolu_1 is waiting for approval');
+    expect(() => people.checkAnswer(undefined)).toThrow('No tool call undefined is waiting for approval');
+    people.pendingApprovals.push({ toolUseId: 'toolu_1', name: 'Bash', summary: 'Bash rm x', input: {} });
+    expect(() => people.checkAnswer({ toolUseId: 'toolu_1', decision: 'allow' })).not.toThrow();
+    expect(() => people.checkAnswer({ toolUseId: 'toolu_1', decision: 'maybe' as 'allow' })).toThrow('decision must be "allow" or "deny"');
+  });
+
+  test('an answer is acknowledged and refreshes the view', () => {
+    const { steering: people, changes } = steering();
+    expect(people.answer({ toolUseId: 'toolu_1', decision: 'deny', feedback: 'keep it' })).toEqual({ toolUseId: 'toolu_1', decision: 'deny' });
+    expect(changes.count).toBe(1);
+  });
+});
