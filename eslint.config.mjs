@@ -1,8 +1,14 @@
 // Lint rules that guard what the compiler cannot: workflow code must stay deterministic.
 import tseslint from 'typescript-eslint';
+import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+
+/** The tools' names, read from their one list (src/shared/tool-names.ts). */
+const toolNames = [...readFileSync(new URL('./src/shared/tool-names.ts', import.meta.url), 'utf8').match(/TOOL_NAMES = \[([^\]]*)\]/)[1].matchAll(/'([^']+)'/g)].map(
+  (match) => match[1],
+);
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'lib/', '.temporal-cli/', '.test-tmp/', 'coverage/'] },
@@ -14,6 +20,11 @@ export default tseslint.config(
     },
   },
   {
+    // Small files, one concept each: a file that outgrows this wants splitting.
+    files: ['src/**/*.ts'],
+    rules: { 'max-lines': ['error', { max: 300 }] },
+  },
+  {
     // Workflow code is replayed after every crash: no I/O, no environment, no SDK clients,
     // and activities only as types (their code runs in the worker, never in the workflow sandbox).
     files: ['src/workflows/**/*.ts'],
@@ -23,7 +34,7 @@ export default tseslint.config(
         {
           paths: [
             ...nodeBuiltins.map((name) => ({ name, message: 'Workflow code must not do I/O: use an activity.' })),
-            { name: '@anthropic-ai/sdk', message: 'Model calls belong in src/activities/model.ts.' },
+            { name: '@anthropic-ai/sdk', message: 'Model calls belong in src/activities/model/.' },
             { name: '@temporalio/client', message: 'Workflow code must not use a Temporal client.' },
             { name: '@temporalio/worker', message: 'Workflow code must not import the worker.' },
             { name: '@temporalio/activity', message: 'Workflow code must not import activity APIs.' },
@@ -44,6 +55,19 @@ export default tseslint.config(
         { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' },
         { name: 'require', message: 'Workflow code must not load modules at run time.' },
       ],
+      // Tools declare their rules and the plan carries them: workflow code never compares a tool's name.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `Literal[value=/^(${toolNames.join('|')})$/]`,
+          message: "Name no tool in workflow code: read the call's rules (tool-rules.ts) instead.",
+        },
+      ],
     },
+  },
+  {
+    // The one exception: plans recorded before the rules travelled with them get them by name.
+    files: ['src/workflows/tool-rules.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
   },
 );
