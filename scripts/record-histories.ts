@@ -6,11 +6,12 @@
  *
  *   npm run record-histories                # every scenario
  *   npm run record-histories -- max-turns   # only the ones named
+ *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { AgentState } from '../src/shared/contract';
@@ -203,7 +204,8 @@ async function main(): Promise<void> {
   process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
   mkdirSync(FIXTURES, { recursive: true });
   try {
-    const only = process.argv.slice(2);
+    const { values, positionals: only } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { prefix: { type: 'string', default: '' } } });
+    const prefix = values.prefix;
     for (const scenario of scenarios.filter((candidate) => only.length === 0 || only.includes(candidate.name))) {
       const harness = await Harness.start(scenario.handler);
       await harness.startWorker();
@@ -218,9 +220,9 @@ async function main(): Promise<void> {
           })
         ).stdout;
       const stdout = await show(handle.firstExecutionRunId);
-      writeFileSync(join(FIXTURES, `${scenario.name}.json`), stdout);
+      writeFileSync(join(FIXTURES, `${prefix}${scenario.name}.json`), stdout);
       const lastRunId = (await handle.describe()).runId;
-      if (lastRunId !== handle.firstExecutionRunId) writeFileSync(join(FIXTURES, `${scenario.name}-last-run.json`), await show(lastRunId));
+      if (lastRunId !== handle.firstExecutionRunId) writeFileSync(join(FIXTURES, `${prefix}${scenario.name}-last-run.json`), await show(lastRunId));
       const transitions = (await handle.query<{ transitions: string[]; contextEdits: string[] }>('state').catch(() => undefined)) ?? { transitions: [], contextEdits: [] };
       console.log(
         `${scenario.name}: ${result.reason}, ${(JSON.parse(stdout) as { events: unknown[] }).events.length} events, ` +
