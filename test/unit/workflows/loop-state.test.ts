@@ -23,6 +23,11 @@ describe('the initial state', () => {
     expect(initial.allowedTools).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep']);
     expect(loopState({}, { contextWindowTokens: 50_000 }).contextWindowTokens).toBe(50_000);
   });
+
+  test("asks for no more output than the model can give (the model table's limit)", () => {
+    expect(loopState({}, { maxOutputTokens: 100_000 }).maxOutputTokens).toBe(64_000);
+    expect(loopState({}, { maxOutputTokens: 20_000 }).maxOutputTokens).toBe(20_000);
+  });
 });
 
 describe('bookkeeping', () => {
