@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { alreadyApplied, assertReadAndUnchanged, readIfExists, writeFileOnce } from './file-effects';
-import { displayPath, resolveInWorkdir } from './paths';
+import { assertReadAndUnchanged, fileToChange, writeFileOnce } from './file-effects';
+import { displayPath } from './paths';
 import { defineTool, ToolError } from './tool';
 
 const SNIPPET_CONTEXT_LINES = 3;
@@ -30,11 +30,9 @@ export const editTool = defineTool({
   summarize: (input) => `Edit ${input.file_path}`,
   targetPath: (input) => input.file_path,
   async execute(input, context) {
-    const path = resolveInWorkdir(context.workdir, input.file_path);
-    const shown = displayPath(context.workdir, path);
-    const current = await readIfExists(path);
-    const replayed = await alreadyApplied(context, path, current);
+    const { path, current, replayed } = await fileToChange(context, input.file_path);
     if (replayed) return replayed;
+    const shown = displayPath(context.workdir, path);
     if (input.old_string === input.new_string) {
       throw new ToolError('No changes to make: old_string and new_string are exactly the same.');
     }

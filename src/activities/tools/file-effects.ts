@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile, chmod } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { sha256 } from './paths';
+import { resolveInWorkdir, sha256 } from './paths';
 import { ToolError, type ToolContext, type ToolOutput } from './tool';
 
 /** Current content of a file, or null when it does not exist. */
@@ -14,6 +14,16 @@ export async function readIfExists(path: string): Promise<string | null> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+/**
+ * The file a Write or Edit targets, inside the workdir, with its content now; `replayed` is the
+ * earlier attempt's result when this is a retry whose change already landed.
+ */
+export async function fileToChange(context: ToolContext, filePath: string): Promise<{ path: string; current: string | null; replayed?: ToolOutput }> {
+  const path = resolveInWorkdir(context.workdir, filePath);
+  const current = await readIfExists(path);
+  return { path, current, replayed: await alreadyApplied(context, path, current) };
 }
 
 /**

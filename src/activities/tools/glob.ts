@@ -6,8 +6,17 @@ import { defineTool, ToolError } from './tool';
 
 const GLOB_RESULT_LIMIT = 100;
 
-/** Never worth showing to the model; also keeps searches fast in large repositories. */
-export const ALWAYS_IGNORED = ['**/node_modules/**', '**/.git/**'];
+/**
+ * How Glob and Grep list files: absolute paths of files only, dotfiles included, symlinks not
+ * followed, and node_modules and .git skipped (never worth showing; it keeps large repositories fast).
+ */
+export const FILE_SEARCH: fastGlob.Options = {
+  absolute: true,
+  dot: true,
+  onlyFiles: true,
+  followSymbolicLinks: false,
+  ignore: ['**/node_modules/**', '**/.git/**'],
+};
 
 export const globTool = defineTool({
   name: 'Glob',
@@ -33,15 +42,7 @@ export const globTool = defineTool({
     const root = resolveInWorkdir(context.workdir, input.path ?? '.');
     const info = await stat(root).catch(() => undefined);
     if (!info?.isDirectory()) throw new ToolError(`Directory does not exist: ${input.path ?? '.'}`);
-    const entries = await fastGlob(input.pattern, {
-      cwd: root,
-      absolute: true,
-      dot: true,
-      onlyFiles: true,
-      followSymbolicLinks: false,
-      ignore: ALWAYS_IGNORED,
-      stats: true,
-    });
+    const entries = await fastGlob(input.pattern, { ...FILE_SEARCH, cwd: root, stats: true });
     if (entries.length === 0) return { text: 'No files found' };
     entries.sort((a, b) => (b.stats?.mtimeMs ?? 0) - (a.stats?.mtimeMs ?? 0) || a.path.localeCompare(b.path));
     const shown = entries.slice(0, GLOB_RESULT_LIMIT).map((entry) => displayPath(context.workdir, entry.path));

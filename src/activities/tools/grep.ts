@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import fastGlob from 'fast-glob';
 import { z } from 'zod';
-import { ALWAYS_IGNORED } from './glob';
+import { FILE_SEARCH } from './glob';
 import { displayPath, resolveInWorkdir } from './paths';
 import { defineTool, ToolError } from './tool';
 
@@ -50,12 +50,8 @@ export const grepTool = defineTool({
     const files = info.isDirectory()
       ? (
           await fastGlob(input.glob ? (input.glob.includes('/') ? input.glob : `**/${input.glob}`) : '**/*', {
+            ...FILE_SEARCH,
             cwd: target,
-            absolute: true,
-            dot: true,
-            onlyFiles: true,
-            followSymbolicLinks: false,
-            ignore: ALWAYS_IGNORED,
           })
         ).sort()
       : [target];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { alreadyApplied, assertReadAndUnchanged, readIfExists, writeFileOnce } from './file-effects';
-import { displayPath, resolveInWorkdir } from './paths';
+import { assertReadAndUnchanged, fileToChange, writeFileOnce } from './file-effects';
+import { displayPath } from './paths';
 import { defineTool } from './tool';
 
 export const writeTool = defineTool({
@@ -25,9 +25,7 @@ export const writeTool = defineTool({
   summarize: (input) => `Write ${input.file_path}`,
   targetPath: (input) => input.file_path,
   async execute(input, context) {
-    const path = resolveInWorkdir(context.workdir, input.file_path);
-    const current = await readIfExists(path);
-    const replayed = await alreadyApplied(context, path, current);
+    const { path, current, replayed } = await fileToChange(context, input.file_path);
     if (replayed) return replayed;
     if (current !== null) assertReadAndUnchanged(context, path, current, 'writing to');
     const shown = displayPath(context.workdir, path);
