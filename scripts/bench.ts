@@ -312,8 +312,18 @@ async function main(): Promise<void> {
     ...rows.map((row) => `| ${row.figure} | ${row.value} | \`${row.command}\` |`),
     '',
   ].join('\n');
-  if (!values.only) writeFileSync(join(PROJECT_ROOT, 'BENCHMARKS.md'), table);
+  if (!values.only) writeFileSync(BENCHMARKS_PATH, `${table}${handWrittenNotes()}`);
   else console.log(`\n${table}`);
+}
+
+const BENCHMARKS_PATH = join(PROJECT_ROOT, 'BENCHMARKS.md');
+/** Below this line BENCHMARKS.md is written by hand (comparisons between versions) and kept. */
+const NOTES_MARKER = '<!-- Written by hand below this line; npm run bench keeps it. -->';
+
+function handWrittenNotes(): string {
+  const current = existsSync(BENCHMARKS_PATH) ? readFileSync(BENCHMARKS_PATH, 'utf8') : '';
+  const at = current.indexOf(NOTES_MARKER);
+  return at < 0 ? '' : `\n${current.slice(at)}`;
 }
 
 const quiet = { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: (message: string) => console.error(message) };
