@@ -164,6 +164,8 @@ export interface RunToolInput {
   workdir: string;
   /** The content hash this session last saw of the file the call targets (none if never read). */
   fileStates: FileState[];
+  /** What the person who approved the call added: it follows the tool's output in the result. */
+  approvalFeedback?: string;
 }
 
 export interface RunToolOutput {

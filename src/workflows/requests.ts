@@ -46,8 +46,16 @@ export function compactRequest(state: LoopState, reason: CompactInput['reason'])
   };
 }
 
-export function runToolRequest(sessionId: string, state: LoopState, call: PlannedToolUse): RunToolInput {
-  return { sessionId, toolUseId: call.id, name: call.name, input: call.input, workdir: state.workdir, fileStates: fileStatesFor(state, call) };
+export function runToolRequest(sessionId: string, state: LoopState, call: PlannedToolUse, approvalFeedback?: string): RunToolInput {
+  return {
+    sessionId,
+    toolUseId: call.id,
+    name: call.name,
+    input: call.input,
+    workdir: state.workdir,
+    fileStates: fileStatesFor(state, call),
+    ...(approvalFeedback ? { approvalFeedback } : {}),
+  };
 }
 
 export function stopHookRequest(sessionId: string, state: LoopState, hooks: StopHook[]): StopHookInput {

@@ -14,7 +14,7 @@ export interface ToolRunner {
   /** Asks a person about a call, or answers null when the call needs no approval. */
   approve(call: PlannedToolUse): Promise<ApprovalAnswer | null>;
   /** Runs one call (the tool activity): always a result, even when the activity failed. */
-  run(call: PlannedToolUse): Promise<RunToolOutput>;
+  run(call: PlannedToolUse, approvalFeedback?: string): Promise<RunToolOutput>;
   /** The calls that start now. */
   onBatch(calls: PlannedToolUse[]): void;
   onResult(call: PlannedToolUse, output: RunToolOutput): void;
@@ -35,10 +35,8 @@ export async function runToolUses(toolUses: PlannedToolUse[], runner: ToolRunner
           runner.onResult(call, { result: refusedResult(call, answer) });
           return;
         }
-        const output = await runner.run(call);
-        if (answer?.feedback && 'text' in output.result.content) {
-          output.result.content = { text: `${output.result.content.text}\n\nUser feedback on approval: ${answer.feedback}` };
-        }
+        // The feedback goes with the call: the activity adds it to the output, stored or inline.
+        const output = await runner.run(call, answer?.feedback);
         runner.onResult(call, output);
         if (!failed && cancelsSiblings(call, output.result)) failed = call;
       }),

@@ -31,7 +31,7 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
     await session.steering.interruptible('tools', () =>
       runToolUses(toolUses, {
         approve: (call) => approve(session, call),
-        run: (call) => runToolCall(session, call),
+        run: (call, approvalFeedback) => runToolCall(session, call, approvalFeedback),
         onBatch: (calls) => session.showToolCalls(calls),
         onResult: (call, output) => {
           collected.set(call.id, output.result);
@@ -69,10 +69,10 @@ async function approve(session: AgentSession, call: PlannedToolUse): Promise<App
 }
 
 /** One call as an activity. Invalid input, exhausted retries or a timeout still give the model a result. */
-async function runToolCall(session: AgentSession, call: PlannedToolUse): Promise<RunToolOutput> {
+async function runToolCall(session: AgentSession, call: PlannedToolUse, approvalFeedback?: string): Promise<RunToolOutput> {
   if (!call.plan.ok) return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
   try {
-    return await runTool.executeWithOptions(toolActivityOptions(call, call.plan.summary), [runToolRequest(session.id, session.state, call)]);
+    return await runTool.executeWithOptions(toolActivityOptions(call, call.plan.summary), [runToolRequest(session.id, session.state, call, approvalFeedback)]);
   } catch (error) {
     if (isCancellation(error)) throw error;
     return { result: toolErrorResult(call, `The tool failed: ${failureMessage(error)}`) };

@@ -201,6 +201,19 @@ test('approvals: granted, denied with feedback, timed out; allow rules skip the 
   expect(entries.filter((entry) => entry.type === 'approval').map((entry) => entry.type === 'approval' && entry.decision)).toEqual(['allow', 'deny', 'timeout']);
 });
 
+test('feedback given with an approval reaches the model, also when the result is stored by reference', async () => {
+  const workdir = makeRepo({});
+  const requests = script([() => reply([toolUse('Bash', { command: 'seq 1 3000' }, 'toolu_seq')]), () => reply([text('done')])]);
+  const handle = await harness.start({ prompt: 'count', workdir, permissionMode: 'ask' });
+  await stateWhere(handle, (state) => state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_seq'));
+  await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_seq', decision: 'allow', feedback: 'only count, do not write' }] });
+  expect(await handle.result()).toMatchObject({ reason: 'completed' });
+  const result = toolResultText(lastToolResults(requests[1]!)[0]!);
+  expect(result.length).toBeGreaterThan(2048); // over INLINE_TEXT_LIMIT: the result travelled by reference
+  expect(result).toContain('2999\n3000');
+  expect(result).toMatch(/User feedback on approval: only count, do not write$/);
+});
+
 test('the small model summarises each tool batch into the transcript and current details', async () => {
   script([() => reply([toolUse('Glob', { pattern: '*' })]), () => reply([text('done')])]);
   const before = harness.fake.summaryRequests.length;

@@ -3,6 +3,7 @@ import type { PrepareContextInput, PrepareContextOutput } from '../../shared/act
 import type { ContextEdit } from '../../shared/contract';
 import type { ConversationMessage } from '../../shared/conversation';
 import { SNIP_MAX_MESSAGES } from '../../shared/limits';
+import { whileHeartbeating } from '../heartbeat';
 import { type ContentStore, getJson, putJson } from '../store/content-store';
 import { appendConversation, loadConversation } from '../store/conversation';
 import { collapse, estimateConversationTokens, microcompact, snip, stripMedia } from './context-edits';
@@ -18,31 +19,37 @@ export function createContextActivities({ store }: { store: ContentStore }) {
      * conversation is stored as a new root, so later turns build on it.
      */
     async prepareContext(input: PrepareContextInput): Promise<PrepareContextOutput> {
-      const original = await loadConversation(store, input.conversationRef);
-      let messages: ConversationMessage[] = [...original, ...input.append];
-      const applied: ContextEdit[] = [];
-      const over = () => estimateConversationTokens(messages, input.baseTokens) > input.targetTokens;
-      for (const step of input.steps) {
-        let edited: ConversationMessage[] | undefined;
-        // Snip answers a long history, not a large one: dropping turns loses more than clearing
-        // old tool results (microcompact) or summarising them (autocompact).
-        if (step === 'snip' && messages.length > SNIP_MAX_MESSAGES) edited = snip(messages);
-        else if (step === 'microcompact' && over()) edited = microcompact(messages);
-        else if (step === 'collapse') edited = await collapse(messages, loadAssistant);
-        else if (step === 'media_strip') edited = await stripMedia(messages, loadAssistant, storeAssistant);
-        if (edited) {
-          messages = edited;
-          applied.push(step);
-        }
-      }
-      const conversationRef =
-        applied.length > 0 ? await appendConversation(store, null, messages) : await appendConversation(store, input.conversationRef, input.append);
-      return {
-        conversationRef,
-        estimatedTokens: estimateConversationTokens(messages, input.baseTokens),
-        applied,
-        messageCount: messages.length,
-      };
+      // Loading and rewriting a long conversation takes a while on a slow store: heartbeats keep
+      // the activity alive under its heartbeat timeout.
+      return whileHeartbeating(() => editConversation(input));
     },
   };
+
+  async function editConversation(input: PrepareContextInput): Promise<PrepareContextOutput> {
+    const original = await loadConversation(store, input.conversationRef);
+    let messages: ConversationMessage[] = [...original, ...input.append];
+    const applied: ContextEdit[] = [];
+    const over = () => estimateConversationTokens(messages, input.baseTokens) > input.targetTokens;
+    for (const step of input.steps) {
+      let edited: ConversationMessage[] | undefined;
+      // Snip answers a long history, not a large one: dropping turns loses more than clearing
+      // old tool results (microcompact) or summarising them (autocompact).
+      if (step === 'snip' && messages.length > SNIP_MAX_MESSAGES) edited = snip(messages);
+      else if (step === 'microcompact' && over()) edited = microcompact(messages);
+      else if (step === 'collapse') edited = await collapse(messages, loadAssistant);
+      else if (step === 'media_strip') edited = await stripMedia(messages, loadAssistant, storeAssistant);
+      if (edited) {
+        messages = edited;
+        applied.push(step);
+      }
+    }
+    const conversationRef =
+      applied.length > 0 ? await appendConversation(store, null, messages) : await appendConversation(store, input.conversationRef, input.append);
+    return {
+      conversationRef,
+      estimatedTokens: estimateConversationTokens(messages, input.baseTokens),
+      applied,
+      messageCount: messages.length,
+    };
+  }
 }

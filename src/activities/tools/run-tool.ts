@@ -1,5 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { RunToolInput, RunToolOutput } from '../../shared/activity-io';
@@ -8,6 +9,7 @@ import { TOOL_RESULT_MAX_CHARS, TOOL_RESULT_PREVIEW_CHARS } from '../../shared/l
 import { whileHeartbeating } from '../heartbeat';
 import { type ContentStore, storeText } from '../store/content-store';
 import type { EffectJournal } from '../store/effect-journal';
+import { resolveInWorkdir } from './paths';
 import { TOOLS, type ToolRegistry } from './registry';
 import { ToolError, type ToolOutput } from './tool';
 
@@ -54,7 +56,8 @@ export function createToolActivities({ store, journal, tools = TOOLS }: ToolActi
         });
         if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
       }
-      const text = await applyToolResultBudget(request, output.text);
+      const withFeedback = request.approvalFeedback ? `${output.text}\n\nUser feedback on approval: ${request.approvalFeedback}` : output.text;
+      const text = await applyToolResultBudget(request, withFeedback);
       return {
         result: { toolUseId: request.toolUseId, isError: output.isError ?? false, content: await storeText(store, text), toolName: request.name },
         ...(output.fileState ? { fileState: output.fileState } : {}),
@@ -70,15 +73,33 @@ export function createToolActivities({ store, journal, tools = TOOLS }: ToolActi
  */
 async function applyToolResultBudget(request: RunToolInput, text: string): Promise<string> {
   if (text.length <= TOOL_RESULT_MAX_CHARS) return text;
-  const folder = join(request.workdir, '.agent');
   const relativePath = join('.agent', 'tool-results', `${request.toolUseId.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`);
-  await mkdir(join(folder, 'tool-results'), { recursive: true });
-  // The folder is the agent's scratch space, never part of the user's repository.
-  await writeFile(join(folder, '.gitignore'), '*\n');
-  await writeFile(join(request.workdir, relativePath), text);
-  return (
-    `Output too large (${text.length} characters); the full output was saved to ${relativePath}. ` +
-    'Read it in parts (offset and limit) or Grep it.\n\n' +
-    `Preview (first ${TOOL_RESULT_PREVIEW_CHARS} characters):\n${text.slice(0, TOOL_RESULT_PREVIEW_CHARS)}`
-  );
+  const preview = `Preview (first ${TOOL_RESULT_PREVIEW_CHARS} characters):\n${text.slice(0, TOOL_RESULT_PREVIEW_CHARS)}`;
+  try {
+    await saveInScratchSpace(request.workdir, relativePath, text);
+  } catch (error) {
+    if (!(error instanceof ToolError)) throw error;
+    return `Output too large (${text.length} characters), and it could not be saved: ${error.message}\n\n${preview}`;
+  }
+  return `Output too large (${text.length} characters); the full output was saved to ${relativePath}. Read it in parts (offset and limit) or Grep it.\n\n${preview}`;
+}
+
+/**
+ * Writes a file under `<workdir>/.agent/`, the agent's scratch space: never through a symlink
+ * that leads out of the workdir, and with a `.gitignore` of `*` created once (a file the user
+ * put there is left as it is).
+ */
+async function saveInScratchSpace(workdir: string, relativePath: string, text: string): Promise<void> {
+  await mkdir(resolveInWorkdir(workdir, dirname(relativePath)), { recursive: true });
+  // Resolved again now that the folders exist: a symlinked folder must still lead inside.
+  const folder = resolveInWorkdir(workdir, dirname(relativePath));
+  // 'wx' creates, or fails on anything already there, a symlink included.
+  await writeFile(join(dirname(folder), '.gitignore'), '*\n', { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  // A fresh file renamed into place: an existing file or symlink of that name is replaced, never written through.
+  const name = basename(relativePath);
+  const temporary = join(folder, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
+  await writeFile(temporary, text, { flag: 'wx' });
+  await rename(temporary, join(folder, name));
 }

@@ -15,8 +15,8 @@ function runner(options: { failing?: string[]; answers?: Record<string, Approval
   const results = new Map<string, RunToolOutput['result']>();
   const tools: ToolRunner = {
     approve: async (planned) => options.answers?.[planned.id] ?? null,
-    run: async (planned) => {
-      log.push(`start ${planned.id}`);
+    run: async (planned, feedback) => {
+      log.push(`start ${planned.id}${feedback ? ` (feedback: ${feedback})` : ''}`);
       await Promise.resolve();
       log.push(`end ${planned.id}`);
       return { result: { toolUseId: planned.id, isError: options.failing?.includes(planned.id) ?? false, content: { text: `ran ${planned.id}` } } };
@@ -43,7 +43,7 @@ test('a failing call whose tool says so cancels the batches after it, not the ca
   expect(results.get('b2')!.isError).toBe(true);
 });
 
-test('a denied or unanswered call is not run; an approval with feedback passes it on', async () => {
+test('a denied or unanswered call is not run; an approval with feedback goes to the tool activity', async () => {
   const { tools, log, results } = runner({
     answers: {
       b1: { decision: 'deny', feedback: 'keep it' },
@@ -52,10 +52,10 @@ test('a denied or unanswered call is not run; an approval with feedback passes i
     },
   });
   await runToolUses([call('b1', false), call('b2', false), call('b3', false)], tools);
-  expect(log.filter((line) => line.startsWith('start'))).toEqual(['start b3']);
+  expect(log.filter((line) => line.startsWith('start'))).toEqual(['start b3 (feedback: be careful)']);
   expect(results.get('b1')).toMatchObject({ isError: true, content: { text: expect.stringContaining('The user denied this tool call, so it was not run. Feedback: keep it') } });
   expect(results.get('b2')).toMatchObject({ isError: true, content: { text: expect.stringContaining('not approved in time') } });
-  expect(results.get('b3')!.content).toEqual({ text: 'ran b3\n\nUser feedback on approval: be careful' });
+  expect(results.get('b3')!.content).toEqual({ text: 'ran b3' });
 });
 
 test('summaries name invalid calls by their tool', () => {

@@ -1,0 +1,77 @@
+/** The tool activity around the tools: the tool-result budget's scratch space and approval feedback. */
+import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { LocalContentStore } from '../../../../src/activities/store/content-store';
+import { LocalEffectJournal } from '../../../../src/activities/store/effect-journal';
+import { createToolActivities } from '../../../../src/activities/tools/run-tool';
+import type { RunToolInput, RunToolOutput } from '../../../../src/shared/activity-io';
+import { scratchDir } from '../../../support/paths';
+
+let workdir: string;
+let outside: string;
+let store: LocalContentStore;
+
+beforeEach(() => {
+  workdir = join(scratchDir('run-tool'), 'repo');
+  mkdirSync(workdir);
+  outside = scratchDir('outside');
+  writeFileSync(join(workdir, 'big.txt'), `${'x'.repeat(40)}\n`.repeat(1999) + 'the last line\n');
+  store = new LocalContentStore(scratchDir('store'));
+});
+
+function runTool(overrides: Partial<RunToolInput> = {}): Promise<RunToolOutput> {
+  const { runTool: activity } = createToolActivities({ store, journal: new LocalEffectJournal(scratchDir('journal')) });
+  return new MockActivityEnvironment().run(activity, {
+    sessionId: 'session-1',
+    toolUseId: 'toolu_big',
+    name: 'Read',
+    input: { file_path: 'big.txt' },
+    workdir,
+    fileStates: [],
+    ...overrides,
+  });
+}
+
+const textOf = async (content: { text: string } | { ref: string }) => ('text' in content ? content.text : store.get(content.ref));
+
+describe('the tool-result budget', () => {
+  test('saves a large result under .agent/, with a .gitignore created once and never overwritten', async () => {
+    const output = await runTool();
+    expect(await textOf(output.result.content)).toMatch(/^Output too large \(\d+ characters\); the full output was saved to \.agent\/tool-results\/toolu_big\.txt/);
+    expect(readFileSync(join(workdir, '.agent', 'tool-results', 'toolu_big.txt'), 'utf8')).toContain('2000\tthe last line');
+    expect(readFileSync(join(workdir, '.agent', '.gitignore'), 'utf8')).toBe('*\n');
+
+    writeFileSync(join(workdir, '.agent', '.gitignore'), 'mine\n');
+    await runTool({ toolUseId: 'toolu_second' });
+    expect(readFileSync(join(workdir, '.agent', '.gitignore'), 'utf8')).toBe('mine\n');
+    expect(readdirSync(join(workdir, '.agent', 'tool-results')).sort()).toEqual(['toolu_big.txt', 'toolu_second.txt']);
+  });
+
+  test('never writes through a symlink: not a folder that leads out of the workdir, not a file', async () => {
+    mkdirSync(join(workdir, '.agent'));
+    symlinkSync(outside, join(workdir, '.agent', 'tool-results'));
+    const refused = await runTool();
+    expect(await textOf(refused.result.content)).toMatch(/^Output too large \(\d+ characters\), and it could not be saved: .*outside the working directory/);
+    expect(readdirSync(outside)).toEqual([]);
+
+    const elsewhere = join(outside, 'victim.txt');
+    writeFileSync(elsewhere, 'precious\n');
+    writeFileSync(join(outside, '.gitignore'), 'theirs\n');
+    const other = join(scratchDir('run-tool'), 'repo2');
+    mkdirSync(join(other, '.agent', 'tool-results'), { recursive: true });
+    writeFileSync(join(other, 'big.txt'), readFileSync(join(workdir, 'big.txt')));
+    symlinkSync(elsewhere, join(other, '.agent', 'tool-results', 'toolu_big.txt'));
+    symlinkSync(join(outside, '.gitignore'), join(other, '.agent', '.gitignore'));
+    await runTool({ workdir: other });
+    expect(readFileSync(elsewhere, 'utf8')).toBe('precious\n');
+    expect(readFileSync(join(outside, '.gitignore'), 'utf8')).toBe('theirs\n');
+    expect(lstatSync(join(other, '.agent', 'tool-results', 'toolu_big.txt')).isSymbolicLink()).toBe(false);
+  });
+});
+
+test("an approval's feedback follows the output, also when the result is stored by reference", async () => {
+  const output = await runTool({ name: 'Bash', input: { command: 'seq 1 1000' }, approvalFeedback: 'only count' });
+  expect('ref' in output.result.content).toBe(true);
+  expect(await textOf(output.result.content)).toMatch(/\n1000\n\nExit code: 0\n\nUser feedback on approval: only count$/);
+});
