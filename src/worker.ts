@@ -17,6 +17,8 @@ export interface CreateWorkerOptions {
   /** A prebuilt workflow bundle (tests and the CLI reuse one instead of bundling again). */
   workflowBundle?: WorkerOptions['workflowBundle'];
   connection?: NativeConnection;
+  /** Worker interceptors (tracing, metrics, fault injection in tests). */
+  interceptors?: WorkerOptions['interceptors'];
 }
 
 export async function createWorker(config: WorkerConfig, options: CreateWorkerOptions = {}): Promise<Worker> {
@@ -32,6 +34,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     taskQueue: config.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('./workflows') }),
     activities: createActivities(config),
+    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
     dataConverter: { externalStorage: contentExternalStorage(config.contentDir) },
   });
 }

@@ -25,6 +25,7 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
     case 'transition':
       return entry.transition === 'next_turn' ? undefined : `  ↻ ${entry.transition}${entry.detail ? ` (${entry.detail})` : ''}`;
     case 'context':
+      if (entry.error) return `  ⇣ context: ${entry.error}`;
       return `  ⇣ context: ${entry.edits.join(', ')} (~${entry.estimatedTokens} tokens)`;
     case 'stop_hook':
       return `  ⚑ stop hook ${entry.outcome}: ${entry.detail.split('\n')[0]}`;

@@ -74,6 +74,8 @@ export interface CallModelInput {
   conversationRef: string | null;
   /** Messages added since `conversationRef`. Keeps history per turn independent of context size. */
   append: ConversationMessage[];
+  /** The results of one message together, in characters; set only below the default (small windows). */
+  resultsPerMessageMaxChars?: number;
 }
 
 export type CallModelOutcome =
@@ -166,6 +168,8 @@ export interface RunToolInput {
   fileStates: FileState[];
   /** What the person who approved the call added: it follows the tool's output in the result. */
   approvalFeedback?: string;
+  /** One result's budget in characters; set only below the default (small windows). */
+  resultMaxChars?: number;
 }
 
 export interface RunToolOutput {

@@ -98,7 +98,8 @@ export type TranscriptEntry =
   | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
   | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }
   | { type: 'transition'; turn: number; transition: Transition; detail?: string }
-  | { type: 'context'; turn: number; edits: ContextEdit[]; estimatedTokens: number }
+  /** Context edits made; `error` when they could not run and were skipped. */
+  | { type: 'context'; turn: number; edits: ContextEdit[]; estimatedTokens: number; error?: string }
   | { type: 'stop_hook'; turn: number; outcome: 'allow' | 'block' | 'prevent'; detail: string }
   | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
   | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }

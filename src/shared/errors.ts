@@ -26,3 +26,11 @@ export const NON_RETRYABLE_MODEL_ERRORS: readonly string[] = [
   ErrorType.ModelNotFound,
   ErrorType.MissingApiKey,
 ];
+
+/** The numbers of a "prompt is too long: 205000 tokens > 200000 maximum" error, when it gives them. */
+export function promptTooLongNumbers(message: string): { tokens: number; maximum: number } | undefined {
+  const match = message.match(/(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)\s*maximum/i);
+  if (!match) return undefined;
+  const number = (text: string) => Number(text.replace(/,/g, ''));
+  return { tokens: number(match[1]!), maximum: number(match[2]!) };
+}

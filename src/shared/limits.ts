@@ -16,6 +16,8 @@ export const DEFAULT_MAX_TURNS = 500;
 /** Recovery layers (Claude Code's values; see README "Recovery layers"). */
 export const DEFAULT_FALLBACK_AFTER_OVERLOADS = 3;
 export const ESCALATED_MAX_OUTPUT_TOKENS = 64_000;
+/** Output budget of a compaction's summary. */
+export const COMPACTION_MAX_OUTPUT_TOKENS = 16_000;
 export const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3;
 export const AUTOCOMPACT_FAILURE_LIMIT = 3;
 /** Autocompact threshold: context window − min(max output, this) − AUTOCOMPACT_BUFFER_TOKENS. */
@@ -36,6 +38,12 @@ export const TOOL_RESULT_MAX_CHARS = 50_000;
 /** …and the results of one message together are capped at this. */
 export const TOOL_RESULTS_PER_MESSAGE_MAX_CHARS = 200_000;
 export const TOOL_RESULT_PREVIEW_CHARS = 2_000;
+/**
+ * Both budgets shrink with a small context window: one result takes at most this share of the
+ * window, one message's results this share (a 32K-token window gets 12,800 and 32,000 chars).
+ */
+export const TOOL_RESULT_WINDOW_SHARE = 0.1;
+export const TOOL_RESULTS_PER_MESSAGE_WINDOW_SHARE = 0.25;
 /** Re-attached after a compaction: at most this many files, ~5K tokens each, ~50K in all. */
 export const COMPACT_REATTACH_FILES = 5;
 export const COMPACT_REATTACH_FILE_CHARS = 20_000;
@@ -72,3 +80,11 @@ export const INLINE_TEXT_LIMIT = 2048;
  */
 export const ACTIVITY_HEARTBEAT_TIMEOUT_MS = 10_000;
 export const ACTIVITY_HEARTBEAT_INTERVAL_MS = 2_000;
+
+/**
+ * A model call's start-to-close timeout: at least this, and long enough for `max_tokens` at the
+ * slowest output rate we expect plus the time to first token (see modelCallOptions).
+ */
+export const MODEL_CALL_MIN_TIMEOUT_MS = 10 * 60_000;
+export const MODEL_CALL_OVERHEAD_MS = 2 * 60_000;
+export const SLOWEST_OUTPUT_TOKENS_PER_SECOND = 20;

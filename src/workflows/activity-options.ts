@@ -6,7 +6,13 @@ import { type ActivityOptions, proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities';
 import type { PlannedToolUse } from '../shared/activity-io';
 import { ErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
-import { ACTIVITY_HEARTBEAT_TIMEOUT_MS } from '../shared/limits';
+import {
+  ACTIVITY_HEARTBEAT_TIMEOUT_MS,
+  COMPACTION_MAX_OUTPUT_TOKENS,
+  MODEL_CALL_MIN_TIMEOUT_MS,
+  MODEL_CALL_OVERHEAD_MS,
+  SLOWEST_OUTPUT_TOKENS_PER_SECOND,
+} from '../shared/limits';
 import { rulesOf } from './tool-rules';
 
 export const SESSION_OPTIONS: ActivityOptions = {
@@ -15,7 +21,7 @@ export const SESSION_OPTIONS: ActivityOptions = {
 };
 
 export const MODEL_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '10 minutes',
+  startToCloseTimeout: MODEL_CALL_MIN_TIMEOUT_MS,
   heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
   retry: {
     initialInterval: '2 seconds',
@@ -26,8 +32,18 @@ export const MODEL_OPTIONS: ActivityOptions = {
   },
 };
 
+/**
+ * A model call's options: its overall timeout sized from `max_tokens` at a slow but ordinary
+ * output rate (an escalated 64,000-token reply takes well over 10 minutes); a dead worker is
+ * noticed by the heartbeat timeout, not by this one.
+ */
+export function modelCallOptions(maxOutputTokens: number): ActivityOptions {
+  const streaming = Math.ceil((maxOutputTokens / SLOWEST_OUTPUT_TOKENS_PER_SECOND) * 1000);
+  return { ...MODEL_OPTIONS, startToCloseTimeout: Math.max(MODEL_CALL_MIN_TIMEOUT_MS, MODEL_CALL_OVERHEAD_MS + streaming) };
+}
+
 export const COMPACT_OPTIONS: ActivityOptions = {
-  ...MODEL_OPTIONS,
+  ...modelCallOptions(COMPACTION_MAX_OUTPUT_TOKENS),
   retry: { ...MODEL_OPTIONS.retry, maximumAttempts: 5, nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS, ErrorType.ContentMissing, ErrorType.CompactionFailed] },
 };
 

@@ -3,13 +3,13 @@
  * people ask of it (steering), kept in step. The driver and its phases change the session only
  * through these methods, so every change reaches the `state` query, the transcript and the UI.
  */
-import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { CallModelOutcome, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
 import type { AgentResult, AgentStatus, ContextEdit, TerminalReason, TranscriptEntry } from '../shared/contract';
 import { contentPreview, type ToolResult } from '../shared/conversation';
 import type { ResolvedAgentInput, StopHook } from '../shared/input';
 import { prepareSession, SESSION_OPTIONS } from './activity-options';
-import { afterModel, beginTurn, type Step, withoutRecovery } from './loop';
+import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from './loop';
 import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from './loop-state';
 import { summaryOf } from './run-tools';
 import { type CarriedView, SessionView } from './session-view';
@@ -19,6 +19,12 @@ import { type CarriedSteering, Steering } from './steering';
 export interface Features {
   recoveryLayers: boolean;
   steering: boolean;
+  /**
+   * Issue 9's fixes: cancellation ends with a result, every path continues as new at the
+   * boundary, a failed context step degrades, a stop-hook block keeps the reactive-compaction
+   * budget, a batch waits for every call's outcome, the real context window is learned.
+   */
+  hardening: boolean;
 }
 
 /** What one run hands to the next when it continues as new (the `resume` input field). Plain JSON. */
@@ -38,6 +44,8 @@ export class AgentSession {
   private loop!: LoopState;
   private prepared!: PrepareSessionOutput;
   private turnsAtRunStart = 0;
+  /** What a cancellation of the workflow would stop now (follows the status). */
+  private running: 'model' | 'tools' = 'model';
 
   private constructor(
     readonly input: ResolvedAgentInput,
@@ -108,7 +116,7 @@ export class AgentSession {
 
   /** Takes in the model's outcome and says what follows (the old behaviour where a feature is off). */
   afterModel(outcome: CallModelOutcome): Step {
-    const decision = afterModel(this.loop, outcome);
+    const decision = afterModel(this.loop, outcome, { learnWindow: this.features.hardening });
     this.loop = decision.state;
     if (outcome.kind === 'response') {
       this.note({ type: 'assistant', text: outcome.text, stopReason: outcome.stopReason, usage: outcome.usage });
@@ -128,7 +136,16 @@ export class AgentSession {
   }
 
   status(status: AgentStatus): void {
+    if (status === 'running_tools' || status === 'waiting_approval') this.running = 'tools';
+    if (status === 'running_model' || status === 'compacting') this.running = 'model';
     this.view.status(status, this.loop);
+  }
+
+  /** The workflow was cancelled: the session ends like an interrupted one, with a result. */
+  cancelled(): Finish {
+    return this.running === 'model'
+      ? { kind: 'finish', reason: 'aborted_streaming', error: 'Cancelled while the model was responding' }
+      : { kind: 'finish', reason: 'aborted_tools', error: 'Cancelled while tools were running' };
   }
 
   /** A transcript entry of the current turn. */
@@ -158,7 +175,10 @@ export class AgentSession {
   async finish(reason: TerminalReason, error?: string): Promise<AgentResult> {
     this.steering.close();
     this.view.finish(this.loop, reason, error);
-    await condition(allHandlersFinished);
+    // In a cancelled workflow the wait itself would be cancelled, and the run would end CANCELED
+    // instead of with its result.
+    if (this.features.hardening) await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+    else await condition(allHandlersFinished);
     return toResult(this.loop, reason, error);
   }
 

@@ -2,7 +2,7 @@
  * The workflow driver: Claude Code's query loop, one turn per iteration. Prepare the context,
  * call the model, branch on its outcome (recovery layers, the end of the turn, or tools), run
  * the tools, and go on. The decisions are pure functions (loop.ts, context-plan.ts,
- * stop-conditions.ts); each phase lives in its own file; this function only strings them together.
+ * stop-conditions.ts); each phase lives in its own file; this file only strings them together.
  *
  * Deterministic by construction: no I/O, no environment, no clock but the workflow's. Everything
  * that touches the world (the model, files, commands, hooks) is an activity, imported as a type
@@ -14,66 +14,73 @@ import type { CallModelOutcome } from '../shared/activity-io';
 import type { AgentResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
 import { checkAgentInput, type ResolvedAgentInput } from '../shared/input';
-import { callModel, MODEL_OPTIONS } from './activity-options';
+import { callModel, modelCallOptions } from './activity-options';
 import { AgentSession } from './agent-session';
 import { failureMessage } from './failures';
 import { shouldContinueAsNew } from './loop';
-import { withTransition } from './loop-state';
+import { outputLimit, withTransition } from './loop-state';
 import { prepareTurnContext, recover } from './recovery';
 import { callModelRequest, modelCallSummary } from './requests';
 import { runToolTurn } from './tool-turn';
-import { afterStopped, endTurn } from './turn-end';
+import { afterStopped, endTurn, type Next } from './turn-end';
 
 export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   const input = validInput(rawInput);
   // Sessions that started before a feature replay without its marker and keep the behaviour they
   // were recorded with (test/fixtures/histories holds such histories).
-  const features = { recoveryLayers: patched('recovery-layers'), steering: patched('steering') };
-  const session = await AgentSession.open(input, features);
-
-  for (;;) {
-    // 1. Prepare: count the turn (or stop at maxTurns), then the context pipeline.
-    const turn = session.beginTurn();
-    if (turn.kind === 'finish') return session.finish(turn.reason);
-    if (turn.newTurn && features.recoveryLayers) await prepareTurnContext(session);
-
-    // 2. Call the model; an interrupt, or the workflow's cancellation, stops it.
-    const called = await callModelInterruptibly(session);
-    if (called.kind === 'stopped') {
-      const next = await afterStopped(session, 'model', called.byInterrupt);
-      if (next.kind === 'finish') return session.finish(next.reason, next.error);
-      continue;
+  const features = { recoveryLayers: patched('recovery-layers'), steering: patched('steering'), hardening: patched('hardening') };
+  let session: AgentSession | undefined;
+  try {
+    session = await AgentSession.open(input, features);
+    for (;;) {
+      const next = await turn(session);
+      if (next.kind === 'finish') return await session.finish(next.reason, next.error);
+      // Sessions of any length: at a turn boundary, hand the state to a fresh run (same workflow
+      // id) before history grows large. Sessions from before `hardening` checked after tools only.
+      const boundary = features.hardening || next.afterTools;
+      if (boundary && shouldContinueAsNew(workflowInfo().continueAsNewSuggested, input.continueAsNewAfterTurns, session.turnsThisRun) && patched('continue-as-new')) {
+        return await session.continueAsNew(rawInput);
+      }
     }
-    if (called.kind === 'failed') return session.finish('model_error', called.error);
-
-    // 3. Branch: the recovery layers first, then the end of the turn, a retry, or tools.
-    const step = await recover(session, session.afterModel(called.outcome), called.outcome);
-    if (step.kind === 'finish') {
-      // Stop hooks, the token budget and people only weigh in when the model completed its turn.
-      if (step.reason !== 'completed' || !features.steering) return session.finish(step.reason, step.error);
-      const next = await endTurn(session);
-      if (next.kind === 'finish') return session.finish(next.reason, next.error);
-      continue;
+  } catch (error) {
+    // The workflow was cancelled (`temporal workflow cancel`, the UI's Cancel) while no phase
+    // could turn it into a result: it ends like an interrupted session.
+    if (features.hardening && isCancellation(error) && session) {
+      const stopped = session.cancelled();
+      return session.finish(stopped.reason, stopped.error);
     }
-    if (step.kind === 'call_model') {
-      session.goOn(withTransition(session.state, step.transition), step.transition === 'model_fallback_retry' ? session.state.model : undefined);
-      continue;
-    }
-
-    // 4. Run the tools; their results are the next turn's message.
-    const tools = await runToolTurn(session, step.toolUses);
-    if (tools.kind === 'stopped') {
-      const next = await afterStopped(session, 'tools', tools.byInterrupt);
-      if (next.kind === 'finish') return session.finish(next.reason, next.error);
-      continue;
-    }
-
-    // 5. Sessions of any length: at a turn boundary, hand the state to a fresh run (same workflow
-    //    id) before history grows large.
-    if (shouldContinueAsNew(workflowInfo().continueAsNewSuggested, input.continueAsNewAfterTurns, session.turnsThisRun) && patched('continue-as-new')) {
-      return session.continueAsNew(rawInput);
-    }
+    throw error;
   }
+}
+
+/** One turn: prepare, call the model, branch, run the tools. Says whether the loop goes on. */
+async function turn(session: AgentSession): Promise<Next & { afterTools?: true }> {
+  // 1. Prepare: count the turn (or stop at maxTurns), then the context pipeline.
+  const begun = session.beginTurn();
+  if (begun.kind === 'finish') return begun;
+  if (begun.newTurn && session.features.recoveryLayers) await prepareTurnContext(session);
+
+  // 2. Call the model; an interrupt, or the workflow's cancellation, stops it.
+  const called = await callModelInterruptibly(session);
+  if (called.kind === 'stopped') return afterStopped(session, 'model', called.byInterrupt);
+  if (called.kind === 'failed') return { kind: 'finish', reason: 'model_error', error: called.error };
+
+  // 3. Branch: the recovery layers first, then the end of the turn, a retry, or tools.
+  const step = await recover(session, session.afterModel(called.outcome), called.outcome);
+  if (step.kind === 'finish') {
+    // Stop hooks, the token budget and people only weigh in when the model completed its turn.
+    if (step.reason !== 'completed' || !session.features.steering) return step;
+    return endTurn(session);
+  }
+  if (step.kind === 'call_model') {
+    session.goOn(withTransition(session.state, step.transition), step.transition === 'model_fallback_retry' ? session.state.model : undefined);
+    return { kind: 'continue' };
+  }
+
+  // 4. Run the tools; their results are the next turn's message.
+  const tools = await runToolTurn(session, step.toolUses);
+  if (tools.kind === 'stopped') return afterStopped(session, 'tools', tools.byInterrupt);
+  return { kind: 'continue', afterTools: true };
 }
 
 /** Invalid input fails the workflow at once (a failure, not an exception that would retry the task forever). */
@@ -89,9 +96,10 @@ async function callModelInterruptibly(session: AgentSession): Promise<Called> {
   session.status('running_model');
   try {
     const request = callModelRequest(session.state);
-    const outcome = await session.steering.interruptible('model', () =>
-      callModel.executeWithOptions({ ...MODEL_OPTIONS, summary: modelCallSummary(session.state) }, [request]),
-    );
+    const options = { ...modelCallOptions(outputLimit(session.state)), summary: modelCallSummary(session.state) };
+    const outcome = await session.steering.interruptible('model', () => callModel.executeWithOptions(options, [request]));
+    // The reply was complete when the interrupt reached it: the person asked to stop, so it stops.
+    if (session.features.hardening && session.steering.interruptPending()) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
     return { kind: 'outcome', outcome };
   } catch (error) {
     if (isCancellation(error)) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };

@@ -14,6 +14,10 @@ import {
   CHARS_PER_TOKEN,
   CONTEXT_EDIT_THRESHOLD_RATIO,
   SNIP_MAX_MESSAGES,
+  TOOL_RESULT_MAX_CHARS,
+  TOOL_RESULT_WINDOW_SHARE,
+  TOOL_RESULTS_PER_MESSAGE_MAX_CHARS,
+  TOOL_RESULTS_PER_MESSAGE_WINDOW_SHARE,
 } from '../shared/limits';
 import { estimateTokens, type LoopState } from './loop-state';
 
@@ -44,4 +48,14 @@ export function afterAutocompact(state: LoopState, succeeded: boolean): LoopStat
 /** Re-attached files after a compaction take at most a quarter of the autocompact threshold. */
 export function reattachBudgetChars(state: LoopState): number {
   return Math.floor((autocompactThreshold(state) / 4) * CHARS_PER_TOKEN);
+}
+
+/** The tool-result budget of one result, scaled down for small context windows. */
+export function toolResultMaxChars(state: LoopState): number {
+  return Math.min(TOOL_RESULT_MAX_CHARS, Math.floor(state.contextWindowTokens * CHARS_PER_TOKEN * TOOL_RESULT_WINDOW_SHARE));
+}
+
+/** The tool-result budget of one message's results, scaled down for small context windows. */
+export function toolResultsPerMessageMaxChars(state: LoopState): number {
+  return Math.min(TOOL_RESULTS_PER_MESSAGE_MAX_CHARS, Math.floor(state.contextWindowTokens * CHARS_PER_TOKEN * TOOL_RESULTS_PER_MESSAGE_WINDOW_SHARE));
 }

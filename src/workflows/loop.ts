@@ -7,6 +7,7 @@
 import type { CallModelOutcome, PlannedToolUse } from '../shared/activity-io';
 import type { TerminalReason, Transition } from '../shared/contract';
 import { addUsage, type ConversationMessage } from '../shared/conversation';
+import { promptTooLongNumbers } from '../shared/errors';
 import { ESCALATED_MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS_RECOVERY_LIMIT } from '../shared/limits';
 import { type LoopState, NEW_TURN } from './loop-state';
 
@@ -52,11 +53,17 @@ function assistantMessage(response: ModelResponse): ConversationMessage {
   return { role: 'assistant', kind: 'assistant', ref: response.assistant.ref, chars: response.assistant.chars };
 }
 
-/** What follows a model call: every recovery layer that answers to the model's outcome. */
-export function afterModel(previous: LoopState, outcome: CallModelOutcome): Decision {
+/**
+ * What follows a model call: every recovery layer that answers to the model's outcome.
+ * `learnWindow` (sessions since `hardening`): a "prompt is too long: N tokens > M maximum" tells
+ * the real context window, used from then on (an endpoint may serve less than the model table says).
+ */
+export function afterModel(previous: LoopState, outcome: CallModelOutcome, { learnWindow = false } = {}): Decision {
   let state = sent(previous, outcome);
 
   if (outcome.kind === 'prompt_too_long') {
+    const window = learnWindow ? promptTooLongNumbers(outcome.message)?.maximum : undefined;
+    if (window !== undefined && window < state.contextWindowTokens) state = { ...state, contextWindowTokens: window };
     // Withheld: first archive older turns without a model call (never twice in a row), then one
     // full summary per turn, then give up. Stop hooks never run on this path.
     if (state.lastTransition !== 'collapse_drain_retry' && !state.hasAttemptedReactiveCompact) {

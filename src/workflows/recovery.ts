@@ -7,7 +7,7 @@
  * recovery resumes it exactly once.
  */
 import { isCancellation } from '@temporalio/workflow';
-import type { CallModelOutcome } from '../shared/activity-io';
+import type { CallModelOutcome, PrepareContextInput, PrepareContextOutput } from '../shared/activity-io';
 import { addUsage } from '../shared/conversation';
 import { COMPACT_OPTIONS, compactConversation, CONTEXT_OPTIONS, prepareContext } from './activity-options';
 import type { AgentSession } from './agent-session';
@@ -21,12 +21,12 @@ import { compactRequest, contextEditRequest } from './requests';
 export async function prepareTurnContext(session: AgentSession): Promise<void> {
   if (needsContextEdits(session.state)) {
     const state = session.state;
-    const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary: `turn ${state.turnCount} · context` }, [
-      contextEditRequest(state, ['snip', 'microcompact'], editThreshold(state), session.overheadTokens),
-    ]);
-    const tokens = edited.applied.length > 0 ? edited.estimatedTokens : estimateTokens(state);
-    session.update(absorbNewContext(session.state, edited.conversationRef, edited.messageCount, tokens));
-    session.contextEdited(edited.applied, tokens);
+    const edited = await editContext(session, `turn ${state.turnCount} · context`, ['snip', 'microcompact'], editThreshold(state));
+    if (edited) {
+      const tokens = edited.applied.length > 0 ? edited.estimatedTokens : estimateTokens(state);
+      session.update(absorbNewContext(session.state, edited.conversationRef, edited.messageCount, tokens));
+      session.contextEdited(edited.applied, tokens);
+    }
   }
   if (needsAutocompact(session.state)) {
     const compacted = await compact(session, 'autocompact');
@@ -43,10 +43,8 @@ export async function recover(session: AgentSession, step: Step, outcome: CallMo
       continue;
     }
     const edit = step.edit;
-    const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary: edit === 'collapse' ? 'context collapse' : 'strip media' }, [
-      contextEditRequest(session.state, [edit], 0, session.overheadTokens),
-    ]);
-    const changed = edited.applied.length > 0;
+    const edited = await editContext(session, edit === 'collapse' ? 'context collapse' : 'strip media', [edit], 0);
+    const changed = edited !== undefined && edited.applied.length > 0;
     if (changed) {
       session.update(absorbNewContext(session.state, edited.conversationRef, edited.messageCount, edited.estimatedTokens));
       session.contextEdited(edited.applied, edited.estimatedTokens);
@@ -60,6 +58,21 @@ export async function recover(session: AgentSession, step: Step, outcome: CallMo
     }
   }
   return step;
+}
+
+/**
+ * Runs context edits; undefined when they failed (sessions since `hardening`), in which case the
+ * step is skipped and the transcript says why: a slow or broken store degrades the context
+ * pipeline, it does not end the session without a result.
+ */
+async function editContext(session: AgentSession, summary: string, steps: PrepareContextInput['steps'], targetTokens: number): Promise<PrepareContextOutput | undefined> {
+  try {
+    return await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary }, [contextEditRequest(session.state, steps, targetTokens, session.overheadTokens)]);
+  } catch (error) {
+    if (isCancellation(error) || !session.features.hardening) throw error;
+    session.note({ type: 'context', edits: [], estimatedTokens: estimateTokens(session.state), error: `${steps.join(', ')} skipped: ${failureMessage(error)}` });
+    return undefined;
+  }
 }
 
 /** Summarises the conversation; says whether it worked (failures are the caller's to weigh). */

@@ -4,10 +4,12 @@
  */
 import type { CallModelInput, CompactInput, PlannedToolUse, PrepareContextInput, RunToolInput, StopHookInput } from '../shared/activity-io';
 import type { StopHook } from '../shared/input';
-import { reattachBudgetChars } from './context-plan';
+import { TOOL_RESULT_MAX_CHARS, TOOL_RESULTS_PER_MESSAGE_MAX_CHARS } from '../shared/limits';
+import { reattachBudgetChars, toolResultMaxChars, toolResultsPerMessageMaxChars } from './context-plan';
 import { fileStatesFor, type LoopState, NEW_TURN, outputLimit } from './loop-state';
 
 export function callModelRequest(state: LoopState): CallModelInput {
+  const resultsPerMessageMaxChars = toolResultsPerMessageMaxChars(state);
   return {
     model: state.model,
     maxOutputTokens: outputLimit(state),
@@ -18,6 +20,8 @@ export function callModelRequest(state: LoopState): CallModelInput {
     workdir: state.workdir,
     conversationRef: state.conversationRef,
     append: state.pendingMessages,
+    // Only what differs from the default travels in history.
+    ...(resultsPerMessageMaxChars < TOOL_RESULTS_PER_MESSAGE_MAX_CHARS ? { resultsPerMessageMaxChars } : {}),
   };
 }
 
@@ -47,6 +51,7 @@ export function compactRequest(state: LoopState, reason: CompactInput['reason'])
 }
 
 export function runToolRequest(sessionId: string, state: LoopState, call: PlannedToolUse, approvalFeedback?: string): RunToolInput {
+  const resultMaxChars = toolResultMaxChars(state);
   return {
     sessionId,
     toolUseId: call.id,
@@ -55,6 +60,7 @@ export function runToolRequest(sessionId: string, state: LoopState, call: Planne
     workdir: state.workdir,
     fileStates: fileStatesFor(state, call),
     ...(approvalFeedback ? { approvalFeedback } : {}),
+    ...(resultMaxChars < TOOL_RESULT_MAX_CHARS ? { resultMaxChars } : {}),
   };
 }
 

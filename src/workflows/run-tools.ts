@@ -20,7 +20,12 @@ export interface ToolRunner {
   onResult(call: PlannedToolUse, output: RunToolOutput): void;
 }
 
-export async function runToolUses(toolUses: PlannedToolUse[], runner: ToolRunner): Promise<void> {
+/**
+ * `waitForEveryCall` (sessions since `hardening`): when an interrupt stops a batch, every call of
+ * it is waited for until it reports how it ended, so a change that landed is reported as such;
+ * before, the batch stopped at the first cancelled call.
+ */
+export async function runToolUses(toolUses: PlannedToolUse[], runner: ToolRunner, waitForEveryCall = false): Promise<void> {
   let failed: PlannedToolUse | undefined;
   for (const batch of partitionToolUses(toolUses, MAX_PARALLEL_TOOL_CALLS)) {
     if (failed) {
@@ -28,7 +33,7 @@ export async function runToolUses(toolUses: PlannedToolUse[], runner: ToolRunner
       continue;
     }
     runner.onBatch(batch.calls);
-    await Promise.all(
+    await (waitForEveryCall ? allSettled : Promise.all.bind(Promise))(
       batch.calls.map(async (call) => {
         const answer = await runner.approve(call);
         if (answer && answer.decision !== 'allow') {
@@ -42,6 +47,14 @@ export async function runToolUses(toolUses: PlannedToolUse[], runner: ToolRunner
       }),
     );
   }
+}
+
+/** Like Promise.all, but rejects (with the first reason) only once every promise has settled. */
+async function allSettled(promises: Promise<void>[]): Promise<void[]> {
+  const settled = await Promise.allSettled(promises);
+  const rejected = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  return [];
 }
 
 function refusedResult(call: PlannedToolUse, answer: ApprovalAnswer): ToolResult {

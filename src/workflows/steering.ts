@@ -16,6 +16,8 @@ export type ApprovalAnswer = { decision: 'allow' | 'deny'; feedback?: string } |
 /** What a run hands to the next when it continues as new. */
 export interface CarriedSteering {
   queued: string[];
+  /** `end` arrived (absent in what runs before it carried). */
+  ended?: boolean;
 }
 
 export class Steering {
@@ -98,6 +100,11 @@ export class Steering {
     }
   }
 
+  /** An interrupt arrived that nothing has taken yet (the work it cancelled may have finished anyway). */
+  interruptPending(): boolean {
+    return this.interruptRequested;
+  }
+
   /** Whether a cancellation came from `interrupt` (as opposed to cancelling the workflow). */
   takeInterrupt(): boolean {
     const interrupted = this.interruptRequested;
@@ -136,10 +143,11 @@ export class Steering {
 
   /** Messages still queued travel to the next run. */
   carry(): CarriedSteering {
-    return { queued: this.takeQueued() };
+    return { queued: this.takeQueued(), ...(this.ended ? { ended: true } : {}) };
   }
 
   restore(carried: CarriedSteering): void {
     this.queued.push(...carried.queued);
+    if (carried.ended) this.ended = true;
   }
 }

@@ -68,13 +68,26 @@ export type TurnEnd =
  */
 export function decideTurnEnd(
   state: LoopState,
-  facts: { hook: StopHookDecision; tokenBudget: number | undefined; queued: readonly string[]; interactive: boolean },
+  facts: {
+    hook: StopHookDecision;
+    tokenBudget: number | undefined;
+    queued: readonly string[];
+    interactive: boolean;
+    /**
+     * The reference design's rule (sessions since `hardening`): a block continues the turn that
+     * already compacted reactively, so a prompt that is still too long ends the run instead of
+     * compacting again and again (hook, compaction, hook…).
+     */
+    hookBlockKeepsReactiveCompact?: boolean;
+  },
 ): TurnEnd {
   const { hook } = facts;
   if (hook.kind === 'prevent') return { kind: 'finish', reason: 'stop_hook_prevented', error: hook.reason };
   if (hook.kind === 'give_up') return { kind: 'finish', reason: 'hook_stopped', error: hook.reason };
   if (hook.kind === 'block') {
-    return { kind: 'continue', state: { ...continueWith(state, hook.message, 'stop_hook_blocking'), consecutiveStopHookBlocks: hook.consecutiveBlocks } };
+    const continued = continueWith(state, hook.message, 'stop_hook_blocking');
+    const hasAttemptedReactiveCompact = facts.hookBlockKeepsReactiveCompact ? state.hasAttemptedReactiveCompact : continued.hasAttemptedReactiveCompact;
+    return { kind: 'continue', state: { ...continued, consecutiveStopHookBlocks: hook.consecutiveBlocks, hasAttemptedReactiveCompact } };
   }
   const budget = decideTokenBudget(facts.tokenBudget, state.usage.outputTokens, state.budget);
   if (budget.kind === 'continue') {

@@ -4,7 +4,7 @@
  * which together become the next user message. The small model's summary of the batch follows
  * in the background.
  */
-import { isCancellation } from '@temporalio/workflow';
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { PlannedToolUse, RunToolOutput } from '../shared/activity-io';
 import { contentPreview, type ToolResult, toolErrorResult } from '../shared/conversation';
 import { runTool, SUMMARY_OPTIONS, summarizeToolBatch, toolActivityOptions } from './activity-options';
@@ -37,7 +37,7 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
           collected.set(call.id, output.result);
           if (output.fileState) session.update(recordFileState(session.state, output.fileState, rulesOf(call).readsFile === true));
         },
-      }),
+      }, session.features.hardening),
     );
   } catch (error) {
     if (!isCancellation(error)) throw error;
@@ -47,6 +47,9 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
       if (!collected.has(call.id)) collected.set(call.id, interruptedResult(call, 'Interrupted by the user: the tool call was stopped before it finished.'));
     }
   }
+  // The calls got to their end although an interrupt (or the workflow's cancellation) came: it
+  // still stops the session here (since `hardening`; before, it waited for the next phase).
+  if (!stopped && session.features.hardening && (session.steering.interruptPending() || CancellationScope.current().consideredCancelled)) stopped = true;
   const results = orderToolResults(toolUses, collected);
   session.toolResults(toolUses, results);
   session.update(absorbToolResults(session.state, results));

@@ -25,6 +25,7 @@ export async function endTurn(session: AgentSession): Promise<Next> {
     tokenBudget: session.input.tokenBudget,
     queued: session.steering.queued,
     interactive: session.input.interactive,
+    hookBlockKeepsReactiveCompact: session.features.hardening,
   });
   if (end.kind === 'continue') {
     if (end.takesQueued) session.steering.takeQueued();
@@ -39,6 +40,8 @@ export async function endTurn(session: AgentSession): Promise<Next> {
 async function runHooks(session: AgentSession): Promise<StopHookDecision> {
   const hooks = session.stopHooks;
   if (hooks.length === 0) return { kind: 'allow' };
+  // Hooks are commands: people see them as tools running, and a cancellation stops them as such.
+  if (session.features.hardening) session.status('running_tools');
   let outcome: StopHookOutcome;
   try {
     outcome = await runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, summary: 'stop hooks' }, [stopHookRequest(session.id, session.state, hooks)]);
@@ -66,7 +69,13 @@ export async function afterStopped(session: AgentSession, stopped: 'model' | 'to
 /** Interactive sessions wait (durably, for days if need be) for the next message or `end`. */
 export async function waitForMessage(session: AgentSession): Promise<boolean> {
   session.status('waiting_input');
-  await condition(() => session.steering.queued.length > 0 || session.steering.ended);
+  try {
+    await condition(() => session.steering.queued.length > 0 || session.steering.ended);
+  } catch (error) {
+    // Cancelling the workflow while it waits closes the session, as `end` does.
+    if (session.features.hardening && isCancellation(error)) return false;
+    throw error;
+  }
   const texts = session.steering.takeQueued();
   if (texts.length === 0) return false;
   session.goOn(continueWith(session.state, texts.join('\n\n'), 'user_message'));

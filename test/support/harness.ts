@@ -11,7 +11,7 @@ import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString, ty
 import type { AgentInput } from '../../src/shared/input';
 import type { AgentResult } from '../../src/shared/contract';
 import { contentExternalStorage } from '../../src/activities/store/external-storage';
-import { createWorker } from '../../src/worker';
+import { createWorker, type CreateWorkerOptions } from '../../src/worker';
 import type { WorkerConfig } from '../../src/worker-config';
 import { FakeAnthropicServer, type FakeHandler } from './fake-anthropic';
 import { PROJECT_ROOT, scratchDir } from './paths';
@@ -79,11 +79,12 @@ export class Harness {
   }
 
   /** A worker in this process (fast; cannot be SIGKILLed). */
-  async startWorker(overrides: Partial<WorkerConfig> = {}): Promise<Worker> {
+  async startWorker(overrides: Partial<WorkerConfig> = {}, options: Pick<CreateWorkerOptions, 'interceptors'> = {}): Promise<Worker> {
     const connection = await NativeConnection.connect({ address: temporalAddress() });
     const worker = await createWorker({ ...this.workerConfig(), ...overrides }, {
       connection,
       workflowBundle: { codePath: process.env.AGENT_WORKFLOW_BUNDLE! },
+      ...options,
     });
     const running = worker.run().finally(() => connection.close());
     this.workers.push({ worker, running });

@@ -4,7 +4,7 @@
  * so a retried activity makes exactly the same edit.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { type ConversationMessage, conversationChars } from '../../shared/conversation';
+import { contentPreview, type ConversationMessage, conversationChars } from '../../shared/conversation';
 import {
   CHARS_PER_TOKEN,
   CLEARED_TOOL_RESULT,
@@ -64,6 +64,24 @@ export function microcompact(
     edited[index] = { ...message, results };
   }
   return changed ? edited : undefined;
+}
+
+/**
+ * Makes a conversation fit a summary request of `budgetTokens`: first every tool result but the
+ * last message's shortened to its preview, then the oldest rounds dropped, as far as needed.
+ */
+export function fitForSummary(messages: readonly ConversationMessage[], budgetTokens: number, baseTokens: number): ConversationMessage[] {
+  const over = (candidate: readonly ConversationMessage[]) => estimateConversationTokens(candidate, baseTokens) > budgetTokens;
+  if (!over(messages)) return [...messages];
+  let fitted = messages.map((message, index): ConversationMessage => {
+    if (message.kind !== 'tool_results' || index === messages.length - 1) return message;
+    return { ...message, results: message.results.map((result) => ({ ...result, content: { text: `${contentPreview(result.content)} [… shortened for the summary]` } })) };
+  });
+  for (let keep = fitted.length; over(fitted) && keep > 2; ) {
+    keep = Math.max(2, Math.floor(keep * 0.75));
+    fitted = snip(fitted, keep) ?? fitted;
+  }
+  return fitted;
 }
 
 /** One line per archived tool call, for the collapse note: the tool and its subject. */

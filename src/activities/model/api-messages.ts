@@ -14,7 +14,7 @@ export interface ApiMessage {
 }
 
 /** Resolves references and builds the Messages API `messages` array. */
-export async function toApiMessages(store: ContentStore, messages: ConversationMessage[]): Promise<ApiMessage[]> {
+export async function toApiMessages(store: ContentStore, messages: ConversationMessage[], resultsPerMessageMaxChars = TOOL_RESULTS_PER_MESSAGE_MAX_CHARS): Promise<ApiMessage[]> {
   const result: ApiMessage[] = [];
   for (const message of messages) {
     if (message.kind === 'text') {
@@ -24,7 +24,7 @@ export async function toApiMessages(store: ContentStore, messages: ConversationM
     } else {
       const texts: string[] = [];
       for (const toolResult of message.results) texts.push(await loadText(store, toolResult.content));
-      const capped = capMessageResults(texts);
+      const capped = capMessageResults(texts, resultsPerMessageMaxChars);
       const blocks: Anthropic.ToolResultBlockParam[] = message.results.map((toolResult, index) => ({
         type: 'tool_result',
         tool_use_id: toolResult.toolUseId,

@@ -22,7 +22,7 @@ export function createModelActivities({ store, api, tools = TOOLS }: ModelActivi
     async callModel(input: CallModelInput): Promise<CallModelOutcome> {
       const conversationRef = await appendConversation(store, input.conversationRef, input.append);
       const conversation = await loadConversation(store, conversationRef);
-      const messages = withCacheBreakpoint(await toApiMessages(store, conversation));
+      const messages = withCacheBreakpoint(await toApiMessages(store, conversation, input.resultsPerMessageMaxChars));
       const definitions = tools.apiDefinitions(input.allowedTools);
       const params: Anthropic.MessageCreateParamsNonStreaming = {
         model: input.model,

@@ -7,19 +7,17 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import type { CompactInput, CompactOutput } from '../../shared/activity-io';
 import { textOf } from '../../shared/conversation';
-import { ErrorType } from '../../shared/errors';
-import { CHARS_PER_TOKEN, COMPACT_REATTACH_FILE_CHARS, COMPACT_REATTACH_FILES, COMPACT_REATTACH_TOTAL_CHARS } from '../../shared/limits';
-import { estimateConversationTokens, snip } from '../context/context-edits';
+import { ErrorType, promptTooLongNumbers } from '../../shared/errors';
+import { CHARS_PER_TOKEN, COMPACTION_MAX_OUTPUT_TOKENS, COMPACT_REATTACH_FILE_CHARS, COMPACT_REATTACH_FILES, COMPACT_REATTACH_TOTAL_CHARS } from '../../shared/limits';
+import { fitForSummary } from '../context/context-edits';
 import { type ContentStore } from '../store/content-store';
 import { appendConversation, loadConversation } from '../store/conversation';
 import { readIfExists } from '../tools/file-effects';
 import { displayPath, resolveInWorkdir } from '../tools/paths';
 import { TOOLS } from '../tools/registry';
-import { type ModelApi, usageOf } from './anthropic';
+import { type ModelApi, type ModelReply, usageOf } from './anthropic';
 import { toApiMessages } from './api-messages';
 
-/** Output budget of the summary itself. */
-const SUMMARY_MAX_TOKENS = 16_000;
 
 export const SUMMARY_INSTRUCTIONS = `Your task now is to write a detailed summary of the conversation so far, so that the work can continue from the summary alone. Do not call any tools. Think about the whole conversation in order, then write the summary inside <summary></summary> tags with exactly these nine sections:
 
@@ -33,6 +31,9 @@ export const SUMMARY_INSTRUCTIONS = `Your task now is to write a detailed summar
 8. Current work: exactly what was being worked on just before this summary, with file names and code.
 9. Next step: the next step in line with the most recent request, quoting the latest instructions word for word where they matter. Only if there is one.`;
 
+/** Requests a compaction may make, each smaller than the last, before it gives up. */
+const COMPACTION_FIT_ATTEMPTS = 4;
+
 export const CONTINUATION_PREAMBLE =
   'This session is being continued from a previous conversation that ran out of context. ' +
   'The summary below covers the earlier portion of the conversation.';
@@ -40,35 +41,37 @@ export const CONTINUATION_PREAMBLE =
 export function createCompactActivities({ store, api }: { store: ContentStore; api: ModelApi }) {
   return {
     async compactConversation(input: CompactInput): Promise<CompactOutput> {
-      let messages = [...(await loadConversation(store, input.conversationRef)), ...input.append];
+      const messages = [...(await loadConversation(store, input.conversationRef)), ...input.append];
       const system = await store.get(input.systemRef);
       // Every tool stays declared (the history holds tool_use blocks of any of them), none callable.
       const tools = TOOLS.apiDefinitions();
       const baseTokens = Math.ceil((system.length + JSON.stringify(tools).length + SUMMARY_INSTRUCTIONS.length) / CHARS_PER_TOKEN);
-      // The conversation may itself be too long to summarise (that is why we are here): drop the
-      // oldest turns until the request fits, keeping as much recent context as possible.
-      const budget = input.contextWindowTokens - SUMMARY_MAX_TOKENS - 2_000;
-      for (let keep = messages.length; estimateConversationTokens(messages, baseTokens) > budget && keep > 2; ) {
-        keep = Math.max(2, Math.floor(keep * 0.75));
-        messages = snip(messages, keep) ?? messages;
+      // The conversation may itself be too long to summarise (that is why we are here): fit it to
+      // the window, and if the endpoint still refuses it (its window may be smaller, the estimate
+      // is chars/4), shrink by as much as its error says and ask again.
+      let budget = input.contextWindowTokens - COMPACTION_MAX_OUTPUT_TOKENS - 2_000;
+      let reply: ModelReply;
+      for (let attempt = 1; ; attempt++) {
+        const apiMessages = await toApiMessages(store, fitForSummary(messages, budget, baseTokens));
+        const last = apiMessages[apiMessages.length - 1];
+        const instructions: Anthropic.TextBlockParam = { type: 'text', text: SUMMARY_INSTRUCTIONS };
+        if (last?.role === 'user') last.content = [...last.content, instructions];
+        else apiMessages.push({ role: 'user', content: [instructions] });
+        reply = await api.stream(
+          {
+            model: input.model,
+            max_tokens: Math.min(COMPACTION_MAX_OUTPUT_TOKENS, Math.max(input.maxOutputTokens, 8_192)),
+            system: [{ type: 'text', text: system }],
+            tools,
+            tool_choice: { type: 'none' },
+            messages: apiMessages,
+          },
+          'Compaction',
+        );
+        if (reply.kind !== 'prompt_too_long' || attempt >= COMPACTION_FIT_ATTEMPTS) break;
+        const numbers = promptTooLongNumbers(reply.message);
+        budget = Math.floor(budget * Math.min(0.9, numbers ? (numbers.maximum / numbers.tokens) * 0.9 : 0.7));
       }
-      const apiMessages = await toApiMessages(store, messages);
-      const last = apiMessages[apiMessages.length - 1];
-      const instructions: Anthropic.TextBlockParam = { type: 'text', text: SUMMARY_INSTRUCTIONS };
-      if (last?.role === 'user') last.content = [...last.content, instructions];
-      else apiMessages.push({ role: 'user', content: [instructions] });
-
-      const reply = await api.stream(
-        {
-          model: input.model,
-          max_tokens: Math.min(SUMMARY_MAX_TOKENS, Math.max(input.maxOutputTokens, 8_192)),
-          system: [{ type: 'text', text: system }],
-          tools,
-          tool_choice: { type: 'none' },
-          messages: apiMessages,
-        },
-        'Compaction',
-      );
       if (reply.kind !== 'message') {
         throw ApplicationFailure.nonRetryable(`Compaction request too long: ${reply.message}`, ErrorType.CompactionFailed);
       }

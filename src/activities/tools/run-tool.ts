@@ -19,6 +19,8 @@ export interface ToolActivityDependencies {
   tools?: ToolRegistry;
 }
 
+const INTERRUPTED_AFTER = 'The user interrupted this call while it ran; it had got this far:';
+
 /** Node's errors the model can act on (missing file, permissions): reported, not retried. */
 const ACTIONABLE_ERROR_CODES = new Set(['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY', 'EROFS', 'ENAMETOOLONG']);
 
@@ -54,7 +56,10 @@ export function createToolActivities({ store, journal, tools = TOOLS }: ToolActi
             throw error;
           }
         });
-        if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
+        // Cancelled (an interrupt) but the tool got to the end: what it did stands (an Edit's change
+        // landed, a command ran as far as its output shows), so the result says so rather than
+        // claiming the call was stopped before it finished.
+        if (context.cancellationSignal.aborted) output = { ...output, text: `${INTERRUPTED_AFTER}\n${output.text}` };
       }
       const withFeedback = request.approvalFeedback ? `${output.text}\n\nUser feedback on approval: ${request.approvalFeedback}` : output.text;
       const text = await applyToolResultBudget(request, withFeedback);
@@ -72,7 +77,7 @@ export function createToolActivities({ store, journal, tools = TOOLS }: ToolActi
  * is harmless) and the model sees the path and a preview.
  */
 async function applyToolResultBudget(request: RunToolInput, text: string): Promise<string> {
-  if (text.length <= TOOL_RESULT_MAX_CHARS) return text;
+  if (text.length <= (request.resultMaxChars ?? TOOL_RESULT_MAX_CHARS)) return text;
   const relativePath = join('.agent', 'tool-results', `${request.toolUseId.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`);
   const preview = `Preview (first ${TOOL_RESULT_PREVIEW_CHARS} characters):\n${text.slice(0, TOOL_RESULT_PREVIEW_CHARS)}`;
   try {
