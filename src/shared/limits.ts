@@ -23,6 +23,8 @@ export const AUTOCOMPACT_FAILURE_LIMIT = 3;
 /** Autocompact threshold: context window − min(max output, this) − AUTOCOMPACT_BUFFER_TOKENS. */
 export const AUTOCOMPACT_OUTPUT_RESERVE_TOKENS = 20_000;
 export const AUTOCOMPACT_BUFFER_TOKENS = 13_000;
+/** …but never below this share of the window (a small window would otherwise compact every turn). */
+export const AUTOCOMPACT_FLOOR_WINDOW_SHARE = 0.25;
 /** The cheaper edits (snip, microcompact) start at this share of the autocompact threshold. */
 export const CONTEXT_EDIT_THRESHOLD_RATIO = 0.8;
 /** Above this many messages the history counts as long: snip applies whatever the tokens. */

@@ -81,7 +81,7 @@ export class AgentSession {
           startedAt: new Date(workflowInfo().startTime).toISOString(),
         },
       ]));
-    session.loop = resumed?.loop ?? initialLoopState(input, session.prepared);
+    session.loop = resumed?.loop ?? initialLoopState(input, session.prepared, { hardening: features.hardening });
     session.turnsAtRunStart = session.loop.turnCount;
     return session;
   }

@@ -21,9 +21,10 @@ import {
 } from '../shared/limits';
 import { estimateTokens, type LoopState } from './loop-state';
 
-/** Claude Code's threshold: context window − min(max output, 20,000) − 13,000. */
+/** Claude Code's threshold: context window − min(max output, 20,000) − 13,000 (with a floor for small windows). */
 export function autocompactThreshold(state: LoopState): number {
-  return state.contextWindowTokens - Math.min(state.maxOutputTokens, AUTOCOMPACT_OUTPUT_RESERVE_TOKENS) - AUTOCOMPACT_BUFFER_TOKENS;
+  const threshold = state.contextWindowTokens - Math.min(state.maxOutputTokens, AUTOCOMPACT_OUTPUT_RESERVE_TOKENS) - AUTOCOMPACT_BUFFER_TOKENS;
+  return state.autocompactFloorShare ? Math.max(threshold, Math.floor(state.contextWindowTokens * state.autocompactFloorShare)) : threshold;
 }
 
 /** Where the cheap edits (snip, microcompact) start, and what they aim for. */

@@ -10,7 +10,7 @@ import type { FileState, PlannedToolUse, PrepareSessionOutput } from '../shared/
 import type { AgentResult, TerminalReason, Transition } from '../shared/contract';
 import { type ConversationMessage, conversationChars, type ToolResult, type Usage, ZERO_USAGE } from '../shared/conversation';
 import type { ResolvedAgentInput } from '../shared/input';
-import { CHARS_PER_TOKEN } from '../shared/limits';
+import { AUTOCOMPACT_FLOOR_WINDOW_SHARE, CHARS_PER_TOKEN } from '../shared/limits';
 import { modelLimits } from '../shared/models';
 
 export interface LoopState {
@@ -52,6 +52,12 @@ export interface LoopState {
   stopHookActive: boolean;
   consecutiveStopHookBlocks: number;
   budget: BudgetTracker;
+  /**
+   * The autocompact threshold never falls below this share of the window (sessions since
+   * `hardening`): Claude Code's reserves (output and a 13,000-token buffer) are sized for 200K
+   * windows and leave nothing, or less than nothing, of a small one.
+   */
+  autocompactFloorShare?: number;
 }
 
 /** The token budget's continuations so far (see decideTokenBudget). */
@@ -65,7 +71,7 @@ export interface BudgetTracker {
 
 export const NEW_BUDGET_TRACKER: BudgetTracker = { continuations: 0, lastOutputTokens: 0, deltas: [] };
 
-export function initialLoopState(input: ResolvedAgentInput, session: PrepareSessionOutput): LoopState {
+export function initialLoopState(input: ResolvedAgentInput, session: PrepareSessionOutput, { hardening = false } = {}): LoopState {
   const limits = modelLimits(session.model, { contextWindowTokens: input.contextWindowTokens });
   const prompt: ConversationMessage = { role: 'user', kind: 'text', content: session.prompt };
   return {
@@ -99,6 +105,7 @@ export function initialLoopState(input: ResolvedAgentInput, session: PrepareSess
     stopHookActive: false,
     consecutiveStopHookBlocks: 0,
     budget: NEW_BUDGET_TRACKER,
+    ...(hardening ? { autocompactFloorShare: AUTOCOMPACT_FLOOR_WINDOW_SHARE } : {}),
   };
 }
 

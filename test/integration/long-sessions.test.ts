@@ -75,6 +75,30 @@ test('continue-as-new carries the session: a message queued before the boundary 
   expect(page.total).toBeGreaterThan(page.entries.length);
 });
 
+test('interactive turns continue as new too, and an `end` sent before the boundary is carried', async () => {
+  const requests: RecordedRequest[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  harness.fake.handler = async (request) => {
+    requests.push(request);
+    if (requests.length === 1) await released; // the first answer waits until the message and `end` are in
+    return reply([text(`answer ${requests.length}`)]);
+  };
+  const handle = await harness.start({ prompt: 'chat', workdir: makeRepo({}), interactive: true, continueAsNewAfterTurns: 1 });
+  await until(async () => requests.length === 1);
+  await handle.signal('userMessage', { text: 'one more thing' });
+  await handle.signal('end');
+  await until(async () => (await handle.query<AgentState>('state')).queuedMessages === 1);
+  release();
+
+  // Turn 1 ends; the queued message makes turn 2, in a new run that knows `end` was sent.
+  const result = await handle.result();
+  expect(result).toMatchObject({ reason: 'completed', turnCount: 2, finalText: 'answer 2' });
+  expect(requestText(requests[1]!)).toContain('one more thing');
+  const firstRun = await harness.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
+  expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
+});
+
 test('External Storage: a payload over 256 KB (a huge Write in a model reply) is stored by reference, not in history', async () => {
   const big = `${'x'.repeat(99)}\n`.repeat(4000); // 400 KB, inline in the reply's tool_use input
   const workdir = makeRepo({});

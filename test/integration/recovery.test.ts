@@ -8,8 +8,10 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { CONTINUATION_PREAMBLE } from '../../src/activities/model/compact';
 import { RESUME_AFTER_MAX_TOKENS } from '../../src/workflows/loop';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
+import { transcriptQuery } from '../../src/workflows/definitions';
 import {
   apiError,
+  estimateInputTokens,
   isCompaction,
   lastToolResults,
   reply,
@@ -198,4 +200,85 @@ test('microcompact keeps a long session under the threshold without a model call
   // The task itself is never snipped.
   expect(requests[requests.length - 1]!.body.messages[0]).toMatchObject({ role: 'user' });
   expect(last.startsWith('Do the task')).toBe(true);
+});
+
+test('an escalated model call may take as long as 64,000 tokens take: its timeout grows with max_tokens', async () => {
+  const { handle } = await session({}, (_request, index) => (index === 0 ? reply([text('The answer begins')], 'max_tokens') : reply([text('Done.')])));
+  const history = await handle.fetchHistory();
+  const modelCalls = (history.events ?? [])
+    .map((event) => event.activityTaskScheduledEventAttributes)
+    .filter((scheduled) => scheduled?.activityType?.name === 'callModel')
+    .map((scheduled) => Number(scheduled!.startToCloseTimeout!.seconds));
+  expect(modelCalls).toHaveLength(2);
+  expect(modelCalls[0]).toBeGreaterThanOrEqual(10 * 60); // 8,192 tokens: the 10-minute floor
+  expect(modelCalls[1]).toBeGreaterThan(50 * 60); // 64,000 tokens at 20 tokens/s, plus the time to start
+});
+
+test('an endpoint whose real window is smaller than declared: the session learns it, and the compaction request fits', async () => {
+  const REAL_WINDOW = 20_000;
+  let reads = 0;
+  let compactions = 0;
+  const { result, state, requests } = await session(readFiles(12, 20_000), (request) => {
+    const tokens = estimateInputTokens(request.body);
+    if (tokens > REAL_WINDOW) return apiError(400, 'invalid_request_error', `prompt is too long: ${tokens} tokens > ${REAL_WINDOW} maximum`);
+    if (isCompaction(request)) return summaryReply(`Summary ${++compactions}: read the files.`);
+    if (compactions > 0) return reply([text('Done within the real window.')]);
+    return reply([toolUse('Read', { file_path: `f${reads++}.txt` }), toolUse('Read', { file_path: `f${reads++}.txt` })]);
+  });
+  expect(result).toMatchObject({ reason: 'completed', finalText: 'Done within the real window.' });
+  expect(state.transitions).toContain('reactive_compact_retry');
+  const accepted = requests.filter((request) => estimateInputTokens(request.body) <= REAL_WINDOW);
+  expect(accepted.filter(isCompaction).length).toBeGreaterThanOrEqual(1);
+});
+
+test('a 32K-token window: the tool-result budget shrinks with it', async () => {
+  const file = Array.from({ length: 400 }, (_, index) => `line ${index} ${'z'.repeat(40)}`).join('\n'); // ~19,000 characters
+  const { result, requests } = await session({ 'mid.txt': file }, (request) =>
+    turnOf(request) === 0 ? reply([toolUse('Read', { file_path: 'mid.txt' }, 'toolu_mid')]) : reply([text('ok')]),
+  { contextWindowTokens: 32_000 });
+  expect(result.reason).toBe('completed');
+  const seen = toolResultText(lastToolResults(requests[1]!)[0]!);
+  expect(seen).toContain('saved to .agent/tool-results/toolu_mid.txt');
+  expect(seen.length).toBeLessThan(3_000);
+});
+
+test("a stop hook's block keeps the turn's reactive compaction: a prompt still too long ends the run instead of compacting again", async () => {
+  let compactions = 0;
+  let answered = false;
+  const { result } = await session(
+    {},
+    (request) => {
+      if (isCompaction(request)) {
+        compactions++;
+        return summaryReply('Answered the question.');
+      }
+      // Too long at first, and again once the hook has sent the agent back to work.
+      if (!answered && compactions === 0) return promptTooLong();
+      if (requestText(request).includes('Stop hook feedback')) return promptTooLong();
+      answered = true;
+      return reply([text('The answer.')]);
+    },
+    { stopHooks: [{ command: 'echo "add a test" >&2; exit 2' }] },
+  );
+  expect(result).toMatchObject({ reason: 'prompt_too_long' });
+  expect(compactions).toBe(1);
+});
+
+test('a context step that fails is skipped and noted; the session goes on', async () => {
+  const { harnessWithFailingActivity } = await import('../support/failing-activity');
+  const local = await harnessWithFailingActivity('prepareContext');
+  try {
+    let reads = 0;
+    local.fake.handler = (request) => {
+      if (isCompaction(request)) return summaryReply('Read the files.');
+      return reads < 3 ? reply([toolUse('Read', { file_path: `f${reads++}.txt` })]) : reply([text('Done without the edits.')]);
+    };
+    // A 30,000-token window: the cheap edits start near 7,000 tokens, which three reads pass.
+    const handle = await local.start({ prompt: 'read', workdir: makeRepo(readFiles(3, 9_000)), contextWindowTokens: 30_000 });
+    expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Done without the edits.' });
+    const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 1000 });
+    expect(entries).toContainEqual(expect.objectContaining({ type: 'context', edits: [], error: expect.stringContaining('snip, microcompact skipped: injected failure') }));
+  } finally {
+    await local.stop();
+  }
 });

@@ -243,7 +243,8 @@ function sendError(response: ServerResponse, status: number, type: string, messa
   response.end(JSON.stringify({ type: 'error', error: { type, message } }));
 }
 
-function estimateInputTokens(body: RecordedRequest['body']): number {
+/** The fake's token count of a request (what its usage and a real-window check go by). */
+export function estimateInputTokens(body: RecordedRequest['body']): number {
   return Math.ceil(JSON.stringify({ system: body.system, tools: body.tools, messages: body.messages }).length / 4);
 }
 

@@ -1,5 +1,6 @@
 /** The tool activity around the tools: the tool-result budget's scratch space and approval feedback. */
 import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { LocalContentStore } from '../../../../src/activities/store/content-store';
@@ -74,4 +75,28 @@ test("an approval's feedback follows the output, also when the result is stored 
   const output = await runTool({ name: 'Bash', input: { command: 'seq 1 1000' }, approvalFeedback: 'only count' });
   expect('ref' in output.result.content).toBe(true);
   expect(await textOf(output.result.content)).toMatch(/\n1000\n\nExit code: 0\n\nUser feedback on approval: only count$/);
+});
+
+test('an Edit interrupted while it writes reports the change that landed, not that it was stopped', async () => {
+  writeFileSync(join(workdir, 'a.ts'), 'const a = 1;\n');
+  const environment = new MockActivityEnvironment();
+  const journal = new LocalEffectJournal(scratchDir('journal'));
+  // The interrupt reaches the activity while the Edit records its intent, just before the write.
+  const record = journal.record.bind(journal);
+  journal.record = async (...args) => {
+    environment.cancel();
+    return record(...args);
+  };
+  const { runTool: activity } = createToolActivities({ store, journal });
+  const output: RunToolOutput = await environment.run(activity, {
+    sessionId: 'session-1',
+    toolUseId: 'toolu_edit',
+    name: 'Edit',
+    input: { file_path: 'a.ts', old_string: '1', new_string: '2' },
+    workdir,
+    fileStates: [{ path: join(workdir, 'a.ts'), sha256: createHash('sha256').update('const a = 1;\n').digest('hex') }],
+  });
+  expect(readFileSync(join(workdir, 'a.ts'), 'utf8')).toBe('const a = 2;\n');
+  expect(output.result.isError).toBe(false);
+  expect(await textOf(output.result.content)).toMatch(/^The user interrupted this call while it ran; it had got this far:\nThe file a\.ts has been updated/);
 });
