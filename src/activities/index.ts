@@ -5,6 +5,7 @@ import { type AnthropicSettings, ModelApi } from './model/anthropic';
 import { createModelActivities } from './model/call-model';
 import { createCompactActivities } from './model/compact';
 import { createToolSummaryActivities } from './model/tool-summary';
+import { createCloseSessionActivities } from './session/close-session';
 import { createSessionActivities } from './session/prepare-session';
 import { LocalContentStore } from './store/content-store';
 import { LocalEffectJournal } from './store/effect-journal';
@@ -34,6 +35,7 @@ export function createActivities(config: ActivityConfig) {
     ...createToolActivities({ store, journal }),
     ...createStopHookActivities(),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
+    ...createCloseSessionActivities({ journal }),
   };
 }
 

@@ -201,6 +201,10 @@ export interface PrepareSessionOutput {
   prompt: TextOrRef;
 }
 
+export interface CloseSessionInput {
+  sessionId: string;
+}
+
 export interface StopHookInput {
   sessionId: string;
   workdir: string;

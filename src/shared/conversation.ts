@@ -37,6 +37,18 @@ export interface ToolResult {
   content: TextOrRef;
   /** The tool that produced it (not sent to the API; lets microcompact pick old results). */
   toolName?: string;
+  /** Images and PDFs the result shows the model (Read of a picture or a PDF); data in the store. */
+  media?: StoredMedia[];
+}
+
+/** An image or a document block of a tool result: its base64 data lives in the content store. */
+export interface StoredMedia {
+  kind: 'image' | 'document';
+  mediaType: string;
+  ref: string;
+  bytes: number;
+  /** What it costs the context, in characters of text (the token estimates count chars / 4). */
+  estimatedChars: number;
 }
 
 /**
@@ -60,7 +72,7 @@ export function conversationChars(messages: readonly ConversationMessage[]): num
   for (const message of messages) {
     if (message.kind === 'assistant') chars += message.chars;
     else if (message.kind === 'text') chars += contentChars(message.content);
-    else for (const result of message.results) chars += contentChars(result.content);
+    else for (const result of message.results) chars += contentChars(result.content) + (result.media ?? []).reduce((sum, media) => sum + media.estimatedChars, 0);
   }
   return chars;
 }

@@ -79,5 +79,12 @@ export const SUMMARY_OPTIONS: ActivityOptions = {
   retry: { initialInterval: '1 second', maximumAttempts: 2 },
 };
 
+/** Cleanup when the session ends: quick, and not worth holding the result for long. */
+export const CLOSE_SESSION_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+};
+
 export const { runStopHooks } = proxyActivities<AgentActivities>(STOP_HOOK_OPTIONS);
+export const { closeSession } = proxyActivities<AgentActivities>(CLOSE_SESSION_OPTIONS);
 export const { summarizeToolBatch } = proxyActivities<AgentActivities>(SUMMARY_OPTIONS);

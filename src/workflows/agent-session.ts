@@ -8,7 +8,7 @@ import type { CallModelOutcome, PlannedToolUse, PrepareSessionOutput } from '../
 import type { AgentResult, AgentStatus, ContextEdit, TerminalReason, TranscriptEntry } from '../shared/contract';
 import { contentPreview, type ToolResult } from '../shared/conversation';
 import type { ResolvedAgentInput, StopHook } from '../shared/input';
-import { prepareSession, SESSION_OPTIONS } from './activity-options';
+import { CLOSE_SESSION_OPTIONS, closeSession, prepareSession, SESSION_OPTIONS } from './activity-options';
 import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from './loop';
 import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from './loop-state';
 import { summaryOf } from './run-tools';
@@ -175,10 +175,16 @@ export class AgentSession {
   async finish(reason: TerminalReason, error?: string): Promise<AgentResult> {
     this.steering.close();
     this.view.finish(this.loop, reason, error);
-    // In a cancelled workflow the wait itself would be cancelled, and the run would end CANCELED
-    // instead of with its result.
-    if (this.features.hardening) await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
-    else await condition(allHandlersFinished);
+    if (this.features.hardening) {
+      // Even in a cancelled workflow (else the run would end CANCELED instead of with its result).
+      await CancellationScope.nonCancellable(async () => {
+        // No call of this session can be retried any more: its edit journal goes. Best effort.
+        await closeSession.executeWithOptions({ ...CLOSE_SESSION_OPTIONS, summary: 'close session' }, [{ sessionId: this.id }]).catch(() => undefined);
+        await condition(allHandlersFinished);
+      });
+    } else {
+      await condition(allHandlersFinished);
+    }
     return toResult(this.loop, reason, error);
   }
 

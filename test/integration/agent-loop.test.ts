@@ -2,7 +2,8 @@
  * The core loop against a real Temporal dev server, a real worker and the real SDK talking to
  * the fake Messages API.
  */
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -101,6 +102,7 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
     { type: 'callModel', summary: 'turn 3 · model' },
     { type: 'runTool', summary: 'Bash Run main' },
     { type: 'callModel', summary: 'turn 4 · model' },
+    { type: 'closeSession', summary: 'close session' },
   ]);
 });
 
@@ -288,4 +290,20 @@ test('large tool results stay out of history: the workflow holds a reference', a
   const description = await handle.describe();
   // The ~30 KB result reached the model but not the history (which holds a reference).
   expect(description.historySize).toBeLessThan(25_000);
+});
+
+test('when a session ends, its edit journal goes with it', async () => {
+  const workdir = makeRepo({ 'a.txt': 'one\n' });
+  harness.fake.handler = byTurn([
+    reply([toolUse('Read', { file_path: 'a.txt' })]),
+    reply([toolUse('Edit', { file_path: 'a.txt', old_string: 'one', new_string: 'two' })]),
+    reply([text('Edited.')]),
+  ]);
+  const handle = await harness.start({ prompt: 'edit', workdir });
+  expect(await handle.result()).toMatchObject({ reason: 'completed' });
+  expect(readFileSync(join(workdir, 'a.txt'), 'utf8')).toBe('two\n');
+  const sessionFolder = createHash('sha256').update(handle.workflowId).digest('hex').slice(0, 32);
+  const journal = join(harness.contentDir, 'journal');
+  expect(existsSync(journal) ? readdirSync(journal) : []).not.toContain(sessionFolder);
+  expect((await scheduledActivities(handle)).map((activity) => activity.type).slice(-1)).toEqual(['closeSession']);
 });

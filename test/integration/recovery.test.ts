@@ -2,7 +2,8 @@
  * The recovery layers against the fake model: each test injects a fault and asserts what the
  * model receives next, and the transitions the run took.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { CONTINUATION_PREAMBLE } from '../../src/activities/model/compact';
@@ -281,4 +282,29 @@ test('a context step that fails is skipped and noted; the session goes on', asyn
   } finally {
     await local.stop();
   }
+});
+
+test('an image the API refuses as too large is stripped from the tool result, and the request goes again without it', async () => {
+  const workdir = makeRepo({});
+  writeFileSync(join(workdir, 'shot.png'), Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(3_000)]));
+  const before = harness.fake.requests.length;
+  let answered = 0;
+  harness.fake.maxImageBytes = 2_000;
+  // The refused request never reaches the handler: the fake's size check answers it, as the API would.
+  harness.fake.handler = () => (answered++ === 0 ? reply([toolUse('Read', { file_path: 'shot.png' })]) : reply([text('Looked at what was left.')]));
+  try {
+    const handle = await harness.start({ prompt: 'look at the screenshot', workdir });
+    expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Looked at what was left.' });
+    const state = await handle.query<AgentState>('state');
+    expect(state.transitions).toEqual(['next_turn', 'media_strip_retry']);
+    expect(state.contextEdits).toEqual(['media_strip']);
+  } finally {
+    harness.fake.maxImageBytes = 5 * 1024 * 1024;
+  }
+  const [, refused, retried] = harness.fake.requests.slice(before) as [RecordedRequest, RecordedRequest, RecordedRequest];
+  const imageOf = (request: RecordedRequest) => JSON.stringify(lastToolResults(request)[0]!.content).includes('"type":"image"');
+  expect(imageOf(refused)).toBe(true);
+  expect(JSON.stringify(lastToolResults(refused)[0]!.content)).toContain('"media_type":"image/png"');
+  expect(imageOf(retried)).toBe(false);
+  expect(toolResultText(lastToolResults(retried)[0]!)).toContain('removed: the API refused it as too large');
 });

@@ -123,6 +123,8 @@ export function isToolSummary(body: RecordedRequest['body']): boolean {
 export class FakeAnthropicServer {
   readonly requests: RecordedRequest[] = [];
   readonly summaryRequests: RecordedRequest[] = [];
+  /** Images over this many bytes of base64 are refused, as the real API refuses those over 5 MB. */
+  maxImageBytes = 5 * 1024 * 1024;
   private waiters: { count: number; resolve: () => void }[] = [];
 
   private constructor(
@@ -151,6 +153,22 @@ export class FakeAnthropicServer {
   waitForRequests(count: number): Promise<void> {
     if (this.requests.length >= count) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ count, resolve }));
+  }
+
+  /** The real API's check of image sizes, wherever an image block is (tool results included). */
+  private oversizedImage(body: RecordedRequest['body']): string | undefined {
+    for (const [index, message] of body.messages.entries()) {
+      if (typeof message.content === 'string') continue;
+      const blocks = message.content.flatMap((block) => (Array.isArray(block.content) ? [block, ...(block.content as ApiBlock[])] : [block]));
+      for (const block of blocks) {
+        const data = (block as { source?: { data?: string } }).source?.data;
+        if (block.type === 'image' && data && data.length > this.maxImageBytes) {
+          const limit = this.maxImageBytes % (1024 * 1024) === 0 ? `${this.maxImageBytes / (1024 * 1024)} MB` : `${this.maxImageBytes} bytes`;
+          return `messages.${index}.content: image exceeds ${limit} maximum`;
+        }
+      }
+    }
+    return undefined;
   }
 
   async close(): Promise<void> {
@@ -184,7 +202,7 @@ export class FakeAnthropicServer {
     if (!request.headers['x-api-key'] && !request.headers.authorization) {
       return sendError(response, 401, 'authentication_error', 'x-api-key header is required');
     }
-    const invalid = validateRequest(body);
+    const invalid = validateRequest(body) ?? this.oversizedImage(body);
     if (invalid) return sendError(response, 400, 'invalid_request_error', invalid);
 
     let answer = await this.handler(recorded);

@@ -4,7 +4,7 @@
  * so a retried activity makes exactly the same edit.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { contentPreview, type ConversationMessage, conversationChars } from '../../shared/conversation';
+import { contentPreview, type ConversationMessage, conversationChars, type ToolResult } from '../../shared/conversation';
 import {
   CHARS_PER_TOKEN,
   CLEARED_TOOL_RESULT,
@@ -59,7 +59,7 @@ export function microcompact(
       seen++;
       if (seen <= keepRecent || ('text' in result.content && result.content.text === CLEARED_TOOL_RESULT)) return result;
       changed = true;
-      return { ...result, content: { text: CLEARED_TOOL_RESULT } };
+      return { ...result, content: { text: CLEARED_TOOL_RESULT }, media: undefined };
     });
     edited[index] = { ...message, results };
   }
@@ -75,7 +75,7 @@ export function fitForSummary(messages: readonly ConversationMessage[], budgetTo
   if (!over(messages)) return [...messages];
   let fitted = messages.map((message, index): ConversationMessage => {
     if (message.kind !== 'tool_results' || index === messages.length - 1) return message;
-    return { ...message, results: message.results.map((result) => ({ ...result, content: { text: `${contentPreview(result.content)} [… shortened for the summary]` } })) };
+    return { ...message, results: message.results.map((result) => ({ ...result, content: { text: `${contentPreview(result.content)} [… shortened for the summary]` }, media: undefined })) };
   });
   for (let keep = fitted.length; over(fitted) && keep > 2; ) {
     keep = Math.max(2, Math.floor(keep * 0.75));
@@ -123,7 +123,10 @@ export async function collapse(
 
 const MEDIA_TYPES = new Set(['image', 'document']);
 
-/** Media strip: remove image and document blocks from stored assistant messages. */
+/**
+ * Media strip: remove images and documents, from tool results (a Read of a picture or a PDF) and
+ * from stored assistant messages; a note says what was removed.
+ */
 export async function stripMedia(
   messages: readonly ConversationMessage[],
   loadAssistant: (ref: string) => Promise<Anthropic.ContentBlock[]>,
@@ -132,6 +135,11 @@ export async function stripMedia(
   let changed = false;
   const edited: ConversationMessage[] = [];
   for (const message of messages) {
+    if (message.kind === 'tool_results' && message.results.some((result) => result.media?.length)) {
+      changed = true;
+      edited.push({ ...message, results: message.results.map(withoutMedia) });
+      continue;
+    }
     if (message.kind !== 'assistant') {
       edited.push(message);
       continue;
@@ -146,4 +154,12 @@ export async function stripMedia(
     edited.push({ role: 'assistant', kind: 'assistant', ...(await storeAssistant(kept.length ? kept : [{ type: 'text', text: '[media removed]' }])) });
   }
   return changed ? edited : undefined;
+}
+
+function withoutMedia(result: ToolResult): ToolResult {
+  if (!result.media?.length) return result;
+  const removed = result.media.map((media) => `${media.kind} (${media.mediaType}, ${Math.round(media.bytes / 1024)} KB)`).join(', ');
+  const note = `[${removed} removed: the API refused it as too large. Work from the file's name and size, or a smaller version.]`;
+  const { media: _removed, ...rest } = result;
+  return { ...rest, content: 'text' in result.content ? { text: `${result.content.text}\n${note}` } : { ...result.content, preview: `${result.content.preview}\n${note}` } };
 }

@@ -3,7 +3,7 @@
  * message capped together, roles alternating, and the prompt-cache breakpoint at the end.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ConversationMessage } from '../../shared/conversation';
+import type { ConversationMessage, StoredMedia } from '../../shared/conversation';
 import { TOOL_RESULT_PREVIEW_CHARS, TOOL_RESULTS_PER_MESSAGE_MAX_CHARS } from '../../shared/limits';
 import { type ContentStore, getJson, loadText } from '../store/content-store';
 
@@ -25,16 +25,27 @@ export async function toApiMessages(store: ContentStore, messages: ConversationM
       const texts: string[] = [];
       for (const toolResult of message.results) texts.push(await loadText(store, toolResult.content));
       const capped = capMessageResults(texts, resultsPerMessageMaxChars);
-      const blocks: Anthropic.ToolResultBlockParam[] = message.results.map((toolResult, index) => ({
-        type: 'tool_result',
-        tool_use_id: toolResult.toolUseId,
-        content: capped[index]!,
-        is_error: toolResult.isError,
-      }));
+      const blocks: Anthropic.ToolResultBlockParam[] = [];
+      for (const [index, toolResult] of message.results.entries()) {
+        const media = await Promise.all((toolResult.media ?? []).map((stored) => mediaBlock(store, stored)));
+        blocks.push({
+          type: 'tool_result',
+          tool_use_id: toolResult.toolUseId,
+          content: media.length ? [{ type: 'text', text: capped[index]! }, ...media] : capped[index]!,
+          is_error: toolResult.isError,
+        });
+      }
       result.push({ role: 'user', content: blocks });
     }
   }
   return mergeConsecutiveRoles(result);
+}
+
+/** An image or PDF of a tool result, as the API takes it (base64 from the store). */
+async function mediaBlock(store: ContentStore, media: StoredMedia): Promise<Anthropic.ImageBlockParam | Anthropic.DocumentBlockParam> {
+  const data = await store.get(media.ref);
+  if (media.kind === 'document') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } };
+  return { type: 'image', source: { type: 'base64', media_type: media.mediaType as Anthropic.Base64ImageSource['media_type'], data } };
 }
 
 /**

@@ -1,48 +1,71 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
- * Intent records for file edits, keyed by session and `tool_use` id.
+ * Intent records for file edits, one per tool call, filed under its session.
  *
  * A Write or Edit records `{ path, beforeHash, afterHash }` before it replaces the file. If the
  * worker dies after the replace but before Temporal records the activity's completion, the retry
  * finds the record and the file already at `afterHash`, and reports the same success instead of
  * applying the edit twice or failing because the file "changed since it was read".
+ *
+ * A call is known by its run and activity id (`callKey`), which every retry of it shares and no
+ * other call has: a tool_use id could repeat (a reused workflow id, an endpoint that numbers its
+ * ids), and a repeated id must never pass for an edit already made.
  */
 export interface EffectRecord {
   path: string;
   beforeHash: string | null;
   afterHash: string;
   message: string;
+  /** The temporary file the write goes through (removed when the session closes, if a crash left it). */
+  temporary?: string;
 }
 
 export interface EffectJournal {
-  find(sessionId: string, toolUseId: string): Promise<EffectRecord | undefined>;
-  record(sessionId: string, toolUseId: string, record: EffectRecord): Promise<void>;
+  find(sessionId: string, callKey: string): Promise<EffectRecord | undefined>;
+  record(sessionId: string, callKey: string, record: EffectRecord): Promise<void>;
+  /** The session is over: its records go, and any temporary file a crash left behind with them. */
+  close(sessionId: string): Promise<void>;
 }
+
+const hash = (text: string) => createHash('sha256').update(text).digest('hex');
 
 export class LocalEffectJournal implements EffectJournal {
   constructor(readonly directory: string) {}
 
-  private pathOf(sessionId: string, toolUseId: string): string {
-    const key = createHash('sha256').update(`${sessionId}\u0000${toolUseId}`).digest('hex');
-    return join(this.directory, key.slice(0, 2), `${key.slice(2)}.json`);
+  private folderOf(sessionId: string): string {
+    return join(this.directory, hash(sessionId).slice(0, 32));
   }
 
-  async find(sessionId: string, toolUseId: string): Promise<EffectRecord | undefined> {
+  private pathOf(sessionId: string, callKey: string): string {
+    return join(this.folderOf(sessionId), `${hash(callKey).slice(0, 40)}.json`);
+  }
+
+  async find(sessionId: string, callKey: string): Promise<EffectRecord | undefined> {
     try {
-      return JSON.parse(await readFile(this.pathOf(sessionId, toolUseId), 'utf8')) as EffectRecord;
+      return JSON.parse(await readFile(this.pathOf(sessionId, callKey), 'utf8')) as EffectRecord;
     } catch {
       return undefined;
     }
   }
 
-  async record(sessionId: string, toolUseId: string, record: EffectRecord): Promise<void> {
-    const path = this.pathOf(sessionId, toolUseId);
+  async record(sessionId: string, callKey: string, record: EffectRecord): Promise<void> {
+    const path = this.pathOf(sessionId, callKey);
     await mkdir(join(path, '..'), { recursive: true });
     const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
     await writeFile(temporary, JSON.stringify(record), 'utf8');
     await rename(temporary, path);
+  }
+
+  async close(sessionId: string): Promise<void> {
+    const folder = this.folderOf(sessionId);
+    const names = await readdir(folder).catch(() => [] as string[]);
+    for (const name of names.filter((entry) => entry.endsWith('.json'))) {
+      const record = await readFile(join(folder, name), 'utf8').then((text) => JSON.parse(text) as EffectRecord, () => undefined);
+      if (record?.temporary) await rm(record.temporary, { force: true });
+    }
+    await rm(folder, { recursive: true, force: true });
   }
 }

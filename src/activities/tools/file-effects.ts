@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile, chmod } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { resolveInWorkdir, sha256 } from './paths';
@@ -31,7 +30,7 @@ export async function fileToChange(context: ToolContext, filePath: string): Prom
  * so and the file is exactly as that attempt left it, report the same success again.
  */
 export async function alreadyApplied(context: ToolContext, path: string, current: string | null): Promise<ToolOutput | undefined> {
-  const record = await context.journal.find(context.sessionId, context.toolUseId);
+  const record = await context.journal.find(context.sessionId, context.callKey);
   if (!record || record.path !== path || current === null || sha256(current) !== record.afterHash) return undefined;
   return { text: record.message, fileState: { path, sha256: record.afterHash } };
 }
@@ -50,7 +49,11 @@ export function assertReadAndUnchanged(context: ToolContext, path: string, curre
   }
 }
 
-/** Records the intent, then replaces the file atomically (write to a temporary file, rename). */
+/**
+ * Records the intent, then replaces the file atomically (write a temporary file, rename it). The
+ * temporary file's name is the call's own, so a retry after a crash mid-write overwrites and
+ * renames the same file instead of leaving one behind.
+ */
 export async function writeFileOnce(
   context: ToolContext,
   path: string,
@@ -59,18 +62,19 @@ export async function writeFileOnce(
   message: string,
 ): Promise<ToolOutput> {
   const afterHash = sha256(after);
-  await context.journal.record(context.sessionId, context.toolUseId, {
+  const temporary = `${path}.${sha256(context.callKey).slice(0, 12)}.agent-tmp`;
+  await context.journal.record(context.sessionId, context.callKey, {
     path,
     beforeHash: before === null ? null : sha256(before),
     afterHash,
     message,
+    temporary,
   });
   await mkdir(dirname(path), { recursive: true });
   const mode = await stat(path).then(
     (info) => info.mode,
     () => undefined,
   );
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.agent-tmp`;
   await writeFile(temporary, after, 'utf8');
   if (mode !== undefined) await chmod(temporary, mode);
   await rename(temporary, path);

@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { z } from 'zod';
 import { displayPath, resolveInWorkdir, sha256 } from './paths';
 import { defineTool, ToolError } from './tool';
@@ -9,10 +10,24 @@ const READ_MAX_LINE_CHARS = 2000;
 /** Above this, the model is asked to read a range instead (about 25,000 tokens, as Claude Code). */
 const MAX_OUTPUT_CHARS = 100_000;
 
+/** Pictures and PDFs are shown to the model, as Claude Code's Read does, within the API's limits. */
+const MEDIA: Record<string, { kind: 'image' | 'document'; mediaType: string }> = {
+  '.png': { kind: 'image', mediaType: 'image/png' },
+  '.jpg': { kind: 'image', mediaType: 'image/jpeg' },
+  '.jpeg': { kind: 'image', mediaType: 'image/jpeg' },
+  '.gif': { kind: 'image', mediaType: 'image/gif' },
+  '.webp': { kind: 'image', mediaType: 'image/webp' },
+  '.pdf': { kind: 'document', mediaType: 'application/pdf' },
+};
+/** The API takes images up to 5 MB of base64 (3.75 MB of file); PDFs are kept well inside a 32 MB request. */
+const MAX_MEDIA_BYTES = { image: 3_750_000, document: 10_000_000 };
+/** Context cost estimates: a large image is about 1,600 tokens; a PDF about a token per 4 bytes of file. */
+const IMAGE_ESTIMATED_CHARS = 1_600 * 4;
+
 export const readTool = defineTool({
   name: 'Read',
   description: [
-    'Reads a file from the working directory.',
+    'Reads a file from the working directory. Images (png, jpg, gif, webp) and PDFs are shown to you as they are.',
     '- file_path may be absolute or relative to the working directory.',
     `- By default reads up to ${READ_DEFAULT_LINE_LIMIT} lines from the start; use offset (1-based line number) and limit for long files.`,
     `- Output is numbered like \`cat -n\`; lines longer than ${READ_MAX_LINE_CHARS} characters are cut.`,
@@ -44,6 +59,8 @@ export const readTool = defineTool({
     if (info.isDirectory()) {
       throw new ToolError(`${displayPath(context.workdir, path)} is a directory. Use Glob or Bash (ls) to list it.`);
     }
+    const media = MEDIA[extname(path).toLowerCase()];
+    if (media) return readMedia(path, displayPath(context.workdir, path), info.size, media);
     const buffer = await readFile(path);
     if (buffer.subarray(0, 8192).includes(0)) {
       throw new ToolError(`${displayPath(context.workdir, path)} looks like a binary file and cannot be read as text.`);
@@ -76,3 +93,15 @@ export const readTool = defineTool({
     return { text, fileState };
   },
 });
+
+async function readMedia(path: string, shown: string, bytes: number, media: { kind: 'image' | 'document'; mediaType: string }) {
+  const limit = MAX_MEDIA_BYTES[media.kind];
+  if (bytes > limit) {
+    throw new ToolError(`${shown} is ${(bytes / 1e6).toFixed(1)} MB; ${media.kind === 'image' ? 'images' : 'PDFs'} of at most ${limit / 1e6} MB can be shown. Use a smaller version.`);
+  }
+  const base64 = (await readFile(path)).toString('base64');
+  return {
+    text: `${media.kind === 'image' ? 'Image' : 'PDF'} ${shown} (${media.mediaType}, ${Math.max(1, Math.round(bytes / 1024))} KB), shown below.`,
+    media: [{ ...media, base64, estimatedChars: media.kind === 'image' ? IMAGE_ESTIMATED_CHARS : bytes }],
+  };
+}

@@ -42,6 +42,7 @@ export function createToolActivities({ store, journal, tools = TOOLS }: ToolActi
             return await validation.tool.execute(validation.input, {
               sessionId: request.sessionId,
               toolUseId: request.toolUseId,
+              callKey: `${context.info.workflowExecution?.runId}/${context.info.activityId}`,
               workdir: request.workdir,
               attempt: context.info.attempt,
               knownFiles: new Map(request.fileStates.map((state) => [state.path, state.sha256])),
@@ -63,8 +64,17 @@ export function createToolActivities({ store, journal, tools = TOOLS }: ToolActi
       }
       const withFeedback = request.approvalFeedback ? `${output.text}\n\nUser feedback on approval: ${request.approvalFeedback}` : output.text;
       const text = await applyToolResultBudget(request, withFeedback);
+      const media = await Promise.all(
+        (output.media ?? []).map(async ({ base64, ...about }) => ({ ...about, ref: await store.put(base64), bytes: Math.floor((base64.length * 3) / 4) })),
+      );
       return {
-        result: { toolUseId: request.toolUseId, isError: output.isError ?? false, content: await storeText(store, text), toolName: request.name },
+        result: {
+          toolUseId: request.toolUseId,
+          isError: output.isError ?? false,
+          content: await storeText(store, text),
+          toolName: request.name,
+          ...(media.length ? { media } : {}),
+        },
         ...(output.fileState ? { fileState: output.fileState } : {}),
       };
     },

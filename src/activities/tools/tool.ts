@@ -6,6 +6,8 @@ import type { EffectJournal } from '../store/effect-journal';
 export interface ToolContext {
   sessionId: string;
   toolUseId: string;
+  /** This call across its retries: the workflow run and the activity id (the journal's key). */
+  callKey: string;
   workdir: string;
   /** Temporal attempt number: above 1, an earlier attempt of this very call was interrupted. */
   attempt: number;
@@ -21,6 +23,8 @@ export interface ToolOutput {
   text: string;
   isError?: boolean;
   fileState?: FileState;
+  /** Images or documents for the model to see, base64 (run-tool stores them and keeps references). */
+  media?: { kind: 'image' | 'document'; mediaType: string; base64: string; estimatedChars: number }[];
 }
 
 /**

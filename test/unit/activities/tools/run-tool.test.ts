@@ -100,3 +100,70 @@ test('an Edit interrupted while it writes reports the change that landed, not th
   expect(output.result.isError).toBe(false);
   expect(await textOf(output.result.content)).toMatch(/^The user interrupted this call while it ran; it had got this far:\nThe file a\.ts has been updated/);
 });
+
+test('a tool_use id that comes again in another run (a reused workflow id) is a new call, never an edit already made', async () => {
+  writeFileSync(join(workdir, 'a.ts'), 'x = 1\n');
+  const journal = new LocalEffectJournal(scratchDir('journal'));
+  const { runTool: activity } = createToolActivities({ store, journal });
+  const edit = (runId: string, from: string, to: string) =>
+    new MockActivityEnvironment({ workflowExecution: { workflowId: 'session-1', runId }, activityId: '7' }).run(activity, {
+      sessionId: 'session-1',
+      toolUseId: 'toolu_01', // an endpoint that numbers its ids per response
+      name: 'Edit',
+      input: { file_path: 'a.ts', old_string: from, new_string: to },
+      workdir,
+      fileStates: [{ path: join(workdir, 'a.ts'), sha256: createHash('sha256').update(readFileSync(join(workdir, 'a.ts'), 'utf8')).digest('hex') }],
+    }) as Promise<RunToolOutput>;
+  await edit('run-1', 'x = 1', 'x = 2');
+  const second = await edit('run-2', 'x = 2', 'x = 3');
+  expect(second.result.isError).toBe(false);
+  expect(readFileSync(join(workdir, 'a.ts'), 'utf8')).toBe('x = 3\n');
+});
+
+test('a write that crashed between its temporary file and the rename leaves nothing behind once retried', async () => {
+  writeFileSync(join(workdir, 'a.ts'), 'x = 1\n');
+  const journal = new LocalEffectJournal(scratchDir('journal'));
+  const { runTool: activity } = createToolActivities({ store, journal });
+  const fsPromises = jest.requireActual<typeof import('node:fs/promises')>('node:fs/promises');
+  const realRename = fsPromises.rename;
+  let crashed = false;
+  // The first attempt dies between writing the file's temporary copy and renaming it into place.
+  const rename = jest.spyOn(fsPromises, 'rename').mockImplementation(async (from, to) => {
+    if (!crashed && String(from).endsWith('.agent-tmp')) {
+      crashed = true;
+      throw Object.assign(new Error('the worker died here'), { code: 'EIO' });
+    }
+    return realRename(from, to);
+  });
+  const attempt = (number: number) =>
+    new MockActivityEnvironment({ workflowExecution: { workflowId: 'session-1', runId: 'run-1' }, activityId: '3', attempt: number }).run(activity, {
+      sessionId: 'session-1',
+      toolUseId: 'toolu_w',
+      name: 'Write',
+      input: { file_path: 'b.ts', content: 'new file\n' },
+      workdir,
+      fileStates: [],
+    });
+  try {
+    await expect(attempt(1)).rejects.toThrow('the worker died here');
+    await attempt(2);
+  } finally {
+    rename.mockRestore();
+  }
+  expect(crashed).toBe(true);
+  expect(readFileSync(join(workdir, 'b.ts'), 'utf8')).toBe('new file\n');
+  expect(readdirSync(workdir).filter((name) => name.includes('agent-tmp'))).toEqual([]);
+});
+
+test("closing a session removes its journal and a temporary file a crash left behind", async () => {
+  const journalDir = scratchDir('journal');
+  const journal = new LocalEffectJournal(journalDir);
+  const leftover = join(workdir, 'c.ts.0123456789ab.agent-tmp');
+  writeFileSync(leftover, 'half');
+  await journal.record('session-1', 'run-1/4', { path: join(workdir, 'c.ts'), beforeHash: null, afterHash: 'x', message: 'm', temporary: leftover });
+  await journal.record('session-2', 'run-9/1', { path: join(workdir, 'd.ts'), beforeHash: null, afterHash: 'y', message: 'm' });
+  await journal.close('session-1');
+  expect(readdirSync(workdir).filter((name) => name.includes('agent-tmp'))).toEqual([]);
+  expect(await journal.find('session-1', 'run-1/4')).toBeUndefined();
+  expect(await journal.find('session-2', 'run-9/1')).toMatchObject({ afterHash: 'y' });
+});

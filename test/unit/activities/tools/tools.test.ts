@@ -24,9 +24,11 @@ beforeEach(() => {
 });
 
 function context(overrides: Partial<ToolContext> = {}): ToolContext {
+  const toolUseId = overrides.toolUseId ?? `toolu_${Math.random().toString(36).slice(2)}`;
   return {
     sessionId: 'session-1',
-    toolUseId: `toolu_${Math.random().toString(36).slice(2)}`,
+    toolUseId,
+    callKey: `run-1/${toolUseId}`, // a retry of the call is the same call: same key
     workdir,
     attempt: 1,
     knownFiles: new Map(),
@@ -70,6 +72,19 @@ describe('Read', () => {
     await expect(readTool.execute({ file_path: '../secret.txt' }, context())).rejects.toThrow(/outside the working directory/);
     await expect(readTool.execute({ file_path: join(workdir, '..', 'secret.txt') }, context())).rejects.toThrow(/outside/);
     await expect(readTool.execute({ file_path: 'link.txt' }, context())).rejects.toThrow(/outside/);
+  });
+});
+
+describe('Read of images and PDFs', () => {
+  test('shows pictures and PDFs to the model as media, within the size limits', async () => {
+    writeFileSync(join(workdir, 'shot.png'), Buffer.from('89504e470d0a1a0a0000', 'hex'));
+    const image = await readTool.execute({ file_path: 'shot.png' }, context());
+    expect(image.text).toBe('Image shot.png (image/png, 1 KB), shown below.');
+    expect(image.media).toEqual([{ kind: 'image', mediaType: 'image/png', base64: 'iVBORw0KGgoAAA==', estimatedChars: 6400 }]);
+    writeFileSync(join(workdir, 'doc.pdf'), '%PDF-1.4 tiny');
+    expect((await readTool.execute({ file_path: 'doc.pdf' }, context())).media).toMatchObject([{ kind: 'document', mediaType: 'application/pdf' }]);
+    writeFileSync(join(workdir, 'huge.jpg'), Buffer.alloc(4_000_000));
+    await expect(readTool.execute({ file_path: 'huge.jpg' }, context())).rejects.toThrow('huge.jpg is 4.0 MB; images of at most 3.75 MB can be shown');
   });
 });
 
