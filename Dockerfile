@@ -10,6 +10,8 @@ RUN npm ci --omit=dev
 COPY tsconfig.json ./
 COPY src ./src
 COPY bin ./bin
+# The workflow code is bundled once here, so a worker starts (or restarts) without bundling.
+RUN npm run bundle
 ENV NODE_ENV=production \
     AGENT_CONTENT_DIR=/data/content
 # Repositories the agent works on are mounted under /workspace (see docker-compose.yml).

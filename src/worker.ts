@@ -8,7 +8,9 @@ import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createActivities } from './activities';
 import { contentExternalStorage } from './activities/store/external-storage';
+import { HEARTBEAT_THROTTLE_MS, STICKY_QUEUE_TIMEOUT_MS } from './shared/limits';
 import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
+import { workflowBundle } from './workflow-bundle';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerConfigFromEnvironment } from './worker-config';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
@@ -32,9 +34,12 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     connection,
     namespace: config.namespace,
     taskQueue: config.taskQueue,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('./workflows') }),
+    workflowBundle: options.workflowBundle ?? (await workflowBundle()),
     activities: createActivities(config),
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),
+    // Interrupts reach running calls within HEARTBEAT_THROTTLE_MS; a dead worker's sessions move on quickly.
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
+    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,
     dataConverter: { externalStorage: contentExternalStorage(config.contentDir) },
   });
 }
@@ -77,8 +82,7 @@ async function main(): Promise<void> {
     console.error(`durable-agent worker: ${MISSING_API_KEY_MESSAGE}`);
     process.exit(1);
   }
-  const bundlePath = process.env.AGENT_WORKFLOW_BUNDLE;
-  const worker = await createWorker(config, bundlePath ? { workflowBundle: { codePath: bundlePath } } : {});
+  const worker = await createWorker(config, { workflowBundle: await workflowBundle(process.env, console.log) });
   console.log(
     `durable-agent worker: task queue "${config.taskQueue}" on ${config.address} (namespace ${config.namespace}), ` +
       `default model ${config.defaultModel}, content store ${config.contentDir}`,

@@ -77,11 +77,21 @@ export const BASH_ACTIVITY_MARGIN_MS = 60_000;
 export const INLINE_TEXT_LIMIT = 2048;
 
 /**
- * Heartbeat timeout of every activity. Activities heartbeat every few seconds while they run,
- * so a killed worker's in-flight activity is noticed and retried within this many seconds.
+ * Heartbeat timeout of every activity that heartbeats: a killed worker's in-flight call is
+ * noticed and retried this long after its last heartbeat. Activities heartbeat several times a
+ * second, and the worker sends a heartbeat at most every HEARTBEAT_THROTTLE_MS, which is also how
+ * soon a cancellation (an interrupt) reaches a running call: it arrives in a heartbeat's answer.
  */
-export const ACTIVITY_HEARTBEAT_TIMEOUT_MS = 10_000;
-export const ACTIVITY_HEARTBEAT_INTERVAL_MS = 2_000;
+export const ACTIVITY_HEARTBEAT_TIMEOUT_MS = 3_000;
+export const ACTIVITY_HEARTBEAT_INTERVAL_MS = 250;
+export const HEARTBEAT_THROTTLE_MS = 500;
+/**
+ * A workflow task waits this long on its worker's sticky queue before any worker may take it: a
+ * dead worker's sessions move on after this, not after Temporal's default of 10 s.
+ */
+export const STICKY_QUEUE_TIMEOUT_MS = 1_000;
+/** First retry of a tool call whose worker died (or that failed for the infrastructure). */
+export const TOOL_RETRY_INITIAL_INTERVAL_MS = 200;
 
 /**
  * A model call's start-to-close timeout: at least this, and long enough for `max_tokens` at the

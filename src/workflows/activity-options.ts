@@ -12,6 +12,7 @@ import {
   MODEL_CALL_MIN_TIMEOUT_MS,
   MODEL_CALL_OVERHEAD_MS,
   SLOWEST_OUTPUT_TOKENS_PER_SECOND,
+  TOOL_RETRY_INITIAL_INTERVAL_MS,
 } from '../shared/limits';
 import { rulesOf } from './tool-rules';
 
@@ -50,7 +51,7 @@ export const COMPACT_OPTIONS: ActivityOptions = {
 export const TOOL_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
-  retry: { initialInterval: '1 second', maximumAttempts: 5, nonRetryableErrorTypes: [ErrorType.ContentMissing] },
+  retry: { initialInterval: TOOL_RETRY_INITIAL_INTERVAL_MS, maximumAttempts: 5, nonRetryableErrorTypes: [ErrorType.ContentMissing] },
 };
 
 export const CONTEXT_OPTIONS: ActivityOptions = TOOL_OPTIONS;
