@@ -82,16 +82,16 @@ export const INLINE_TEXT_LIMIT = 2048;
  * second, and the worker sends a heartbeat at most every HEARTBEAT_THROTTLE_MS, which is also how
  * soon a cancellation (an interrupt) reaches a running call: it arrives in a heartbeat's answer.
  */
-export const ACTIVITY_HEARTBEAT_TIMEOUT_MS = 3_000;
+export const ACTIVITY_HEARTBEAT_TIMEOUT_MS = 1_500;
 export const ACTIVITY_HEARTBEAT_INTERVAL_MS = 250;
-export const HEARTBEAT_THROTTLE_MS = 500;
+export const HEARTBEAT_THROTTLE_MS = 250;
 /**
  * A workflow task waits this long on its worker's sticky queue before any worker may take it: a
  * dead worker's sessions move on after this, not after Temporal's default of 10 s.
  */
-export const STICKY_QUEUE_TIMEOUT_MS = 1_000;
+export const STICKY_QUEUE_TIMEOUT_MS = 500;
 /** First retry of a tool call whose worker died (or that failed for the infrastructure). */
-export const TOOL_RETRY_INITIAL_INTERVAL_MS = 200;
+export const TOOL_RETRY_INITIAL_INTERVAL_MS = 100;
 
 /**
  * A model call's start-to-close timeout: at least this, and long enough for `max_tokens` at the

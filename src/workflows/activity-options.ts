@@ -2,7 +2,7 @@
  * Activity proxies and their options. Every long activity heartbeats, so a killed worker's call
  * is retried within seconds; model-facing retries are Temporal's, so each attempt shows in the UI.
  */
-import { type ActivityOptions, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, type ActivityOptions, proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities';
 import type { PlannedToolUse } from '../shared/activity-io';
 import { ErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
@@ -56,10 +56,20 @@ export const TOOL_OPTIONS: ActivityOptions = {
 
 export const CONTEXT_OPTIONS: ActivityOptions = TOOL_OPTIONS;
 
-/** A tool call's options: its summary in the UI, and the timeout its tool asks for (a command's own timeout, plus margin). */
-export function toolActivityOptions(call: PlannedToolUse, summary: string): ActivityOptions {
+/**
+ * A tool call's options: its summary in the UI, and the timeout its tool asks for (a command's
+ * own timeout, plus margin). `waitForCancellation` (sessions since `hardening`): an interrupted
+ * call is waited for until it reports how it ended, so what it did is known (the SDK's default,
+ * TRY_CANCEL, moves on at once while the call may still be changing files).
+ */
+export function toolActivityOptions(call: PlannedToolUse, summary: string, waitForCancellation = false): ActivityOptions {
   const timeoutMs = rulesOf(call).timeoutMs;
-  return { ...TOOL_OPTIONS, summary, ...(timeoutMs ? { startToCloseTimeout: timeoutMs } : {}) };
+  return {
+    ...TOOL_OPTIONS,
+    summary,
+    ...(timeoutMs ? { startToCloseTimeout: timeoutMs } : {}),
+    ...(waitForCancellation ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),
+  };
 }
 
 export const { prepareSession } = proxyActivities<AgentActivities>(SESSION_OPTIONS);

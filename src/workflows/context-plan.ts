@@ -32,9 +32,21 @@ export function editThreshold(state: LoopState): number {
   return Math.floor(autocompactThreshold(state) * CONTEXT_EDIT_THRESHOLD_RATIO);
 }
 
-/** Whether the cheap edits should run before this call. */
+/**
+ * Whether the cheap edits should run before this call: above the edit threshold (and, after a
+ * pass, once the conversation has grown by half the way to the autocompact threshold), or when
+ * the history is long.
+ */
 export function needsContextEdits(state: LoopState): boolean {
-  return estimateTokens(state) > editThreshold(state) || state.messageCount + state.pendingMessages.length > SNIP_MAX_MESSAGES;
+  if (state.messageCount + state.pendingMessages.length > SNIP_MAX_MESSAGES) return true;
+  const estimate = estimateTokens(state);
+  if (estimate <= editThreshold(state)) return false;
+  return state.contextEditedAt === undefined || estimate >= state.contextEditedAt + contextEditStep(state);
+}
+
+/** How much the conversation grows between two passes of the cheap edits (sessions since `hardening`). */
+export function contextEditStep(state: LoopState): number {
+  return Math.max(0, Math.floor((autocompactThreshold(state) - editThreshold(state)) / 2));
 }
 
 /** Whether to summarise before this call; the circuit breaker stops after repeated failures. */

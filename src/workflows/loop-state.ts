@@ -58,6 +58,12 @@ export interface LoopState {
    * windows and leave nothing, or less than nothing, of a small one.
    */
   autocompactFloorShare?: number;
+  /**
+   * The estimate after the last pass of the cheap context edits (sessions since `hardening`): the
+   * next pass waits for the conversation to grow again, so clearing old results does not throw
+   * away the prompt cache every turn. Cleared by a compaction.
+   */
+  contextEditedAt?: number;
 }
 
 /** The token budget's continuations so far (see decideTokenBudget). */

@@ -24,7 +24,8 @@ export async function prepareTurnContext(session: AgentSession): Promise<void> {
     const edited = await editContext(session, `turn ${state.turnCount} · context`, ['snip', 'microcompact'], editThreshold(state));
     if (edited) {
       const tokens = edited.applied.length > 0 ? edited.estimatedTokens : estimateTokens(state);
-      session.update(absorbNewContext(session.state, edited.conversationRef, edited.messageCount, tokens));
+      const next = absorbNewContext(session.state, edited.conversationRef, edited.messageCount, tokens);
+      session.update(session.features.hardening ? { ...next, contextEditedAt: tokens } : next);
       session.contextEdited(edited.applied, tokens);
     }
   }
@@ -84,7 +85,7 @@ async function compact(session: AgentSession, reason: 'autocompact' | 'reactive'
       [compactRequest(session.state, reason)],
     );
     const state = absorbNewContext(session.state, compacted.conversationRef, 1, compacted.estimatedTokens);
-    session.update({ ...state, usage: addUsage(state.usage, compacted.usage) });
+    session.update({ ...state, usage: addUsage(state.usage, compacted.usage), contextEditedAt: undefined });
     session.contextEdited([reason === 'reactive' ? 'reactive_compact' : 'autocompact'], compacted.estimatedTokens);
     return { ok: true };
   } catch (error) {

@@ -75,7 +75,8 @@ async function approve(session: AgentSession, call: PlannedToolUse): Promise<App
 async function runToolCall(session: AgentSession, call: PlannedToolUse, approvalFeedback?: string): Promise<RunToolOutput> {
   if (!call.plan.ok) return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
   try {
-    return await runTool.executeWithOptions(toolActivityOptions(call, call.plan.summary), [runToolRequest(session.id, session.state, call, approvalFeedback)]);
+    const options = toolActivityOptions(call, call.plan.summary, session.features.hardening);
+    return await runTool.executeWithOptions(options, [runToolRequest(session.id, session.state, call, approvalFeedback)]);
   } catch (error) {
     if (isCancellation(error)) throw error;
     return { result: toolErrorResult(call, `The tool failed: ${failureMessage(error)}`) };

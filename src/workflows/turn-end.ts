@@ -2,7 +2,7 @@
  * The end of a turn without tool calls (stop hooks, then the decision of stop-conditions.ts),
  * what follows an interrupt, and the durable wait of interactive sessions for the next message.
  */
-import { condition, isCancellation } from '@temporalio/workflow';
+import { ActivityCancellationType, condition, isCancellation } from '@temporalio/workflow';
 import type { StopHookOutcome } from '../shared/activity-io';
 import { runStopHooks, STOP_HOOK_OPTIONS } from './activity-options';
 import type { AgentSession } from './agent-session';
@@ -44,7 +44,9 @@ async function runHooks(session: AgentSession): Promise<StopHookDecision> {
   if (session.features.hardening) session.status('running_tools');
   let outcome: StopHookOutcome;
   try {
-    outcome = await runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, summary: 'stop hooks' }, [stopHookRequest(session.id, session.state, hooks)]);
+    // Hooks are commands with effects: a cancelled workflow waits for them to stop (since `hardening`).
+    const waitForCancellation = session.features.hardening ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {};
+    outcome = await runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, ...waitForCancellation, summary: 'stop hooks' }, [stopHookRequest(session.id, session.state, hooks)]);
   } catch (error) {
     if (isCancellation(error)) throw error;
     outcome = { kind: 'allow', reports: [`Stop hooks could not run: ${failureMessage(error)}`] };

@@ -16,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type CacheUsage, PromptCache } from './prompt-cache';
 
 export type FakeBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: unknown; id?: string };
 
@@ -125,6 +126,8 @@ export class FakeAnthropicServer {
   readonly summaryRequests: RecordedRequest[] = [];
   /** Images over this many bytes of base64 are refused, as the real API refuses those over 5 MB. */
   maxImageBytes = 5 * 1024 * 1024;
+  /** When set, usage reports prompt-cache reads and writes as the real API would (off: all input). */
+  promptCache: PromptCache | undefined;
   private waiters: { count: number; resolve: () => void }[] = [];
 
   private constructor(
@@ -208,7 +211,7 @@ export class FakeAnthropicServer {
     let answer = await this.handler(recorded);
     while (answer.kind === 'hold') answer = await answer.release;
     if (answer.kind === 'error') return sendError(response, answer.status, answer.type, answer.message, answer.headers);
-    streamReply(response, body, answer);
+    streamReply(response, body, answer, this.promptCache?.use(body));
   }
 }
 
@@ -266,7 +269,12 @@ export function estimateInputTokens(body: RecordedRequest['body']): number {
   return Math.ceil(JSON.stringify({ system: body.system, tools: body.tools, messages: body.messages }).length / 4);
 }
 
-function streamReply(response: ServerResponse, body: RecordedRequest['body'], answer: Extract<FakeReply, { kind: 'message' | 'stream_error' }>): void {
+function streamReply(
+  response: ServerResponse,
+  body: RecordedRequest['body'],
+  answer: Extract<FakeReply, { kind: 'message' | 'stream_error' }>,
+  cache?: CacheUsage,
+): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_fake_${randomBytes(6).toString('hex')}` });
   const send = (event: string, data: unknown) => response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   const inputTokens = estimateInputTokens(body);
@@ -280,7 +288,9 @@ function streamReply(response: ServerResponse, body: RecordedRequest['body'], an
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: cache
+        ? { input_tokens: cache.inputTokens, output_tokens: 1, cache_creation_input_tokens: cache.cacheCreationInputTokens, cache_read_input_tokens: cache.cacheReadInputTokens }
+        : { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
     },
   });
   send('ping', { type: 'ping' });
