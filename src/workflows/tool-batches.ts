@@ -37,6 +37,9 @@ export function siblingCancelledResult(call: PlannedToolUse, failed: PlannedTool
   return toolErrorResult(call, `Cancelled: parallel tool call ${what} errored, so this call was not run.`);
 }
 
+/** What a call stopped by an interrupt (or the workflow's cancellation) tells the model. */
+export const STOPPED_BY_INTERRUPT = 'Interrupted by the user: the tool call was stopped before it finished.';
+
 export function interruptedResult(call: PlannedToolUse, why: string): ToolResult {
   return toolErrorResult(call, why);
 }

@@ -15,7 +15,7 @@ import { runToolRequest } from './requests';
 import { runToolUses, summaryOf } from './run-tools';
 import type { ApprovalAnswer } from './steering';
 import { needsApproval } from './stop-conditions';
-import { interruptedResult, orderToolResults } from './tool-batches';
+import { interruptedResult, orderToolResults, STOPPED_BY_INTERRUPT } from './tool-batches';
 import { rulesOf } from './tool-rules';
 
 /** `stopped`: an interrupt (or the workflow's cancellation) stopped the tools. */
@@ -44,7 +44,7 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
     stopped = true;
     // Every tool_use still gets its tool_result, so the transcript stays valid for a continuation.
     for (const call of toolUses) {
-      if (!collected.has(call.id)) collected.set(call.id, interruptedResult(call, 'Interrupted by the user: the tool call was stopped before it finished.'));
+      if (!collected.has(call.id)) collected.set(call.id, interruptedResult(call, STOPPED_BY_INTERRUPT));
     }
   }
   // The calls got to their end although an interrupt (or the workflow's cancellation) came: it
@@ -79,6 +79,8 @@ async function runToolCall(session: AgentSession, call: PlannedToolUse, approval
     return await runTool.executeWithOptions(options, [runToolRequest(session.id, session.state, call, approvalFeedback)]);
   } catch (error) {
     if (isCancellation(error)) throw error;
+    // Interrupted, and the call ended without saying how (its worker died): it was stopped.
+    if (session.features.hardening && CancellationScope.current().consideredCancelled) return { result: interruptedResult(call, STOPPED_BY_INTERRUPT) };
     return { result: toolErrorResult(call, `The tool failed: ${failureMessage(error)}`) };
   }
 }

@@ -67,6 +67,7 @@ test('temporal workflow start runs a multi-turn task; workflow show lists each m
     'callModel: turn 3 · model',
     'runTool: Bash Check it loads',
     'callModel: turn 4 · model',
+    'closeSession: close session',
   ]);
 });
 

@@ -19,7 +19,7 @@ export interface ToolActivityDependencies {
   tools?: ToolRegistry;
 }
 
-const INTERRUPTED_AFTER = 'The user interrupted this call while it ran; it had got this far:';
+const INTERRUPTED_AFTER = 'Interrupted by the user while it ran; it had got this far:';
 
 /** Node's errors the model can act on (missing file, permissions): reported, not retried. */
 const ACTIONABLE_ERROR_CODES = new Set(['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY', 'EROFS', 'ENAMETOOLONG']);

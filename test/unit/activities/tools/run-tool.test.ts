@@ -98,7 +98,7 @@ test('an Edit interrupted while it writes reports the change that landed, not th
   });
   expect(readFileSync(join(workdir, 'a.ts'), 'utf8')).toBe('const a = 2;\n');
   expect(output.result.isError).toBe(false);
-  expect(await textOf(output.result.content)).toMatch(/^The user interrupted this call while it ran; it had got this far:\nThe file a\.ts has been updated/);
+  expect(await textOf(output.result.content)).toMatch(/^Interrupted by the user while it ran; it had got this far:\nThe file a\.ts has been updated/);
 });
 
 test('a tool_use id that comes again in another run (a reused workflow id) is a new call, never an edit already made', async () => {
