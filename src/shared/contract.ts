@@ -15,33 +15,39 @@ export const WORKFLOW_TYPE = 'agentWorkflow';
 export const DEFAULT_TASK_QUEUE = 'durable-agent';
 
 /** Why a session ended. */
-export type TerminalReason =
-  | 'completed'
-  | 'max_turns'
-  | 'max_output_tokens'
-  | 'prompt_too_long'
-  | 'image_error'
-  | 'model_error'
-  | 'aborted_streaming'
-  | 'aborted_tools'
-  | 'stop_hook_prevented'
-  | 'hook_stopped';
+export const TERMINAL_REASONS = [
+  'completed',
+  'max_turns',
+  'max_output_tokens',
+  'prompt_too_long',
+  'image_error',
+  'model_error',
+  'aborted_streaming',
+  'aborted_tools',
+  'stop_hook_prevented',
+  'hook_stopped',
+] as const;
+export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
-/** Why the loop went on to another model call. */
-export type Transition =
-  | 'next_turn'
-  | 'pause_turn_continue'
-  | 'collapse_drain_retry'
-  | 'reactive_compact_retry'
-  | 'media_strip_retry'
-  | 'model_fallback_retry'
-  | 'max_output_tokens_escalate'
-  | 'max_output_tokens_recovery'
-  | 'stop_hook_blocking'
-  | 'token_budget_continuation'
-  | 'user_message'
-  /** Shown in the transcript only: the session went on in a new run (continue-as-new). */
-  | 'continued_as_new';
+/**
+ * Why the loop went on to another model call. `continued_as_new` is shown in the transcript only:
+ * the session went on in a new run.
+ */
+export const TRANSITIONS = [
+  'next_turn',
+  'pause_turn_continue',
+  'collapse_drain_retry',
+  'reactive_compact_retry',
+  'media_strip_retry',
+  'model_fallback_retry',
+  'max_output_tokens_escalate',
+  'max_output_tokens_recovery',
+  'stop_hook_blocking',
+  'token_budget_continuation',
+  'user_message',
+  'continued_as_new',
+] as const;
+export type Transition = (typeof TRANSITIONS)[number];
 
 /** Context edits made before a model call (the context pipeline), recorded per turn. */
 export type ContextEdit = 'tool_result_budget' | 'snip' | 'microcompact' | 'collapse' | 'autocompact' | 'reactive_compact' | 'media_strip';

@@ -1,11 +1,14 @@
 /**
- * Determinism guard: every recorded history (test/fixtures/histories, one per loop path) must
- * replay against the current workflow code. A change that would break running workflows fails
- * here; gate such a change with patched() and record the new path too (npm run record-histories).
+ * Determinism guard: every recorded history (test/fixtures/histories) must replay against the
+ * current workflow code, and every way a session can end or go on must have one. A change that
+ * would break running workflows fails here; gate such a change with patched() and record the new
+ * path too (npm run record-histories).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
+import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
+import { type Coverage, coverageOf } from './coverage';
 
 jest.setTimeout(120_000);
 
@@ -16,8 +19,28 @@ beforeAll(() => {
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
 });
 
-test('there are recorded histories to replay', () => {
-  expect(files.length).toBeGreaterThanOrEqual(5);
+/** Each path a session can take, and how to tell a history that took it. */
+const PATHS: Record<string, (history: Coverage) => boolean> = {
+  ...Object.fromEntries(TERMINAL_REASONS.map((reason) => [`ends with ${reason}`, (history: Coverage) => history.result?.reason === reason])),
+  ...Object.fromEntries(
+    TRANSITIONS.filter((transition) => transition !== 'continued_as_new').map((transition) => [`goes on by ${transition}`, (history: Coverage) => history.transitions.includes(transition)]),
+  ),
+  'continues as new': (history) => history.continuedAsNew,
+  'is cancelled (temporal workflow cancel) and ends with a result': (history) => history.cancelRequested && history.result !== undefined,
+  'waits for an approval that times out': (history) => history.timerFired,
+  'ends on a refusal': (history) => history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
+  'strips media and completes': (history) => history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',
+  'stops nudging at diminishing returns': (history) =>
+    history.transitions.filter((transition) => transition === 'token_budget_continuation').length >= 3 &&
+    history.result?.reason === 'completed' &&
+    history.input.tokenBudget !== undefined &&
+    history.result.usage.outputTokens < history.input.tokenBudget * 0.9,
+};
+
+const covered = files.map((name) => coverageOf(name, join(FIXTURES, name)));
+
+test.each(Object.keys(PATHS))('a recorded history %s', (path) => {
+  expect(covered.filter(PATHS[path]!).map((history) => history.name)).not.toEqual([]);
 });
 
 test.each(files)('%s replays without non-determinism', async (name) => {

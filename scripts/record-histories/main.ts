@@ -1,0 +1,82 @@
+/**
+ * Records the histories that test/replay replays: one per loop path, from real runs against a
+ * real dev server and the fake model. Run after a deliberate change of workflow behaviour, and
+ * keep the old files (renamed with a version prefix, e.g. v1-…): running workflows still have
+ * the old histories, and `patched()` branches must keep replaying them.
+ *
+ *   npm run record-histories                # every scenario
+ *   npm run record-histories -- max-turns   # only the ones named
+ *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
+ *
+ * Scenarios: loop-scenarios.ts and steering-scenarios.ts.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startDevServer } from '../../src/dev-server/dev-server';
+import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
+import { freePort } from '../../test/support/global-setup';
+import { Harness, makeRepo } from '../../test/support/harness';
+import { PROJECT_ROOT, WORKFLOW_BUNDLE_PATH } from '../../test/support/paths';
+import { loopScenarios } from './loop-scenarios';
+import { type Scenario, writeBinaryFiles } from './scenario';
+import { steeringScenarios } from './steering-scenarios';
+
+const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
+
+const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios];
+
+async function main(): Promise<void> {
+  const cli = await resolveTemporalCli(console.log);
+  if (!cli) throw new Error('No Temporal CLI');
+  const port = await freePort();
+  const server = await startDevServer({ cliPath: cli.path, port });
+  process.env.TEMPORAL_ADDRESS = server.address;
+  mkdirSync(join(WORKFLOW_BUNDLE_PATH, '..'), { recursive: true });
+  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows') })).code);
+  process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
+  mkdirSync(FIXTURES, { recursive: true });
+  try {
+    const { values, positionals: only } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { prefix: { type: 'string', default: '' } } });
+    const prefix = values.prefix;
+    for (const scenario of scenarios.filter((candidate) => only.length === 0 || only.includes(candidate.name))) {
+      const harness = await Harness.start(scenario.handler);
+      await harness.startWorker();
+      scenario.setup?.(harness);
+      const workdir = makeRepo(scenario.files);
+      writeBinaryFiles(workdir, scenario.binaryFiles);
+      const handle = await harness.start({ prompt: `Scenario ${scenario.name}`, workdir, ...scenario.input });
+      await scenario.drive?.(handle, harness);
+      const result = await handle.result();
+      // The Temporal CLI's JSON is the format users export for replay too (`historyFromJSON` reads it).
+      const show = async (runId: string) =>
+        (
+          await promisify(execFile)(cli.path, ['workflow', 'show', '--address', server.address, '--workflow-id', handle.workflowId, '--run-id', runId, '--output', 'json'], {
+            maxBuffer: 64 * 1024 * 1024,
+          })
+        ).stdout;
+      const stdout = await show(handle.firstExecutionRunId);
+      writeFileSync(join(FIXTURES, `${prefix}${scenario.name}.json`), stdout);
+      const lastRunId = (await handle.describe()).runId;
+      if (lastRunId !== handle.firstExecutionRunId) writeFileSync(join(FIXTURES, `${prefix}${scenario.name}-last-run.json`), await show(lastRunId));
+      const transitions = (await handle.query<{ transitions: string[]; contextEdits: string[] }>('state').catch(() => undefined)) ?? { transitions: [], contextEdits: [] };
+      console.log(
+        `${scenario.name}: ${result.reason}, ${(JSON.parse(stdout) as { events: unknown[] }).events.length} events, ` +
+          `transitions ${transitions.transitions.join(' ')}; context edits ${transitions.contextEdits.join(' ')}`,
+      );
+      await harness.stop();
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

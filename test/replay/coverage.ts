@@ -1,0 +1,54 @@
+/**
+ * What a recorded history covers, read from its events: how it ended, the transitions it took
+ * (the AgentLastTransition search attribute and the model calls' summaries), and the paths that
+ * leave other marks (a cancellation request, a timer that fired, continue-as-new, a run input).
+ */
+import { readFileSync } from 'node:fs';
+
+interface Payload {
+  data?: string;
+}
+
+interface Event {
+  workflowExecutionStartedEventAttributes?: { input?: { payloads?: Payload[] } };
+  workflowExecutionCompletedEventAttributes?: { result?: { payloads?: Payload[] } };
+  workflowExecutionContinuedAsNewEventAttributes?: unknown;
+  workflowExecutionCancelRequestedEventAttributes?: unknown;
+  timerFiredEventAttributes?: unknown;
+  upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes?: { indexedFields?: Record<string, Payload> } };
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+  userMetadata?: { summary?: Payload };
+}
+
+export interface Coverage {
+  name: string;
+  input: { tokenBudget?: number };
+  result?: { reason: string; error?: string; usage: { outputTokens: number } };
+  transitions: string[];
+  continuedAsNew: boolean;
+  cancelRequested: boolean;
+  timerFired: boolean;
+}
+
+const decode = (payload: Payload | undefined): unknown => (payload?.data ? JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) : undefined);
+
+export function coverageOf(name: string, path: string): Coverage {
+  const events = (JSON.parse(readFileSync(path, 'utf8')) as { events: Event[] }).events;
+  const transitions: string[] = [];
+  for (const event of events) {
+    const transition = decode(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.AgentLastTransition);
+    if (typeof transition === 'string' && transition !== 'none') transitions.push(transition);
+    const summary = event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? decode(event.userMetadata?.summary) : undefined;
+    const retried = typeof summary === 'string' ? summary.match(/\((\w+)\)$/)?.[1] : undefined;
+    if (retried) transitions.push(retried);
+  }
+  return {
+    name,
+    input: (decode(events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]) ?? {}) as Coverage['input'],
+    result: decode(events.find((event) => event.workflowExecutionCompletedEventAttributes)?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0]) as Coverage['result'],
+    transitions,
+    continuedAsNew: events.some((event) => event.workflowExecutionContinuedAsNewEventAttributes),
+    cancelRequested: events.some((event) => event.workflowExecutionCancelRequestedEventAttributes),
+    timerFired: events.some((event) => event.timerFiredEventAttributes),
+  };
+}
