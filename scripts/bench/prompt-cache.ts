@@ -1,8 +1,7 @@
 /**
  * Prompt cache: the share of input tokens read from the cache over turns 2–70 of a read-heavy
- * 70-turn session that crosses the microcompact threshold (a 10,000-character file each turn,
- * the default 200K window), the fake API simulating Anthropic's prompt caching
- * (test/support/prompt-cache.ts).
+ * 70-turn session that crosses the microcompact threshold, with the default window and with a
+ * small one, the fake API simulating Anthropic's prompt caching (test/support/prompt-cache.ts).
  */
 import type { AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
@@ -14,7 +13,14 @@ import { round, type Row } from './support';
 const TURNS = 70;
 
 export async function promptCache(harness: Harness): Promise<Row[]> {
-  const files = Object.fromEntries(Array.from({ length: TURNS }, (_, index) => [`f${index}.txt`, `${String(index % 10).repeat(99)}\n`.repeat(100)]));
+  return [
+    await session(harness, { lineChars: 99, lines: 100, label: 'a 10,000-character Read a turn, 200K window' }),
+    await session(harness, { lineChars: 59, lines: 40, contextWindowTokens: 30_000, label: 'a 2,400-character Read a turn, 30,000-token window' }),
+  ];
+}
+
+async function session(harness: Harness, shape: { lineChars: number; lines: number; contextWindowTokens?: number; label: string }): Promise<Row> {
+  const files = Object.fromEntries(Array.from({ length: TURNS }, (_, index) => [`f${index}.txt`, `${String(index % 10).repeat(shape.lineChars)}\n`.repeat(shape.lines)]));
   const usage: { read: number; all: number }[] = [];
   let reads = 0;
   harness.fake.promptCache = new PromptCache();
@@ -22,7 +28,8 @@ export async function promptCache(harness: Harness): Promise<Row[]> {
     if (isCompaction(request)) return reply([text('<summary>Read the files.</summary>')]);
     return reads < TURNS - 1 ? reply([toolUse('Read', { file_path: `f${reads++}.txt` })]) : reply([text('done')]);
   };
-  const handle = await harness.start({ prompt: 'read every file', workdir: makeRepo(files), maxTurns: TURNS + 5, toolSummaries: false });
+  const window = shape.contextWindowTokens ? { contextWindowTokens: shape.contextWindowTokens } : {};
+  const handle = await harness.start({ prompt: 'read every file', workdir: makeRepo(files), maxTurns: TURNS + 5, toolSummaries: false, ...window });
   const result = (await handle.result()) as { reason: string };
   harness.fake.promptCache = undefined;
   const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 10_000 });
@@ -35,11 +42,9 @@ export async function promptCache(harness: Harness): Promise<Row[]> {
   const share = later.reduce((sum, turn) => sum + turn.read, 0) / later.reduce((sum, turn) => sum + turn.all, 0);
   const state = await handle.query<AgentState>('state');
   const edits = state.contextEdits.filter((edit) => edit === 'microcompact').length;
-  return [
-    {
-      figure: `Prompt cache: share of input tokens read from the cache over turns 2–${TURNS} of a read-heavy ${TURNS}-turn session crossing the microcompact threshold (a 10,000-character Read a turn, 200K window; the fake simulates Anthropic's caching)`,
-      value: `${round(share * 100, 1)}% read from the cache over ${later.length} requests; ${edits} microcompactions, ${state.contextEdits.filter((edit) => edit === 'autocompact').length} autocompactions; ${result.reason}`,
-      command: 'npm run bench -- --only cache',
-    },
-  ];
+  return {
+    figure: `Prompt cache: share of input tokens read from the cache over turns 2–${TURNS} of a read-heavy ${TURNS}-turn session crossing the microcompact threshold (${shape.label}; the fake simulates Anthropic's caching)`,
+    value: `${round(share * 100, 1)}% read from the cache over ${later.length} requests; ${edits} microcompactions, ${state.contextEdits.filter((edit) => edit === 'autocompact').length} autocompactions; ${result.reason}`,
+    command: 'npm run bench -- --only cache',
+  };
 }

@@ -89,7 +89,7 @@ export const HEARTBEAT_THROTTLE_MS = 250;
  * A workflow task waits this long on its worker's sticky queue before any worker may take it: a
  * dead worker's sessions move on after this, not after Temporal's default of 10 s.
  */
-export const STICKY_QUEUE_TIMEOUT_MS = 500;
+export const STICKY_QUEUE_TIMEOUT_MS = 1_000;
 /** First retry of a tool call whose worker died (or that failed for the infrastructure). */
 export const TOOL_RETRY_INITIAL_INTERVAL_MS = 100;
 
