@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
+import type { SandboxSettings } from './activities/sandbox/command-sandbox';
 import { DEFAULT_TASK_QUEUE } from './shared/contract';
 import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL } from './shared/models';
 
@@ -12,6 +13,11 @@ export interface WorkerConfig {
   defaultModel: string;
   smallModel: string;
   anthropic: { apiKey?: string; authToken?: string; baseURL?: string };
+  sandbox: SandboxSettings;
+  /** `AGENT_WORKSPACE_ROOTS`: when set, a session's workdir must lie inside one of these. */
+  workspaceRoots: string[];
+  /** `AGENT_TRUST_REPO_HOOKS=1`: hooks from a repository's settings run without input `trustRepoHooks`. */
+  trustRepoHooks: boolean;
 }
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
@@ -55,7 +61,20 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
       authToken: read(environment, 'ANTHROPIC_AUTH_TOKEN'),
       baseURL: read(environment, 'ANTHROPIC_BASE_URL'),
     },
+    sandbox: sandboxSettings(environment),
+    workspaceRoots: (read(environment, 'AGENT_WORKSPACE_ROOTS') ?? '').split(delimiter).filter(Boolean),
+    trustRepoHooks: read(environment, 'AGENT_TRUST_REPO_HOOKS') === '1',
   };
+}
+
+/** `AGENT_SANDBOX` (auto | bwrap | none), `AGENT_SANDBOX_PASS_ENV` (names, comma-separated), `AGENT_SANDBOX_NETWORK` (on | off). */
+export function sandboxSettings(environment: NodeJS.ProcessEnv = process.env): SandboxSettings {
+  const mode = read(environment, 'AGENT_SANDBOX') ?? 'auto';
+  if (mode !== 'auto' && mode !== 'bwrap' && mode !== 'none') throw new Error(`AGENT_SANDBOX=${mode}: use auto, bwrap or none`);
+  const network = read(environment, 'AGENT_SANDBOX_NETWORK') ?? 'on';
+  if (network !== 'on' && network !== 'off') throw new Error(`AGENT_SANDBOX_NETWORK=${network}: use on or off`);
+  const passEnv = (read(environment, 'AGENT_SANDBOX_PASS_ENV') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  return { mode, passEnv, network: network === 'on' };
 }
 
 export function hasApiCredentials(config: WorkerConfig): boolean {

@@ -7,6 +7,7 @@ import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createActivities } from './activities';
+import { resolveSandbox } from './activities/sandbox/command-sandbox';
 import { contentExternalStorage } from './activities/store/external-storage';
 import { HEARTBEAT_THROTTLE_MS, STICKY_QUEUE_TIMEOUT_MS } from './shared/limits';
 import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
@@ -21,9 +22,13 @@ export interface CreateWorkerOptions {
   connection?: NativeConnection;
   /** Worker interceptors (tracing, metrics, fault injection in tests). */
   interceptors?: WorkerOptions['interceptors'];
+  /** Where a warning goes (commands unconfined); console.warn by default. */
+  warn?: (line: string) => void;
 }
 
 export async function createWorker(config: WorkerConfig, options: CreateWorkerOptions = {}): Promise<Worker> {
+  const sandbox = await resolveSandbox(config.sandbox);
+  if (sandbox.kind === 'none') (options.warn ?? console.warn)(`durable-agent worker: commands run unconfined, with the worker's privileges: ${sandbox.reason}`);
   await ensureSearchAttributes(config);
   const connection =
     options.connection ??
@@ -35,7 +40,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     namespace: config.namespace,
     taskQueue: config.taskQueue,
     workflowBundle: options.workflowBundle ?? (await workflowBundle()),
-    activities: createActivities(config),
+    activities: createActivities({ ...config, sandbox }),
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),
     // Interrupts reach running calls within HEARTBEAT_THROTTLE_MS; a dead worker's sessions move on quickly.
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,

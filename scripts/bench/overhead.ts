@@ -7,6 +7,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
+import { resolveSandbox } from '../../src/activities/sandbox/command-sandbox';
 import type { CallModelOutcome, PrepareSessionOutput, RunToolOutput } from '../../src/shared/activity-io';
 import type { ConversationMessage } from '../../src/shared/conversation';
 import { TOOL_NAMES } from '../../src/shared/tool-names';
@@ -71,7 +72,7 @@ async function floorRunner(harness: Harness): Promise<{ run(turns: number): Prom
 
 /** The same activity code without Temporal: activities called in a loop, in this process. */
 async function plainLoop(harness: Harness, workdir: string, repetition: number): Promise<number> {
-  const activities = createActivities({ ...harness.workerConfig(), contentDir: scratchDir('bench-plain') });
+  const activities = createActivities({ ...harness.workerConfig(), contentDir: scratchDir('bench-plain'), sandbox: await resolveSandbox(harness.workerConfig().sandbox) });
   harness.fake.handler = readEveryTurn(TURNS);
   const environment = new MockActivityEnvironment();
   const started = performance.now();

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { createContextActivities } from './context/prepare-context';
 import { createStopHookActivities } from './hooks/stop-hooks';
+import type { CommandSandbox } from './sandbox/command-sandbox';
 import { type AnthropicSettings, ModelApi } from './model/anthropic';
 import { createModelActivities } from './model/call-model';
 import { createCompactActivities } from './model/compact';
@@ -12,6 +13,8 @@ import { LocalEffectJournal } from './store/effect-journal';
 import { createToolActivities } from './tools/run-tool';
 
 export interface ActivityConfig {
+  /** Where the commands of sessions run: resolved once at worker start (resolveSandbox). */
+  sandbox: CommandSandbox;
   /** Directory of the content store and the effect journal; shared by every worker of a queue. */
   contentDir: string;
   anthropic: AnthropicSettings;
@@ -32,8 +35,8 @@ export function createActivities(config: ActivityConfig) {
     ...createModelActivities({ store, api }),
     ...createContextActivities({ store }),
     ...createCompactActivities({ store, api }),
-    ...createToolActivities({ store, journal }),
-    ...createStopHookActivities(),
+    ...createToolActivities({ store, journal, sandbox: config.sandbox }),
+    ...createStopHookActivities({ sandbox: config.sandbox }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
     ...createCloseSessionActivities({ journal }),
   };

@@ -170,6 +170,10 @@ export interface RunToolInput {
   approvalFeedback?: string;
   /** One result's budget in characters; set only below the default (small windows). */
   resultMaxChars?: number;
+  /** What the session asks of its commands' sandbox (input `sandboxEnv`, `network`), when anything. */
+  sandbox?: SandboxRequest;
+  /** A person approved this very call (permissionMode "ask"): a guarded change may go ahead. */
+  approved?: true;
 }
 
 export interface RunToolOutput {
@@ -205,10 +209,19 @@ export interface CloseSessionInput {
   sessionId: string;
 }
 
+/** A session's wishes for the sandbox of its commands. */
+export interface SandboxRequest {
+  /** Extra environment variables (input `sandboxEnv`). */
+  env?: Record<string, string>;
+  /** false: no network (input `network: false`). */
+  network?: boolean;
+}
+
 export interface StopHookInput {
   sessionId: string;
   workdir: string;
   hooks: StopHook[];
+  sandbox?: SandboxRequest;
   finalText: string;
   stopHookActive: boolean;
 }

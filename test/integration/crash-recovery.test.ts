@@ -11,7 +11,6 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
 import { Harness, makeRepo } from '../support/harness';
-import { scratchDir } from '../support/paths';
 
 jest.setTimeout(240_000);
 
@@ -20,16 +19,22 @@ const FILES = {
   'src/main.js': "const { parseConfig } = require('./config');\nconsole.log(parseConfig('{\"a\":1}'));\n",
 };
 
+/**
+ * Where a command leaves its "I am running" mark: inside the repository (a sandboxed command can
+ * write nowhere else), in a folder the snapshot leaves out.
+ */
+const MARKS = '.marks';
+
 /** The scripted refactor: read, edit, run a slow command, edit again, finish. */
-function script(markerFile: string, modelTurnHook?: (turn: number, request: RecordedRequest) => FakeReply | undefined) {
+function script(modelTurnHook?: (turn: number, request: RecordedRequest) => FakeReply | undefined) {
   const replies: ((request: RecordedRequest) => FakeReply)[] = [
     () => reply([toolUse('Read', { file_path: 'src/config.js' }), toolUse('Read', { file_path: 'src/main.js' })]),
     () => reply([toolUse('Edit', { file_path: 'src/config.js', old_string: 'parseConfig', new_string: 'loadConfig', replace_all: true })]),
     () =>
       reply([
         toolUse('Bash', {
-          // The marker lives outside the repository: the repository must end as in an uncrashed run.
-          command: `echo started >> ${markerFile}; sleep 3; node src/config.js && echo checked >> build.log`,
+          // The mark is left out of the snapshot: the repository must end as in an uncrashed run.
+          command: `mkdir -p ${MARKS}; echo started >> ${MARKS}/started; sleep 3; node src/config.js && echo checked >> build.log`,
           description: 'Check the config module',
         }),
       ]),
@@ -43,6 +48,7 @@ function snapshot(root: string): Record<string, string> {
   const files: Record<string, string> = {};
   const walk = (directory: string) => {
     for (const name of readdirSync(directory)) {
+      if (name === MARKS) continue;
       const path = join(directory, name);
       if (statSync(path).isDirectory()) walk(path);
       else files[relative(root, path)] = readFileSync(path, 'utf8');
@@ -89,7 +95,7 @@ beforeAll(async () => {
   harness = await Harness.start();
   await harness.startWorker();
   const workdir = makeRepo(FILES);
-  harness.fake.handler = script(join(scratchDir('marker'), 'started'));
+  harness.fake.handler = script();
   const result = await harness.run({ prompt: 'Rename parseConfig to loadConfig everywhere', workdir });
   expect(result.reason).toBe('completed');
   expected = snapshot(workdir);
@@ -104,9 +110,9 @@ afterEach(async () => {
 
 test('SIGKILL during a tool call: the command is run again and says so, every edit applied once', async () => {
   harness = await Harness.start();
-  const markerFile = join(scratchDir('marker'), 'started');
-  harness.fake.handler = script(markerFile);
+  harness.fake.handler = script();
   const workdir = makeRepo(FILES);
+  const markerFile = join(workdir, MARKS, 'started');
   const first = await startWorkerProcess(harness);
   const handle = await harness.start({ prompt: 'Rename parseConfig to loadConfig everywhere', workdir });
 
@@ -131,8 +137,7 @@ test('SIGKILL during a model call: the call is retried on the new worker, every 
     releaseHeld = () => resolve(reply([text('(stale reply to a dead worker)')]));
   });
   let heldOnce = false;
-  const markerFile = join(scratchDir('marker'), 'started');
-  harness.fake.handler = script(markerFile, (turn) => {
+  harness.fake.handler = script((turn) => {
     // Hold the first request of turn 3 (after the first Edit and the command) open: the worker dies waiting.
     if (turn === 3 && !heldOnce) {
       heldOnce = true;
@@ -141,6 +146,7 @@ test('SIGKILL during a model call: the call is retried on the new worker, every 
     return undefined;
   });
   const workdir = makeRepo(FILES);
+  const markerFile = join(workdir, MARKS, 'started');
   const first = await startWorkerProcess(harness);
   const handle = await harness.start({ prompt: 'Rename parseConfig to loadConfig everywhere', workdir });
 
@@ -241,9 +247,9 @@ test('an approval and a message sent while no worker runs take effect when one c
 
 test('an interrupt sent while no worker runs stops the tools when one comes back', async () => {
   harness = await Harness.start();
-  const marker = join(scratchDir('marker'), 'started');
-  harness.fake.handler = byTurn([reply([toolUse('Bash', { command: `touch ${marker}; sleep 120; touch finished.txt` })])]);
+  harness.fake.handler = byTurn([reply([toolUse('Bash', { command: `mkdir -p ${MARKS}; touch ${MARKS}/started; sleep 120; touch finished.txt` })])]);
   const workdir = makeRepo({});
+  const marker = join(workdir, MARKS, 'started');
   const first = await startWorkerProcess(harness);
   const handle = await harness.start({ prompt: 'run it', workdir });
   await fileAppears(marker);
@@ -261,7 +267,8 @@ test('an interrupt sent while no worker runs stops the tools when one comes back
 
 test('a stop hook interrupted by a worker kill runs again on the new worker, and its block reaches the model', async () => {
   harness = await Harness.start();
-  const marker = join(scratchDir('marker'), 'hook-started');
+  const workdir = makeRepo({});
+  const marker = join(workdir, MARKS, 'hook-started');
   const requests: RecordedRequest[] = [];
   harness.fake.handler = (request) => {
     requests.push(request);
@@ -270,9 +277,9 @@ test('a stop hook interrupted by a worker kill runs again on the new worker, and
   const first = await startWorkerProcess(harness);
   const handle = await harness.start({
     prompt: 'finish up',
-    workdir: makeRepo({}),
+    workdir,
     // Blocks the first end (after a pause long enough to be killed in), allows the second.
-    stopHooks: [{ command: `if grep -q '"stop_hook_active":true'; then exit 0; fi; echo started >> ${marker}; sleep 2; echo "run the linter first" >&2; exit 2` }],
+    stopHooks: [{ command: `if grep -q '"stop_hook_active":true'; then exit 0; fi; mkdir -p ${MARKS}; echo started >> ${MARKS}/hook-started; sleep 2; echo "run the linter first" >&2; exit 2` }],
   });
   await fileAppears(marker);
   await kill(first);

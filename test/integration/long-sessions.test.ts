@@ -9,7 +9,6 @@ import type { AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
 import { reply, requestText, text, toolUse, type RecordedRequest } from '../support/fake-anthropic';
 import { fileHarness, makeRepo } from '../support/harness';
-import { scratchDir } from '../support/paths';
 
 jest.setTimeout(120_000);
 
@@ -20,10 +19,10 @@ async function until(predicate: () => Promise<boolean>): Promise<void> {
 }
 
 test('continue-as-new carries the session: a message queued before the boundary and an approval after it', async () => {
-  const scratch = scratchDir('can');
-  const started = join(scratch, 'started');
-  const release = join(scratch, 'release');
+  // Marks inside the repository: the sandboxed command can write nowhere else.
   const workdir = makeRepo({ 'a.txt': 'a\n' });
+  const started = join(workdir, 'started');
+  const release = join(workdir, 'release');
   const requests: RecordedRequest[] = [];
   const replies = [
     () => reply([toolUse('Read', { file_path: 'a.txt' })]),

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import type { AgentState } from '../../src/shared/contract';
 import { apiError, isCompaction, reply, text, toolUse, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
 import { fileHarness, makeRepo } from '../support/harness';
-import { scratchDir } from '../support/paths';
 
 jest.setTimeout(180_000);
 
@@ -113,9 +112,10 @@ test('autocompact circuit breaker: after three failed compactions in a row, no m
 });
 
 test('stop hooks never run on the prompt-too-long path', async () => {
-  const marker = join(scratchDir('hook-ran'), 'ran');
+  const workdir = makeRepo({});
+  const marker = join(workdir, 'hook-ran');
   script(() => apiError(400, 'invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum'));
-  const result = await harness.run({ prompt: 'go', workdir: makeRepo({}), stopHooks: [{ command: `touch ${marker}` }] });
+  const result = await harness.run({ prompt: 'go', workdir, stopHooks: [{ command: `touch ${marker}` }] });
   expect(result).toMatchObject({ reason: 'prompt_too_long' });
   expect(existsSync(marker)).toBe(false);
 });

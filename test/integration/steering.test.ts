@@ -2,7 +2,7 @@
  * Steering a running session: stop hooks, token budget, interrupt, messages, approvals, and the
  * search attributes people query it by. Real dev server, real worker, fake model.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,7 +11,6 @@ import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
 import { lastToolResults, reply, requestText, text, toolResultText, toolUse, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
 import { fileHarness, makeRepo, temporalAddress } from '../support/harness';
-import { scratchDir } from '../support/paths';
 
 jest.setTimeout(120_000);
 
@@ -40,11 +39,11 @@ async function fileAppears(path: string): Promise<void> {
 }
 
 test('a blocking stop hook keeps the agent working until the repository tests pass', async () => {
-  const hookLog = join(scratchDir('hook'), 'inputs.jsonl');
   const workdir = makeRepo({
     'add.js': 'module.exports = (a, b) => a - b;\n',
     'test.sh': 'node -e "if (require(\'./add.js\')(2, 3) !== 5) { console.error(\'add(2, 3) should be 5\'); process.exit(1) }"\n',
   });
+  const hookLog = join(workdir, '.hook-inputs.jsonl');
   const requests = script([
     () => reply([text('I think it is done.')]),
     () => reply([toolUse('Read', { file_path: 'add.js' })]),
@@ -103,8 +102,8 @@ test('token budget: diminishing returns stop the nudging', async () => {
 });
 
 test('interrupt during a long Bash ends with aborted_tools and a transcript where every tool_use has its result', async () => {
-  const marker = join(scratchDir('interrupt'), 'started');
   const workdir = makeRepo({});
+  const marker = join(workdir, 'started');
   script([() => reply([toolUse('Read', { file_path: 'missing.txt' }), toolUse('Bash', { command: `touch ${marker}; sleep 60; touch finished.txt` })])]);
   const handle = await harness.start({ prompt: 'run the long thing', workdir });
   await fileAppears(marker);
@@ -122,13 +121,14 @@ test('interrupt during a long Bash ends with aborted_tools and a transcript wher
 });
 
 test('a message sent while tools run is injected at the start of the next turn, not mid-turn', async () => {
-  const marker = join(scratchDir('message'), 'started');
-  const release = join(scratchDir('message'), 'release');
+  const workdir = makeRepo({});
+  const marker = join(workdir, 'started');
+  const release = join(workdir, 'release');
   const requests = script([
     () => reply([toolUse('Bash', { command: `touch ${marker}; while [ ! -e ${release} ]; do sleep 0.1; done; echo done` })]),
     () => reply([text('Noted: I will use tabs.')]),
   ]);
-  const handle = await harness.start({ prompt: 'format the code', workdir: makeRepo({}) });
+  const handle = await harness.start({ prompt: 'format the code', workdir });
   await fileAppears(marker);
   await handle.signal('userMessage', { text: 'Please use tabs, not spaces.' });
   await stateWhere(handle, (state) => state.queuedMessages === 1);
@@ -156,6 +156,8 @@ test('an interactive session waits for the next message, and `end` closes it', a
 
 test('approvals: granted, denied with feedback, timed out; allow rules skip the wait; AgentStatus is queryable', async () => {
   const workdir = makeRepo({ 'keep.txt': 'keep\n' });
+  // A repository of its own: in the sandbox, `git status` sees the workdir and nothing above it.
+  execFileSync('git', ['init', '-q'], { cwd: workdir });
   const requests = script([
     () => reply([toolUse('Write', { file_path: 'new.txt', content: 'hello' }, 'toolu_write')]),
     () => reply([toolUse('Bash', { command: 'rm keep.txt' }, 'toolu_rm')]),

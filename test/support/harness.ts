@@ -12,7 +12,7 @@ import type { AgentInput } from '../../src/shared/input';
 import type { AgentResult } from '../../src/shared/contract';
 import { contentExternalStorage } from '../../src/activities/store/external-storage';
 import { createWorker, type CreateWorkerOptions } from '../../src/worker';
-import type { WorkerConfig } from '../../src/worker-config';
+import { sandboxSettings, type WorkerConfig } from '../../src/worker-config';
 import { FakeAnthropicServer, type FakeHandler } from './fake-anthropic';
 import { PROJECT_ROOT, scratchDir } from './paths';
 
@@ -75,6 +75,10 @@ export class Harness {
       defaultModel: 'claude-sonnet-5-5',
       smallModel: 'claude-haiku-5-5',
       anthropic: { apiKey: 'test-key', baseURL: this.fake.url },
+      // As users run it: bubblewrap when it works here (AGENT_SANDBOX chooses otherwise).
+      sandbox: sandboxSettings(process.env),
+      workspaceRoots: [],
+      trustRepoHooks: false,
     };
   }
 

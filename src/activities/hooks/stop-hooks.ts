@@ -8,6 +8,7 @@ import { Context } from '@temporalio/activity';
 import type { StopHookInput, StopHookOutcome } from '../../shared/activity-io';
 import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../../shared/limits';
 import { whileHeartbeating } from '../heartbeat';
+import type { CommandSandbox } from '../sandbox/command-sandbox';
 import { type GroupRun, runInProcessGroup } from '../tools/process-group';
 
 type HookRun = Pick<GroupRun, 'exitCode' | 'stdout' | 'stderr' | 'timedOut'>;
@@ -33,7 +34,7 @@ export function interpretHook(command: string, run: HookRun): { kind: 'block' | 
   return undefined;
 }
 
-export function createStopHookActivities() {
+export function createStopHookActivities({ sandbox }: { sandbox: CommandSandbox }) {
   return {
     async runStopHooks(input: StopHookInput): Promise<StopHookOutcome> {
       const context = Context.current();
@@ -55,6 +56,8 @@ export function createStopHookActivities() {
             timeoutMs: hook.timeoutMs ?? STOP_HOOK_DEFAULT_TIMEOUT_MS,
             signal: context.cancellationSignal,
             maxOutputChars: 20_000,
+            sandbox,
+            session: input.sandbox,
           }),
         );
         const verdict = interpretHook(hook.command, run);

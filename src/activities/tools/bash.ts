@@ -31,7 +31,14 @@ export const bashTool = defineTool({
   summarize: (input) => `Bash ${input.description ? input.description : firstLine(input.command)}`,
   async execute(input, context) {
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
-    const run = await runInProcessGroup(input.command, { cwd: context.workdir, timeoutMs, signal: context.signal, maxOutputChars: BASH_MAX_OUTPUT_CHARS });
+    const run = await runInProcessGroup(input.command, {
+      cwd: context.workdir,
+      timeoutMs,
+      signal: context.signal,
+      maxOutputChars: BASH_MAX_OUTPUT_CHARS,
+      sandbox: context.sandbox,
+      session: context.sessionSandbox,
+    });
     const parts: string[] = [];
     if (context.attempt > 1) {
       parts.push(

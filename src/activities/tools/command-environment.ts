@@ -1,17 +1,26 @@
 /**
- * Variables never passed to commands the model (or a hook) runs: the worker's own secrets.
- * Anything named like a credential is dropped too; users pass what a command needs explicitly.
+ * The environment of a command the model (or a hook) runs: an allow-list, never the worker's own
+ * variables (its API key, cloud credentials, tokens, agent sockets). What a command needs beyond
+ * these comes from the session (`sandboxEnv`) or the worker's `AGENT_SANDBOX_PASS_ENV`.
  */
-const SECRET_NAME = /^(ANTHROPIC_|TEMPORAL_|AGENT_)|API_KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL/i;
+const ALWAYS = ['PATH', 'HOME', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR'];
+const LOCALE = /^LC_[A-Z]+$/;
+/** Nothing may wait for a pager or an editor, and colours are plain: commands run unattended. */
+const UNATTENDED = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', NO_COLOR: '1', CI: '1' };
 
-export function commandEnvironment(source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const environment: NodeJS.ProcessEnv = {};
+export interface CommandEnvironmentOptions {
+  /** Names whose values come from the worker's environment (`AGENT_SANDBOX_PASS_ENV`). */
+  passNames?: readonly string[];
+  /** Variables the session sets (input `sandboxEnv`). */
+  extra?: Readonly<Record<string, string>>;
+  /** Values that replace the worker's (inside the sandbox: its own PATH and HOME). */
+  overrides?: Readonly<Record<string, string>>;
+}
+
+export function commandEnvironment(source: NodeJS.ProcessEnv = process.env, options: CommandEnvironmentOptions = {}): Record<string, string> {
+  const environment: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
-    if (!SECRET_NAME.test(name)) environment[name] = value;
+    if (value !== undefined && (ALWAYS.includes(name) || LOCALE.test(name) || options.passNames?.includes(name))) environment[name] = value;
   }
-  // Commands run unattended: nothing may wait for a pager or an editor.
-  environment.PAGER = 'cat';
-  environment.GIT_PAGER = 'cat';
-  environment.GIT_TERMINAL_PROMPT = '0';
-  return environment;
+  return { ...environment, ...UNATTENDED, ...options.overrides, ...options.extra };
 }

@@ -1,22 +1,11 @@
 import { spawn } from 'node:child_process';
-import { commandEnvironment } from './command-environment';
+import type { CommandSandbox, SessionSandbox } from '../sandbox/command-sandbox';
 
 /**
- * Runs a shell command in its own process group next to a watchdog that kills the group when the
- * worker process disappears. Without it, a SIGKILLed worker would leave the command running
- * while Temporal retries it on another worker: two copies at once. A timeout or a cancellation
- * kills the whole group. Used by the Bash tool and by stop hooks.
+ * Runs a shell command as its sandbox says (bubblewrap, or unconfined beside a watchdog), in its
+ * own process group: a timeout or a cancellation kills the whole group, and with it the sandbox
+ * and everything inside. Used by the Bash tool and by stop hooks.
  */
-const LAUNCHER = [
-  'worker_pid="$1"; user_command="$2"',
-  '( while kill -0 "$worker_pid" 2>/dev/null; do sleep 1; done; kill -KILL 0 ) </dev/null >/dev/null 2>&1 &',
-  'watchdog=$!',
-  'bash -c "$user_command"',
-  'status=$?',
-  'kill "$watchdog" 2>/dev/null',
-  'exit $status',
-].join('\n');
-
 /** Keeps the head and the tail of long output, as Claude Code does. */
 export class CappedOutput {
   private head = '';
@@ -60,13 +49,16 @@ export interface GroupOptions {
   maxOutputChars: number;
   /** Text for the command's standard input; none (no terminal, no input) when absent. */
   stdin?: string;
+  sandbox: CommandSandbox;
+  session?: SessionSandbox;
 }
 
 export function runInProcessGroup(command: string, options: GroupOptions): Promise<GroupRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', LAUNCHER, 'durable-agent-command', String(process.pid), command], {
+    const spec = options.sandbox.spawn(command, options.cwd, options.session);
+    const child = spawn(spec.file, spec.args, {
       cwd: options.cwd,
-      env: commandEnvironment(),
+      env: spec.env,
       detached: true, // own process group, so the whole tree can be killed at once
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });

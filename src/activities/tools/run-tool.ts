@@ -8,6 +8,7 @@ import { toolUseError } from '../../shared/conversation';
 import { TOOL_RESULT_MAX_CHARS, TOOL_RESULT_PREVIEW_CHARS } from '../../shared/limits';
 import { whileHeartbeating } from '../heartbeat';
 import { type ContentStore, storeText } from '../store/content-store';
+import type { CommandSandbox } from '../sandbox/command-sandbox';
 import type { EffectJournal } from '../store/effect-journal';
 import { resolveInWorkdir } from './paths';
 import { TOOLS, type ToolRegistry } from './registry';
@@ -16,6 +17,8 @@ import { ToolError, type ToolOutput } from './tool';
 export interface ToolActivityDependencies {
   store: ContentStore;
   journal: EffectJournal;
+  /** Where commands run (the worker's sandbox). */
+  sandbox: CommandSandbox;
   tools?: ToolRegistry;
 }
 
@@ -24,7 +27,7 @@ const INTERRUPTED_AFTER = 'Interrupted by the user while it ran; it had got this
 /** Node's errors the model can act on (missing file, permissions): reported, not retried. */
 const ACTIONABLE_ERROR_CODES = new Set(['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY', 'EROFS', 'ENAMETOOLONG']);
 
-export function createToolActivities({ store, journal, tools = TOOLS }: ToolActivityDependencies) {
+export function createToolActivities({ store, journal, sandbox, tools = TOOLS }: ToolActivityDependencies) {
   return {
     /**
      * One activity per `tool_use`. A tool's own failure is an `is_error` result for the model;
@@ -48,6 +51,9 @@ export function createToolActivities({ store, journal, tools = TOOLS }: ToolActi
               knownFiles: new Map(request.fileStates.map((state) => [state.path, state.sha256])),
               journal,
               signal: context.cancellationSignal,
+              sandbox,
+              sessionSandbox: request.sandbox,
+              approved: request.approved === true,
             });
           } catch (error) {
             if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { FileState } from '../../shared/activity-io';
+import type { CommandSandbox, SessionSandbox } from '../sandbox/command-sandbox';
 import type { EffectJournal } from '../store/effect-journal';
 
 /** What a tool sees of the session while it runs. */
@@ -17,6 +18,11 @@ export interface ToolContext {
   journal: EffectJournal;
   /** Aborted when Temporal cancels the activity. */
   signal: AbortSignal;
+  /** Where commands run: this worker's sandbox, with what the session asked of it. */
+  sandbox: CommandSandbox;
+  sessionSandbox?: SessionSandbox;
+  /** A person approved this very call. */
+  approved?: boolean;
 }
 
 export interface ToolOutput {

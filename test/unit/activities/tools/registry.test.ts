@@ -11,6 +11,7 @@ import { microcompact } from '../../../../src/activities/context/context-edits';
 import { LocalContentStore } from '../../../../src/activities/store/content-store';
 import { LocalEffectJournal } from '../../../../src/activities/store/effect-journal';
 import { TOOLS, ToolRegistry } from '../../../../src/activities/tools/registry';
+import { unconfined } from '../../../../src/activities/sandbox/command-sandbox';
 import { createToolActivities } from '../../../../src/activities/tools/run-tool';
 import { defineTool } from '../../../../src/activities/tools/tool';
 import type { PlannedToolUse, RunToolOutput } from '../../../../src/shared/activity-io';
@@ -171,7 +172,7 @@ describe('a new tool is one file plus one line in the registry', () => {
   });
 
   test('the tool activity runs it', async () => {
-    const activities = createToolActivities({ store: new LocalContentStore(scratchDir('store')), journal: new LocalEffectJournal(scratchDir('journal')), tools });
+    const activities = createToolActivities({ store: new LocalContentStore(scratchDir('store')), journal: new LocalEffectJournal(scratchDir('journal')), sandbox: unconfined(), tools });
     const output = await new MockActivityEnvironment().run(activities.runTool, {
       sessionId: 'session-1',
       toolUseId: 'toolu_lint',

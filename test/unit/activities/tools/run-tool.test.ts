@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { LocalContentStore } from '../../../../src/activities/store/content-store';
 import { LocalEffectJournal } from '../../../../src/activities/store/effect-journal';
+import { unconfined } from '../../../../src/activities/sandbox/command-sandbox';
 import { createToolActivities } from '../../../../src/activities/tools/run-tool';
 import type { RunToolInput, RunToolOutput } from '../../../../src/shared/activity-io';
 import { scratchDir } from '../../../support/paths';
@@ -22,7 +23,7 @@ beforeEach(() => {
 });
 
 function runTool(overrides: Partial<RunToolInput> = {}): Promise<RunToolOutput> {
-  const { runTool: activity } = createToolActivities({ store, journal: new LocalEffectJournal(scratchDir('journal')) });
+  const { runTool: activity } = createToolActivities({ store, journal: new LocalEffectJournal(scratchDir('journal')), sandbox: unconfined() });
   return new MockActivityEnvironment().run(activity, {
     sessionId: 'session-1',
     toolUseId: 'toolu_big',
@@ -87,7 +88,7 @@ test('an Edit interrupted while it writes reports the change that landed, not th
     environment.cancel();
     return record(...args);
   };
-  const { runTool: activity } = createToolActivities({ store, journal });
+  const { runTool: activity } = createToolActivities({ store, journal, sandbox: unconfined() });
   const output: RunToolOutput = await environment.run(activity, {
     sessionId: 'session-1',
     toolUseId: 'toolu_edit',
@@ -104,7 +105,7 @@ test('an Edit interrupted while it writes reports the change that landed, not th
 test('a tool_use id that comes again in another run (a reused workflow id) is a new call, never an edit already made', async () => {
   writeFileSync(join(workdir, 'a.ts'), 'x = 1\n');
   const journal = new LocalEffectJournal(scratchDir('journal'));
-  const { runTool: activity } = createToolActivities({ store, journal });
+  const { runTool: activity } = createToolActivities({ store, journal, sandbox: unconfined() });
   const edit = (runId: string, from: string, to: string) =>
     new MockActivityEnvironment({ workflowExecution: { workflowId: 'session-1', runId }, activityId: '7' }).run(activity, {
       sessionId: 'session-1',
@@ -123,7 +124,7 @@ test('a tool_use id that comes again in another run (a reused workflow id) is a 
 test('a write that crashed between its temporary file and the rename leaves nothing behind once retried', async () => {
   writeFileSync(join(workdir, 'a.ts'), 'x = 1\n');
   const journal = new LocalEffectJournal(scratchDir('journal'));
-  const { runTool: activity } = createToolActivities({ store, journal });
+  const { runTool: activity } = createToolActivities({ store, journal, sandbox: unconfined() });
   const fsPromises = jest.requireActual<typeof import('node:fs/promises')>('node:fs/promises');
   const realRename = fsPromises.rename;
   let crashed = false;

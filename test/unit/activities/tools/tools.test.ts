@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalEffectJournal } from '../../../../src/activities/store/effect-journal';
 import { bashTool } from '../../../../src/activities/tools/bash';
+import { unconfined } from '../../../../src/activities/sandbox/command-sandbox';
 import { commandEnvironment } from '../../../../src/activities/tools/command-environment';
 import { CappedOutput } from '../../../../src/activities/tools/process-group';
 import { editTool } from '../../../../src/activities/tools/edit';
@@ -34,6 +35,7 @@ function context(overrides: Partial<ToolContext> = {}): ToolContext {
     knownFiles: new Map(),
     journal,
     signal: new AbortController().signal,
+    sandbox: unconfined(),
     ...overrides,
   };
 }

@@ -1,0 +1,87 @@
+/**
+ * Bubblewrap (`bwrap`, Debian package `bubblewrap`): each command runs in its own namespaces,
+ * seeing the system read-only, its session's workdir read-write at its own path, a private /tmp
+ * and home, its own /proc with only its own processes, as an unprivileged user; it dies with the
+ * worker, and every process it started dies with it (the PID namespace ends with its first
+ * process).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The uid and home of the sandbox's user: not root, whatever the worker runs as. */
+export const SANDBOX_UID = 1000;
+export const SANDBOX_HOME = '/home/agent';
+export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** What programs need of /etc; no shadow files, no credentials, no user's configuration. */
+const ETC = [
+  'alternatives', 'ssl', 'ca-certificates', 'ca-certificates.conf', 'pki', 'resolv.conf', 'hosts', 'host.conf', 'nsswitch.conf',
+  'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'localtime', 'timezone', 'mime.types', 'protocols', 'services', 'os-release',
+  'debian_version', 'bash.bashrc', 'profile', 'inputrc', 'gitconfig', 'java-17-openjdk', 'python3', 'perl',
+];
+
+/** The system, read-only: /usr, the /bin and /lib links or folders beside it, and /opt. */
+const SYSTEM = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/opt'];
+
+export interface BubblewrapCall {
+  workdir: string;
+  network: boolean;
+  environment: Record<string, string>;
+}
+
+/** A passwd and group that name the sandbox's user (programs look themselves up). */
+function identityFiles(): { passwd: string; group: string } {
+  const folder = join(tmpdir(), `durable-agent-sandbox-${process.pid}`);
+  const passwd = join(folder, 'passwd');
+  const group = join(folder, 'group');
+  if (!existsSync(passwd)) {
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(passwd, `root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:${SANDBOX_UID}:${SANDBOX_UID}:agent:${SANDBOX_HOME}:/bin/bash\n`);
+    writeFileSync(group, `root:x:0:\nagent:x:${SANDBOX_UID}:\n`);
+  }
+  return { passwd, group };
+}
+
+/** The `bwrap` arguments for one command (to be followed by `--` and the command itself). */
+export function bubblewrapArgs(call: BubblewrapCall): string[] {
+  const args = ['--ro-bind', '/usr', '/usr'];
+  for (const path of SYSTEM) {
+    if (!existsSync(path)) continue;
+    if (lstatSync(path).isSymbolicLink()) args.push('--symlink', readlinkSync(path), path);
+    else args.push('--ro-bind', path, path);
+  }
+  for (const name of ETC) args.push('--ro-bind-try', join('/etc', name), join('/etc', name));
+  const { passwd, group } = identityFiles();
+  args.push('--ro-bind', passwd, '/etc/passwd', '--ro-bind', group, '/etc/group');
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', SANDBOX_HOME, '--bind', call.workdir, call.workdir, '--chdir', call.workdir);
+  args.push('--unshare-all', ...(call.network ? ['--share-net'] : []), '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID));
+  args.push('--hostname', 'sandbox', '--die-with-parent', '--new-session', '--clearenv');
+  for (const [name, value] of Object.entries(call.environment)) args.push('--setenv', name, value);
+  return args;
+}
+
+/** bwrap's own environment: nothing of the worker's (its init process would carry it). */
+export const BUBBLEWRAP_ENVIRONMENT = { PATH: SANDBOX_PATH };
+
+/**
+ * Whether bubblewrap works here: the binary may be installed while user namespaces are off
+ * (a sysctl, a container's seccomp profile), so a real sandbox runs `true`.
+ */
+export async function probeBubblewrap(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const workdir = mkdtempSync(join(tmpdir(), 'durable-agent-probe-'));
+  try {
+    await new Promise<void>((resolve, reject) =>
+      execFile('bwrap', [...bubblewrapArgs({ workdir, network: false, environment: BUBBLEWRAP_ENVIRONMENT }), '--', 'true'], { env: BUBBLEWRAP_ENVIRONMENT, timeout: 10_000 }, (error, _stdout, stderr) =>
+        error ? reject(new Error((stderr.trim() || error.message).split('\n')[0])) : resolve(),
+      ),
+    );
+    return { ok: true };
+  } catch (error) {
+    const message = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'bwrap is not installed (Debian/Ubuntu package: bubblewrap)' : (error as Error).message;
+    return { ok: false, reason: message };
+  } finally {
+    rmSync(workdir, { recursive: true, force: true });
+  }
+}
