@@ -22,6 +22,10 @@ export interface ActivityConfig {
   defaultModel: string;
   /** Small model for side work (tool-batch summaries). */
   smallModel: string;
+  /** `AGENT_WORKSPACE_ROOTS`: when any, a workdir must lie inside one of them. */
+  workspaceRoots?: string[];
+  /** `AGENT_TRUST_REPO_HOOKS=1`. */
+  trustRepoHooks?: boolean;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
@@ -31,7 +35,15 @@ export function createActivities(config: ActivityConfig) {
   const api = ModelApi.fromSettings(config.anthropic);
   const { apiKey, authToken } = config.anthropic;
   return {
-    ...createSessionActivities({ store, hasApiCredentials: () => Boolean(apiKey || authToken), defaultModel: config.defaultModel }),
+    ...createSessionActivities({
+      store,
+      hasApiCredentials: () => Boolean(apiKey || authToken),
+      defaultModel: config.defaultModel,
+      contentDir: config.contentDir,
+      workspaceRoots: config.workspaceRoots ?? [],
+      trustRepoHooks: config.trustRepoHooks ?? false,
+      sandbox: config.sandbox.kind,
+    }),
     ...createModelActivities({ store, api }),
     ...createContextActivities({ store }),
     ...createCompactActivities({ store, api }),

@@ -11,6 +11,17 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
   switch (entry.type) {
     case 'user':
       return `▶ task: ${entry.text}`;
+    case 'session':
+      return [
+        entry.sandbox === 'none'
+          ? "  ⚠ sandbox: none: this session's commands run unconfined, with the worker's privileges (install bubblewrap, or see AGENT_SANDBOX in the README)"
+          : undefined,
+        entry.skippedRepoHooks?.length
+          ? `  ⚑ repository hooks found and not run (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1): ${entry.skippedRepoHooks.join(', ')}`
+          : undefined,
+      ]
+        .filter(Boolean)
+        .join('\n') || undefined;
     case 'assistant': {
       const header = `── turn ${entry.turn} · ${entry.stopReason} · ${entry.usage.inputTokens} in / ${entry.usage.outputTokens} out`;
       return entry.text ? `${header}\n${indent(entry.text)}` : header;

@@ -191,13 +191,19 @@ export interface PrepareSessionInput {
   prompt: string;
   /** ISO date of the session's start, from workflow time (deterministic). */
   startedAt: string;
+  /** Input `trustRepoHooks`: the repository's own hooks may run. */
+  trustRepoHooks?: boolean;
 }
 
 export interface PrepareSessionOutput {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
   workdir: string;
-  /** Stop hooks from `<workdir>/.agent/settings.json`, read once at the start (a snapshot). */
+  /** Stop hooks from the repository's settings, read once at the start (a snapshot); only when trusted. */
   settingsStopHooks?: StopHook[];
+  /** Settings files whose hooks were found and not trusted, so not run (shown in the transcript). */
+  skippedRepoHooks?: string[];
+  /** Where the preparing worker runs commands (absent in sessions prepared before sandboxes). */
+  sandbox?: 'bwrap' | 'none';
   model: string;
   /** Estimated tokens of the system prompt and tool definitions, sent with every request. */
   overheadTokens: number;

@@ -95,11 +95,15 @@ export interface AgentState {
   usage: Usage;
   currentToolCalls: ToolCallView[];
   reason: TerminalReason | null;
+  /** Where the session's commands run: `bwrap` (bubblewrap), `none` (unconfined: the worker's privileges), null before it is known. */
+  sandbox: 'bwrap' | 'none' | null;
 }
 
 /** One line of the session's log, served by the `transcript` query and printed by our CLI. */
 export type TranscriptEntry =
   | { type: 'user'; turn: number; text: string }
+  /** The worker prepared the session: its real workdir, its sandbox, repository hooks found and not trusted. */
+  | { type: 'session'; turn: number; workdir: string; sandbox: 'bwrap' | 'none'; skippedRepoHooks?: string[] }
   | { type: 'assistant'; turn: number; text: string; stopReason: string; usage: Usage }
   | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
   | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }

@@ -38,6 +38,16 @@ export const agentInputSchema = z
     approvalTimeoutMs: z.number().int().positive().optional(),
     toolSummaries: z.boolean().optional(),
     continueAsNewAfterTurns: z.number().int().positive().optional(),
+    sandboxEnv: z
+      .record(z.string(), z.string())
+      .superRefine((env, context) => {
+        for (const name of Object.keys(env)) {
+          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) context.addIssue({ code: 'custom', path: [name], message: 'must be a variable name like NODE_ENV' });
+        }
+      })
+      .optional(),
+    network: z.boolean().optional(),
+    trustRepoHooks: z.boolean().optional(),
     /** Internal: the state a run carries into the next one when it continues as new. */
     resume: z.record(z.string(), z.unknown()).optional(),
   })
@@ -64,6 +74,12 @@ export interface ResolvedAgentInput {
   approvalTimeoutMs: number;
   toolSummaries: boolean;
   continueAsNewAfterTurns?: number;
+  /** Extra environment variables for the session's commands (they see no other of the worker's). */
+  sandboxEnv?: Record<string, string>;
+  /** false: the session's commands have no network. */
+  network: boolean;
+  /** The repository's own hooks (`.agent/settings.json`, `.claude/settings.json`) may run. */
+  trustRepoHooks: boolean;
   resume?: Record<string, unknown>;
 }
 
@@ -112,6 +128,9 @@ export function checkAgentInput(raw: unknown): InputCheck {
       approvalTimeoutMs: input.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
       toolSummaries: input.toolSummaries ?? true,
       continueAsNewAfterTurns: input.continueAsNewAfterTurns,
+      sandboxEnv: input.sandboxEnv,
+      network: input.network ?? true,
+      trustRepoHooks: input.trustRepoHooks ?? false,
       resume: input.resume,
     },
   };

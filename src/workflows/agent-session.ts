@@ -79,8 +79,10 @@ export class AgentSession {
           systemPromptAppend: input.systemPrompt,
           prompt: input.prompt,
           startedAt: new Date(workflowInfo().startTime).toISOString(),
+          ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
         },
       ]));
+    session.view.prepared(session.prepared, { note: !resumed });
     session.loop = resumed?.loop ?? initialLoopState(input, session.prepared, { hardening: features.hardening });
     session.turnsAtRunStart = session.loop.turnCount;
     return session;

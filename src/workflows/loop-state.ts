@@ -6,7 +6,7 @@
  * Recovery budgets are per turn (reset by every normal turn), as in Claude Code: a long task can
  * recover in every one of its turns.
  */
-import type { FileState, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
+import type { FileState, PlannedToolUse, PrepareSessionOutput, SandboxRequest } from '../shared/activity-io';
 import type { AgentResult, TerminalReason, Transition } from '../shared/contract';
 import { type ConversationMessage, conversationChars, type ToolResult, type Usage, ZERO_USAGE } from '../shared/conversation';
 import type { ResolvedAgentInput } from '../shared/input';
@@ -23,6 +23,8 @@ export interface LoopState {
   modelMaxOutputTokens: number;
   allowedTools: string[];
   workdir: string;
+  /** What the session asks of its commands' sandbox (input `sandboxEnv`, `network: false`), when anything. */
+  sandbox?: SandboxRequest;
   systemRef: string;
   /** Model calls made in normal turns (recovery retries do not count). */
   turnCount: number;
@@ -91,6 +93,7 @@ export function initialLoopState(input: ResolvedAgentInput, session: PrepareSess
     modelMaxOutputTokens: limits.maxOutputTokens,
     allowedTools: input.allowedTools,
     workdir: session.workdir,
+    ...sandboxRequest(input),
     systemRef: session.systemRef,
     turnCount: 0,
     usage: ZERO_USAGE,
@@ -113,6 +116,13 @@ export function initialLoopState(input: ResolvedAgentInput, session: PrepareSess
     budget: NEW_BUDGET_TRACKER,
     ...(hardening ? { autocompactFloorShare: AUTOCOMPACT_FLOOR_WINDOW_SHARE } : {}),
   };
+}
+
+/** The input's wishes for the sandbox, only when it has any (so other sessions' histories do not change). */
+function sandboxRequest(input: ResolvedAgentInput): { sandbox?: SandboxRequest } {
+  const env = input.sandboxEnv && Object.keys(input.sandboxEnv).length ? input.sandboxEnv : undefined;
+  if (!env && input.network) return {};
+  return { sandbox: { ...(env ? { env } : {}), ...(input.network ? {} : { network: false }) } };
 }
 
 /** Transitions that start a new turn (the others retry the current one). */

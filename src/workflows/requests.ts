@@ -50,7 +50,8 @@ export function compactRequest(state: LoopState, reason: CompactInput['reason'])
   };
 }
 
-export function runToolRequest(sessionId: string, state: LoopState, call: PlannedToolUse, approvalFeedback?: string): RunToolInput {
+/** `approved`: a person allowed this very call (ask mode), which a guarded change needs. */
+export function runToolRequest(sessionId: string, state: LoopState, call: PlannedToolUse, approval?: { feedback?: string; approved?: boolean }): RunToolInput {
   const resultMaxChars = toolResultMaxChars(state);
   return {
     sessionId,
@@ -59,11 +60,13 @@ export function runToolRequest(sessionId: string, state: LoopState, call: Planne
     input: call.input,
     workdir: state.workdir,
     fileStates: fileStatesFor(state, call),
-    ...(approvalFeedback ? { approvalFeedback } : {}),
+    ...(approval?.feedback ? { approvalFeedback: approval.feedback } : {}),
     ...(resultMaxChars < TOOL_RESULT_MAX_CHARS ? { resultMaxChars } : {}),
+    ...(state.sandbox ? { sandbox: state.sandbox } : {}),
+    ...(approval?.approved ? { approved: true as const } : {}),
   };
 }
 
 export function stopHookRequest(sessionId: string, state: LoopState, hooks: StopHook[]): StopHookInput {
-  return { sessionId, workdir: state.workdir, hooks, finalText: state.finalText, stopHookActive: state.stopHookActive };
+  return { sessionId, workdir: state.workdir, hooks, ...(state.sandbox ? { sandbox: state.sandbox } : {}), finalText: state.finalText, stopHookActive: state.stopHookActive };
 }

@@ -10,11 +10,16 @@ import { MAX_PARALLEL_TOOL_CALLS } from '../shared/limits';
 import type { ApprovalAnswer } from './steering';
 import { cancelsSiblings, partitionToolUses, siblingCancelledResult } from './tool-batches';
 
+/** A person allowed the call, maybe with words for the model. */
+export interface PersonApproval {
+  feedback?: string;
+}
+
 export interface ToolRunner {
   /** Asks a person about a call, or answers null when the call needs no approval. */
   approve(call: PlannedToolUse): Promise<ApprovalAnswer | null>;
-  /** Runs one call (the tool activity): always a result, even when the activity failed. */
-  run(call: PlannedToolUse, approvalFeedback?: string): Promise<RunToolOutput>;
+  /** Runs one call (the tool activity): always a result, even when the activity failed. `approval`: a person allowed it. */
+  run(call: PlannedToolUse, approval?: PersonApproval): Promise<RunToolOutput>;
   /** The calls that start now. */
   onBatch(calls: PlannedToolUse[]): void;
   onResult(call: PlannedToolUse, output: RunToolOutput): void;
@@ -41,7 +46,7 @@ export async function runToolUses(toolUses: PlannedToolUse[], runner: ToolRunner
           return;
         }
         // The feedback goes with the call: the activity adds it to the output, stored or inline.
-        const output = await runner.run(call, answer?.feedback);
+        const output = await runner.run(call, answer ? { ...(answer.feedback ? { feedback: answer.feedback } : {}) } : undefined);
         runner.onResult(call, output);
         if (!failed && cancelsSiblings(call, output.result)) failed = call;
       }),

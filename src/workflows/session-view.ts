@@ -18,6 +18,7 @@ import type {
   TranscriptRequest,
   Transition,
 } from '../shared/contract';
+import type { PrepareSessionOutput } from '../shared/activity-io';
 import { ZERO_USAGE } from '../shared/conversation';
 import { AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { stateQuery, transcriptQuery } from './definitions';
@@ -84,6 +85,7 @@ export class SessionView {
       queuedMessages: 0,
       lastToolSummary: null,
       reason: null,
+      sandbox: null,
     };
   }
 
@@ -103,6 +105,13 @@ export class SessionView {
     const local = fromIndex - this.transcriptBase;
     const entries = this.transcript.slice(local, local + Math.max(1, request.limit ?? 200));
     return { entries, nextIndex: fromIndex + entries.length, total: this.transcriptBase + this.transcript.length };
+  }
+
+  /** The worker prepared the session: where its commands run, and (new sessions) what the transcript should say of it. */
+  prepared(session: PrepareSessionOutput, { note }: { note: boolean }): void {
+    this.state.sandbox = session.sandbox ?? null;
+    if (!note || session.sandbox === undefined) return;
+    this.add({ type: 'session', turn: 0, workdir: session.workdir, sandbox: session.sandbox, ...(session.skippedRepoHooks?.length ? { skippedRepoHooks: session.skippedRepoHooks } : {}) });
   }
 
   sync(loop: LoopState): void {
@@ -200,6 +209,7 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
   return [
     `**Turn ${view.turn}** · ${running}`,
     `- model: ${view.model}`,
+    ...(view.sandbox === 'none' ? ['- sandbox: **none** (commands run with the worker\'s privileges)'] : []),
     `- last transition: ${view.lastTransition ?? '—'}`,
     `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
     `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,

@@ -12,7 +12,7 @@ import type { AgentSession } from './agent-session';
 import { failureMessage } from './failures';
 import { absorbToolResults, recordFileState } from './loop-state';
 import { runToolRequest } from './requests';
-import { runToolUses, summaryOf } from './run-tools';
+import { type PersonApproval, runToolUses, summaryOf } from './run-tools';
 import type { ApprovalAnswer } from './steering';
 import { needsApproval } from './stop-conditions';
 import { interruptedResult, orderToolResults, STOPPED_BY_INTERRUPT } from './tool-batches';
@@ -31,7 +31,7 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
     await session.steering.interruptible('tools', () =>
       runToolUses(toolUses, {
         approve: (call) => approve(session, call),
-        run: (call, approvalFeedback) => runToolCall(session, call, approvalFeedback),
+        run: (call, approval) => runToolCall(session, call, approval),
         onBatch: (calls) => session.showToolCalls(calls),
         onResult: (call, output) => {
           collected.set(call.id, output.result);
@@ -72,11 +72,11 @@ async function approve(session: AgentSession, call: PlannedToolUse): Promise<App
 }
 
 /** One call as an activity. Invalid input, exhausted retries or a timeout still give the model a result. */
-async function runToolCall(session: AgentSession, call: PlannedToolUse, approvalFeedback?: string): Promise<RunToolOutput> {
+async function runToolCall(session: AgentSession, call: PlannedToolUse, approval?: PersonApproval): Promise<RunToolOutput> {
   if (!call.plan.ok) return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
   try {
     const options = toolActivityOptions(call, call.plan.summary, session.features.hardening);
-    return await runTool.executeWithOptions(options, [runToolRequest(session.id, session.state, call, approvalFeedback)]);
+    return await runTool.executeWithOptions(options, [runToolRequest(session.id, session.state, call, approval && { ...approval, approved: true })]);
   } catch (error) {
     if (isCancellation(error)) throw error;
     // Interrupted, and the call ended without saying how (its worker died): it was stopped.

@@ -1,12 +1,14 @@
 import { realpath, stat } from 'node:fs/promises';
 import { platform, release } from 'node:os';
+import { resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { PrepareSessionInput, PrepareSessionOutput } from '../../shared/activity-io';
 import { ErrorType } from '../../shared/errors';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, CHARS_PER_TOKEN } from '../../shared/limits';
-import { readSettingsStopHooks } from '../hooks/settings';
+import { readRepoHooks } from '../hooks/settings';
 import { type ContentStore, storeText } from '../store/content-store';
 import { TOOLS } from '../tools/registry';
+import { workdirProblem } from './workdir-check';
 
 export interface SessionActivityDependencies {
   store: ContentStore;
@@ -14,9 +16,21 @@ export interface SessionActivityDependencies {
   hasApiCredentials: () => boolean;
   /** `AGENT_MODEL`, or the model table's default. */
   defaultModel: string;
+  /** The content store's directory: never a workdir, nor inside one. */
+  contentDir: string;
+  /** `AGENT_WORKSPACE_ROOTS`: when any, a workdir must lie inside one of them. */
+  workspaceRoots: readonly string[];
+  /** `AGENT_TRUST_REPO_HOOKS=1`: a repository's hooks run without input `trustRepoHooks`. */
+  trustRepoHooks: boolean;
+  /** Where this worker runs commands, shown to people (`state.sandbox`). */
+  sandbox: 'bwrap' | 'none';
 }
 
-export function createSessionActivities({ store, hasApiCredentials, defaultModel }: SessionActivityDependencies) {
+/** A directory's real path, or the path itself while it does not exist (a content store not yet written). */
+const realOrSame = (path: string) => realpath(path).catch(() => resolve(path));
+
+export function createSessionActivities(dependencies: SessionActivityDependencies) {
+  const { store, hasApiCredentials, defaultModel } = dependencies;
   return {
     /**
      * Checks what only the worker host can check (the workdir, the API key), then stores the
@@ -37,12 +51,21 @@ export function createSessionActivities({ store, hasApiCredentials, defaultModel
         );
       }
       const workdir = await realpath(input.workdir);
+      const problem = workdirProblem(workdir, {
+        contentDir: await realOrSame(dependencies.contentDir),
+        roots: await Promise.all(dependencies.workspaceRoots.map(realOrSame)),
+      });
+      if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}; choose the repository's own directory`, ErrorType.InvalidWorkdir);
+      const repoHooks = await readRepoHooks(workdir);
+      const trusted = input.trustRepoHooks === true || dependencies.trustRepoHooks;
       const system = buildSystemPrompt({ ...input, workdir });
       const systemRef = await store.put(system);
       const overheadChars = system.length + JSON.stringify(TOOLS.apiDefinitions(input.allowedTools)).length;
       return {
         workdir,
-        settingsStopHooks: await readSettingsStopHooks(workdir),
+        ...(trusted && repoHooks.hooks.length ? { settingsStopHooks: repoHooks.hooks } : {}),
+        ...(!trusted && repoHooks.found.length ? { skippedRepoHooks: repoHooks.found } : {}),
+        sandbox: dependencies.sandbox,
         model: input.model ?? defaultModel,
         systemRef,
         prompt: await storeText(store, input.prompt),

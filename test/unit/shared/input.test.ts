@@ -22,6 +22,11 @@ describe('checkAgentInput', () => {
         allowRules: [],
         approvalTimeoutMs: 3_600_000,
         toolSummaries: true,
+        continueAsNewAfterTurns: undefined,
+        sandboxEnv: undefined,
+        network: true,
+        trustRepoHooks: false,
+        resume: undefined,
       },
     });
   });
@@ -39,6 +44,11 @@ describe('checkAgentInput', () => {
     expect(check).toMatchObject({ ok: true, input: { model: 'claude-opus-5-5', maxTurns: 7, maxOutputTokens: 1000, systemPrompt: 'Be brief.', allowedTools: ['Read', 'Grep'] } });
   });
 
+  test('keeps the sandbox fields', () => {
+    const check = checkAgentInput({ prompt: 'p', workdir: '/w', sandboxEnv: { NODE_ENV: 'test' }, network: false, trustRepoHooks: true });
+    expect(check).toMatchObject({ ok: true, input: { sandboxEnv: { NODE_ENV: 'test' }, network: false, trustRepoHooks: true } });
+  });
+
   test.each([
     [undefined, /one JSON object/],
     ['just a string', /one JSON object/],
@@ -51,6 +61,10 @@ describe('checkAgentInput', () => {
     [{ prompt: 'p', workdir: '/w', maxOutputTokens: 1.5 }, /maxOutputTokens: /],
     [{ prompt: 'p', workdir: '/w', allowedTools: ['Read', 'Browse'] }, /allowedTools\.1: /],
     [{ prompt: 'p', workdir: '/w', promt: 'typo' }, /unknown field\(s\): promt/],
+    [{ prompt: 'p', workdir: '/w', sandboxEnv: { 'NODE ENV': 'x' } }, /sandboxEnv\.NODE ENV: must be a variable name/],
+    [{ prompt: 'p', workdir: '/w', sandboxEnv: { CI: 1 } }, /sandboxEnv\.CI: /],
+    [{ prompt: 'p', workdir: '/w', network: 'off' }, /network: /],
+    [{ prompt: 'p', workdir: '/w', trustRepoHooks: 'yes' }, /trustRepoHooks: /],
   ])('rejects %j, naming the field', (raw, message) => {
     const check = checkAgentInput(raw);
     expect(check.ok).toBe(false);

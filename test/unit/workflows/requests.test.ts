@@ -44,4 +44,11 @@ describe('activity inputs from the loop state', () => {
       stopHookActive: true,
     });
   });
+
+  test("the session's sandbox wishes go to every command; a person's approval goes with the call", () => {
+    const state = loopState({ sandbox: { env: { CI: '1' }, network: false } });
+    expect(runToolRequest('session-1', state, readCall, { approved: true, feedback: 'careful' })).toMatchObject({ sandbox: { env: { CI: '1' }, network: false }, approved: true, approvalFeedback: 'careful' });
+    expect(stopHookRequest('session-1', state, [])).toMatchObject({ sandbox: { env: { CI: '1' }, network: false } });
+    expect(runToolRequest('session-1', loopState(), readCall)).not.toHaveProperty('approved');
+  });
 });

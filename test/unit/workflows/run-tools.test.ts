@@ -15,8 +15,8 @@ function runner(options: { failing?: string[]; answers?: Record<string, Approval
   const results = new Map<string, RunToolOutput['result']>();
   const tools: ToolRunner = {
     approve: async (planned) => options.answers?.[planned.id] ?? null,
-    run: async (planned, feedback) => {
-      log.push(`start ${planned.id}${feedback ? ` (feedback: ${feedback})` : ''}`);
+    run: async (planned, approval) => {
+      log.push(`start ${planned.id}${approval ? ' (approved)' : ''}${approval?.feedback ? ` (feedback: ${approval.feedback})` : ''}`);
       await Promise.resolve();
       log.push(`end ${planned.id}`);
       return { result: { toolUseId: planned.id, isError: options.failing?.includes(planned.id) ?? false, content: { text: `ran ${planned.id}` } } };
@@ -52,7 +52,7 @@ test('a denied or unanswered call is not run; an approval with feedback goes to 
     },
   });
   await runToolUses([call('b1', false), call('b2', false), call('b3', false)], tools);
-  expect(log.filter((line) => line.startsWith('start'))).toEqual(['start b3 (feedback: be careful)']);
+  expect(log.filter((line) => line.startsWith('start'))).toEqual(['start b3 (approved) (feedback: be careful)']);
   expect(results.get('b1')).toMatchObject({ isError: true, content: { text: expect.stringContaining('The user denied this tool call, so it was not run. Feedback: keep it') } });
   expect(results.get('b2')).toMatchObject({ isError: true, content: { text: expect.stringContaining('not approved in time') } });
   expect(results.get('b3')!.content).toEqual({ text: 'ran b3' });
