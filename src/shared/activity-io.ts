@@ -25,6 +25,15 @@ export interface ToolRules {
   timeoutMs?: number;
   /** What allow rules match, e.g. `npm test` for `Bash(npm test)` (set when approval may be needed). */
   subject?: string;
+  /**
+   * The simple commands a Bash call runs, as words (parsed by a shell grammar): a `Bash(…)` rule
+   * approves the call only if every one of them matches some rule. Absent in older plans.
+   */
+  commands?: string[][];
+  /** Why no `Tool(pattern)` rule may approve this call (a bare `Tool` rule still can), e.g. `$(…)`. */
+  notMatchable?: string;
+  /** Why no allow rule at all may approve this call: a person must (a repository settings file). */
+  alwaysAsk?: string;
   /** The call reads its target file, which joins the recent files re-attached after a compaction. */
   readsFile?: true;
 }

@@ -62,9 +62,9 @@ export function createModelActivities({ store, api, tools = TOOLS }: ModelActivi
       const content = truncated ? message.content.filter((block) => block.type !== 'tool_use') : message.content;
       const assistantJson = JSON.stringify(content);
       const assistantRef = await putJson(store, content);
-      const toolUses = content
-        .filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use')
-        .map((block) => tools.plan(block, input.workdir, input.allowedTools));
+      const toolUses = await Promise.all(
+        content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use').map((block) => tools.plan(block, input.workdir, input.allowedTools)),
+      );
       return {
         kind: 'response',
         conversationRef,

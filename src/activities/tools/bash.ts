@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BASH_ACTIVITY_MARGIN_MS, BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_OUTPUT_CHARS, BASH_MAX_TIMEOUT_MS } from '../../shared/limits';
+import { parseCommandLine } from './bash-commands';
 import { runInProcessGroup } from './process-group';
 import { defineTool } from './tool';
 
@@ -28,6 +29,10 @@ export const bashTool = defineTool({
   resultsClearable: true,
   readsFile: false,
   subject: (input) => input.command,
+  async approvalFacts(input, { workdir }) {
+    const line = await parseCommandLine(input.command, workdir);
+    return line.ok ? { commands: line.commands } : { notMatchable: line.reason };
+  },
   summarize: (input) => `Bash ${input.description ? input.description : firstLine(input.command)}`,
   async execute(input, context) {
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;

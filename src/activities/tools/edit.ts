@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { assertReadAndUnchanged, fileToChange, writeFileOnce } from './file-effects';
 import { displayPath } from './paths';
+import { settingsApproval } from './settings-guard';
 import { defineTool, ToolError } from './tool';
 
 const SNIPPET_CONTEXT_LINES = 3;
@@ -27,6 +28,7 @@ export const editTool = defineTool({
   resultsClearable: true,
   readsFile: false,
   subject: (input) => input.file_path,
+  approvalFacts: settingsApproval,
   summarize: (input) => `Edit ${input.file_path}`,
   targetPath: (input) => input.file_path,
   async execute(input, context) {

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, stat, writeFile, chmod } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { resolveInWorkdir, sha256 } from './paths';
+import { assertSettingsChangeApproved } from './settings-guard';
 import { ToolError, type ToolContext, type ToolOutput } from './tool';
 
 /** Current content of a file, or null when it does not exist. */
@@ -21,6 +22,7 @@ export async function readIfExists(path: string): Promise<string | null> {
  */
 export async function fileToChange(context: ToolContext, filePath: string): Promise<{ path: string; current: string | null; replayed?: ToolOutput }> {
   const path = resolveInWorkdir(context.workdir, filePath);
+  assertSettingsChangeApproved(context, path);
   const current = await readIfExists(path);
   return { path, current, replayed: await alreadyApplied(context, path, current) };
 }

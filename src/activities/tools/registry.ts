@@ -69,7 +69,7 @@ export class ToolRegistry {
    * validation, its rules, its UI summary and the file it targets. Runs in the model activity,
    * so the workflow receives the plan as data and stays free of tool code.
    */
-  plan(block: { id: string; name: string; input: unknown }, workdir: string, allowedTools: readonly string[]): PlannedToolUse {
+  async plan(block: { id: string; name: string; input: unknown }, workdir: string, allowedTools: readonly string[]): Promise<PlannedToolUse> {
     const validation = this.validate(block.name, block.input, allowedTools);
     if (!validation.ok) {
       // A known tool's fixed rules hold even for invalid input (a failed Bash call still cancels).
@@ -97,7 +97,7 @@ export class ToolRegistry {
         concurrencySafe: tool.isConcurrencySafe(input),
         summary: filePath ? summary.replace(target!, displayPath(workdir, filePath)) : summary,
         ...(filePath ? { filePath } : {}),
-        rules: rulesOf(tool, input),
+        rules: await rulesOf(tool, input, { workdir, ...(filePath ? { filePath } : {}) }),
       },
     };
   }
@@ -125,10 +125,10 @@ function fixedRules(tool: ToolDefinition): ToolRules {
 }
 
 /** A valid call's rules; only what is set, to keep history small. The subject only matters to approval. */
-function rulesOf(tool: ToolDefinition, input: unknown): ToolRules {
+async function rulesOf(tool: ToolDefinition, input: unknown, target: { workdir: string; filePath?: string }): Promise<ToolRules> {
   const timeoutMs = tool.activityTimeoutMs?.(input);
   return {
-    ...(tool.needsApproval ? { needsApproval: true as const, subject: tool.subject(input) } : {}),
+    ...(tool.needsApproval ? { needsApproval: true as const, subject: tool.subject(input), ...(await tool.approvalFacts?.(input, target)) } : {}),
     ...(tool.cancelsLaterCallsOnError ? { cancelsLaterCallsOnError: true as const } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(tool.readsFile ? { readsFile: true as const } : {}),

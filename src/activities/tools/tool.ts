@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FileState } from '../../shared/activity-io';
+import type { FileState, ToolRules } from '../../shared/activity-io';
 import type { CommandSandbox, SessionSandbox } from '../sandbox/command-sandbox';
 import type { EffectJournal } from '../store/effect-journal';
 
@@ -62,6 +62,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   readsFile: boolean;
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
   subject(input: z.infer<Schema>): string;
+  /** What approval needs beyond the subject: the commands a call runs, or why rules may not approve it. */
+  approvalFacts?(input: z.infer<Schema>, target: { workdir: string; filePath?: string }): ApprovalFacts | Promise<ApprovalFacts>;
 
   /** One line for the Temporal UI, e.g. `Read src/config.js`. */
   summarize(input: z.infer<Schema>): string;
@@ -69,6 +71,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   targetPath?(input: z.infer<Schema>): string | undefined;
   execute(input: z.infer<Schema>, context: ToolContext): Promise<ToolOutput>;
 }
+
+export type ApprovalFacts = Pick<ToolRules, 'commands' | 'notMatchable' | 'alwaysAsk'>;
 
 /** A failure the model can act on: becomes an `is_error` tool result, never a retry. */
 export class ToolError extends Error {

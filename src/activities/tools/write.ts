@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { assertReadAndUnchanged, fileToChange, writeFileOnce } from './file-effects';
 import { displayPath } from './paths';
+import { settingsApproval } from './settings-guard';
 import { defineTool } from './tool';
 
 export const writeTool = defineTool({
@@ -22,6 +23,7 @@ export const writeTool = defineTool({
   resultsClearable: true,
   readsFile: false,
   subject: (input) => input.file_path,
+  approvalFacts: settingsApproval,
   summarize: (input) => `Write ${input.file_path}`,
   targetPath: (input) => input.file_path,
   async execute(input, context) {

@@ -43,41 +43,41 @@ describe('the registry', () => {
     expect(tools[1]!.input_schema).toMatchObject({ type: 'object', properties: { command: { type: 'string' } }, required: ['command'] });
   });
 
-  test('plans each tool_use: validation, concurrency safety, summary, target file', () => {
-    expect(TOOLS.plan({ id: '1', name: 'Read', input: { file_path: 'src/a.ts' } }, workdir, ALL).plan).toEqual({
+  test('plans each tool_use: validation, concurrency safety, summary, target file', async () => {
+    expect((await TOOLS.plan({ id: '1', name: 'Read', input: { file_path: 'src/a.ts' } }, workdir, ALL)).plan).toEqual({
       ok: true,
       concurrencySafe: true,
       summary: 'Read src/a.ts',
       filePath: join(workdir, 'src/a.ts'),
       rules: { readsFile: true },
     });
-    expect(TOOLS.plan({ id: '2', name: 'Edit', input: { file_path: join(workdir, 'src/a.ts'), old_string: 'a', new_string: 'b' } }, workdir, ALL).plan).toMatchObject({
+    expect((await TOOLS.plan({ id: '2', name: 'Edit', input: { file_path: join(workdir, 'src/a.ts'), old_string: 'a', new_string: 'b' } }, workdir, ALL)).plan).toMatchObject({
       concurrencySafe: false,
       summary: 'Edit src/a.ts',
     });
-    expect(TOOLS.plan({ id: '3', name: 'Bash', input: { command: 'ls' } }, workdir, ['Read']).plan).toMatchObject({
+    expect((await TOOLS.plan({ id: '3', name: 'Bash', input: { command: 'ls' } }, workdir, ['Read'])).plan).toMatchObject({
       ok: false,
       errorText: expect.stringContaining('No such tool available: Bash'),
     });
-    expect(TOOLS.plan({ id: '4', name: 'Bash', input: { command: 'ls', timeout: 900_000 } }, workdir, ALL).plan).toMatchObject({
+    expect((await TOOLS.plan({ id: '4', name: 'Bash', input: { command: 'ls', timeout: 900_000 } }, workdir, ALL)).plan).toMatchObject({
       ok: false,
       errorText: expect.stringMatching(/^<tool_use_error>InputValidationError: Bash failed due to the following issue\(s\):\n- `timeout`/),
     });
   });
 
-  test("copies each tool's rules onto the plan: approval and its subject, cancelling, timeout, reading", () => {
-    const plan = (name: string, input: unknown) => TOOLS.plan({ id: 'x', name, input }, workdir, ALL).plan;
-    expect(plan('Bash', { command: 'npm test', timeout: 5_000 })).toMatchObject({
+  test("copies each tool's rules onto the plan: approval and its subject, cancelling, timeout, reading", async () => {
+    const plan = async (name: string, input: unknown) => (await TOOLS.plan({ id: 'x', name, input }, workdir, ALL)).plan;
+    expect(await plan('Bash', { command: 'npm test', timeout: 5_000 })).toMatchObject({
       rules: { needsApproval: true, subject: 'npm test', cancelsLaterCallsOnError: true, timeoutMs: 65_000 },
     });
-    expect(plan('Bash', { command: 'ls' })).toMatchObject({ rules: { timeoutMs: 180_000 } });
-    expect(plan('Write', { file_path: 'b.ts', content: '' })).toMatchObject({ rules: { needsApproval: true, subject: 'b.ts' } });
-    expect(plan('Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' })).toMatchObject({ rules: { needsApproval: true, subject: 'src/a.ts' } });
-    expect(plan('Glob', { pattern: '*.ts' })).toMatchObject({ rules: {} });
-    expect(plan('Grep', { pattern: 'x' })).toMatchObject({ rules: {} });
+    expect(await plan('Bash', { command: 'ls' })).toMatchObject({ rules: { timeoutMs: 180_000 } });
+    expect(await plan('Write', { file_path: 'b.ts', content: '' })).toMatchObject({ rules: { needsApproval: true, subject: 'b.ts' } });
+    expect(await plan('Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' })).toMatchObject({ rules: { needsApproval: true, subject: 'src/a.ts' } });
+    expect(await plan('Glob', { pattern: '*.ts' })).toMatchObject({ rules: {} });
+    expect(await plan('Grep', { pattern: 'x' })).toMatchObject({ rules: {} });
     // A known tool's fixed rules hold for invalid input too (a failing Bash call still cancels the calls after it).
-    expect(plan('Bash', { cmd: 'ls' })).toEqual({ ok: false, errorText: expect.any(String), rules: { needsApproval: true, cancelsLaterCallsOnError: true } });
-    expect(plan('Nope', {})).toEqual({ ok: false, errorText: expect.any(String), rules: {} });
+    expect(await plan('Bash', { cmd: 'ls' })).toEqual({ ok: false, errorText: expect.any(String), rules: { needsApproval: true, cancelsLaterCallsOnError: true } });
+    expect(await plan('Nope', {})).toEqual({ ok: false, errorText: expect.any(String), rules: {} });
   });
 
   test('answers the activities: which results microcompact may clear, and what a call is about', () => {
@@ -111,23 +111,23 @@ const lintTool = defineTool({
 describe('a new tool is one file plus one line in the registry', () => {
   const tools = new ToolRegistry([...TOOLS.tools, lintTool]);
   const allowed = ['Read', 'Lint'];
-  const lint = (path: string, fix = false): PlannedToolUse => tools.plan({ id: `toolu_${path}`, name: 'Lint', input: { path, fix } }, workdir, allowed);
-  const read = (id: string): PlannedToolUse => tools.plan({ id, name: 'Read', input: { file_path: 'src/a.ts' } }, workdir, allowed);
+  const lint = (path: string, fix = false): Promise<PlannedToolUse> => tools.plan({ id: `toolu_${path}`, name: 'Lint', input: { path, fix } }, workdir, allowed);
+  const read = (id: string): Promise<PlannedToolUse> => tools.plan({ id, name: 'Read', input: { file_path: 'src/a.ts' } }, workdir, allowed);
 
-  test('the model is offered it with its schema, and its calls are planned with its rules', () => {
+  test('the model is offered it with its schema, and its calls are planned with its rules', async () => {
     expect(tools.apiDefinitions(allowed).map((tool) => tool.name)).toEqual(['Read', 'Lint']);
-    expect(lint('src/a.ts').plan).toEqual({
+    expect((await lint('src/a.ts')).plan).toEqual({
       ok: true,
       concurrencySafe: true,
       summary: 'Lint src/a.ts',
       filePath: join(workdir, 'src/a.ts'),
       rules: { needsApproval: true, subject: 'src/a.ts', cancelsLaterCallsOnError: true, timeoutMs: 900_000, readsFile: true },
     });
-    expect(tools.plan({ id: 'x', name: 'Lint', input: {} }, workdir, ['Read']).plan).toMatchObject({ ok: false, rules: { needsApproval: true } });
+    expect((await tools.plan({ id: 'x', name: 'Lint', input: {} }, workdir, ['Read'])).plan).toMatchObject({ ok: false, rules: { needsApproval: true } });
   });
 
-  test('the workflow follows its rules without knowing its name', () => {
-    const call = lint('src/a.ts', true);
+  test('the workflow follows its rules without knowing its name', async () => {
+    const call = await lint('src/a.ts', true);
     expect(rulesOf(call).needsApproval).toBe(true);
     expect(needsApproval('ask', [], call)).toBe(true);
     expect(needsApproval('auto', [], call)).toBe(false);
@@ -135,7 +135,7 @@ describe('a new tool is one file plus one line in the registry', () => {
     expect(needsApproval('ask', ['Lint(src/:*)'], call)).toBe(true);
     expect(needsApproval('ask', ['Lint'], call)).toBe(false);
     // Concurrency safety is per input: a fixing run goes alone, a checking one alongside reads.
-    const batches = partitionToolUses([read('r1'), lint('src/a.ts'), call, read('r2')], 10);
+    const batches = partitionToolUses([await read('r1'), await lint('src/a.ts'), call, await read('r2')], 10);
     expect(batches.map((batch) => batch.calls.map((planned) => planned.id))).toEqual([['r1', 'toolu_src/a.ts'], ['toolu_src/a.ts'], ['r2']]);
     expect(cancelsSiblings(call, { toolUseId: call.id, isError: true, content: { text: 'lint failed' } })).toBe(true);
     expect(toolActivityOptions(call, 'Lint src/a.ts')).toMatchObject({ startToCloseTimeout: 900_000, summary: 'Lint src/a.ts' });
@@ -144,7 +144,7 @@ describe('a new tool is one file plus one line in the registry', () => {
   });
 
   test('a failing call cancels the calls after it in the same response', async () => {
-    const calls = [lint('broken.ts', true), read('r1')];
+    const calls = [await lint('broken.ts', true), await read('r1')];
     const results: Record<string, RunToolOutput> = {};
     await runToolUses(calls, {
       approve: async () => null,
