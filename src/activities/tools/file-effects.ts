@@ -1,15 +1,22 @@
-import { mkdir, readFile, rename, stat, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, rename, stat, writeFile, chmod } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { resolveInWorkdir, sha256 } from './paths';
+import { formatBytes, readRegularFile } from './regular-file';
 import { assertSettingsChangeApproved } from './settings-guard';
+
+/** Files Write and Edit change, at most (the same as Read loads). */
+const EDITABLE_MAX_BYTES = 10 * 1024 * 1024;
 import { ToolError, type ToolContext, type ToolOutput } from './tool';
 
 /** Current content of a file, or null when it does not exist. */
 export async function readIfExists(path: string): Promise<string | null> {
   try {
-    const info = await stat(path);
-    if (info.isDirectory()) throw new ToolError(`${path} is a directory, not a file.`);
-    return await readFile(path, 'utf8');
+    const file = await readRegularFile(path, path, {
+      maxBytes: EDITABLE_MAX_BYTES,
+      text: false,
+      tooLarge: (bytes) => `${path} is ${formatBytes(bytes)}, more than Write and Edit change (${formatBytes(EDITABLE_MAX_BYTES)}). Use Bash to change it.`,
+    });
+    return file.toString('utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;

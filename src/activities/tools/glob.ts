@@ -1,22 +1,10 @@
-import { stat } from 'node:fs/promises';
-import fastGlob from 'fast-glob';
+import { realpath, stat } from 'node:fs/promises';
 import { z } from 'zod';
+import { confinedPattern, findFiles } from './file-search';
 import { displayPath, resolveInWorkdir } from './paths';
 import { defineTool, ToolError } from './tool';
 
 const GLOB_RESULT_LIMIT = 100;
-
-/**
- * How Glob and Grep list files: absolute paths of files only, dotfiles included, symlinks not
- * followed, and node_modules and .git skipped (never worth showing; it keeps large repositories fast).
- */
-export const FILE_SEARCH: fastGlob.Options = {
-  absolute: true,
-  dot: true,
-  onlyFiles: true,
-  followSymbolicLinks: false,
-  ignore: ['**/node_modules/**', '**/.git/**'],
-};
 
 export const globTool = defineTool({
   name: 'Glob',
@@ -39,12 +27,14 @@ export const globTool = defineTool({
   subject: (input) => input.pattern,
   summarize: (input) => `Glob ${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
   async execute(input, context) {
-    const root = resolveInWorkdir(context.workdir, input.path ?? '.');
+    const workdir = await realpath(context.workdir);
+    const root = resolveInWorkdir(workdir, input.path ?? '.');
     const info = await stat(root).catch(() => undefined);
     if (!info?.isDirectory()) throw new ToolError(`Directory does not exist: ${input.path ?? '.'}`);
-    const entries = await fastGlob(input.pattern, { ...FILE_SEARCH, cwd: root, stats: true });
+    const pattern = confinedPattern(input.pattern, { workdir, root, field: 'pattern' });
+    const entries = await findFiles(pattern, { workdir, root, signal: context.signal });
     if (entries.length === 0) return { text: 'No files found' };
-    entries.sort((a, b) => (b.stats?.mtimeMs ?? 0) - (a.stats?.mtimeMs ?? 0) || a.path.localeCompare(b.path));
+    entries.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path));
     const shown = entries.slice(0, GLOB_RESULT_LIMIT).map((entry) => displayPath(context.workdir, entry.path));
     if (entries.length > GLOB_RESULT_LIMIT) {
       shown.push(`(Results are truncated: ${entries.length} files matched. Use a more specific path or pattern.)`);

@@ -1,7 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
-import fastGlob from 'fast-glob';
+import { realpath, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { FILE_SEARCH } from './glob';
+import { confinedPattern, findFiles } from './file-search';
+import { GREP_TIMEOUT_MS, runGrep } from './grep-search';
 import { displayPath, resolveInWorkdir } from './paths';
 import { defineTool, ToolError } from './tool';
 
@@ -18,6 +18,7 @@ export const grepTool = defineTool({
     '- glob filters files (e.g. "*.ts", "src/**/*.js"); path is a file or directory (default: the working directory).',
     '- "-i": case-insensitive; "-n": line numbers in content mode (default true); head_limit caps the entries returned.',
     '- node_modules, .git and binary files are skipped.',
+    `- A search stops after ${GREP_TIMEOUT_MS / 1000} s: avoid nested quantifiers such as (a+)+.`,
   ].join('\n'),
   schema: z
     .object({
@@ -38,49 +39,35 @@ export const grepTool = defineTool({
   subject: (input) => input.pattern,
   summarize: (input) => `Grep ${input.pattern}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
   async execute(input, context) {
-    let regex: RegExp;
     try {
-      regex = new RegExp(input.pattern, input['-i'] ? 'i' : '');
+      new RegExp(input.pattern, input['-i'] ? 'i' : '');
     } catch (error) {
       throw new ToolError(`Invalid regular expression: ${(error as Error).message}`);
     }
-    const target = resolveInWorkdir(context.workdir, input.path ?? '.');
+    const workdir = await realpath(context.workdir);
+    const target = resolveInWorkdir(workdir, input.path ?? '.');
     const info = await stat(target).catch(() => undefined);
     if (!info) throw new ToolError(`Path does not exist: ${input.path ?? '.'}`);
+    if (!info.isDirectory() && !info.isFile()) throw new ToolError(`${input.path} is not a regular file or a directory.`);
     const files = info.isDirectory()
-      ? (
-          await fastGlob(input.glob ? (input.glob.includes('/') ? input.glob : `**/${input.glob}`) : '**/*', {
-            ...FILE_SEARCH,
-            cwd: target,
-          })
-        ).sort()
+      ? (await findFiles(searchPattern(input.glob, { workdir, root: target }), { workdir, root: target, signal: context.signal })).map((file) => file.path).sort()
       : [target];
     const mode = input.output_mode ?? 'files_with_matches';
     const limit = Math.min(input.head_limit ?? SEARCH_RESULT_LIMIT, SEARCH_RESULT_LIMIT);
-    const entries: string[] = [];
-    // Collect one entry past the limit, to know whether the list was cut.
-    for (const file of files) {
-      if (context.signal.aborted || entries.length > limit) break;
-      const fileInfo = await stat(file).catch(() => undefined);
-      if (!fileInfo || fileInfo.size > MAX_FILE_BYTES) continue;
-      const buffer = await readFile(file).catch(() => undefined);
-      if (!buffer || buffer.subarray(0, 8192).includes(0)) continue;
-      const lines = buffer.toString('utf8').split('\n');
-      const shown = displayPath(context.workdir, file);
-      let count = 0;
-      for (let index = 0; index < lines.length && entries.length <= limit; index++) {
-        const line = lines[index]!;
-        if (!regex.test(line)) continue;
-        count++;
-        if (mode === 'files_with_matches') break;
-        if (mode === 'content') {
-          const cut = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
-          entries.push(input['-n'] === false ? `${shown}:${cut}` : `${shown}:${index + 1}:${cut}`);
-        }
-      }
-      if (count > 0 && mode === 'files_with_matches') entries.push(shown);
-      if (count > 0 && mode === 'count') entries.push(`${shown}:${count}`);
-    }
+    // One entry past the limit, to know whether the list was cut.
+    const entries = await runGrep(
+      {
+        files: files.map((path) => ({ path, shown: displayPath(workdir, path) })),
+        pattern: input.pattern,
+        ignoreCase: input['-i'] === true,
+        mode,
+        lineNumbers: input['-n'] !== false,
+        maxEntries: limit + 1,
+        maxFileBytes: MAX_FILE_BYTES,
+        maxLineChars: MAX_LINE_CHARS,
+      },
+      { signal: context.signal },
+    );
     if (entries.length === 0) return { text: mode === 'content' ? 'No matches found' : 'No files found' };
     const truncated = entries.length > limit;
     const shownEntries = entries.slice(0, limit);
@@ -89,3 +76,10 @@ export const grepTool = defineTool({
     return { text: header + shownEntries.join('\n') };
   },
 });
+
+/** The files to search under a directory: all, or those `glob` names ("*.ts" anywhere, "src/**\/*.js" from the root). */
+function searchPattern(glob: string | undefined, where: { workdir: string; root: string }): string {
+  if (!glob) return '**/*';
+  const confined = confinedPattern(glob, { ...where, field: 'glob' });
+  return confined.includes('/') ? confined : `**/${confined}`;
+}

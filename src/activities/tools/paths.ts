@@ -3,12 +3,18 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ToolError } from './tool';
 
+/** Linux's limit on a path's length. */
+const PATH_MAX = 4096;
+
 /**
  * Resolves a path the model gave (absolute, or relative to the workdir) and refuses anything
  * that lands outside the workdir, including through symlinks: the real path of the deepest
  * existing ancestor must lie inside the real workdir.
  */
 export function resolveInWorkdir(workdir: string, requested: string): string {
+  // Node throws on these before any file is touched; as tool errors the model can fix them.
+  if (requested.includes('\0')) throw new ToolError('The path contains a NUL byte; paths cannot contain one.');
+  if (requested.length > PATH_MAX) throw new ToolError(`The path is ${requested.length} characters long; paths are at most ${PATH_MAX}.`);
   const realWorkdir = realpathSync(workdir);
   const absolute = resolve(realWorkdir, requested);
   let existing = absolute;

@@ -1,7 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { z } from 'zod';
 import { displayPath, resolveInWorkdir, sha256 } from './paths';
+import { formatBytes, readRegularFile } from './regular-file';
 import { defineTool, ToolError } from './tool';
 
 /** Claude Code's values: lines read by default, and the length at which a line is cut. */
@@ -9,6 +9,8 @@ const READ_DEFAULT_LINE_LIMIT = 2000;
 const READ_MAX_LINE_CHARS = 2000;
 /** Above this, the model is asked to read a range instead (about 25,000 tokens, as Claude Code). */
 const MAX_OUTPUT_CHARS = 100_000;
+/** Text files above this are not loaded at all: Grep, or Bash's head, tail and sed, show their parts. */
+export const READ_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 /** Pictures and PDFs are shown to the model, as Claude Code's Read does, within the API's limits. */
 const MEDIA: Record<string, { kind: 'image' | 'document'; mediaType: string }> = {
@@ -50,21 +52,20 @@ export const readTool = defineTool({
   targetPath: (input) => input.file_path,
   async execute(input, context) {
     const path = resolveInWorkdir(context.workdir, input.file_path);
-    let info;
-    try {
-      info = await stat(path);
-    } catch {
-      throw new ToolError(`File does not exist: ${displayPath(context.workdir, path)}`);
-    }
-    if (info.isDirectory()) {
-      throw new ToolError(`${displayPath(context.workdir, path)} is a directory. Use Glob or Bash (ls) to list it.`);
-    }
+    const shown = displayPath(context.workdir, path);
     const media = MEDIA[extname(path).toLowerCase()];
-    if (media) return readMedia(path, displayPath(context.workdir, path), info.size, media);
-    const buffer = await readFile(path);
-    if (buffer.subarray(0, 8192).includes(0)) {
-      throw new ToolError(`${displayPath(context.workdir, path)} looks like a binary file and cannot be read as text.`);
-    }
+    const buffer = await readRegularFile(path, shown, {
+      maxBytes: media ? MAX_MEDIA_BYTES[media.kind] : READ_MAX_FILE_BYTES,
+      text: !media,
+      tooLarge: (bytes) =>
+        media
+          ? `${shown} is ${(bytes / 1e6).toFixed(1)} MB; ${media.kind === 'image' ? 'images' : 'PDFs'} of at most ${MAX_MEDIA_BYTES[media.kind] / 1e6} MB can be shown. Use a smaller version.`
+          : `${shown} is ${formatBytes(bytes)}, more than Read loads (${formatBytes(READ_MAX_FILE_BYTES)}). Use Grep to find what you need, or Bash (head, tail, sed -n) to see parts of it.`,
+    }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') throw new ToolError(`File does not exist: ${shown}`);
+      throw error;
+    });
+    if (media) return readMedia(shown, buffer, media);
     const content = buffer.toString('utf8');
     const fileState = { path, sha256: sha256(content) };
     if (content.length === 0) {
@@ -94,12 +95,9 @@ export const readTool = defineTool({
   },
 });
 
-async function readMedia(path: string, shown: string, bytes: number, media: { kind: 'image' | 'document'; mediaType: string }) {
-  const limit = MAX_MEDIA_BYTES[media.kind];
-  if (bytes > limit) {
-    throw new ToolError(`${shown} is ${(bytes / 1e6).toFixed(1)} MB; ${media.kind === 'image' ? 'images' : 'PDFs'} of at most ${limit / 1e6} MB can be shown. Use a smaller version.`);
-  }
-  const base64 = (await readFile(path)).toString('base64');
+function readMedia(shown: string, file: Buffer, media: { kind: 'image' | 'document'; mediaType: string }) {
+  const bytes = file.length;
+  const base64 = file.toString('base64');
   return {
     text: `${media.kind === 'image' ? 'Image' : 'PDF'} ${shown} (${media.mediaType}, ${Math.max(1, Math.round(bytes / 1024))} KB), shown below.`,
     media: [{ ...media, base64, estimatedChars: media.kind === 'image' ? IMAGE_ESTIMATED_CHARS : bytes }],

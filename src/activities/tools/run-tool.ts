@@ -24,8 +24,22 @@ export interface ToolActivityDependencies {
 
 const INTERRUPTED_AFTER = 'Interrupted by the user while it ran; it had got this far:';
 
-/** Node's errors the model can act on (missing file, permissions): reported, not retried. */
-const ACTIONABLE_ERROR_CODES = new Set(['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY', 'EROFS', 'ENAMETOOLONG']);
+/**
+ * Node's errors that say something about the call, not the machine (a missing file, permissions,
+ * a symlink loop, a NUL byte or a string too long): retrying cannot change them, so they are
+ * reported to the model. Others (EMFILE, EIO, ENOSPC…) may pass, and are retried.
+ */
+const ACTIONABLE_ERROR_CODES = new Set([
+  'ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY', 'EROFS', 'ENAMETOOLONG',
+  'EINVAL', 'ELOOP', 'ENXIO', 'ENODEV', 'EFBIG', 'ETXTBSY', 'ESPIPE', 'EXDEV',
+]);
+
+export function isActionableError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string' && (ACTIONABLE_ERROR_CODES.has(code) || code.startsWith('ERR_'))) return true;
+  // "Invalid string length": a result too large to become a string.
+  return error instanceof RangeError;
+}
 
 export function createToolActivities({ store, journal, sandbox, tools = TOOLS }: ToolActivityDependencies) {
   return {
@@ -58,8 +72,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
           } catch (error) {
             if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
             if (error instanceof ToolError) return { text: toolUseError(error.message), isError: true };
-            const code = (error as NodeJS.ErrnoException).code;
-            if (code && ACTIONABLE_ERROR_CODES.has(code)) return { text: toolUseError((error as Error).message), isError: true };
+            if (isActionableError(error)) return { text: toolUseError((error as Error).message), isError: true };
             throw error;
           }
         });

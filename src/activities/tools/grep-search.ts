@@ -1,0 +1,110 @@
+/**
+ * Grep's matching, in a worker thread: a regular expression can backtrack for minutes
+ * (`(a+)+$` on a 28-character line takes 14 s), and on the worker's own thread that would stop
+ * heartbeats, every other session's activities and cancellation. In a thread it can be
+ * terminated: at the deadline or when the call is cancelled, the search ends as an `is_error`
+ * result and the worker never notices.
+ *
+ * The thread's code is plain JavaScript in a string (eval: true), so it runs the same from
+ * TypeScript sources (tsx, Jest) and from a build.
+ */
+import { Worker } from 'node:worker_threads';
+import { ToolError } from './tool';
+
+export interface GrepJob {
+  files: { path: string; shown: string }[];
+  pattern: string;
+  ignoreCase: boolean;
+  mode: 'content' | 'files_with_matches' | 'count';
+  lineNumbers: boolean;
+  /** Entries collected at most (one more than the limit, to know the list was cut). */
+  maxEntries: number;
+  maxFileBytes: number;
+  maxLineChars: number;
+}
+
+/** Longest a search may run before it is stopped (well inside the tool activity's timeout). */
+export const GREP_TIMEOUT_MS = 30_000;
+
+const SEARCH = `
+const { workerData, parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const job = workerData;
+const regex = new RegExp(job.pattern, job.ignoreCase ? 'i' : '');
+const entries = [];
+for (const file of job.files) {
+  if (entries.length >= job.maxEntries) break;
+  let buffer;
+  try {
+    // Non-blocking, not through symlinks, regular files only: a FIFO swapped in is skipped.
+    const fd = fs.openSync(file.path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+    try {
+      const info = fs.fstatSync(fd);
+      if (!info.isFile() || info.size > job.maxFileBytes) continue;
+      buffer = Buffer.alloc(info.size);
+      let filled = 0;
+      while (filled < buffer.length) {
+        const read = fs.readSync(fd, buffer, filled, buffer.length - filled, filled);
+        if (read === 0) break;
+        filled += read;
+      }
+      buffer = buffer.subarray(0, filled);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    continue;
+  }
+  if (buffer.subarray(0, 8192).includes(0)) continue;
+  const lines = buffer.toString('utf8').split('\\n');
+  let count = 0;
+  for (let index = 0; index < lines.length && entries.length < job.maxEntries; index++) {
+    const line = lines[index];
+    if (!regex.test(line)) continue;
+    count++;
+    if (job.mode === 'files_with_matches') break;
+    if (job.mode === 'content') {
+      const cut = line.length > job.maxLineChars ? line.slice(0, job.maxLineChars) + '…' : line;
+      entries.push(job.lineNumbers ? file.shown + ':' + (index + 1) + ':' + cut : file.shown + ':' + cut);
+    }
+  }
+  if (count > 0 && job.mode === 'files_with_matches') entries.push(file.shown);
+  if (count > 0 && job.mode === 'count') entries.push(file.shown + ':' + count);
+}
+parentPort.postMessage(entries);
+`;
+
+/** The entries of a search (paths, lines or counts), or a ToolError when it took too long. */
+export function runGrep(job: GrepJob, { signal, timeoutMs = GREP_TIMEOUT_MS }: { signal: AbortSignal; timeoutMs?: number }): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    // Small heaps: a search holds one file at a time.
+    const thread = new Worker(SEARCH, { eval: true, workerData: job, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+    let settled = false;
+    const finish = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      signal.removeEventListener('abort', onAbort);
+      void thread.terminate();
+      outcome();
+    };
+    const onAbort = () => finish(() => reject(new ToolError('The search was cancelled.')));
+    const deadline = setTimeout(
+      () =>
+        finish(() =>
+          reject(
+            new ToolError(
+              `The search was stopped after ${timeoutMs / 1000} s. The pattern may backtrack catastrophically (nested quantifiers such as (a+)+): ` +
+                'simplify it, or narrow the search with path or glob.',
+            ),
+          ),
+        ),
+      timeoutMs,
+    );
+    signal.addEventListener('abort', onAbort, { once: true });
+    thread.once('message', (entries: string[]) => finish(() => resolve(entries)));
+    thread.once('error', (error) => finish(() => reject(new ToolError(`The search failed: ${error.message}`))));
+    thread.once('exit', (code) => finish(() => reject(new ToolError(`The search ended unexpectedly (exit code ${code}).`))));
+    if (signal.aborted) onAbort();
+  });
+}
