@@ -68,12 +68,12 @@ test('a blocking stop hook keeps the agent working until the repository tests pa
   expect(inputs[0]).toMatchObject({ hook_event_name: 'Stop', final_text: 'I think it is done.', cwd: workdir });
 });
 
-test('stop hooks from .agent/settings.json; {"continue":false} ends the run with stop_hook_prevented', async () => {
+test('stop hooks from the repository settings (trusted); {"continue":false} ends the run with stop_hook_prevented', async () => {
   const workdir = makeRepo({
     '.agent/settings.json': JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo \'{"continue":false,"stopReason":"release freeze"}\'' }] }] } }),
   });
   script([() => reply([text('done')])]);
-  const result = await harness.run({ prompt: 'go', workdir });
+  const result = await harness.run({ prompt: 'go', workdir, trustRepoHooks: true });
   expect(result).toMatchObject({ reason: 'stop_hook_prevented', error: 'release freeze' });
 });
 

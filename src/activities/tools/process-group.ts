@@ -96,6 +96,8 @@ export function runInProcessGroup(command: string, options: GroupOptions): Promi
     });
     child.on('close', (exitCode, signal) => {
       settle();
+      // What the command left running in its group (`nohup … &`) ends with the call.
+      killGroup();
       resolve({ output: output.toString(), stdout: stdout.toString(), stderr: stderr.toString(), exitCode, signal, timedOut });
     });
     if (child.stdin) {
