@@ -3,7 +3,7 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox
  *   npm run bench -- --only concurrency --sessions 200
  *
  * Timings on a shared machine are noisy: each figure is a median of repetitions, and ratios
@@ -25,6 +25,7 @@ import { interrupt } from './interrupt';
 import { overhead } from './overhead';
 import { promptCache } from './prompt-cache';
 import { resume } from './resume';
+import { sandbox } from './sandbox';
 import type { Row } from './support';
 
 /** Each figure; `worker: false` for those that start their own worker processes. */
@@ -36,6 +37,7 @@ const BENCHES: Record<string, { run: (harness: Harness, options: { sessions: num
   resume: { run: resume, worker: false },
   interrupt: { run: interrupt, worker: true },
   cache: { run: promptCache, worker: true },
+  sandbox: { run: sandbox, worker: false },
 };
 
 async function main(): Promise<void> {

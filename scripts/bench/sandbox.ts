@@ -1,0 +1,52 @@
+/**
+ * What the sandbox costs each Bash call: 50 `true` commands through the Bash tool, with
+ * bubblewrap and unconfined, interleaved in one run so both see the same machine.
+ */
+import { bubblewrap, unconfined } from '../../src/activities/sandbox/command-sandbox';
+import { probeBubblewrap } from '../../src/activities/sandbox/bubblewrap';
+import { LocalEffectJournal } from '../../src/activities/store/effect-journal';
+import { bashTool } from '../../src/activities/tools/bash';
+import type { ToolContext } from '../../src/activities/tools/tool';
+import { makeRepo } from '../../test/support/harness';
+import { scratchDir } from '../../test/support/paths';
+import { median, round, type Row } from './support';
+
+const CALLS = 50;
+
+export async function sandbox(): Promise<Row[]> {
+  const probe = await probeBubblewrap();
+  if (!probe.ok) throw new Error(`bubblewrap does not work here: ${probe.reason}`);
+  const workdir = makeRepo({ 'README.md': 'x\n' });
+  const context = (commandSandbox: ToolContext['sandbox']): ToolContext => ({
+    sessionId: 'bench',
+    toolUseId: 'toolu_bench',
+    callKey: 'bench/1',
+    workdir,
+    attempt: 1,
+    knownFiles: new Map(),
+    journal: new LocalEffectJournal(scratchDir('bench-journal')),
+    signal: new AbortController().signal,
+    sandbox: commandSandbox,
+  });
+  const sandboxed = context(bubblewrap({ passEnv: [], network: true }));
+  const plain = context(unconfined());
+  const timings = { sandboxed: [] as number[], plain: [] as number[] };
+  const time = async (into: number[], toolContext: ToolContext) => {
+    const started = performance.now();
+    const output = await bashTool.execute({ command: 'true' }, toolContext);
+    into.push(performance.now() - started);
+    if (output.isError) throw new Error(`true failed: ${output.text}`);
+  };
+  for (let call = 0; call < CALLS; call++) {
+    await time(timings.sandboxed, sandboxed);
+    await time(timings.plain, plain);
+  }
+  const overhead = median(timings.sandboxed) - median(timings.plain);
+  return [
+    {
+      figure: `Sandbox overhead per Bash call (median of ${CALLS} \`true\` calls through the Bash tool, interleaved)`,
+      value: `${round(overhead)} ms (bubblewrap ${round(median(timings.sandboxed))} ms vs unconfined ${round(median(timings.plain))} ms; target ≤ 30 ms)`,
+      command: 'npm run bench -- --only sandbox',
+    },
+  ];
+}
