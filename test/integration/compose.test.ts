@@ -1,0 +1,28 @@
+/**
+ * docker-compose.yml as Docker Compose reads it: loaded, interpolated and validated by
+ * compose-go, the library `docker compose config` is built on (this machine has no Compose).
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../support/paths';
+
+jest.setTimeout(300_000);
+
+const run = promisify(execFile);
+const composeConfig = (environment: NodeJS.ProcessEnv) =>
+  run('go', ['run', '.', join(PROJECT_ROOT, 'docker-compose.yml')], { cwd: join(PROJECT_ROOT, 'scripts', 'compose-config'), env: { ...process.env, ...environment } });
+
+test('the compose file is valid, and its worker is sandboxed and rooted in /workspace', async () => {
+  const { stdout } = await composeConfig({ ANTHROPIC_API_KEY: 'sk-ant-test' });
+  const worker = stdout.slice(stdout.indexOf('\n    worker:'));
+  expect(worker).toContain('AGENT_SANDBOX: bwrap');
+  expect(worker).toContain('AGENT_WORKSPACE_ROOTS: /workspace');
+  for (const option of ['seccomp=unconfined', 'apparmor=unconfined', 'systempaths=unconfined']) expect(worker).toContain(`- ${option}`);
+  expect(worker).toMatch(/source: agent-data\n\s+target: \/data/);
+});
+
+test('without ANTHROPIC_API_KEY it refuses to start, saying what to set', async () => {
+  const failure = (await composeConfig({ ANTHROPIC_API_KEY: '' }).catch((error: unknown) => error)) as { stderr: string };
+  expect(failure.stderr).toContain('set ANTHROPIC_API_KEY before docker compose up');
+});
