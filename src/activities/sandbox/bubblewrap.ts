@@ -69,12 +69,12 @@ export const BUBBLEWRAP_ENVIRONMENT = { PATH: SANDBOX_PATH };
  * Whether bubblewrap works here: the binary may be installed while user namespaces are off
  * (a sysctl, a container's seccomp profile), so a real sandbox runs `true`.
  */
-export async function probeBubblewrap(): Promise<{ ok: true } | { ok: false; reason: string }> {
+export async function probeBubblewrap(binary = 'bwrap'): Promise<{ ok: true } | { ok: false; reason: string }> {
   const workdir = mkdtempSync(join(tmpdir(), 'durable-agent-probe-'));
   try {
     await new Promise<void>((resolve, reject) =>
-      execFile('bwrap', [...bubblewrapArgs({ workdir, network: false, environment: BUBBLEWRAP_ENVIRONMENT }), '--', 'true'], { env: BUBBLEWRAP_ENVIRONMENT, timeout: 10_000 }, (error, _stdout, stderr) =>
-        error ? reject(new Error((stderr.trim() || error.message).split('\n')[0])) : resolve(),
+      execFile(binary, [...bubblewrapArgs({ workdir, network: false, environment: BUBBLEWRAP_ENVIRONMENT }), '--', 'true'], { env: BUBBLEWRAP_ENVIRONMENT, timeout: 10_000 }, (error, _stdout, stderr) =>
+        error ? reject((error as NodeJS.ErrnoException).code === 'ENOENT' ? error : new Error((stderr.trim() || error.message).split('\n')[0])) : resolve(),
       ),
     );
     return { ok: true };

@@ -79,10 +79,13 @@ export function bubblewrap(settings: Pick<SandboxSettings, 'passEnv' | 'network'
   };
 }
 
-/** The sandbox a worker uses, from its settings; throws when bubblewrap is required and does not work. */
-export async function resolveSandbox(settings: SandboxSettings): Promise<CommandSandbox> {
+/**
+ * The sandbox a worker uses, from its settings; throws when bubblewrap is required and does not
+ * work. `probeBinary`: the bwrap to probe (tests name a missing one).
+ */
+export async function resolveSandbox(settings: SandboxSettings, probeBinary = 'bwrap'): Promise<CommandSandbox> {
   if (settings.mode === 'none') return unconfined(settings);
-  const probe = await probeBubblewrap();
+  const probe = await probeBubblewrap(probeBinary);
   if (probe.ok) return bubblewrap(settings);
   if (settings.mode === 'bwrap') {
     throw new Error(`AGENT_SANDBOX=bwrap, but bubblewrap does not work here: ${probe.reason}. Install the package bubblewrap and allow user namespaces, or set AGENT_SANDBOX=auto.`);
