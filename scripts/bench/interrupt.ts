@@ -3,11 +3,11 @@
  * update's answer (the workflow's next step). The command is `sleep 3 && touch FINISHED`:
  * FINISHED must never appear.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reply, toolUse } from '../../test/support/fake-anthropic';
 import { type Harness, makeRepo } from '../../test/support/harness';
-import { scratchDir } from '../../test/support/paths';
 import { median, type Row } from './support';
 
 /** Running, as opposed to gone or a zombie (killed, not yet reaped by whatever adopted it). */
@@ -19,6 +19,15 @@ const alive = (pid: number) => {
   }
 };
 
+/** The host pid of the process whose command line is exactly `commandLine`, or 0. */
+function hostPid(commandLine: string): number {
+  try {
+    return Number(execFileSync('pgrep', ['-x', '-f', commandLine], { encoding: 'utf8' }).trim().split('\n')[0]) || 0;
+  } catch {
+    return 0;
+  }
+}
+
 export async function interrupt(harness: Harness): Promise<Row[]> {
   const toDead: number[] = [];
   const toNextStep: number[] = [];
@@ -26,11 +35,12 @@ export async function interrupt(harness: Harness): Promise<Row[]> {
   const repetitions = 5;
   for (let repetition = 0; repetition < repetitions; repetition++) {
     const workdir = makeRepo({});
-    const pidFile = join(scratchDir('bench-interrupt'), 'pid');
-    harness.fake.handler = () => reply([toolUse('Bash', { command: `echo $$ > ${pidFile}; sleep 3 && touch FINISHED` })]);
+    // A sandboxed command has its own PID namespace: the host finds it by its unique argument.
+    const seconds = `3.00${repetition}${Math.floor(Math.random() * 1e6)}`;
+    harness.fake.handler = () => reply([toolUse('Bash', { command: `sleep ${seconds} && touch FINISHED` })]);
     const handle = await harness.start({ prompt: 'wait', workdir, toolSummaries: false });
-    while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8').trim()) await new Promise((resolve) => setTimeout(resolve, 10));
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    let pid = 0;
+    while (!(pid = hostPid(`sleep ${seconds}`))) await new Promise((resolve) => setTimeout(resolve, 10));
     const sent = performance.now();
     let deadAt = 0;
     const watcher = (async () => {

@@ -6,7 +6,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { reply, text, toolUse } from '../../test/support/fake-anthropic';
 import { type Harness, makeRepo } from '../../test/support/harness';
-import { scratchDir } from '../../test/support/paths';
 import { median, round, type Row, waitForWorker } from './support';
 
 export async function resume(harness: Harness): Promise<Row[]> {
@@ -14,7 +13,9 @@ export async function resume(harness: Harness): Promise<Row[]> {
   // No prebuilt bundle from the benchmark: the workers load the cache `npm run worker` uses.
   const asUsers = { AGENT_WORKFLOW_BUNDLE: '' };
   for (let repetition = 0; repetition < 3; repetition++) {
-    const marker = join(scratchDir('bench-kill'), 'running');
+    // Inside the workdir: a sandboxed command can write nowhere else.
+    const workdir = makeRepo({});
+    const marker = join(workdir, '.running');
     let requests = 0;
     let killedAt = 0;
     let resumedAt = 0;
@@ -27,7 +28,7 @@ export async function resume(harness: Harness): Promise<Row[]> {
     };
     const first = harness.spawnWorker(asUsers);
     await waitForWorker(first);
-    const handle = await harness.start({ prompt: 'run', workdir: makeRepo({}), toolSummaries: false });
+    const handle = await harness.start({ prompt: 'run', workdir, toolSummaries: false });
     while (!existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 20));
     first.kill('SIGKILL');
     killedAt = performance.now();
