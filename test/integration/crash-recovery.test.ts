@@ -10,7 +10,7 @@ import { byTurn, isCompaction, lastToolResults, reply, text, toolResultText, too
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
-import { Harness, makeRepo } from '../support/harness';
+import { Harness, makeRepo, waitForLine } from '../support/harness';
 
 jest.setTimeout(240_000);
 
@@ -56,17 +56,6 @@ function snapshot(root: string): Record<string, string> {
   };
   walk(root);
   return files;
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (pattern.test(seen)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before printing ${pattern}: ${seen}`)));
-  });
 }
 
 async function startWorkerProcess(harness: Harness): Promise<ChildProcess> {

@@ -10,7 +10,7 @@ import type { AgentResult, TranscriptEntry } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
 import { escapeScript, escapeTurns, type Attempt, type Outcome, type Targets } from '../support/escape-attempts';
 import { byTurn, reply, text, toolResultText, toolUse, type RecordedRequest } from '../support/fake-anthropic';
-import { Harness, makeRepo, uniqueId } from '../support/harness';
+import { Harness, makeRepo, waitForLine, uniqueId } from '../support/harness';
 import { scratchDir } from '../support/paths';
 
 jest.setTimeout(240_000);
@@ -36,17 +36,6 @@ function processesMatching(pattern: string): string[] {
 /** Unconfined, daemons outlive their calls (as documented): they go with the test. */
 function killSleeps(sleeps: number[]): void {
   for (const sleep of sleeps) for (const pid of processesMatching(`sleep ${sleep}`)) process.kill(Number(pid), 'SIGKILL');
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (pattern.test(seen)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before printing ${pattern}: ${seen}`)));
-  });
 }
 
 /** Every tool_result of the session's last request, by tool_use id. */

@@ -44,6 +44,18 @@ export function makeRepo(files: Record<string, string>): string {
   return root;
 }
 
+/** Resolves once a spawned process prints a line matching `pattern` (a worker: `durable-agent worker: task queue`). */
+export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before printing ${pattern}: ${seen}`)));
+  });
+}
+
 export class Harness {
   private workers: { worker: Worker; running: Promise<void> }[] = [];
   private processes: ChildProcess[] = [];
