@@ -1,6 +1,7 @@
 /** The sandbox as a worker resolves it, and what a command sees inside it (real bubblewrap). */
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { resolveSandbox, type CommandSandbox } from '../../../../src/activities/sandbox/command-sandbox';
@@ -47,7 +48,14 @@ describe('inside bubblewrap', () => {
   });
 
   test('an unprivileged user in the workdir at its own path, with a private /tmp and home', async () => {
-    expect(await inside(sandbox, 'id -u; pwd; cat file.txt; ls -A /tmp | wc -l; echo $HOME', workdir)).toBe(`1000\n${workdir}\nin the workdir\n0\n/home/agent\n`);
+    const hostFile = join(tmpdir(), `durable-agent-host-${process.pid}`);
+    writeFileSync(hostFile, 'the host /tmp');
+    try {
+      const output = await inside(sandbox, `id -u; pwd; cat file.txt; test -e ${hostFile} || echo private-tmp; ls -A $HOME | wc -l; echo $HOME`, workdir);
+      expect(output).toBe(`1000\n${workdir}\nin the workdir\nprivate-tmp\n0\n/home/agent\n`);
+    } finally {
+      rmSync(hostFile, { force: true });
+    }
   });
 
   test('its own processes only; no shadow file; the system read-only', async () => {
