@@ -28,6 +28,9 @@ export interface Attempt {
   outcome: { bwrap: Outcome; none: Outcome | 'not run' };
 }
 
+/** Waits inside the command until its daemon runs (after `setsid`), so the call ends only then. */
+const running = (seconds: number) => `until pgrep -xf "sleep ${seconds}" >/dev/null; do sleep 0.05; done`;
+
 const bash = (command: string, timeout?: number) => ({ command: `${command} 2>&1; true`, ...(timeout ? { timeout } : {}) });
 
 /** Attempts in turns: calls of one turn run together (file tools) or one after another (Bash). */
@@ -61,11 +64,14 @@ export function escapeTurns(t: Targets): Attempt[][] {
         'bash_daemons',
         'Bash leaves `setsid` and `nohup … &` daemons behind',
         'Bash',
-        bash(`setsid sleep ${t.sleeps.setsid} >/dev/null 2>&1 </dev/null & nohup sleep ${t.sleeps.nohup} >/dev/null 2>&1 & echo started`),
+        bash(
+          `setsid sleep ${t.sleeps.setsid} >/dev/null 2>&1 </dev/null & nohup sleep ${t.sleeps.nohup} >/dev/null 2>&1 & ` +
+            `${running(t.sleeps.setsid)}; ${running(t.sleeps.nohup)}; echo started`,
+        ),
         'escapes',
       ),
     ],
-    [attempt('bash_timeout_daemon', 'Bash times out with a `setsid` child', 'Bash', bash(`setsid sleep ${t.sleeps.timedOut} >/dev/null 2>&1 </dev/null & sleep 60`, 1_000), 'escapes')],
+    [attempt('bash_timeout_daemon', 'Bash times out with a `setsid` child', 'Bash', bash(`setsid sleep ${t.sleeps.timedOut} >/dev/null 2>&1 </dev/null & ${running(t.sleeps.timedOut)}; sleep 60`, 1_000), 'escapes')],
     [
       attempt(
         'bash_prepare',
