@@ -4,11 +4,10 @@
  */
 import { bubblewrap, unconfined } from '../../src/activities/sandbox/command-sandbox';
 import { probeBubblewrap } from '../../src/activities/sandbox/bubblewrap';
-import { LocalEffectJournal } from '../../src/activities/store/effect-journal';
 import { bashTool } from '../../src/activities/tools/bash';
 import type { ToolContext } from '../../src/activities/tools/tool';
 import { makeRepo } from '../../test/support/harness';
-import { scratchDir } from '../../test/support/paths';
+import { toolContext } from '../../test/support/tool-context';
 import { median, round, type Row } from './support';
 
 const CALLS = 50;
@@ -17,17 +16,7 @@ export async function sandbox(): Promise<Row[]> {
   const probe = await probeBubblewrap();
   if (!probe.ok) throw new Error(`bubblewrap does not work here: ${probe.reason}`);
   const workdir = makeRepo({ 'README.md': 'x\n' });
-  const context = (commandSandbox: ToolContext['sandbox']): ToolContext => ({
-    sessionId: 'bench',
-    toolUseId: 'toolu_bench',
-    callKey: 'bench/1',
-    workdir,
-    attempt: 1,
-    knownFiles: new Map(),
-    journal: new LocalEffectJournal(scratchDir('bench-journal')),
-    signal: new AbortController().signal,
-    sandbox: commandSandbox,
-  });
+  const context = (commandSandbox: ToolContext['sandbox']) => toolContext(workdir, { sandbox: commandSandbox });
   const sandboxed = context(bubblewrap({ passEnv: [], network: true }));
   const plain = context(unconfined());
   const timings = { sandboxed: [] as number[], plain: [] as number[] };

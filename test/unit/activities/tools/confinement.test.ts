@@ -20,6 +20,7 @@ import { createToolActivities } from '../../../../src/activities/tools/run-tool'
 import type { ToolContext } from '../../../../src/activities/tools/tool';
 import type { RunToolOutput } from '../../../../src/shared/activity-io';
 import { scratchDir } from '../../../support/paths';
+import { toolContext } from '../../../support/tool-context';
 
 let root: string;
 let workdir: string;
@@ -34,20 +35,7 @@ beforeEach(() => {
   writeFileSync(join(root, 'other-session', 'notes.ts'), 'SECRET=other session\n');
 });
 
-function context(overrides: Partial<ToolContext> = {}): ToolContext {
-  return {
-    sessionId: 'session-1',
-    toolUseId: 'toolu_1',
-    callKey: 'run-1/1',
-    workdir,
-    attempt: 1,
-    knownFiles: new Map(),
-    journal: new LocalEffectJournal(scratchDir('journal')),
-    signal: new AbortController().signal,
-    sandbox: unconfined(),
-    ...overrides,
-  };
-}
+const context = (overrides: Partial<ToolContext> = {}) => toolContext(workdir, overrides);
 
 describe('Glob and Grep patterns stay inside the workdir', () => {
   test.each([

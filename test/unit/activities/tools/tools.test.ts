@@ -3,7 +3,6 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalEffectJournal } from '../../../../src/activities/store/effect-journal';
 import { bashTool } from '../../../../src/activities/tools/bash';
-import { unconfined } from '../../../../src/activities/sandbox/command-sandbox';
 import { commandEnvironment } from '../../../../src/activities/tools/command-environment';
 import { CappedOutput } from '../../../../src/activities/tools/process-group';
 import { editTool } from '../../../../src/activities/tools/edit';
@@ -14,6 +13,7 @@ import { readTool } from '../../../../src/activities/tools/read';
 import type { ToolContext } from '../../../../src/activities/tools/tool';
 import { writeTool } from '../../../../src/activities/tools/write';
 import { scratchDir } from '../../../support/paths';
+import { toolContext } from '../../../support/tool-context';
 
 let workdir: string;
 let journal: LocalEffectJournal;
@@ -24,21 +24,7 @@ beforeEach(() => {
   journal = new LocalEffectJournal(scratchDir('journal'));
 });
 
-function context(overrides: Partial<ToolContext> = {}): ToolContext {
-  const toolUseId = overrides.toolUseId ?? `toolu_${Math.random().toString(36).slice(2)}`;
-  return {
-    sessionId: 'session-1',
-    toolUseId,
-    callKey: `run-1/${toolUseId}`, // a retry of the call is the same call: same key
-    workdir,
-    attempt: 1,
-    knownFiles: new Map(),
-    journal,
-    signal: new AbortController().signal,
-    sandbox: unconfined(),
-    ...overrides,
-  };
-}
+const context = (overrides: Partial<ToolContext> = {}) => toolContext(workdir, { journal, ...overrides });
 
 function known(path: string): Map<string, string> {
   return new Map([[join(workdir, path), sha256(readFileSync(join(workdir, path), 'utf8'))]]);
