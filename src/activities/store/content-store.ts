@@ -12,17 +12,23 @@ import type { TextOrRef } from '../../shared/conversation';
  *
  * Content-addressed means immutable: writing the same bytes twice is harmless, which is what
  * makes every activity that writes here safe to retry after a crash. A shared implementation
- * (object storage, a database) only has to honour `put`/`get`.
+ * (object storage, a database) only has to honour these few methods.
+ *
+ * Text and bytes share one address space: `put(text)` and `putBytes` of the text's UTF-8 bytes
+ * give the same reference, so a workspace snapshot's file and a conversation's text are stored once.
  */
 export interface ContentStore {
   put(data: string): Promise<string>;
   get(ref: string): Promise<string>;
+  putBytes(data: Buffer): Promise<string>;
+  getBytes(ref: string): Promise<Buffer>;
+  has(ref: string): Promise<boolean>;
 }
 
 const REF_PREFIX = 'sha256:';
 
-export function contentRef(data: string): string {
-  return REF_PREFIX + createHash('sha256').update(data, 'utf8').digest('hex');
+export function contentRef(data: string | Buffer): string {
+  return REF_PREFIX + createHash('sha256').update(data).digest('hex');
 }
 
 /** The default store: one file per object under a directory on the worker host. */
@@ -30,6 +36,8 @@ export class LocalContentStore implements ContentStore {
   /** Objects are immutable, so a bounded cache of recent ones is always correct. */
   private readonly cache = new Map<string, string>();
   private static readonly CACHE_ENTRIES = 2000;
+  /** Fan-out directories known to exist: saves a mkdir per object when writing many. */
+  private readonly directories = new Set<string>();
 
   constructor(readonly directory: string) {}
 
@@ -42,39 +50,57 @@ export class LocalContentStore implements ContentStore {
   }
 
   async put(data: string): Promise<string> {
+    const ref = await this.putBytes(Buffer.from(data, 'utf8'));
+    this.remember(ref, data);
+    return ref;
+  }
+
+  async putBytes(data: Buffer): Promise<string> {
     const ref = contentRef(data);
+    // Only what was written or read is cached, so a cached reference is known to be on disk.
+    if (this.cache.has(ref)) return ref;
     const path = this.pathOf(ref);
-    const exists = await access(path).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) {
-      await mkdir(join(path, '..'), { recursive: true });
+    if (!(await exists(path))) {
+      const directory = join(path, '..');
+      if (!this.directories.has(directory)) {
+        await mkdir(directory, { recursive: true });
+        this.directories.add(directory);
+      }
       // Write-then-rename: a crash mid-write never leaves a truncated object under the final name.
       const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-      await writeFile(temporary, data, 'utf8');
+      await writeFile(temporary, data);
       await rename(temporary, path);
     }
-    this.remember(ref, data);
     return ref;
   }
 
   async get(ref: string): Promise<string> {
     const cached = this.cache.get(ref);
     if (cached !== undefined) return cached;
-    let data: string;
+    const data = (await this.getBytes(ref)).toString('utf8');
+    this.remember(ref, data);
+    return data;
+  }
+
+  /**
+   * Always read from disk: the cache holds text, and decoding arbitrary bytes as UTF-8 is lossy,
+   * so a binary object that was once read with `get` must not come back from the cache.
+   */
+  async getBytes(ref: string): Promise<Buffer> {
     try {
-      data = await readFile(this.pathOf(ref), 'utf8');
+      return await readFile(this.pathOf(ref));
     } catch (error) {
-      // Without the content the conversation cannot be rebuilt; retrying will not bring it back.
+      // Without the content the conversation (or a snapshot) cannot be rebuilt; retrying will not bring it back.
       throw ApplicationFailure.nonRetryable(
         `Content ${ref} is missing from the content store at ${this.directory} (${(error as Error).message}). ` +
           'Every worker of a task queue must share the same AGENT_CONTENT_DIR.',
         ErrorType.ContentMissing,
       );
     }
-    this.remember(ref, data);
-    return data;
+  }
+
+  async has(ref: string): Promise<boolean> {
+    return this.cache.has(ref) || exists(this.pathOf(ref));
   }
 
   private remember(ref: string, data: string): void {
@@ -84,6 +110,13 @@ export class LocalContentStore implements ContentStore {
     }
     this.cache.set(ref, data);
   }
+}
+
+function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Short text stays inline (readable in the Temporal UI); long text goes to the store. */

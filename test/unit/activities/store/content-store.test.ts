@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { toApiMessages } from '../../../../src/activities/model/api-messages';
 import { contentRef, LocalContentStore, loadText, storeText } from '../../../../src/activities/store/content-store';
 import { appendConversation, loadConversation } from '../../../../src/activities/store/conversation';
@@ -21,6 +23,38 @@ test('content is addressed by its sha256; writing it again changes nothing', asy
 
 test('a missing object is a non-retryable failure that says where it looked', async () => {
   await expect(store.get(contentRef('never stored'))).rejects.toMatchObject({ type: 'ContentMissing', nonRetryable: true });
+  await expect(store.getBytes(contentRef('never stored'))).rejects.toMatchObject({ type: 'ContentMissing', nonRetryable: true, message: expect.stringContaining(store.directory) });
+});
+
+test('bytes share the address space of text: the same content is the same object', async () => {
+  const ref = await store.putBytes(Buffer.from('héllo', 'utf8'));
+  expect(ref).toBe('sha256:' + createHash('sha256').update(Buffer.from('héllo', 'utf8')).digest('hex'));
+  expect(await store.put('héllo')).toBe(ref);
+  const [fanOut] = readdirSync(store.directory);
+  expect(readdirSync(join(store.directory, fanOut!))).toEqual([ref.slice('sha256:'.length + 2)]);
+  expect(await new LocalContentStore(store.directory).get(ref)).toBe('héllo');
+});
+
+test('binary content comes back byte for byte, even after a lossy read as text', async () => {
+  const binary = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0x41]);
+  const ref = await store.putBytes(binary);
+  expect(ref).toBe(contentRef(binary));
+  expect(await store.get(ref)).toBe('\ufffd\ufffd\u0000\ufffdA');
+  expect(await store.getBytes(ref)).toEqual(binary);
+  expect(await new LocalContentStore(store.directory).getBytes(ref)).toEqual(binary);
+});
+
+test('has: whether the object is in the store, cached or on disk', async () => {
+  const ref = await store.putBytes(Buffer.from('present'));
+  expect(await store.has(ref)).toBe(true);
+  expect(await new LocalContentStore(store.directory).has(ref)).toBe(true);
+  expect(await store.has(contentRef('absent'))).toBe(false);
+});
+
+test('an object is written whole or not at all: no temporary file stays behind', async () => {
+  await Promise.all([store.putBytes(Buffer.from('same')), store.putBytes(Buffer.from('same')), store.put('same')]);
+  const [fanOut] = readdirSync(store.directory);
+  expect(readdirSync(join(store.directory, fanOut!))).toHaveLength(1);
 });
 
 test('short text stays inline; long text is stored with a preview', async () => {

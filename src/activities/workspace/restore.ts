@@ -1,0 +1,116 @@
+/**
+ * Putting a snapshot back: into the session's own working tree (rewind), or into a fresh
+ * directory (a copy of the workspace as it was at some turn).
+ */
+import { mkdir, readdir, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MaterializeSnapshotOutput, RestoreWorkspaceInput, RestoreWorkspaceOutput } from '../../shared/workspace';
+import type { ContentStore } from '../store/content-store';
+import { applyChanges } from './apply-changes';
+import { isGone, readFileContent } from './file-content';
+import { isAgentTemporary, takeSnapshot } from './snapshot';
+import { diffTrees, flattenSnapshot, type EntryChange } from './tree';
+import { sameLeaf, type LeafEntry } from './tree-node';
+
+export interface RestoreOptions extends Omit<RestoreWorkspaceInput, 'workdir'> {
+  /** The size limit the session's snapshots are taken with. */
+  maxFileBytes?: number;
+  signal?: AbortSignal;
+}
+
+/** Paths named in the error for a directory that holds files the snapshot does not. */
+const FOREIGN_PATHS_SHOWN = 20;
+
+/**
+ * Brings the working tree to `targetRef`. The tree as found is snapshotted first (against
+ * `expectedRef`, the session's last snapshot), which keeps everything about to be overwritten in
+ * the store under `currentRef`.
+ *
+ * An outside change is a path that differs from `expectedRef` (someone else changed it) AND from
+ * the target (restoring would overwrite it). A path already at its target is no conflict: this is
+ * what makes a restore that crashed half-way resumable, as the retry finds the files it already
+ * restored "at target" rather than "changed by someone else". Refusing touches nothing.
+ */
+export async function restoreSnapshot(store: ContentStore, workdir: string, options: RestoreOptions): Promise<RestoreWorkspaceOutput> {
+  const { targetRef, expectedRef, force, maxFileBytes, signal } = options;
+  const current = await takeSnapshot(store, workdir, expectedRef, { maxFileBytes, signal });
+  const toTarget = await diffTrees(store, current.ref, targetRef, signal);
+  const differsFromTarget = new Set(toTarget.map(({ path }) => path));
+  const outsideChanges = current.changes.filter(({ path }) => differsFromTarget.has(path));
+  if (outsideChanges.length > 0 && !force) return { kind: 'refused', outsideChanges };
+  const { filesChanged, notRestored } = await applyChanges(store, workdir, toTarget, signal);
+  return { kind: 'restored', currentRef: current.ref, filesChanged, notRestored };
+}
+
+/**
+ * Writes snapshot `ref` into `workdir`, a missing or empty directory. Resumable: a directory a
+ * crashed run of the same materialization left is accepted, as everything in it is then part of
+ * the snapshot; only what is missing or different is written. A directory holding anything the
+ * snapshot does not is refused with an Error naming those paths (retrying cannot change that).
+ */
+export async function materializeSnapshot(store: ContentStore, workdir: string, ref: string, options: { signal?: AbortSignal } = {}): Promise<MaterializeSnapshotOutput> {
+  const { signal } = options;
+  await mkdir(workdir, { recursive: true });
+  const target = await flattenSnapshot(store, ref, signal);
+  const { present, foreign } = await listAgainst(workdir, target, signal);
+  if (foreign.length > 0) {
+    const more = foreign.length > FOREIGN_PATHS_SHOWN ? ` and ${foreign.length - FOREIGN_PATHS_SHOWN} more` : '';
+    throw new Error(
+      `Cannot materialize snapshot ${ref} into ${workdir}: the directory is not empty, and holds what the snapshot does not: ` +
+        `${foreign.slice(0, FOREIGN_PATHS_SHOWN).join(', ')}${more}`,
+    );
+  }
+  const changes: EntryChange[] = [];
+  for (const [path, entry] of target) {
+    const now = present.get(path);
+    if (!sameLeaf(now, entry)) changes.push({ path, from: now, to: entry });
+  }
+  const { notRestored } = await applyChanges(store, workdir, changes, signal);
+  return { files: target.size, notRestored };
+}
+
+/**
+ * What `workdir` holds at the snapshot's paths (files hashed, nothing stored), and every path it
+ * holds that the snapshot does not: a directory the snapshot has no file under is named once, as
+ * `dir/`. Our own temporary files are skipped (a crashed run's; the retry reuses their names).
+ */
+async function listAgainst(workdir: string, target: Map<string, LeafEntry>, signal?: AbortSignal): Promise<{ present: Map<string, LeafEntry>; foreign: string[] }> {
+  const directories = new Set<string>();
+  for (const path of target.keys()) {
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) directories.add(path.slice(0, slash));
+  }
+  const present = new Map<string, LeafEntry>();
+  const foreign: string[] = [];
+  const visit = async (relative: string): Promise<void> => {
+    signal?.throwIfAborted();
+    const dirents = await readdir(relative === '' ? workdir : join(workdir, relative), { withFileTypes: true });
+    for (const dirent of dirents) {
+      if (isAgentTemporary(dirent.name)) continue;
+      const path = relative === '' ? dirent.name : `${relative}/${dirent.name}`;
+      if (dirent.isDirectory()) {
+        if (directories.has(path)) await visit(path);
+        else foreign.push(`${path}/`);
+      } else if (!target.has(path)) {
+        foreign.push(path);
+      } else {
+        const entry = await currentLeaf(join(workdir, path));
+        if (entry === undefined) foreign.push(path);
+        else present.set(path, entry);
+      }
+    }
+  };
+  await visit('');
+  return { present, foreign: foreign.sort() };
+}
+
+/** A path's file or link, as much of an entry as comparing needs (no content is stored). */
+async function currentLeaf(absolute: string): Promise<LeafEntry | undefined> {
+  const to = await readlink(absolute).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EINVAL' || isGone(error)) return undefined;
+    throw error;
+  });
+  if (to !== undefined) return { t: 'l', to };
+  const content = await readFileContent(absolute, 0);
+  if (content === undefined) return undefined;
+  return { t: 'f', h: content.hash, s: content.size, ...((content.info.mode & 0o100) !== 0 && { x: true as const }), mt: 0, i: content.info.ino };
+}
