@@ -11,6 +11,7 @@ import { createSessionActivities } from './session/prepare-session';
 import { LocalContentStore } from './store/content-store';
 import { LocalEffectJournal } from './store/effect-journal';
 import { createToolActivities } from './tools/run-tool';
+import { createWorkspaceActivities } from './workspace/workspace-activities';
 
 export interface ActivityConfig {
   /** Where the commands of sessions run: resolved once at worker start (resolveSandbox). */
@@ -51,6 +52,7 @@ export function createActivities(config: ActivityConfig) {
     ...createStopHookActivities({ sandbox: config.sandbox }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
     ...createCloseSessionActivities({ journal }),
+    ...createWorkspaceActivities({ store, contentDir: config.contentDir, workspaceRoots: config.workspaceRoots ?? [] }),
   };
 }
 

@@ -36,6 +36,21 @@ export interface ToolRules {
   alwaysAsk?: string;
   /** The call reads its target file, which joins the recent files re-attached after a compaction. */
   readsFile?: true;
+  /** The call may change files in the workdir (Write, Edit, Bash): its turn ends with a snapshot. */
+  changesFiles?: true;
+}
+
+/**
+ * The previous turn's end, for rewinds: the first `turnEnd` messages of `append` close it. The
+ * activity stores them as a node of their own and returns it as `checkpointRef`, the conversation
+ * "just after that turn's tool results", without the messages travelling through history again.
+ */
+export interface TurnEndMark {
+  turnEnd?: number;
+}
+
+export interface CheckpointMark {
+  checkpointRef?: string;
 }
 
 /** What the model activity worked out about one `tool_use` block before anything runs. */
@@ -70,7 +85,7 @@ export type ModelStopReason =
   | 'model_context_window_exceeded'
   | (string & {});
 
-export interface CallModelInput {
+export interface CallModelInput extends TurnEndMark {
   model: string;
   maxOutputTokens: number;
   /** Switch to this model after `fallbackAfterOverloads` consecutive overloaded attempts. */
@@ -87,7 +102,8 @@ export interface CallModelInput {
   resultsPerMessageMaxChars?: number;
 }
 
-export type CallModelOutcome =
+export type CallModelOutcome = CheckpointMark &
+  (
   | {
       kind: 'response';
       /** The conversation exactly as sent, without the reply. */
@@ -121,10 +137,11 @@ export type CallModelOutcome =
       conversationRef: string;
       attempts: number;
       message: string;
-    };
+    }
+  );
 
 /** What `prepareContext` does to the stored conversation before a model call. */
-export interface PrepareContextInput {
+export interface PrepareContextInput extends TurnEndMark {
   conversationRef: string | null;
   append: ConversationMessage[];
   /** Context-pipeline steps, each applied only while the estimate stays above `targetTokens`. */
@@ -135,7 +152,7 @@ export interface PrepareContextInput {
   baseTokens: number;
 }
 
-export interface PrepareContextOutput {
+export interface PrepareContextOutput extends CheckpointMark {
   conversationRef: string;
   /** Estimated tokens of the request after the edits (system and tools included). */
   estimatedTokens: number;
@@ -143,7 +160,7 @@ export interface PrepareContextOutput {
   messageCount: number;
 }
 
-export interface CompactInput {
+export interface CompactInput extends TurnEndMark {
   workdir: string;
   model: string;
   systemRef: string;
@@ -158,7 +175,7 @@ export interface CompactInput {
   reason: 'autocompact' | 'reactive';
 }
 
-export interface CompactOutput {
+export interface CompactOutput extends CheckpointMark {
   conversationRef: string;
   estimatedTokens: number;
   /** For people reading the history: how long the summary is and which files came back with it. */
@@ -183,6 +200,11 @@ export interface RunToolInput {
   sandbox?: SandboxRequest;
   /** A person approved this very call (permissionMode "ask"): a guarded change may go ahead. */
   approved?: true;
+  /**
+   * The snapshot the call's turn started from (calls that change files, durable sessions): a
+   * retried command compares the workspace with it and reports what the lost attempt changed.
+   */
+  snapshotRef?: string;
 }
 
 export interface RunToolOutput {

@@ -5,7 +5,7 @@ import type { ConversationMessage } from '../../shared/conversation';
 import { SNIP_MAX_MESSAGES } from '../../shared/limits';
 import { whileHeartbeating } from '../heartbeat';
 import { type ContentStore, getJson, putJson } from '../store/content-store';
-import { appendConversation, loadConversation } from '../store/conversation';
+import { appendConversation, appendWithCheckpoint, loadConversation } from '../store/conversation';
 import { collapse, estimateConversationTokens, microcompact, snip, stripMedia } from './context-edits';
 
 export function createContextActivities({ store }: { store: ContentStore }) {
@@ -43,10 +43,12 @@ export function createContextActivities({ store }: { store: ContentStore }) {
         applied.push(step);
       }
     }
-    const conversationRef =
-      applied.length > 0 ? await appendConversation(store, null, messages) : await appendConversation(store, input.conversationRef, input.append);
+    // The previous turn's end is stored as it was, before any edit (a rewind goes back to it).
+    const appended = await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd);
+    const conversationRef = applied.length > 0 ? await appendConversation(store, null, messages) : appended.conversationRef;
     return {
       conversationRef,
+      ...(appended.checkpointRef ? { checkpointRef: appended.checkpointRef } : {}),
       estimatedTokens: estimateConversationTokens(messages, input.baseTokens),
       applied,
       messageCount: messages.length,

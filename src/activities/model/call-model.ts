@@ -5,7 +5,7 @@ import type { CallModelInput, CallModelOutcome } from '../../shared/activity-io'
 import { textOf } from '../../shared/conversation';
 import { ErrorType } from '../../shared/errors';
 import { type ContentStore, putJson } from '../store/content-store';
-import { appendConversation, loadConversation } from '../store/conversation';
+import { appendWithCheckpoint, loadConversation } from '../store/conversation';
 import { TOOLS, type ToolRegistry } from '../tools/registry';
 import { type ModelApi, usageOf } from './anthropic';
 import { toApiMessages, withCacheBreakpoint } from './api-messages';
@@ -20,7 +20,8 @@ export interface ModelActivityDependencies {
 export function createModelActivities({ store, api, tools = TOOLS }: ModelActivityDependencies) {
   return {
     async callModel(input: CallModelInput): Promise<CallModelOutcome> {
-      const conversationRef = await appendConversation(store, input.conversationRef, input.append);
+      const { conversationRef, checkpointRef } = await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd);
+      const checkpoint = checkpointRef ? { checkpointRef } : {};
       const conversation = await loadConversation(store, conversationRef);
       const messages = withCacheBreakpoint(await toApiMessages(store, conversation, input.resultsPerMessageMaxChars));
       const definitions = tools.apiDefinitions(input.allowedTools);
@@ -46,11 +47,11 @@ export function createModelActivities({ store, api, tools = TOOLS }: ModelActivi
           attempt >= input.fallbackAfterOverloads
         ) {
           // Enough overloaded attempts: hand the choice of another model to the workflow.
-          return { kind: 'overloaded', conversationRef, attempts: attempt, message: error.message };
+          return { kind: 'overloaded', conversationRef, ...checkpoint, attempts: attempt, message: error.message };
         }
         throw error;
       }
-      if (reply.kind !== 'message') return { ...reply, conversationRef };
+      if (reply.kind !== 'message') return { ...reply, conversationRef, ...checkpoint };
       const message = reply.message;
 
       if (!Array.isArray(message.content)) {
@@ -68,6 +69,7 @@ export function createModelActivities({ store, api, tools = TOOLS }: ModelActivi
       return {
         kind: 'response',
         conversationRef,
+        ...checkpoint,
         messageCount: conversation.length,
         assistant: { ref: assistantRef, chars: assistantJson.length },
         stopReason: message.stop_reason ?? 'end_turn',

@@ -11,7 +11,7 @@ import { ErrorType, promptTooLongNumbers } from '../../shared/errors';
 import { CHARS_PER_TOKEN, COMPACTION_MAX_OUTPUT_TOKENS, COMPACT_REATTACH_FILE_CHARS, COMPACT_REATTACH_FILES, COMPACT_REATTACH_TOTAL_CHARS } from '../../shared/limits';
 import { fitForSummary } from '../context/context-edits';
 import { type ContentStore } from '../store/content-store';
-import { appendConversation, loadConversation } from '../store/conversation';
+import { appendConversation, appendWithCheckpoint, loadConversation } from '../store/conversation';
 import { readIfExists } from '../tools/file-effects';
 import { displayPath, resolveInWorkdir } from '../tools/paths';
 import { TOOLS } from '../tools/registry';
@@ -42,6 +42,8 @@ export function createCompactActivities({ store, api }: { store: ContentStore; a
   return {
     async compactConversation(input: CompactInput): Promise<CompactOutput> {
       const messages = [...(await loadConversation(store, input.conversationRef)), ...input.append];
+      // The previous turn's end, stored as it was before the summary replaces it (a rewind goes back to it).
+      const { checkpointRef } = input.turnEnd ? await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd) : {};
       const system = await store.get(input.systemRef);
       // Every tool stays declared (the history holds tool_use blocks of any of them), none callable.
       const tools = TOOLS.apiDefinitions();
@@ -90,6 +92,7 @@ export function createCompactActivities({ store, api }: { store: ContentStore; a
       const compacted = [{ role: 'user' as const, kind: 'text' as const, content: { text: continuation } }];
       return {
         conversationRef: await appendConversation(store, null, compacted),
+        ...(checkpointRef ? { checkpointRef } : {}),
         estimatedTokens: Math.ceil((system.length + JSON.stringify(tools).length + continuation.length) / CHARS_PER_TOKEN),
         summaryChars: summary.length,
         reattachedFiles: files,

@@ -29,3 +29,20 @@ export async function loadConversation(store: ContentStore, ref: string | null):
   }
   return segments.reverse().flat();
 }
+
+/**
+ * Appends `append` to the chain. With `turnEnd`, its first `turnEnd` messages (the end of the
+ * previous turn) become a node of their own, returned as `checkpointRef`: the conversation just
+ * after that turn, which a rewind or a fork goes back to.
+ */
+export async function appendWithCheckpoint(
+  store: ContentStore,
+  parent: string | null,
+  append: ConversationMessage[],
+  turnEnd: number | undefined,
+): Promise<{ conversationRef: string; checkpointRef?: string }> {
+  if (turnEnd === undefined || turnEnd < 1 || turnEnd > append.length) return { conversationRef: await appendConversation(store, parent, append) };
+  const checkpointRef = await appendConversation(store, parent, append.slice(0, turnEnd));
+  const rest = append.slice(turnEnd);
+  return { conversationRef: rest.length ? await appendConversation(store, checkpointRef, rest) : checkpointRef, checkpointRef };
+}

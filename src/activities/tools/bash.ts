@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { BASH_ACTIVITY_MARGIN_MS, BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_OUTPUT_CHARS, BASH_MAX_TIMEOUT_MS } from '../../shared/limits';
 import { parseCommandLine } from './bash-commands';
 import { runInProcessGroup } from './process-group';
+import type { FileChange } from '../../shared/workspace';
+import { describeChanges } from '../workspace/changes';
 import { defineTool } from './tool';
 
 export const bashTool = defineTool({
@@ -28,6 +30,7 @@ export const bashTool = defineTool({
   activityTimeoutMs: (input) => (input.timeout ?? BASH_DEFAULT_TIMEOUT_MS) + BASH_ACTIVITY_MARGIN_MS,
   resultsClearable: true,
   readsFile: false,
+  changesFiles: true,
   subject: (input) => input.command,
   async approvalFacts(input, { workdir }) {
     const line = await parseCommandLine(input.command, workdir);
@@ -35,6 +38,9 @@ export const bashTool = defineTool({
   },
   summarize: (input) => `Bash ${input.description ? input.description : firstLine(input.command)}`,
   async execute(input, context) {
+    // A retry after the worker died mid-command: running it again could apply half of it twice
+    // (an append, a move). The model learns exactly what the lost run changed, and decides.
+    if (context.attempt > 1 && context.changesSinceTurnStart) return lostRunReport(context.attempt, await context.changesSinceTurnStart());
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
     const run = await runInProcessGroup(input.command, {
       cwd: context.workdir,
@@ -64,6 +70,16 @@ export const bashTool = defineTool({
     return { text: parts.join('\n\n'), isError: run.exitCode !== 0 };
   },
 });
+
+function lostRunReport(attempt: number, changes: FileChange[]): { text: string; isError: true } {
+  const what = changes.length ? `Since this turn began, the workspace changed: ${describeChanges(changes)}.` : 'No file in the workspace changed since this turn began.';
+  return {
+    text:
+      `This command was started (attempt ${attempt - 1}) but the worker running it stopped before it finished, so its output is lost. ` +
+      `It was not run again. ${what} (Earlier calls of this turn count too.) Check these files and run again only what is still needed.`,
+    isError: true,
+  };
+}
 
 function firstLine(command: string): string {
   const line = command.split('\n')[0] ?? '';

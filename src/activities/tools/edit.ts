@@ -27,6 +27,7 @@ export const editTool = defineTool({
   cancelsLaterCallsOnError: false,
   resultsClearable: true,
   readsFile: false,
+  changesFiles: true,
   subject: (input) => input.file_path,
   approvalFacts: settingsApproval,
   summarize: (input) => `Edit ${input.file_path}`,

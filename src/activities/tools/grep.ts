@@ -36,6 +36,7 @@ export const grepTool = defineTool({
   cancelsLaterCallsOnError: false,
   resultsClearable: true,
   readsFile: false,
+  changesFiles: false,
   subject: (input) => input.pattern,
   summarize: (input) => `Grep ${input.pattern}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
   async execute(input, context) {

@@ -47,6 +47,7 @@ export const readTool = defineTool({
   cancelsLaterCallsOnError: false,
   resultsClearable: true,
   readsFile: true,
+  changesFiles: false,
   subject: (input) => input.file_path,
   summarize: (input) => `Read ${input.file_path}`,
   targetPath: (input) => input.file_path,

@@ -121,6 +121,7 @@ function fixedRules(tool: ToolDefinition): ToolRules {
     ...(tool.needsApproval ? { needsApproval: true as const } : {}),
     ...(tool.cancelsLaterCallsOnError ? { cancelsLaterCallsOnError: true as const } : {}),
     ...(tool.readsFile ? { readsFile: true as const } : {}),
+    ...(tool.changesFiles ? { changesFiles: true as const } : {}),
   };
 }
 
@@ -132,6 +133,7 @@ async function rulesOf(tool: ToolDefinition, input: unknown, target: { workdir: 
     ...(tool.cancelsLaterCallsOnError ? { cancelsLaterCallsOnError: true as const } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(tool.readsFile ? { readsFile: true as const } : {}),
+    ...(tool.changesFiles ? { changesFiles: true as const } : {}),
   };
 }
 

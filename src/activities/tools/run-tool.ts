@@ -10,6 +10,8 @@ import { whileHeartbeating } from '../heartbeat';
 import { type ContentStore, storeText } from '../store/content-store';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
 import type { EffectJournal } from '../store/effect-journal';
+import type { FileChange } from '../../shared/workspace';
+import { takeSnapshot } from '../workspace/snapshot';
 import { resolveInWorkdir } from './paths';
 import { TOOLS, type ToolRegistry } from './registry';
 import { ToolError, type ToolOutput } from './tool';
@@ -68,6 +70,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
               sandbox,
               sessionSandbox: request.sandbox,
               approved: request.approved === true,
+              ...(request.snapshotRef ? { changesSinceTurnStart: () => changesSince(store, request.workdir, request.snapshotRef!) } : {}),
             });
           } catch (error) {
             if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
@@ -98,6 +101,11 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
       };
     },
   };
+}
+
+/** The working tree compared with a snapshot (stored as a snapshot too: content-addressed, so harmless). */
+async function changesSince(store: ContentStore, workdir: string, snapshotRef: string): Promise<FileChange[]> {
+  return (await takeSnapshot(store, workdir, snapshotRef)).changes;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { FileState, ToolRules } from '../../shared/activity-io';
+import type { FileChange } from '../../shared/workspace';
 import type { CommandSandbox, SessionSandbox } from '../sandbox/command-sandbox';
 import type { EffectJournal } from '../store/effect-journal';
 
@@ -23,6 +24,11 @@ export interface ToolContext {
   sessionSandbox?: SessionSandbox;
   /** A person approved this very call. */
   approved?: boolean;
+  /**
+   * The files changed since the call's turn began (its starting snapshot), when the session keeps
+   * snapshots: a command retried after its worker died reports them instead of running again.
+   */
+  changesSinceTurnStart?: () => Promise<FileChange[]>;
 }
 
 export interface ToolOutput {
@@ -60,6 +66,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   resultsClearable: boolean;
   /** The call reads its target file: it joins the recent files re-attached after a compaction. */
   readsFile: boolean;
+  /** The call may change files in the workdir: its turn ends with a workspace snapshot. */
+  changesFiles: boolean;
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
   subject(input: z.infer<Schema>): string;
   /** What approval needs beyond the subject: the commands a call runs, or why rules may not approve it. */

@@ -22,6 +22,7 @@ export const writeTool = defineTool({
   cancelsLaterCallsOnError: false,
   resultsClearable: true,
   readsFile: false,
+  changesFiles: true,
   subject: (input) => input.file_path,
   approvalFacts: settingsApproval,
   summarize: (input) => `Write ${input.file_path}`,

@@ -21,10 +21,11 @@ describe('rulesOf', () => {
       subject: 'npm test',
       cancelsLaterCallsOnError: true,
       timeoutMs: 61_000,
+      changesFiles: true,
     });
     expect(rulesOf(planned('Bash', { command: 'ls' })).timeoutMs).toBe(180_000);
-    expect(rulesOf(planned('Edit', { file_path: 'a.ts' }))).toEqual({ needsApproval: true, subject: 'a.ts' });
-    expect(rulesOf(planned('Write', { file_path: 'b.ts' }))).toEqual({ needsApproval: true, subject: 'b.ts' });
+    expect(rulesOf(planned('Edit', { file_path: 'a.ts' }))).toEqual({ needsApproval: true, subject: 'a.ts', changesFiles: true });
+    expect(rulesOf(planned('Write', { file_path: 'b.ts' }))).toEqual({ needsApproval: true, subject: 'b.ts', changesFiles: true });
     expect(rulesOf(planned('Read', { file_path: 'a.ts' }))).toEqual({ subject: 'a.ts', readsFile: true });
     expect(rulesOf(planned('Grep', { pattern: 'x' }))).toEqual({ subject: 'x' });
     // An invalid Bash call cancelled the calls after it then, and still does.

@@ -65,18 +65,18 @@ describe('the registry', () => {
     });
   });
 
-  test("copies each tool's rules onto the plan: approval and its subject, cancelling, timeout, reading", async () => {
+  test("copies each tool's rules onto the plan: approval and its subject, cancelling, timeout, reading, changing files", async () => {
     const plan = async (name: string, input: unknown) => (await TOOLS.plan({ id: 'x', name, input }, workdir, ALL)).plan;
     expect(await plan('Bash', { command: 'npm test', timeout: 5_000 })).toMatchObject({
-      rules: { needsApproval: true, subject: 'npm test', cancelsLaterCallsOnError: true, timeoutMs: 65_000 },
+      rules: { needsApproval: true, subject: 'npm test', cancelsLaterCallsOnError: true, timeoutMs: 65_000, changesFiles: true },
     });
     expect(await plan('Bash', { command: 'ls' })).toMatchObject({ rules: { timeoutMs: 180_000 } });
-    expect(await plan('Write', { file_path: 'b.ts', content: '' })).toMatchObject({ rules: { needsApproval: true, subject: 'b.ts' } });
-    expect(await plan('Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' })).toMatchObject({ rules: { needsApproval: true, subject: 'src/a.ts' } });
+    expect(await plan('Write', { file_path: 'b.ts', content: '' })).toMatchObject({ rules: { needsApproval: true, subject: 'b.ts', changesFiles: true } });
+    expect(await plan('Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' })).toMatchObject({ rules: { needsApproval: true, subject: 'src/a.ts', changesFiles: true } });
     expect(await plan('Glob', { pattern: '*.ts' })).toMatchObject({ rules: {} });
     expect(await plan('Grep', { pattern: 'x' })).toMatchObject({ rules: {} });
     // A known tool's fixed rules hold for invalid input too (a failing Bash call still cancels the calls after it).
-    expect(await plan('Bash', { cmd: 'ls' })).toEqual({ ok: false, errorText: expect.any(String), rules: { needsApproval: true, cancelsLaterCallsOnError: true } });
+    expect(await plan('Bash', { cmd: 'ls' })).toEqual({ ok: false, errorText: expect.any(String), rules: { needsApproval: true, cancelsLaterCallsOnError: true, changesFiles: true } });
     expect(await plan('Nope', {})).toEqual({ ok: false, errorText: expect.any(String), rules: {} });
   });
 
@@ -100,6 +100,7 @@ const lintTool = defineTool({
   activityTimeoutMs: () => 900_000,
   resultsClearable: false,
   readsFile: true,
+  changesFiles: false,
   subject: (input) => input.path,
   summarize: (input) => `Lint ${input.path}`,
   targetPath: (input) => input.path,

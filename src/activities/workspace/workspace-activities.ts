@@ -1,0 +1,90 @@
+/**
+ * The workspace activities: a snapshot after a turn, the check and restore of a rewind, the
+ * files of a fork, and the changes of a session. Each is safe to retry after a crash: snapshots
+ * are content-addressed (writing one twice stores nothing new), a restore or materialization
+ * counts files already at their target as done, and checks and diffs only read.
+ */
+import { mkdir, realpath } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { ErrorType } from '../../shared/errors';
+import type {
+  DiffSnapshotsInput,
+  FileChange,
+  FileChangeStat,
+  MaterializeSnapshotInput,
+  MaterializeSnapshotOutput,
+  RestoreWorkspaceInput,
+  RestoreWorkspaceOutput,
+  SnapshotWorkspaceInput,
+  SnapshotWorkspaceOutput,
+} from '../../shared/workspace';
+import { whileHeartbeating } from '../heartbeat';
+import { workdirProblem } from '../session/workdir-check';
+import type { ContentStore } from '../store/content-store';
+import { materializeSnapshot, restoreSnapshot } from './restore';
+import { takeSnapshot } from './snapshot';
+import { compareSnapshots } from './tree';
+import { diffStat } from './unified-diff';
+
+export interface WorkspaceActivityDependencies {
+  store: ContentStore;
+  /** The content store's directory and `AGENT_WORKSPACE_ROOTS`: a fork's new workdir is checked like any workdir. */
+  contentDir: string;
+  workspaceRoots: readonly string[];
+}
+
+const realOrSame = (path: string) => realpath(path).catch(() => resolve(path));
+
+/** What changed in the working tree since `expectedRef` and is not already as in `targetRef`: changes made beside the session. */
+export async function outsideChanges(store: ContentStore, workdir: string, expectedRef: string, targetRef: string, signal?: AbortSignal): Promise<FileChange[]> {
+  const current = await takeSnapshot(store, workdir, expectedRef, { signal });
+  if (current.changes.length === 0) return [];
+  const atTarget = new Set((await compareSnapshots(store, current.ref, targetRef, signal)).map((change) => change.path));
+  return current.changes.filter((change) => atTarget.has(change.path));
+}
+
+export function createWorkspaceActivities({ store, contentDir, workspaceRoots }: WorkspaceActivityDependencies) {
+  const signal = () => Context.current().cancellationSignal;
+  return {
+    /** The working tree now, incremental over the snapshot before it. Only the reference and counts enter history. */
+    async snapshotWorkspace(input: SnapshotWorkspaceInput): Promise<SnapshotWorkspaceOutput> {
+      const snapshot = await whileHeartbeating(() => takeSnapshot(store, input.workdir, input.previousRef, { signal: signal() }));
+      return { ref: snapshot.ref, files: snapshot.files, filesChanged: snapshot.changes.length };
+    },
+
+    /** Before a rewind: the files someone changed beside the session since its last snapshot. */
+    async checkWorkspace(input: RestoreWorkspaceInput): Promise<FileChange[]> {
+      return whileHeartbeating(() => outsideChanges(store, input.workdir, input.expectedRef, input.targetRef, signal()));
+    },
+
+    /** Puts the files back as in `targetRef`, unless someone changed files beside the session (and no `force`). */
+    async restoreWorkspace(input: RestoreWorkspaceInput): Promise<RestoreWorkspaceOutput> {
+      return whileHeartbeating(() => restoreSnapshot(store, input.workdir, { targetRef: input.targetRef, expectedRef: input.expectedRef, force: input.force }));
+    },
+
+    /** A fork's files, written into its new, empty workdir. */
+    async materializeSnapshot(input: MaterializeSnapshotInput): Promise<MaterializeSnapshotOutput> {
+      const workdir = resolve(input.workdir);
+      const problem = workdirProblem(await realOrSame(workdir), { contentDir: await realOrSame(contentDir), roots: await Promise.all(workspaceRoots.map(realOrSame)) });
+      if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}`, ErrorType.InvalidWorkdir);
+      await mkdir(dirname(workdir), { recursive: true });
+      try {
+        return await whileHeartbeating(() => materializeSnapshot(store, workdir, input.ref));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // A directory holding other files, or one that cannot be written: retrying changes nothing.
+        if (code === undefined || code === 'EACCES' || code === 'EPERM' || code === 'ENOTDIR' || code === 'EROFS') {
+          throw ApplicationFailure.nonRetryable((error as Error).message, ErrorType.InvalidWorkdir);
+        }
+        throw error;
+      }
+    },
+
+    /** The session's changes with their line counts (the result's `filesChanged`, `durable-agent run`'s diffstat). */
+    async diffSnapshots(input: DiffSnapshotsInput): Promise<FileChangeStat[]> {
+      return whileHeartbeating(() => diffStat(store, input.fromRef, input.toRef));
+    },
+  };
+}
