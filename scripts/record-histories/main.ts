@@ -8,7 +8,7 @@
  *   npm run record-histories -- max-turns   # only the ones named
  *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
  *
- * Scenarios: loop-scenarios.ts and steering-scenarios.ts.
+ * Scenarios: loop-scenarios.ts, steering-scenarios.ts and workspace-scenarios.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -23,10 +23,11 @@ import { PROJECT_ROOT, WORKFLOW_BUNDLE_PATH } from '../../test/support/paths';
 import { loopScenarios } from './loop-scenarios';
 import { type Scenario, writeBinaryFiles } from './scenario';
 import { steeringScenarios } from './steering-scenarios';
+import { workspaceScenarios } from './workspace-scenarios';
 
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 
-const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios];
+const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios];
 
 async function main(): Promise<void> {
   const cli = await resolveTemporalCli(console.log);
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
       scenario.setup?.(harness);
       const workdir = makeRepo(scenario.files);
       writeBinaryFiles(workdir, scenario.binaryFiles);
-      const handle = await harness.start({ prompt: `Scenario ${scenario.name}`, workdir, ...scenario.input });
+      const handle = await harness.start({ prompt: `Scenario ${scenario.name}`, workdir, ...scenario.input, ...(await scenario.prepareInput?.(harness)) });
       await scenario.drive?.(handle, harness);
       const result = await handle.result();
       // The Temporal CLI's JSON is the format users export for replay too (`historyFromJSON` reads it).

@@ -15,6 +15,8 @@ export interface Scenario {
   input?: Record<string, unknown>;
   /** Sets up the fake API before the session starts (its limits). */
   setup?: (harness: Harness) => void;
+  /** Input fields worked out once the worker runs (a fork reads its original first). */
+  prepareInput?: (harness: Harness) => Promise<Record<string, unknown>>;
   /** Steers the running session (signals, updates, cancellation) before its result is awaited. */
   drive?: (handle: WorkflowHandle, harness: Harness) => Promise<void>;
 }

@@ -6,7 +6,8 @@
  *
  * Plain JSON only: everything here is serialised into Temporal history.
  */
-import type { Usage } from './conversation';
+import type { ConversationMessage, Usage } from './conversation';
+import type { FileChangeStat, SnapshotRecord } from './workspace';
 
 /** Workflow type users pass to `temporal workflow start --type`. */
 export const WORKFLOW_TYPE = 'agentWorkflow';
@@ -31,7 +32,8 @@ export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
 /**
  * Why the loop went on to another model call. `continued_as_new` is shown in the transcript only:
- * the session went on in a new run.
+ * the session went on in a new run. `rewind`: the update of that name took the session back to an
+ * earlier turn.
  */
 export const TRANSITIONS = [
   'next_turn',
@@ -46,6 +48,7 @@ export const TRANSITIONS = [
   'token_budget_continuation',
   'user_message',
   'continued_as_new',
+  'rewind',
 ] as const;
 export type Transition = (typeof TRANSITIONS)[number];
 
@@ -60,10 +63,12 @@ export interface AgentResult {
   usage: Usage;
   /** Set when the reason has one: the API's message, the hook's reason, what was interrupted. */
   error?: string;
+  /** Files the session changed, from its first snapshot to its last (sessions with durable workspaces). */
+  filesChanged?: FileChangeStat[];
 }
 
 /** Value of the `AgentStatus` search attribute and of `state.status`. */
-export type AgentStatus = 'running_model' | 'running_tools' | 'compacting' | 'waiting_approval' | 'waiting_input' | 'finished';
+export type AgentStatus = 'running_model' | 'running_tools' | 'compacting' | 'waiting_approval' | 'waiting_input' | 'rewinding' | 'finished';
 
 /** A tool call, as the `state` query and the Temporal UI show it. */
 export interface ToolCallView {
@@ -97,13 +102,17 @@ export interface AgentState {
   reason: TerminalReason | null;
   /** Where the session's commands run: `bwrap` (bubblewrap), `none` (unconfined: the worker's privileges), null before it is known. */
   sandbox: 'bwrap' | 'none' | null;
+  /** The workdir on the worker host (its real path), null before the session is prepared. */
+  workdir: string | null;
+  /** The workspace snapshots of the session's current line of turns: turn 0 is its start. */
+  snapshots: SnapshotRecord[];
 }
 
 /** One line of the session's log, served by the `transcript` query and printed by our CLI. */
 export type TranscriptEntry =
   | { type: 'user'; turn: number; text: string }
   /** The worker prepared the session: its real workdir, its sandbox, repository hooks found and not trusted. */
-  | { type: 'session'; turn: number; workdir: string; sandbox: 'bwrap' | 'none'; skippedRepoHooks?: string[] }
+  | { type: 'session'; turn: number; workdir: string; sandbox: 'bwrap' | 'none'; skippedRepoHooks?: string[]; forkedFrom?: { workflowId: string; turn: number } }
   | { type: 'assistant'; turn: number; text: string; stopReason: string; usage: Usage }
   | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
   | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }
@@ -114,6 +123,8 @@ export type TranscriptEntry =
   | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
   | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }
   | { type: 'tool_summary'; turn: number; text: string }
+  /** The workspace snapshot taken after the turn (its reference and how many files changed), or why it failed. */
+  | { type: 'snapshot'; turn: number; ref?: string; filesChanged?: number; error?: string }
   | { type: 'end'; turn: number; reason: TerminalReason; error?: string };
 
 /** Query `transcript`: `{ fromIndex?, limit? }`. */
@@ -157,4 +168,61 @@ export interface InterruptRequest {
 export interface InterruptResult {
   /** What the interrupt stopped: a model call, tools, or nothing (the session was idle or done). */
   stopped: 'model' | 'tools' | 'nothing';
+}
+
+/** Update `rewind`: back to just after turn `turn`'s tool results. */
+export interface RewindRequest {
+  turn: number;
+  /** false: the conversation only; the files stay as they are (default true). */
+  files?: boolean;
+  /** Overwrite changes made beside the session since its last snapshot (they stay in the store). */
+  force?: boolean;
+}
+
+/** What update `rewind` returns once the session went back. */
+export interface RewindResult {
+  turn: number;
+  /** Files written, deleted or re-linked (0 with `files: false`). */
+  filesRestored: number;
+  /** Files over the snapshot size limit that could not be put back. */
+  notRestored: string[];
+  /** The working tree as it was before the rewind (a snapshot reference), when files were restored. */
+  previousSnapshot?: string;
+}
+
+/** Query `checkpoint`: what a fork of turn `turn` starts from. */
+export interface CheckpointRequest {
+  turn: number;
+}
+
+/** What query `checkpoint` answers (and input `fork` carries): a turn's conversation and files. */
+export interface ForkPoint {
+  turn: number;
+  /** The snapshot of the files as of that turn. */
+  snapshotRef: string;
+  /** The stored conversation up to that turn, and the messages of the turn not yet stored in it. */
+  conversationRef: string | null;
+  messageCount: number;
+  pending: ConversationMessage[];
+  contextTokens: number;
+  /** The turn ended with a message for the model (tool results): the model can go on from it. */
+  endsWithUser: boolean;
+  model: string;
+}
+
+/** Query `diff`: `{ fromTurn?, toTurn? }` (default: the session's start to its last snapshot). */
+export interface DiffRequest {
+  fromTurn?: number;
+  toTurn?: number;
+}
+
+/**
+ * What query `diff` answers: the two snapshots to compare. A query runs inside the workflow, which
+ * reads no files, so `durable-agent diff` renders them from the content store as a unified diff.
+ */
+export interface DiffRange {
+  fromTurn: number;
+  toTurn: number;
+  fromRef: string;
+  toRef: string;
 }

@@ -16,6 +16,10 @@ export const ErrorType = {
   ModelMalformedResponse: 'ModelMalformedResponse',
   ContentMissing: 'ContentMissing',
   CompactionFailed: 'CompactionFailed',
+  /** Update `rewind` found changes made beside the session; the failure's details list them. */
+  RewindRefused: 'RewindRefused',
+  /** Update `rewind` could not put the files back (the session's conversation was left as it was). */
+  RewindFailed: 'RewindFailed',
 } as const;
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 

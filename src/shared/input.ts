@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS, MAX_OUTPUT_TOKENS_ACCEPTED, STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
+import type { ConversationMessage } from './conversation';
 import { TOOL_NAMES } from './tool-names';
 
 /**
@@ -14,6 +15,27 @@ export const stopHookSchema = z
     timeoutMs: z.number().int().positive().max(STOP_HOOK_MAX_TIMEOUT_MS).optional(),
   })
   .strict();
+
+/**
+ * A fork: the session starts from another session's turn (what query `checkpoint` answers),
+ * materializes that turn's files into its (empty) workdir, and continues with `prompt`.
+ */
+export const forkSchema = z
+  .object({
+    workflowId: z.string().min(1),
+    turn: z.number().int().min(0),
+    snapshotRef: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be a snapshot reference (sha256:…)'),
+    conversationRef: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be a content reference (sha256:…)').nullable(),
+    messageCount: z.number().int().min(0),
+    pending: z.array(z.object({ role: z.enum(['user', 'assistant']), kind: z.string() }).passthrough()),
+    contextTokens: z.number().min(0),
+    endsWithUser: z.boolean(),
+    model: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** The pending messages are checked for shape only: they come from query `checkpoint`. */
+export type ForkInput = Omit<z.infer<typeof forkSchema>, 'pending'> & { pending: ConversationMessage[] };
 
 export const agentInputSchema = z
   .object({
@@ -48,6 +70,7 @@ export const agentInputSchema = z
       .optional(),
     network: z.boolean().optional(),
     trustRepoHooks: z.boolean().optional(),
+    fork: forkSchema.optional(),
     /** Internal: the state a run carries into the next one when it continues as new. */
     resume: z.record(z.string(), z.unknown()).optional(),
   })
@@ -80,6 +103,8 @@ export interface ResolvedAgentInput {
   network: boolean;
   /** The repository's own hooks (`.agent/settings.json`, `.claude/settings.json`) may run. */
   trustRepoHooks: boolean;
+  /** The session is a fork of another one's turn. */
+  fork?: ForkInput;
   resume?: Record<string, unknown>;
 }
 
@@ -131,6 +156,7 @@ export function checkAgentInput(raw: unknown): InputCheck {
       sandboxEnv: input.sandboxEnv,
       network: input.network ?? true,
       trustRepoHooks: input.trustRepoHooks ?? false,
+      ...(input.fork ? { fork: input.fork as ForkInput } : {}),
       resume: input.resume,
     },
   };

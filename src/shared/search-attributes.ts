@@ -8,10 +8,12 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 export const AGENT_TURN = defineSearchAttributeKey('AgentTurn', SearchAttributeType.INT);
 export const AGENT_STATUS = defineSearchAttributeKey('AgentStatus', SearchAttributeType.KEYWORD);
 export const AGENT_LAST_TRANSITION = defineSearchAttributeKey('AgentLastTransition', SearchAttributeType.KEYWORD);
+/** Set on a fork: the workflow id it was forked from (`AgentForkedFrom='<id>'` lists a session's forks). */
+export const AGENT_FORKED_FROM = defineSearchAttributeKey('AgentForkedFrom', SearchAttributeType.KEYWORD);
 
-type AgentAttributeKey = typeof AGENT_TURN | typeof AGENT_STATUS | typeof AGENT_LAST_TRANSITION;
+type AgentAttributeKey = typeof AGENT_TURN | typeof AGENT_STATUS | typeof AGENT_LAST_TRANSITION | typeof AGENT_FORKED_FROM;
 
-export const AGENT_SEARCH_ATTRIBUTES: readonly AgentAttributeKey[] = [AGENT_TURN, AGENT_STATUS, AGENT_LAST_TRANSITION];
+export const AGENT_SEARCH_ATTRIBUTES: readonly AgentAttributeKey[] = [AGENT_TURN, AGENT_STATUS, AGENT_LAST_TRANSITION, AGENT_FORKED_FROM];
 
 /** The type as the Temporal CLI spells it: `temporal server start-dev --search-attribute AgentTurn=Int`. */
 export function cliTypeName(key: AgentAttributeKey): 'Int' | 'Keyword' {

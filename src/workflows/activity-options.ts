@@ -99,3 +99,12 @@ export const CLOSE_SESSION_OPTIONS: ActivityOptions = {
 export const { runStopHooks } = proxyActivities<AgentActivities>(STOP_HOOK_OPTIONS);
 export const { closeSession } = proxyActivities<AgentActivities>(CLOSE_SESSION_OPTIONS);
 export const { summarizeToolBatch } = proxyActivities<AgentActivities>(SUMMARY_OPTIONS);
+
+/** Snapshots walk the whole working tree: heartbeats keep a long first one alive. */
+export const WORKSPACE_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
+  retry: { initialInterval: '1 second', maximumAttempts: 10, nonRetryableErrorTypes: [ErrorType.ContentMissing, ErrorType.InvalidWorkdir] },
+};
+
+export const { snapshotWorkspace, restoreWorkspace, checkWorkspace, materializeSnapshot, diffSnapshots } = proxyActivities<AgentActivities>(WORKSPACE_OPTIONS);

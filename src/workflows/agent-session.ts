@@ -3,17 +3,30 @@
  * people ask of it (steering), kept in step. The driver and its phases change the session only
  * through these methods, so every change reaches the `state` query, the transcript and the UI.
  */
-import { allHandlersFinished, CancellationScope, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { CallModelOutcome, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
-import type { AgentResult, AgentStatus, ContextEdit, TerminalReason, TranscriptEntry } from '../shared/contract';
+import type { AgentResult, AgentStatus, ContextEdit, RewindRequest, TerminalReason, TranscriptEntry } from '../shared/contract';
+import { ErrorType } from '../shared/errors';
+import { AGENT_FORKED_FROM } from '../shared/search-attributes';
 import { contentPreview, type ToolResult } from '../shared/conversation';
 import type { ResolvedAgentInput, StopHook } from '../shared/input';
-import { CLOSE_SESSION_OPTIONS, closeSession, prepareSession, SESSION_OPTIONS } from './activity-options';
+import { CLOSE_SESSION_OPTIONS, closeSession, materializeSnapshot, prepareSession, SESSION_OPTIONS, WORKSPACE_OPTIONS } from './activity-options';
+import { type Checkpoint, forkedState, forkPrompt, rewoundLog, rewoundState } from './checkpoints';
 import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from './loop';
 import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from './loop-state';
 import { summaryOf } from './run-tools';
 import { type CarriedView, SessionView } from './session-view';
 import { type CarriedSteering, Steering } from './steering';
+import { type CarriedWorkspace, SessionWorkspace } from './workspace';
 
 /** Behaviour that sessions recorded before it existed replay without (see `patched()` in the driver). */
 export interface Features {
@@ -25,10 +38,12 @@ export interface Features {
    * budget, a batch waits for every call's outcome, the real context window is learned.
    */
   hardening: boolean;
+  /** Issue 11: snapshots after turns that change files, checkpoints, rewind, fork and diff. */
+  durableWorkspace: boolean;
 }
 
 /** What one run hands to the next when it continues as new (the `resume` input field). Plain JSON. */
-export interface CarriedState extends CarriedSteering, CarriedView {
+export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorkspace {
   [key: string]: unknown;
   session: PrepareSessionOutput;
   loop: LoopState;
@@ -40,12 +55,15 @@ type Entry = TranscriptEntry extends infer E ? (E extends TranscriptEntry ? Omit
 export class AgentSession {
   readonly id = workflowInfo().workflowId;
   readonly steering: Steering;
+  readonly workspace: SessionWorkspace;
   private readonly view: SessionView;
+  private closed = false;
   private loop!: LoopState;
   private prepared!: PrepareSessionOutput;
   private turnsAtRunStart = 0;
   /** What a cancellation of the workflow would stop now (follows the status). */
   private running: 'model' | 'tools' = 'model';
+  private currentStatus: AgentStatus = 'running_model';
 
   private constructor(
     readonly input: ResolvedAgentInput,
@@ -57,35 +75,89 @@ export class AgentSession {
     this.steering.listen();
     this.view = new SessionView(input.model ?? '', this.steering, features.steering);
     this.view.listen();
+    const loop = () => this.loop;
+    this.workspace = new SessionWorkspace(features.durableWorkspace, {
+      get state() {
+        return loop();
+      },
+      interactive: input.interactive,
+      finished: () => this.closed,
+      toolsRunning: () => this.currentStatus === 'running_tools',
+      stopForRewind: () => this.steering.stopInFlight(() => this.workspace.rewindPending),
+      snapshotFailed: (turn, error) => this.view.add({ type: 'snapshot', turn, error }),
+    });
+    this.workspace.listen();
   }
 
   /** Takes over what an earlier run carried, or records the task and prepares the session on the worker. */
   static async open(input: ResolvedAgentInput, features: Features): Promise<AgentSession> {
     const session = new AgentSession(input, features);
     const resumed = input.resume as CarriedState | undefined;
+    const fork = features.durableWorkspace ? input.fork : undefined;
     if (resumed) {
       session.steering.restore(resumed);
       session.view.restore(resumed, resumed.loop.turnCount);
+      session.workspace.restore(resumed);
     } else {
-      session.view.add({ type: 'user', turn: 0, text: input.prompt });
+      session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
+      if (fork) {
+        // Linked both ways: the fork names its original (memo), the original finds its forks
+        // (`AgentForkedFrom='<id>'`), however the fork was started (our CLI or the Temporal CLI).
+        upsertMemo({ forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } });
+        upsertSearchAttributes([{ key: AGENT_FORKED_FROM, value: fork.workflowId }]);
+        // Its files first: the workdir must hold them before the session is prepared there.
+        await session.materialize(fork.snapshotRef);
+      }
     }
     session.prepared =
       resumed?.session ??
       (await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, summary: 'prepare session' }, [
         {
           workdir: input.workdir,
-          model: input.model,
+          model: input.model ?? fork?.model,
           allowedTools: input.allowedTools,
           systemPromptAppend: input.systemPrompt,
-          prompt: input.prompt,
+          prompt: fork ? forkPrompt(fork, input.workdir, input.prompt) : input.prompt,
           startedAt: new Date(workflowInfo().startTime).toISOString(),
           ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
         },
       ]));
-    session.view.prepared(session.prepared, { note: !resumed });
-    session.loop = resumed?.loop ?? initialLoopState(input, session.prepared, { hardening: features.hardening });
+    session.view.prepared(session.prepared, { note: !resumed, ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}) });
+    const initial = initialLoopState(input, session.prepared, { hardening: features.hardening });
+    session.loop = resumed?.loop ?? (fork ? forkedState(initial, fork) : initial);
     session.turnsAtRunStart = session.loop.turnCount;
+    if (!resumed && features.durableWorkspace) {
+      // The baseline every later snapshot, diff and rewind compares with, taken before the first model call.
+      await session.snapshotAfter(session.loop.turnCount);
+      session.workspace.checkpoint(true);
+    }
+    session.view.workspace(session.workspace.log.snapshots);
     return session;
+  }
+
+  /** Writes a snapshot's files into the (empty) workdir of a fork; resumable after a crash. */
+  private async materialize(ref: string): Promise<void> {
+    try {
+      await materializeSnapshot.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'fork · files' }, [{ workdir: this.input.workdir, ref }]);
+    } catch (error) {
+      throw ApplicationFailure.nonRetryable(`The fork's files could not be written into ${this.input.workdir}: ${(error as Error).message}`, ErrorType.InvalidWorkdir);
+    }
+  }
+
+  /** After turn `turn`'s tools or hooks: the snapshot, before the loop goes on. */
+  async snapshotAfter(turn: number): Promise<void> {
+    const taken = await this.workspace.snapshot(turn, this.loop.workdir);
+    if (taken) this.view.add({ type: 'snapshot', turn, ref: taken.ref, filesChanged: taken.filesChanged });
+    this.view.workspace(this.workspace.log.snapshots);
+  }
+
+  /** The rewind went through: the conversation (and the files, already put back) are those of the checkpoint's turn. */
+  rewound(checkpoint: Checkpoint, request: Required<RewindRequest>, previousSnapshot: string | undefined): void {
+    const latest = this.workspace.latestRef;
+    this.workspace.log = rewoundLog(this.workspace.log, checkpoint.turn, request.files ? {} : latest ? { currentRef: latest } : {});
+    this.view.workspace(this.workspace.log.snapshots);
+    const detail = request.files ? `to turn ${checkpoint.turn}, files restored${previousSnapshot ? ` (the files before it: ${previousSnapshot})` : ''}` : `to turn ${checkpoint.turn}, conversation only`;
+    this.goOn(rewoundState(this.loop, checkpoint, { filesRestored: request.files }), detail);
   }
 
   get state(): LoopState {
@@ -138,6 +210,7 @@ export class AgentSession {
   }
 
   status(status: AgentStatus): void {
+    this.currentStatus = status;
     if (status === 'running_tools' || status === 'waiting_approval') this.running = 'tools';
     if (status === 'running_model' || status === 'compacting') this.running = 'model';
     this.view.status(status, this.loop);
@@ -175,11 +248,16 @@ export class AgentSession {
 
   /** Ends the run with its result, once update handlers (an interrupt waiting for its effect) have returned. */
   async finish(reason: TerminalReason, error?: string): Promise<AgentResult> {
+    this.closed = true;
     this.steering.close();
+    // A rewind asked for just as the session ended has nothing left to rewind.
+    this.workspace.abandonRewind(`the session ended (${reason}) before the rewind could be carried out`);
     this.view.finish(this.loop, reason, error);
+    let changes: Awaited<ReturnType<SessionWorkspace['filesChanged']>> = {};
     if (this.features.hardening) {
       // Even in a cancelled workflow (else the run would end CANCELED instead of with its result).
       await CancellationScope.nonCancellable(async () => {
+        changes = await this.workspace.filesChanged().catch(() => ({}));
         // No call of this session can be retried any more: its edit journal goes. Best effort.
         await closeSession.executeWithOptions({ ...CLOSE_SESSION_OPTIONS, summary: 'close session' }, [{ sessionId: this.id }]).catch(() => undefined);
         await condition(allHandlersFinished);
@@ -187,14 +265,14 @@ export class AgentSession {
     } else {
       await condition(allHandlersFinished);
     }
-    return toResult(this.loop, reason, error);
+    return { ...toResult(this.loop, reason, error), ...changes };
   }
 
   /** Hands the session to a fresh run with the same workflow id (`rawInput`, plus what is carried). */
   async continueAsNew(rawInput: unknown): Promise<never> {
     await condition(allHandlersFinished);
     const { resume: _previous, ...fields } = rawInput as Record<string, unknown>;
-    const carried: CarriedState = { session: this.prepared, loop: this.loop, ...this.steering.carry(), ...this.view.carry() };
+    const carried: CarriedState = { session: this.prepared, loop: this.loop, ...this.steering.carry(), ...this.view.carry(), ...this.workspace.carry() };
     return continueAsNew<(input: unknown) => Promise<AgentResult>>({ ...fields, resume: carried });
   }
 }

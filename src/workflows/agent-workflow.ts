@@ -22,13 +22,18 @@ import { outputLimit, withTransition } from './loop-state';
 import { prepareTurnContext, recover } from './recovery';
 import { callModelRequest, modelCallSummary } from './requests';
 import { runToolTurn } from './tool-turn';
-import { afterStopped, endTurn, type Next } from './turn-end';
+import { afterStopped, endTurn, type Next, rewindBetweenTurns } from './turn-end';
 
 export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   const input = validInput(rawInput);
   // Sessions that started before a feature replay without its marker and keep the behaviour they
   // were recorded with (test/fixtures/histories holds such histories).
-  const features = { recoveryLayers: patched('recovery-layers'), steering: patched('steering'), hardening: patched('hardening') };
+  const features = {
+    recoveryLayers: patched('recovery-layers'),
+    steering: patched('steering'),
+    hardening: patched('hardening'),
+    durableWorkspace: patched('durable-workspace'),
+  };
   let session: AgentSession | undefined;
   try {
     session = await AgentSession.open(input, features);
@@ -37,7 +42,8 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       if (next.kind === 'finish') return await session.finish(next.reason, next.error);
       // Sessions of any length: at a turn boundary, hand the state to a fresh run (same workflow
       // id) before history grows large. Sessions from before `hardening` checked after tools only.
-      const boundary = features.hardening || next.afterTools;
+      // A rewind asked for is carried out first (continue-as-new waits for every update to return).
+      const boundary = (features.hardening || next.afterTools) && !session.workspace.rewindPending;
       if (boundary && shouldContinueAsNew(workflowInfo().continueAsNewSuggested, input.continueAsNewAfterTurns, session.turnsThisRun) && patched('continue-as-new')) {
         return await session.continueAsNew(rawInput);
       }
@@ -55,6 +61,9 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
 
 /** One turn: prepare, call the model, branch, run the tools. Says whether the loop goes on. */
 async function turn(session: AgentSession): Promise<Next & { afterTools?: true }> {
+  // 0. A rewind asked for (update `rewind`) is carried out between turns.
+  if (session.workspace.rewindPending) return rewindBetweenTurns(session);
+
   // 1. Prepare: count the turn (or stop at maxTurns), then the context pipeline.
   const begun = session.beginTurn();
   if (begun.kind === 'finish') return begun;
@@ -95,9 +104,10 @@ type Called = { kind: 'outcome'; outcome: CallModelOutcome } | { kind: 'stopped'
 async function callModelInterruptibly(session: AgentSession): Promise<Called> {
   session.status('running_model');
   try {
-    const request = callModelRequest(session.state);
+    const request = { ...callModelRequest(session.state), ...session.workspace.turnEnd(session.state) };
     const options = { ...modelCallOptions(outputLimit(session.state)), summary: modelCallSummary(session.state) };
     const outcome = await session.steering.interruptible('model', () => callModel.executeWithOptions(options, [request]));
+    session.workspace.stored(outcome.checkpointRef);
     // The reply was complete when the interrupt reached it: the person asked to stop, so it stops.
     if (session.features.hardening && session.steering.interruptPending()) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
     return { kind: 'outcome', outcome };

@@ -3,7 +3,22 @@
  * contract (used from the Temporal CLI, e.g. `temporal workflow signal --name userMessage`).
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { AgentState, ApprovalDecision, ApprovalReceipt, InterruptRequest, InterruptResult, TranscriptPage, TranscriptRequest, UserMessage } from '../shared/contract';
+import type {
+  AgentState,
+  ApprovalDecision,
+  ApprovalReceipt,
+  CheckpointRequest,
+  DiffRange,
+  DiffRequest,
+  ForkPoint,
+  InterruptRequest,
+  InterruptResult,
+  RewindRequest,
+  RewindResult,
+  TranscriptPage,
+  TranscriptRequest,
+  UserMessage,
+} from '../shared/contract';
 
 export const stateQuery = defineQuery<AgentState>('state');
 export const transcriptQuery = defineQuery<TranscriptPage, [TranscriptRequest?]>('transcript');
@@ -17,3 +32,9 @@ export const interruptSignal = defineSignal<[InterruptRequest?]>('interrupt');
 export const interruptUpdate = defineUpdate<InterruptResult, [InterruptRequest?]>('interrupt');
 /** Answer a tool call waiting for approval (permissionMode "ask"). */
 export const approveToolUpdate = defineUpdate<ApprovalReceipt, [ApprovalDecision]>('approveTool');
+/** Take the conversation, and by default the files, back to just after an earlier turn. */
+export const rewindUpdate = defineUpdate<RewindResult, [RewindRequest]>('rewind');
+/** What a fork of a turn starts from (its conversation and snapshot): `durable-agent fork` reads it. */
+export const checkpointQuery = defineQuery<ForkPoint, [CheckpointRequest]>('checkpoint');
+/** The two snapshots between which `durable-agent diff` shows the changes. */
+export const diffQuery = defineQuery<DiffRange, [DiffRequest?]>('diff');

@@ -133,6 +133,7 @@ export const NEW_TURN: readonly (Transition | null)[] = [
   'stop_hook_blocking',
   'token_budget_continuation',
   'user_message',
+  'rewind',
 ];
 
 /** `max_tokens` for the next call: the escalated limit during an escalation retry. */

@@ -43,6 +43,11 @@ export function beginTurn(state: LoopState): { kind: 'call_model'; state: LoopSt
   return { kind: 'call_model', state: { ...state, turnCount: state.turnCount + 1 } };
 }
 
+/** A model call stopped before it answered (for a rewind): the turn it counted is counted again when it starts over. */
+export function uncountTurn(state: LoopState): LoopState {
+  return NEW_TURN.includes(state.lastTransition) ? { ...state, turnCount: Math.max(0, state.turnCount - 1) } : state;
+}
+
 /** The request was sent (and answered or refused): it is now the conversation. */
 function sent(state: LoopState, outcome: CallModelOutcome): LoopState {
   const messageCount = outcome.kind === 'response' ? outcome.messageCount : state.messageCount + state.pendingMessages.length;

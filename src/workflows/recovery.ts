@@ -68,7 +68,10 @@ export async function recover(session: AgentSession, step: Step, outcome: CallMo
  */
 async function editContext(session: AgentSession, summary: string, steps: PrepareContextInput['steps'], targetTokens: number): Promise<PrepareContextOutput | undefined> {
   try {
-    return await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary }, [contextEditRequest(session.state, steps, targetTokens, session.overheadTokens)]);
+    const request = { ...contextEditRequest(session.state, steps, targetTokens, session.overheadTokens), ...session.workspace.turnEnd(session.state) };
+    const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary }, [request]);
+    session.workspace.stored(edited.checkpointRef);
+    return edited;
   } catch (error) {
     if (isCancellation(error) || !session.features.hardening) throw error;
     session.note({ type: 'context', edits: [], estimatedTokens: estimateTokens(session.state), error: `${steps.join(', ')} skipped: ${failureMessage(error)}` });
@@ -82,8 +85,9 @@ async function compact(session: AgentSession, reason: 'autocompact' | 'reactive'
   try {
     const compacted = await compactConversation.executeWithOptions(
       { ...COMPACT_OPTIONS, summary: reason === 'reactive' ? 'compact (reactive)' : 'compact (auto)' },
-      [compactRequest(session.state, reason)],
+      [{ ...compactRequest(session.state, reason), ...session.workspace.turnEnd(session.state) }],
     );
+    session.workspace.stored(compacted.checkpointRef);
     const state = absorbNewContext(session.state, compacted.conversationRef, 1, compacted.estimatedTokens);
     session.update({ ...state, usage: addUsage(state.usage, compacted.usage), contextEditedAt: undefined });
     session.contextEdited([reason === 'reactive' ? 'reactive_compact' : 'autocompact'], compacted.estimatedTokens);

@@ -19,6 +19,7 @@ import type {
   Transition,
 } from '../shared/contract';
 import type { PrepareSessionOutput } from '../shared/activity-io';
+import type { SnapshotRecord } from '../shared/workspace';
 import { ZERO_USAGE } from '../shared/conversation';
 import { AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { stateQuery, transcriptQuery } from './definitions';
@@ -86,6 +87,8 @@ export class SessionView {
       lastToolSummary: null,
       reason: null,
       sandbox: null,
+      workdir: null,
+      snapshots: [],
     };
   }
 
@@ -108,10 +111,23 @@ export class SessionView {
   }
 
   /** The worker prepared the session: where its commands run, and (new sessions) what the transcript should say of it. */
-  prepared(session: PrepareSessionOutput, { note }: { note: boolean }): void {
+  prepared(session: PrepareSessionOutput, { note, forkedFrom }: { note: boolean; forkedFrom?: { workflowId: string; turn: number } }): void {
     this.state.sandbox = session.sandbox ?? null;
+    this.state.workdir = session.workdir;
     if (!note || session.sandbox === undefined) return;
-    this.add({ type: 'session', turn: 0, workdir: session.workdir, sandbox: session.sandbox, ...(session.skippedRepoHooks?.length ? { skippedRepoHooks: session.skippedRepoHooks } : {}) });
+    this.add({
+      type: 'session',
+      turn: forkedFrom?.turn ?? 0,
+      workdir: session.workdir,
+      sandbox: session.sandbox,
+      ...(session.skippedRepoHooks?.length ? { skippedRepoHooks: session.skippedRepoHooks } : {}),
+      ...(forkedFrom ? { forkedFrom } : {}),
+    });
+  }
+
+  /** The snapshots of the session's current line of turns (shown by the `state` query). */
+  workspace(snapshots: SnapshotRecord[]): void {
+    this.state.snapshots = snapshots;
   }
 
   sync(loop: LoopState): void {
@@ -205,7 +221,9 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
             ? 'waiting for a message (signal `userMessage`, or `end`)'
             : view.status === 'compacting'
               ? 'compacting the conversation'
-              : 'waiting for the model';
+              : view.status === 'rewinding'
+                ? 'rewinding'
+                : 'waiting for the model';
   return [
     `**Turn ${view.turn}** · ${running}`,
     `- model: ${view.model}`,
@@ -214,5 +232,6 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
     `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
     `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
     ...(view.lastToolSummary ? [`- last tools: ${view.lastToolSummary}`] : []),
+    ...(view.snapshots.length ? [`- workspace: ${view.snapshots.length} snapshots, last after turn ${view.snapshots.at(-1)!.turn} (\`${view.snapshots.at(-1)!.ref.slice(0, 19)}…\`)`] : []),
   ].join('\n');
 }

@@ -33,6 +33,8 @@ export class Steering {
   private interruptsHandled = 0;
   /** False once the session is over: an interrupt then has nothing to stop. */
   private active = true;
+  /** While true, work started in `interruptible` is cancelled at once (a rewind waits to be carried out). */
+  private halted: () => boolean = () => false;
 
   /** `onChange` refreshes what people see (the view) after a signal or update changed something. */
   constructor(private readonly onChange: () => void) {}
@@ -65,6 +67,12 @@ export class Steering {
     this.onChange();
   }
 
+  /** Cancels what is in flight, and whatever starts while `halted` holds, without it counting as an interrupt. */
+  stopInFlight(halted: () => boolean): void {
+    this.halted = halted;
+    this.inFlight?.cancel();
+  }
+
   /** Cancels what is in flight; says what that was. */
   requestInterrupt(): 'model' | 'tools' | 'nothing' {
     if (!this.active || !this.inFlight) return 'nothing';
@@ -93,6 +101,7 @@ export class Steering {
    */
   async interruptible<T>(stopping: 'model' | 'tools', work: () => Promise<T>, scope: Pick<CancellationScope, 'run' | 'cancel'> = new CancellationScope()): Promise<T> {
     this.inFlight = { stopping, cancel: () => scope.cancel() };
+    if (this.halted()) scope.cancel();
     try {
       return await scope.run(work);
     } finally {

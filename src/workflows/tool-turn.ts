@@ -54,6 +54,10 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
   session.toolResults(toolUses, results);
   session.update(absorbToolResults(session.state, results));
   session.showToolCalls([]);
+  // The files as the turn left them, before anything goes on (also after an interrupt: the calls
+  // that ran changed them); then the point a rewind or a fork can go back to.
+  if (toolUses.some((call) => call.plan.ok && rulesOf(call).changesFiles)) await session.snapshotAfter(session.state.turnCount);
+  session.workspace.checkpoint(true);
   if (stopped) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
   session.goOn(session.state);
   if (session.features.steering && session.input.toolSummaries) summarizeInBackground(session, toolUses, results);
@@ -76,7 +80,9 @@ async function runToolCall(session: AgentSession, call: PlannedToolUse, approval
   if (!call.plan.ok) return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
   try {
     const options = toolActivityOptions(call, call.plan.summary, session.features.hardening);
-    return await runTool.executeWithOptions(options, [runToolRequest(session.id, session.state, call, approval && { ...approval, approved: true })]);
+    const snapshotRef = rulesOf(call).changesFiles ? session.workspace.latestRef : undefined;
+    const request = runToolRequest(session.id, session.state, call, approval && { ...approval, approved: true });
+    return await runTool.executeWithOptions(options, [snapshotRef ? { ...request, snapshotRef } : request]);
   } catch (error) {
     if (isCancellation(error)) throw error;
     // Interrupted, and the call ended without saying how (its worker died): it was stopped.

@@ -7,7 +7,8 @@ import type { StopHookOutcome } from '../shared/activity-io';
 import { runStopHooks, STOP_HOOK_OPTIONS } from './activity-options';
 import type { AgentSession } from './agent-session';
 import { failureMessage } from './failures';
-import { afterStop, type Finish } from './loop';
+import { afterStop, type Finish, uncountTurn } from './loop';
+import { applyRewind } from './rewind';
 import { continueWith } from './loop-state';
 import { stopHookRequest } from './requests';
 import { decideStopHook, decideTurnEnd, type StopHookDecision } from './stop-conditions';
@@ -20,6 +21,8 @@ const CONTINUE: Next = { kind: 'continue' };
 /** The model ended its turn without tool calls: stop hooks, token budget, people, or the end. */
 export async function endTurn(session: AgentSession): Promise<Next> {
   const hook = await runHooks(session);
+  // The turn ends with the model's answer: a point a rewind or a fork can go back to.
+  session.workspace.checkpoint(false);
   const end = decideTurnEnd(session.state, {
     hook,
     tokenBudget: session.input.tokenBudget,
@@ -51,6 +54,8 @@ async function runHooks(session: AgentSession): Promise<StopHookDecision> {
     if (isCancellation(error)) throw error;
     outcome = { kind: 'allow', reports: [`Stop hooks could not run: ${failureMessage(error)}`] };
   }
+  // Hooks are commands: what they changed is snapshotted before the loop goes on.
+  await session.snapshotAfter(session.state.turnCount);
   for (const report of outcome.reports) session.note({ type: 'stop_hook', outcome: 'allow', detail: report });
   const decision = decideStopHook(outcome, session.state.consecutiveStopHookBlocks);
   if (decision.kind !== 'allow') session.note({ type: 'stop_hook', outcome: outcome.kind, detail: 'reason' in outcome ? outcome.reason : '' });
@@ -59,6 +64,14 @@ async function runHooks(session: AgentSession): Promise<StopHookDecision> {
 
 /** An interrupt (or the workflow's cancellation) stopped the model call or the tools. */
 export async function afterStopped(session: AgentSession, stopped: 'model' | 'tools', byInterrupt: boolean): Promise<Next> {
+  if (session.workspace.rewindPending) {
+    // Stopped for a rewind, carried out at the top of the loop. Should it be refused, a model
+    // call stopped before its answer starts over as the same turn.
+    session.steering.takeInterrupt();
+    session.steering.interruptDone();
+    if (stopped === 'model') session.update(uncountTurn(session.state));
+    return CONTINUE;
+  }
   if (byInterrupt) {
     session.note({ type: 'interrupt', stopped });
     session.steering.interruptDone();
@@ -68,15 +81,28 @@ export async function afterStopped(session: AgentSession, stopped: 'model' | 'to
   return (await waitForMessage(session)) ? CONTINUE : next.otherwise;
 }
 
-/** Interactive sessions wait (durably, for days if need be) for the next message or `end`. */
+/** Carries out a rewind between turns; one that leaves the session at an answer waits for the next message. */
+export async function rewindBetweenTurns(session: AgentSession): Promise<Next> {
+  const rewind = await applyRewind(session);
+  if (rewind.applied && !rewind.endsWithUser) return (await waitForMessage(session)) ? CONTINUE : { kind: 'finish', reason: 'completed' };
+  return CONTINUE;
+}
+
+/** Interactive sessions wait (durably, for days if need be) for the next message, `end`, or a rewind. */
 export async function waitForMessage(session: AgentSession): Promise<boolean> {
-  session.status('waiting_input');
-  try {
-    await condition(() => session.steering.queued.length > 0 || session.steering.ended);
-  } catch (error) {
-    // Cancelling the workflow while it waits closes the session, as `end` does.
-    if (session.features.hardening && isCancellation(error)) return false;
-    throw error;
+  for (;;) {
+    session.status('waiting_input');
+    try {
+      await condition(() => session.steering.queued.length > 0 || session.steering.ended || session.workspace.rewindPending);
+    } catch (error) {
+      // Cancelling the workflow while it waits closes the session, as `end` does.
+      if (session.features.hardening && isCancellation(error)) return false;
+      throw error;
+    }
+    if (!session.workspace.rewindPending) break;
+    // A rewind to tool results goes on with the model; to an answer (or refused), it waits again.
+    const rewind = await applyRewind(session);
+    if (rewind.applied && rewind.endsWithUser) return true;
   }
   const texts = session.steering.takeQueued();
   if (texts.length === 0) return false;

@@ -1,4 +1,5 @@
 import {
+  uncountTurn,
   afterCollapse,
   afterMediaStrip,
   afterModel,
@@ -191,4 +192,12 @@ test('continue as new when Temporal suggests it or after the turns per run', () 
   expect(shouldContinueAsNew(false, undefined, 1000)).toBe(false);
   expect(shouldContinueAsNew(false, 10, 9)).toBe(false);
   expect(shouldContinueAsNew(false, 10, 10)).toBe(true);
+});
+
+describe('uncountTurn', () => {
+  test('a new turn stopped before its answer (for a rewind that was then refused) is counted again when it starts over; a retry was never counted', () => {
+    expect(uncountTurn(loopState({ turnCount: 3, lastTransition: 'next_turn' })).turnCount).toBe(2);
+    expect(uncountTurn(loopState({ turnCount: 3, lastTransition: 'rewind' })).turnCount).toBe(2);
+    expect(uncountTurn(loopState({ turnCount: 3, lastTransition: 'max_output_tokens_escalate' })).turnCount).toBe(3);
+  });
 });

@@ -74,6 +74,24 @@ describe('interrupt', () => {
   });
 });
 
+describe('stopping for a rewind', () => {
+  test('cancels what is in flight, and what starts while the rewind waits, without counting as an interrupt', async () => {
+    const { steering: people } = steering();
+    let rewindWaiting = true;
+    const inFlight = fakeScope();
+    await people.interruptible('model', async () => people.stopInFlight(() => rewindWaiting), inFlight);
+    expect(inFlight.cancelled).toBe(1);
+    expect(people.takeInterrupt()).toBe(false);
+    const next = fakeScope();
+    await people.interruptible('tools', async () => undefined, next);
+    expect(next.cancelled).toBe(1);
+    rewindWaiting = false;
+    const after = fakeScope();
+    await people.interruptible('tools', async () => undefined, after);
+    expect(after.cancelled).toBe(0);
+  });
+});
+
 describe('approvals', () => {
   test('answers are checked before they enter history: only calls that wait, only allow or deny', () => {
     const { steering: people } = steering();

@@ -1,0 +1,211 @@
+/**
+ * The session's durable workspace as the workflow holds it: the turn log (checkpoints and
+ * snapshot references, see checkpoints.ts), the snapshot activity after turns that could change
+ * files, the `rewind` update and the `checkpoint` and `diff` queries.
+ *
+ * A rewind is requested by the update and carried out by the driver between turns (rewind.ts):
+ * the handler stops what is in flight, as an interrupt does, and waits for the outcome. Its
+ * validator rejects what can be known without files (an unknown turn, a rewind in progress); the
+ * check for changes made beside the session needs the files, so it runs as an activity first.
+ */
+import { ApplicationFailure, CancellationScope, condition, setHandler } from '@temporalio/workflow';
+import type { RewindResult } from '../shared/contract';
+import { ErrorType } from '../shared/errors';
+import type { FileChange, SnapshotRecord } from '../shared/workspace';
+import { checkWorkspace, diffSnapshots, snapshotWorkspace, WORKSPACE_OPTIONS } from './activity-options';
+import {
+  checkpointAt,
+  checkpointStored,
+  checkRewind,
+  diffRange,
+  EMPTY_TURN_LOG,
+  forkPoint,
+  latestSnapshot,
+  type NormalizedRewind,
+  recordCheckpoint,
+  recordSnapshot,
+  snapshotAt,
+  turnEndFor,
+  type TurnLog,
+} from './checkpoints';
+import { checkpointQuery, diffQuery, rewindUpdate } from './definitions';
+import { failureMessage } from './failures';
+import type { LoopState } from './loop-state';
+
+/** What the workspace needs of its session. */
+export interface WorkspaceHost {
+  readonly state: LoopState;
+  readonly interactive: boolean;
+  finished(): boolean;
+  /** A tool batch or hook is running: the working tree may be changing under a check. */
+  toolsRunning(): boolean;
+  /** Stops the model call or tool batch in flight, and any that starts before the rewind is done. */
+  stopForRewind(): void;
+  /** A transcript note that a snapshot could not be taken. */
+  snapshotFailed(turn: number, error: string): void;
+}
+
+/** What a run hands to the next when it continues as new. */
+export interface CarriedWorkspace {
+  turnLog?: TurnLog;
+}
+
+type RewindOutcome = { ok: RewindResult } | { error: string; type: string; outsideChanges?: FileChange[] };
+
+export class SessionWorkspace {
+  log: TurnLog = EMPTY_TURN_LOG;
+  private pending: { request: NormalizedRewind; ticket: number } | null = null;
+  private tickets = 0;
+  private readonly outcomes = new Map<number, RewindOutcome>();
+
+  constructor(
+    /** Off for sessions recorded before durable workspaces (replay). */
+    readonly enabled: boolean,
+    private readonly host: WorkspaceHost,
+  ) {}
+
+  listen(): void {
+    if (!this.enabled) return;
+    setHandler(rewindUpdate, (request) => this.rewind(request), { validator: (request) => this.validate(request) });
+    setHandler(checkpointQuery, (request) => {
+      const point = forkPoint(this.log, request?.turn ?? -1, this.host.state.model);
+      if (!point) throw new Error(`turn ${request?.turn} has no checkpoint with a snapshot (turns: ${this.log.checkpoints.map((entry) => entry.turn).join(', ') || 'none'})`);
+      return point;
+    });
+    setHandler(diffQuery, (request) => diffRange(this.log, request ?? {}));
+  }
+
+  restore(carried: CarriedWorkspace): void {
+    if (carried.turnLog) this.log = carried.turnLog;
+  }
+
+  carry(): CarriedWorkspace {
+    return this.enabled ? { turnLog: this.log } : {};
+  }
+
+  /** The end of the current turn: a point a rewind or a fork can go back to. */
+  checkpoint(endsWithUser: boolean): void {
+    if (this.enabled) this.log = recordCheckpoint(this.log, this.host.state, endsWithUser);
+  }
+
+  /** For the next activity that stores the conversation: how many pending messages close the last turn. */
+  turnEnd(state: LoopState): { turnEnd?: number } {
+    const turnEnd = this.enabled ? turnEndFor(this.log, state) : undefined;
+    return turnEnd === undefined ? {} : { turnEnd };
+  }
+
+  /** That activity stored them: the checkpoint now holds a reference instead of the messages. */
+  stored(checkpointRef: string | undefined): void {
+    this.log = checkpointStored(this.log, checkpointRef);
+  }
+
+  /** The snapshot the current turn started from. */
+  get latestRef(): string | undefined {
+    return latestSnapshot(this.log)?.ref;
+  }
+
+  /**
+   * Snapshots the working tree after turn `turn` (or at the session's start), before the loop goes
+   * on: a rewind or a crash-exact retry must find it. A cancellation of the workflow does not stop
+   * it half-way. A snapshot that fails leaves a gap (the next one covers its changes), not a failed session.
+   */
+  async snapshot(turn: number, workdir: string): Promise<SnapshotRecord | undefined> {
+    if (!this.enabled) return undefined;
+    const previousRef = this.latestRef;
+    try {
+      const taken = await CancellationScope.nonCancellable(() =>
+        snapshotWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: turn === 0 ? 'snapshot (start)' : `turn ${turn} · snapshot` }, [
+          { workdir, ...(previousRef ? { previousRef } : {}) },
+        ]),
+      );
+      const record = { turn, ref: taken.ref, filesChanged: taken.filesChanged };
+      this.log = recordSnapshot(this.log, record);
+      return record;
+    } catch (error) {
+      this.host.snapshotFailed(turn, failureMessage(error));
+      return undefined;
+    }
+  }
+
+  /** The session's changes, first snapshot to last, for its result. */
+  async filesChanged(): Promise<{ filesChanged?: Awaited<ReturnType<typeof diffSnapshots>> }> {
+    const first = this.log.snapshots[0];
+    const last = latestSnapshot(this.log);
+    if (!this.enabled || !first || !last) return {};
+    if (first.ref === last.ref) return { filesChanged: [] };
+    const filesChanged = await diffSnapshots.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'files changed' }, [{ fromRef: first.ref, toRef: last.ref }]);
+    return { filesChanged };
+  }
+
+  get rewindPending(): boolean {
+    return this.pending !== null;
+  }
+
+  takeRewind(): { request: NormalizedRewind; ticket: number } | null {
+    const taken = this.pending;
+    this.pending = null;
+    return taken;
+  }
+
+  /** The session ends with a rewind still waiting: its update fails, saying so. */
+  abandonRewind(message: string): void {
+    const taken = this.takeRewind();
+    if (taken) this.settle(taken.ticket, { error: message, type: ErrorType.RewindFailed });
+  }
+
+  settle(ticket: number, outcome: RewindOutcome): void {
+    this.outcomes.set(ticket, outcome);
+  }
+
+  checkpointOf(turn: number) {
+    return checkpointAt(this.log, turn);
+  }
+
+  snapshotOf(turn: number) {
+    return snapshotAt(this.log, turn);
+  }
+
+  private validate(request: Parameters<typeof checkRewind>[1]): void {
+    const check = checkRewind(this.log, request, {
+      currentTurn: this.host.state.turnCount,
+      interactive: this.host.interactive,
+      finished: this.host.finished(),
+      rewinding: this.pending !== null,
+    });
+    if (!check.ok) throw new Error(check.message);
+  }
+
+  private async rewind(raw: Parameters<typeof checkRewind>[1]): Promise<RewindResult> {
+    const { request } = checkRewind(this.log, raw, { currentTurn: Infinity, interactive: true, finished: false, rewinding: false }) as { request: NormalizedRewind };
+    // Between turns no tool changes files: changes found now were made beside the session, and a
+    // refusal leaves the session undisturbed. (While tools run, the driver checks once they stopped.)
+    const expectedRef = this.latestRef;
+    const targetRef = snapshotAt(this.log, request.turn)?.ref;
+    if (request.files && !request.force && !this.host.toolsRunning() && expectedRef && targetRef) {
+      const outside = await checkWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: `rewind to turn ${request.turn} · check` }, [
+        { workdir: this.host.state.workdir, targetRef, expectedRef, force: false },
+      ]);
+      if (outside.length > 0) throw refusal(outside);
+    }
+    const ticket = ++this.tickets;
+    this.pending = { request, ticket };
+    this.host.stopForRewind();
+    await condition(() => this.outcomes.has(ticket));
+    const outcome = this.outcomes.get(ticket)!;
+    this.outcomes.delete(ticket);
+    if ('ok' in outcome) return outcome.ok;
+    throw outcome.outsideChanges ? refusal(outcome.outsideChanges) : ApplicationFailure.nonRetryable(outcome.error, outcome.type);
+  }
+}
+
+/** The update's failure when files changed beside the session: the paths in the message and the details. */
+export function refusal(outside: FileChange[]): ApplicationFailure {
+  const listed = outside.slice(0, 50).map((change) => `${change.change} ${change.path}`);
+  const more = outside.length > listed.length ? ` and ${outside.length - listed.length} more` : '';
+  return ApplicationFailure.create({
+    message: `Rewind refused: files changed beside the session since its last snapshot (${listed.join(', ')}${more}). Nothing was changed; rewind with force to overwrite them.`,
+    type: ErrorType.RewindRefused,
+    nonRetryable: true,
+    details: [outside],
+  });
+}
