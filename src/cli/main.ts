@@ -15,7 +15,9 @@ import { hasApiCredentials, MISSING_API_KEY_MESSAGE, workerConfigFromEnvironment
 import { contentExternalStorage } from '../activities/store/external-storage';
 import { ensureTemporal, workflowUrl } from './local-temporal';
 import { followSession } from './follow';
-import { sessionCommand, UsageError } from './session-commands';
+import { UsageError } from './cli-client';
+import { sessionCommand } from './session-commands';
+import { forkCommand } from './workspace-commands';
 
 const USAGE = `Usage:
   durable-agent run --workdir <dir> [options] "<task>"   start a session and follow it
@@ -25,6 +27,12 @@ const USAGE = `Usage:
   durable-agent interrupt <workflow-id>                   stop the model call or tools in flight
   durable-agent approve <workflow-id> <tool-use-id> [--deny] [--feedback "<text>"]
   durable-agent list [--status waiting_approval]          sessions, newest first
+  durable-agent rewind <workflow-id> --turn N [--conversation-only] [--force]
+                                                          take the session (and its files) back to turn N
+  durable-agent fork <workflow-id> --turn N --workdir <new dir> ["<instruction>"] [--no-worker]
+                                                          a new session from turn N, its files in <new dir>
+  durable-agent diff <workflow-id> [--turn N | --from N --to M] [--stat]
+                                                          what the session changed (default: start to now)
 
 Options for run:
   --workdir <dir>          Repository the agent works in (required)
@@ -40,7 +48,7 @@ Options for run:
   --permission-mode <m>    auto (default) or ask: Write, Edit and Bash wait for durable-agent approve
   --token-budget <n>       Keep working until n output tokens are used
 
-Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, AGENT_TASK_QUEUE, ANTHROPIC_API_KEY,
+Run ends with the session's diffstat. Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, AGENT_TASK_QUEUE, ANTHROPIC_API_KEY,
 ANTHROPIC_BASE_URL, AGENT_MODEL, AGENT_CONTENT_DIR (see README).`;
 
 export async function main(argv: string[], environment: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -51,6 +59,7 @@ export async function main(argv: string[], environment: NodeJS.ProcessEnv = proc
   }
   try {
     if (command === 'run') return await runCommand(rest, environment);
+    if (command === 'fork') return await forkCommand(rest, environment, startAndFollow);
     return await sessionCommand(command, rest, environment);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -113,10 +122,23 @@ function parseRunArguments(args: string[]): { input: AgentInput; workflowId?: st
 }
 
 async function runCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
-  const { input, workflowId: requestedId, startWorker } = parseRunArguments(args);
+  const { input, workflowId, startWorker } = parseRunArguments(args);
+  return startAndFollow(environment, { startWorker, workflowId }, async () => ({ input }));
+}
+
+/**
+ * Starts a session and follows it to its end: with a worker of its own here (and a local dev
+ * server when none answers) unless `startWorker` is false. `prepare` builds the input once the
+ * client is connected (a fork reads its original first).
+ */
+export async function startAndFollow(
+  environment: NodeJS.ProcessEnv,
+  options: { startWorker: boolean; workflowId?: string },
+  prepare: (client: Client) => Promise<{ input: AgentInput; workflowId?: string }>,
+): Promise<number> {
   const config = workerConfigFromEnvironment(environment);
   // Checked before anything starts: without a key the session could only fail later.
-  if (startWorker && !hasApiCredentials(config)) throw new Error(MISSING_API_KEY_MESSAGE);
+  if (options.startWorker && !hasApiCredentials(config)) throw new Error(MISSING_API_KEY_MESSAGE);
 
   Runtime.install({ logger: new DefaultLogger((environment.AGENT_LOG_LEVEL?.toUpperCase() ?? 'WARN') as 'WARN') });
   const temporal = await ensureTemporal(environment, (line) => console.error(line));
@@ -126,20 +148,21 @@ async function runCommand(args: string[], environment: NodeJS.ProcessEnv): Promi
   let worker: Worker | undefined;
   let workerRun: Promise<void> | undefined;
   let nativeConnection: NativeConnection | undefined;
-  if (startWorker) {
+  if (options.startWorker) {
     nativeConnection = await NativeConnection.connect({ address: config.address });
     worker = await createWorker(config, { connection: nativeConnection });
     workerRun = worker.run();
   }
   const connection = await Connection.connect({ address: config.address });
-  const client = new Client({ connection, namespace: config.namespace, dataConverter: { externalStorage: contentExternalStorage(config.contentDir) } });
-  const workflowId = requestedId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  const handle = await client.workflow.start(WORKFLOW_TYPE, { taskQueue: config.taskQueue, workflowId, args: [input] });
-  const link = workflowUrl(temporal.uiUrl, config.namespace, workflowId);
-  console.log(`Started workflow ${workflowId} on task queue ${config.taskQueue}${link ? `\nTemporal UI: ${link}` : ''}`);
-
   let exitCode = 1;
+  let link: string | undefined;
   try {
+    const client = new Client({ connection, namespace: config.namespace, dataConverter: { externalStorage: contentExternalStorage(config.contentDir) } });
+    const prepared = await prepare(client);
+    const workflowId = options.workflowId ?? prepared.workflowId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    const handle = await client.workflow.start(WORKFLOW_TYPE, { taskQueue: config.taskQueue, workflowId, args: [prepared.input] });
+    link = workflowUrl(temporal.uiUrl, config.namespace, workflowId);
+    console.log(`Started workflow ${workflowId} on task queue ${config.taskQueue}${link ? `\nTemporal UI: ${link}` : ''}`);
     exitCode = await followSession(handle);
   } finally {
     if (link) console.log(`Temporal UI: ${link}`);

@@ -1,4 +1,5 @@
 import type { AgentResult, TranscriptEntry } from '../shared/contract';
+import { formatDiffStat } from '../activities/workspace/diff-stat';
 
 const indent = (text: string, prefix = '  ') =>
   text
@@ -16,6 +17,7 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
         entry.sandbox === 'none'
           ? "  ⚠ sandbox: none: this session's commands run unconfined, with the worker's privileges (install bubblewrap, or see AGENT_SANDBOX in the README)"
           : undefined,
+        entry.forkedFrom ? `  ⑂ forked from ${entry.forkedFrom.workflowId} at turn ${entry.forkedFrom.turn} into ${entry.workdir}` : undefined,
         entry.skippedRepoHooks?.length
           ? `  ⚑ repository hooks found and not run (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1): ${entry.skippedRepoHooks.join(', ')}`
           : undefined,
@@ -46,6 +48,9 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
       return `  ⏹ interrupted (${entry.stopped})`;
     case 'tool_summary':
       return `  ≡ ${entry.text}`;
+    case 'snapshot':
+      if (entry.error) return `  ⚠ snapshot after turn ${entry.turn} failed: ${entry.error}`;
+      return entry.filesChanged ? `  ◆ snapshot: ${entry.filesChanged} file(s) changed` : undefined;
     case 'end':
       return `■ ${entry.reason}${entry.error ? `: ${entry.error}` : ''}`;
   }
@@ -57,5 +62,6 @@ export function formatResult(result: AgentResult): string {
     `Result: ${result.reason} after ${result.turnCount} turn(s)`,
     `Tokens: ${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.cacheReadInputTokens} cache read, ${usage.cacheCreationInputTokens} cache write`,
     ...(result.error ? [`Error: ${result.error}`] : []),
+    ...(result.filesChanged ? [result.filesChanged.length ? `Files changed:\n${formatDiffStat(result.filesChanged)}` : 'Files changed: none'] : []),
   ].join('\n');
 }

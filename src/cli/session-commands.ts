@@ -3,30 +3,14 @@
  * through the same signals, updates and queries the Temporal CLI uses (see README).
  */
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
-import { contentExternalStorage } from '../activities/store/external-storage';
 import { type AgentState, type InterruptRequest, type InterruptResult, WORKFLOW_TYPE } from '../shared/contract';
 import { AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { approveToolUpdate, interruptUpdate, stateQuery, userMessageSignal } from '../workflows/definitions';
-import { contentDirectory, temporalSettings } from '../worker-config';
+import { UsageError, withClient } from './cli-client';
 import { followSession } from './follow';
+import { workspaceCommand } from './workspace-commands';
 
-export class UsageError extends Error {}
-
-async function withClient<T>(environment: NodeJS.ProcessEnv, work: (client: Client) => Promise<T>): Promise<T> {
-  const { address, namespace } = temporalSettings(environment);
-  const connection = await Connection.connect({ address }).catch((error: Error) => {
-    throw new Error(`cannot connect to Temporal at ${address} (TEMPORAL_ADDRESS): ${error.message}`);
-  });
-  try {
-    // Payloads over 256 KB live in the content store; a client on the worker's host reads them there.
-    return await work(new Client({ connection, namespace, dataConverter: { externalStorage: contentExternalStorage(contentDirectory(environment)) } }));
-  } finally {
-    await connection.close();
-  }
-}
-
-function positional(args: string[], count: number, usage: string): string[] {
+export function positional(args: string[], count: number, usage: string): string[] {
   if (args.length < count) throw new UsageError(`usage: durable-agent ${usage}`);
   return args;
 }
@@ -109,6 +93,9 @@ export async function sessionCommand(command: string, args: string[], environmen
         return 0;
       });
     }
+    case 'rewind':
+    case 'diff':
+      return workspaceCommand(command, args, environment);
     default:
       throw new UsageError(`Unknown command: ${command}`);
   }

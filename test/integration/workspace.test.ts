@@ -161,6 +161,15 @@ test('fork at turn 2 into a new directory: the original stays byte-identical, an
   expect(await original.result()).toMatchObject({ reason: 'completed', finalText: 'Original done.' });
   const originalFiles = treeOf(workdir);
 
+  // What the session changed, from our CLI: the whole session as a diffstat, one turn as a diff.
+  const stat = await runCli(['diff', original.workflowId, '--stat']);
+  expect(stat.stdout).toContain(' gen/three.txt | 1 +');
+  expect(stat.stdout).toContain('4 files changed, 4 insertions(+)');
+  const turnTwo = await runCli(['diff', original.workflowId, '--turn', '2']);
+  expect(turnTwo.stdout).toContain('diff --git a/src/a.txt b/src/a.txt\n--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,1 +1,1 @@\n-alpha\n+beta\n');
+  expect(turnTwo.stdout).toContain('--- /dev/null\n+++ b/gen/two.txt');
+  expect(turnTwo.stdout).not.toContain('three');
+
   const forkDir = join(mkdtempSync(join(tmpdir(), 'fork-')), 'copy');
   const cli = await runCli(['fork', original.workflowId, '--turn', '2', '--workdir', forkDir, '--no-worker', 'Try it with a d']);
   if (cli.code !== 0) console.error(cli.stderr);

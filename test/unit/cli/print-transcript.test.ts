@@ -1,4 +1,4 @@
-import { formatEntry } from '../../../src/cli/print-transcript';
+import { formatEntry, formatResult } from '../../../src/cli/print-transcript';
 
 describe("the session's setup as `durable-agent run` prints it", () => {
   test('an unconfined session and skipped repository hooks are said out loud', () => {
@@ -9,5 +9,23 @@ describe("the session's setup as `durable-agent run` prints it", () => {
 
   test('a sandboxed session without repository hooks prints nothing', () => {
     expect(formatEntry({ type: 'session', turn: 0, workdir: '/repo', sandbox: 'bwrap' })).toBeUndefined();
+  });
+});
+
+describe('the durable workspace as `durable-agent run` and `watch` print it', () => {
+  test('a fork says where it comes from; snapshots that changed files and failed snapshots are shown', () => {
+    expect(formatEntry({ type: 'session', turn: 2, workdir: '/copy', sandbox: 'bwrap', forkedFrom: { workflowId: 'agent-1', turn: 2 } })).toBe('  ⑂ forked from agent-1 at turn 2 into /copy');
+    expect(formatEntry({ type: 'snapshot', turn: 3, ref: 'sha256:x', filesChanged: 2 })).toBe('  ◆ snapshot: 2 file(s) changed');
+    expect(formatEntry({ type: 'snapshot', turn: 3, ref: 'sha256:x', filesChanged: 0 })).toBeUndefined();
+    expect(formatEntry({ type: 'snapshot', turn: 3, error: 'disk full' })).toBe('  ⚠ snapshot after turn 3 failed: disk full');
+  });
+
+  test('the result ends with the diffstat of the session', () => {
+    const result = { reason: 'completed' as const, turnCount: 3, finalText: '', usage: { inputTokens: 1, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } };
+    expect(formatResult({ ...result, filesChanged: [{ path: 'src/a.ts', change: 'modified', linesAdded: 2, linesRemoved: 1 }] })).toContain(
+      'Files changed:\n src/a.ts | 3 ++-\n 1 file changed, 2 insertions(+), 1 deletion(-)',
+    );
+    expect(formatResult({ ...result, filesChanged: [] })).toContain('Files changed: none');
+    expect(formatResult(result)).not.toContain('Files changed');
   });
 });

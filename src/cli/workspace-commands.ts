@@ -1,0 +1,128 @@
+/**
+ * `durable-agent rewind | fork | diff`: the durable workspace from the command line, through the
+ * `rewind` update and the `checkpoint`, `diff` and `state` queries the Temporal CLI uses too.
+ * Snapshots are read from the content store (AGENT_CONTENT_DIR), as workers write them.
+ */
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Client } from '@temporalio/client';
+import { LocalContentStore } from '../activities/store/content-store';
+import { formatDiffStat, diffStat, unifiedDiff } from '../activities/workspace/unified-diff';
+import { outsideChanges } from '../activities/workspace/workspace-activities';
+import type { AgentState, ForkPoint, RewindResult } from '../shared/contract';
+import type { AgentInput } from '../shared/input';
+import type { FileChange } from '../shared/workspace';
+import { checkpointQuery, diffQuery, rewindUpdate, stateQuery } from '../workflows/definitions';
+import { contentDirectory } from '../worker-config';
+import { UsageError, withClient } from './cli-client';
+
+type StartAndFollow = (
+  environment: NodeJS.ProcessEnv,
+  options: { startWorker: boolean; workflowId?: string },
+  prepare: (client: Client) => Promise<{ input: AgentInput; workflowId?: string }>,
+) => Promise<number>;
+
+function parse<const Options extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: Options) {
+  try {
+    return parseArgs({ args, allowPositionals: true, strict: true, options });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function turnOption(value: unknown, name = 'turn'): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new UsageError(`--${name} takes a turn number, not ${String(value)}`);
+  return Number(value);
+}
+
+const storeOf = (environment: NodeJS.ProcessEnv) => new LocalContentStore(join(contentDirectory(environment), 'objects'));
+
+/** An update's failure as people should read it: the workflow's message, not the SDK's wrapper. */
+function updateError(error: Error & { cause?: Error }): Error {
+  return new Error(error.cause?.message ?? error.message);
+}
+
+export async function workspaceCommand(command: 'rewind' | 'diff', args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
+  if (command === 'rewind') {
+    const { values, positionals } = parse(args, { turn: { type: 'string' }, 'conversation-only': { type: 'boolean' }, force: { type: 'boolean' } });
+    const [workflowId] = positionals;
+    const turn = turnOption(values.turn);
+    if (!workflowId || turn === undefined) throw new UsageError('usage: durable-agent rewind <workflow-id> --turn N [--conversation-only] [--force]');
+    const files = !values['conversation-only'];
+    const force = values.force === true;
+    return withClient(environment, async (client) => {
+      const handle = client.workflow.getHandle(workflowId);
+      if (files && !force) {
+        const outside = await preflight(await handle.query(stateQuery), turn, environment);
+        if (outside.length > 0) {
+          console.error(`Rewind refused: files changed beside the session since its last snapshot:\n${outside.map((change) => `  ${change.change} ${change.path}`).join('\n')}`);
+          console.error('Nothing was changed. Rewind with --force to overwrite them (they stay in the content store), or --conversation-only.');
+          return 1;
+        }
+      }
+      const result: RewindResult = await handle.executeUpdate(rewindUpdate, { args: [{ turn, files, force }] }).catch((error) => {
+        throw updateError(error);
+      });
+      console.log(`Rewound ${workflowId} to turn ${result.turn}${files ? `: ${result.filesRestored} file(s) put back` : ' (conversation only)'}.`);
+      if (result.notRestored.length) console.log(`Not restored (over the snapshot size limit, content not recorded): ${result.notRestored.join(', ')}`);
+      if (result.previousSnapshot) console.log(`The files before the rewind are kept as snapshot ${result.previousSnapshot}.`);
+      return 0;
+    });
+  }
+
+  const { values, positionals } = parse(args, { turn: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, stat: { type: 'boolean' } });
+  const [workflowId] = positionals;
+  if (!workflowId) throw new UsageError('usage: durable-agent diff <workflow-id> [--turn N | --from N --to M] [--stat]');
+  const turn = turnOption(values.turn);
+  // `--turn N`: what turn N changed; `--from/--to`: between two turns; neither: the whole session.
+  const fromTurn = turn !== undefined ? Math.max(0, turn - 1) : turnOption(values.from, 'from');
+  const toTurn = turn ?? turnOption(values.to, 'to');
+  return withClient(environment, async (client) => {
+    const range = await client.workflow.getHandle(workflowId).query(diffQuery, { ...(fromTurn !== undefined ? { fromTurn } : {}), ...(toTurn !== undefined ? { toTurn } : {}) });
+    const store = storeOf(environment);
+    const text = values.stat ? formatDiffStat(await diffStat(store, range.fromRef, range.toRef)) : await unifiedDiff(store, range.fromRef, range.toRef);
+    process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+    return 0;
+  });
+}
+
+/**
+ * The refusal before the update is sent (so it never enters history), when this host can see the
+ * workdir and no tool is changing it right now; the workflow checks again in any case.
+ */
+async function preflight(state: AgentState, turn: number, environment: NodeJS.ProcessEnv): Promise<FileChange[]> {
+  const target = [...state.snapshots].reverse().find((snapshot) => snapshot.turn <= turn);
+  const expected = state.snapshots.at(-1);
+  if (!state.workdir || !target || !expected || state.status === 'running_tools' || !existsSync(state.workdir)) return [];
+  return outsideChanges(storeOf(environment), state.workdir, expected.ref, target.ref).catch(() => []);
+}
+
+export async function forkCommand(args: string[], environment: NodeJS.ProcessEnv, startAndFollow: StartAndFollow): Promise<number> {
+  const { values, positionals } = parse(args, { turn: { type: 'string' }, workdir: { type: 'string' }, 'workflow-id': { type: 'string' }, 'no-worker': { type: 'boolean' } });
+  const [originalId, ...words] = positionals;
+  const turn = turnOption(values.turn);
+  if (!originalId || turn === undefined || !values.workdir) {
+    throw new UsageError('usage: durable-agent fork <workflow-id> --turn N --workdir <new dir> ["<instruction>"]');
+  }
+  const workdir = resolve(values.workdir);
+  if (existsSync(workdir) && (!statSync(workdir).isDirectory() || readdirSync(workdir).length > 0)) {
+    throw new UsageError(`--workdir ${workdir} must be a new or empty directory (the fork's files are written there)`);
+  }
+  const instruction = words.join(' ').trim() || 'Continue the task from this point.';
+  return startAndFollow(environment, { startWorker: !values['no-worker'], ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}) }, async (client) => {
+    const point: ForkPoint = await client.workflow
+      .getHandle(originalId)
+      .query(checkpointQuery, { turn })
+      .catch((error: Error) => {
+        throw new Error(`cannot fork ${originalId} at turn ${turn}: ${error.message}`);
+      });
+    mkdirSync(workdir, { recursive: true });
+    const { model, ...fork } = point;
+    return {
+      input: { prompt: instruction, workdir, model, fork: { workflowId: originalId, ...fork } },
+      workflowId: `${originalId}-fork-${turn}-${Date.now().toString(36)}`,
+    };
+  });
+}
