@@ -49,7 +49,7 @@ export function createActivities(config: ActivityConfig) {
     ...createContextActivities({ store }),
     ...createCompactActivities({ store, api }),
     ...createToolActivities({ store, journal, sandbox: config.sandbox }),
-    ...createStopHookActivities({ sandbox: config.sandbox }),
+    ...createStopHookActivities({ sandbox: config.sandbox, store }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
     ...createCloseSessionActivities({ journal }),
     ...createWorkspaceActivities({ store, contentDir: config.contentDir, workspaceRoots: config.workspaceRoots ?? [] }),

@@ -5,6 +5,7 @@
 import type { ContextEdit } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
 import type { StopHook } from './input';
+import type { TakenSnapshot } from './workspace';
 
 export interface FileState {
   path: string;
@@ -201,8 +202,9 @@ export interface RunToolInput {
   /** A person approved this very call (permissionMode "ask"): a guarded change may go ahead. */
   approved?: true;
   /**
-   * The snapshot the call's turn started from (calls that change files, durable sessions): a
-   * retried command compares the workspace with it and reports what the lost attempt changed.
+   * The session's last snapshot (calls that change files, durable sessions). The call snapshots
+   * the workspace over it when it is done (no activity of its own, no extra workflow task); a
+   * command retried after its worker died compares the workspace with it instead of running again.
    */
   snapshotRef?: string;
 }
@@ -211,6 +213,8 @@ export interface RunToolOutput {
   result: ToolResult;
   /** The content hash the session now knows for the file the tool read or wrote. */
   fileState?: FileState;
+  /** The workspace as the call left it (when it was asked to snapshot it and could). */
+  snapshot?: TakenSnapshot;
 }
 
 export interface PrepareSessionInput {
@@ -261,12 +265,16 @@ export interface StopHookInput {
   sandbox?: SandboxRequest;
   finalText: string;
   stopHookActive: boolean;
+  /** The session's last snapshot: the hooks' activity snapshots the workspace over it when done. */
+  snapshotRef?: string;
 }
 
-export type StopHookOutcome =
+/** `snapshot`: the workspace as the hooks left it, when the input named the last snapshot. */
+export type StopHookOutcome = { snapshot?: TakenSnapshot } & (
   | { kind: 'allow'; reports: string[] }
   | { kind: 'block'; reason: string; reports: string[] }
-  | { kind: 'prevent'; reason: string; reports: string[] };
+  | { kind: 'prevent'; reason: string; reports: string[] }
+);
 
 export interface ToolBatchSummaryInput {
   calls: { name: string; summary: string; isError: boolean; preview: string }[];

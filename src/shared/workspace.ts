@@ -29,6 +29,12 @@ export interface SnapshotRecord {
   filesChanged: number;
 }
 
+/** A snapshot just taken: its reference, and the files changed since the one before. */
+export interface TakenSnapshot {
+  ref: string;
+  filesChanged: number;
+}
+
 export interface SnapshotWorkspaceInput {
   workdir: string;
   /** The snapshot before this one: files whose size, mtime and inode it recorded are not read again. */

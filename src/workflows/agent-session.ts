@@ -5,7 +5,6 @@
  */
 import {
   allHandlersFinished,
-  ApplicationFailure,
   CancellationScope,
   condition,
   continueAsNew,
@@ -15,11 +14,11 @@ import {
 } from '@temporalio/workflow';
 import type { CallModelOutcome, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
 import type { AgentResult, AgentStatus, ContextEdit, RewindRequest, TerminalReason, TranscriptEntry } from '../shared/contract';
-import { ErrorType } from '../shared/errors';
 import { AGENT_FORKED_FROM } from '../shared/search-attributes';
 import { contentPreview, type ToolResult } from '../shared/conversation';
 import type { ResolvedAgentInput, StopHook } from '../shared/input';
-import { CLOSE_SESSION_OPTIONS, closeSession, materializeSnapshot, prepareSession, SESSION_OPTIONS, WORKSPACE_OPTIONS } from './activity-options';
+import type { TakenSnapshot } from '../shared/workspace';
+import { CLOSE_SESSION_OPTIONS, closeSession, prepareSession, SESSION_OPTIONS } from './activity-options';
 import { type Checkpoint, forkedState, forkPrompt, rewoundLog, rewoundState } from './checkpoints';
 import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from './loop';
 import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from './loop-state';
@@ -58,6 +57,8 @@ export class AgentSession {
   readonly workspace: SessionWorkspace;
   private readonly view: SessionView;
   private closed = false;
+  /** The start snapshot, taken while the first model call runs. */
+  private baseline: Promise<void> = Promise.resolve();
   private loop!: LoopState;
   private prepared!: PrepareSessionOutput;
   private turnsAtRunStart = 0;
@@ -106,7 +107,7 @@ export class AgentSession {
         upsertMemo({ forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } });
         upsertSearchAttributes([{ key: AGENT_FORKED_FROM, value: fork.workflowId }]);
         // Its files first: the workdir must hold them before the session is prepared there.
-        await session.materialize(fork.snapshotRef);
+        await session.workspace.materialize(input.workdir, fork.snapshotRef);
       }
     }
     session.prepared =
@@ -127,28 +128,41 @@ export class AgentSession {
     session.loop = resumed?.loop ?? (fork ? forkedState(initial, fork) : initial);
     session.turnsAtRunStart = session.loop.turnCount;
     if (!resumed && features.durableWorkspace) {
-      // The baseline every later snapshot, diff and rewind compares with, taken before the first model call.
-      await session.snapshotAfter(session.loop.turnCount);
+      // The baseline every later snapshot, diff and rewind compares with. The first model call
+      // does not need it, so it is taken meanwhile (a first snapshot of a big repository takes
+      // seconds); whatever could change files waits for it (`workspaceReady`).
+      const turn = session.loop.turnCount;
+      session.baseline = session.snapshotAfter(turn).then(() => session.noteSnapshot(turn));
       session.workspace.checkpoint(true);
     }
     session.view.workspace(session.workspace.log.snapshots);
     return session;
   }
 
-  /** Writes a snapshot's files into the (empty) workdir of a fork; resumable after a crash. */
-  private async materialize(ref: string): Promise<void> {
-    try {
-      await materializeSnapshot.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'fork · files' }, [{ workdir: this.input.workdir, ref }]);
-    } catch (error) {
-      throw ApplicationFailure.nonRetryable(`The fork's files could not be written into ${this.input.workdir}: ${(error as Error).message}`, ErrorType.InvalidWorkdir);
-    }
+  /** Resolves once the start snapshot is taken: tools, hooks and rewinds wait for it. */
+  workspaceReady(): Promise<void> {
+    return this.baseline;
   }
 
-  /** After turn `turn`'s tools or hooks: the snapshot, before the loop goes on. */
+  /**
+   * A snapshot by an activity of its own, before the loop goes on: at the start, and after a turn
+   * whose calls or hooks could not take theirs (cancelled, failed).
+   */
   async snapshotAfter(turn: number): Promise<void> {
-    const taken = await this.workspace.snapshot(turn, this.loop.workdir);
-    if (taken) this.view.add({ type: 'snapshot', turn, ref: taken.ref, filesChanged: taken.filesChanged });
+    await this.workspace.snapshot(turn, this.loop.workdir);
     this.view.workspace(this.workspace.log.snapshots);
+  }
+
+  /** A call or the hooks snapshotted the workspace as they left it. */
+  snapshotTaken(turn: number, taken: TakenSnapshot): void {
+    this.workspace.taken(turn, taken);
+    this.view.workspace(this.workspace.log.snapshots);
+  }
+
+  /** The transcript's line for the turn's snapshot, once the turn's calls or hooks are done. */
+  noteSnapshot(turn: number): void {
+    const record = this.workspace.log.snapshots.find((snapshot) => snapshot.turn === turn);
+    if (record) this.view.add({ type: 'snapshot', turn, ref: record.ref, filesChanged: record.filesChanged });
   }
 
   /** The rewind went through: the conversation (and the files, already put back) are those of the checkpoint's turn. */
@@ -257,7 +271,10 @@ export class AgentSession {
     if (this.features.hardening) {
       // Even in a cancelled workflow (else the run would end CANCELED instead of with its result).
       await CancellationScope.nonCancellable(async () => {
-        changes = await this.workspace.filesChanged().catch(() => ({}));
+        if (this.features.durableWorkspace) {
+          await this.baseline;
+          changes = await this.workspace.filesChanged().catch(() => ({}));
+        }
         // No call of this session can be retried any more: its edit journal goes. Best effort.
         await closeSession.executeWithOptions({ ...CLOSE_SESSION_OPTIONS, summary: 'close session' }, [{ sessionId: this.id }]).catch(() => undefined);
         await condition(allHandlersFinished);

@@ -27,6 +27,7 @@ export async function applyRewind(session: AgentSession): Promise<RewindOutcome>
   const taken = workspace.takeRewind();
   if (!taken) return NOT_APPLIED;
   const { request, ticket } = taken;
+  await session.workspaceReady();
   const checkpoint = workspace.checkpointOf(request.turn)!;
   session.status('rewinding');
 

@@ -232,6 +232,6 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
     `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
     `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
     ...(view.lastToolSummary ? [`- last tools: ${view.lastToolSummary}`] : []),
-    ...(view.snapshots.length ? [`- workspace: ${view.snapshots.length} snapshots, last after turn ${view.snapshots.at(-1)!.turn} (\`${view.snapshots.at(-1)!.ref.slice(0, 19)}…\`)`] : []),
+    ...(view.snapshots.length ? [`- workspace: last snapshot after turn ${view.snapshots.at(-1)!.turn} (\`${view.snapshots.at(-1)!.ref.slice(0, 19)}…\`, ${view.snapshots.length} in all)`] : []),
   ].join('\n');
 }

@@ -22,20 +22,30 @@ import { rulesOf } from './tool-rules';
 export type ToolTurn = { kind: 'done' } | { kind: 'stopped'; byInterrupt: boolean };
 
 export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUse[]): Promise<ToolTurn> {
+  // (Only in sessions with durable workspaces: an extra await would reorder old histories' commands.)
+  if (session.features.durableWorkspace) await session.workspaceReady();
   session.showToolCalls(toolUses);
   session.status('running_tools');
   for (const call of toolUses) session.note({ type: 'tool_call', toolUseId: call.id, name: call.name, summary: summaryOf(call) });
   const collected = new Map<string, ToolResult>();
+  const turn = session.state.turnCount;
+  // Calls that change files snapshot the workspace when they are done; one that started and
+  // brought back no snapshot (cancelled, failed) leaves the turn's snapshot to an activity.
+  const snapshotting = new Set<string>();
   let stopped = false;
   try {
     await session.steering.interruptible('tools', () =>
       runToolUses(toolUses, {
         approve: (call) => approve(session, call),
-        run: (call, approval) => runToolCall(session, call, approval),
+        run: (call, approval) => runToolCall(session, call, approval, snapshotting),
         onBatch: (calls) => session.showToolCalls(calls),
         onResult: (call, output) => {
           collected.set(call.id, output.result);
           if (output.fileState) session.update(recordFileState(session.state, output.fileState, rulesOf(call).readsFile === true));
+          if (output.snapshot) {
+            session.snapshotTaken(turn, output.snapshot);
+            snapshotting.delete(call.id);
+          }
         },
       }, session.features.hardening),
     );
@@ -56,7 +66,8 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
   session.showToolCalls([]);
   // The files as the turn left them, before anything goes on (also after an interrupt: the calls
   // that ran changed them); then the point a rewind or a fork can go back to.
-  if (toolUses.some((call) => call.plan.ok && rulesOf(call).changesFiles)) await session.snapshotAfter(session.state.turnCount);
+  if (snapshotting.size > 0) await session.snapshotAfter(turn);
+  session.noteSnapshot(turn);
   session.workspace.checkpoint(true);
   if (stopped) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
   session.goOn(session.state);
@@ -76,11 +87,13 @@ async function approve(session: AgentSession, call: PlannedToolUse): Promise<App
 }
 
 /** One call as an activity. Invalid input, exhausted retries or a timeout still give the model a result. */
-async function runToolCall(session: AgentSession, call: PlannedToolUse, approval?: PersonApproval): Promise<RunToolOutput> {
+async function runToolCall(session: AgentSession, call: PlannedToolUse, approval: PersonApproval | undefined, snapshotting: Set<string>): Promise<RunToolOutput> {
   if (!call.plan.ok) return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
   try {
     const options = toolActivityOptions(call, call.plan.summary, session.features.hardening);
+    // The session's last snapshot: the call snapshots over it when done (calls that change files run one at a time).
     const snapshotRef = rulesOf(call).changesFiles ? session.workspace.latestRef : undefined;
+    if (snapshotRef) snapshotting.add(call.id);
     const request = runToolRequest(session.id, session.state, call, approval && { ...approval, approved: true });
     return await runTool.executeWithOptions(options, [snapshotRef ? { ...request, snapshotRef } : request]);
   } catch (error) {

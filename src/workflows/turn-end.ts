@@ -43,19 +43,26 @@ export async function endTurn(session: AgentSession): Promise<Next> {
 async function runHooks(session: AgentSession): Promise<StopHookDecision> {
   const hooks = session.stopHooks;
   if (hooks.length === 0) return { kind: 'allow' };
+  if (session.features.durableWorkspace) await session.workspaceReady();
   // Hooks are commands: people see them as tools running, and a cancellation stops them as such.
   if (session.features.hardening) session.status('running_tools');
   let outcome: StopHookOutcome;
   try {
     // Hooks are commands with effects: a cancelled workflow waits for them to stop (since `hardening`).
     const waitForCancellation = session.features.hardening ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {};
-    outcome = await runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, ...waitForCancellation, summary: 'stop hooks' }, [stopHookRequest(session.id, session.state, hooks)]);
+    const snapshotRef = session.workspace.latestRef;
+    const request = { ...stopHookRequest(session.id, session.state, hooks), ...(snapshotRef ? { snapshotRef } : {}) };
+    outcome = await runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, ...waitForCancellation, summary: 'stop hooks' }, [request]);
   } catch (error) {
     if (isCancellation(error)) throw error;
     outcome = { kind: 'allow', reports: [`Stop hooks could not run: ${failureMessage(error)}`] };
   }
-  // Hooks are commands: what they changed is snapshotted before the loop goes on.
-  await session.snapshotAfter(session.state.turnCount);
+  // Hooks are commands: what they changed is snapshotted (by their activity, else by one of its
+  // own) before the loop goes on.
+  const turn = session.state.turnCount;
+  if (outcome.snapshot) session.snapshotTaken(turn, outcome.snapshot);
+  else if (session.workspace.latestRef) await session.snapshotAfter(turn);
+  session.noteSnapshot(turn);
   for (const report of outcome.reports) session.note({ type: 'stop_hook', outcome: 'allow', detail: report });
   const decision = decideStopHook(outcome, session.state.consecutiveStopHookBlocks);
   if (decision.kind !== 'allow') session.note({ type: 'stop_hook', outcome: outcome.kind, detail: 'reason' in outcome ? outcome.reason : '' });

@@ -11,8 +11,8 @@
 import { ApplicationFailure, CancellationScope, condition, setHandler } from '@temporalio/workflow';
 import type { RewindResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
-import type { FileChange, SnapshotRecord } from '../shared/workspace';
-import { checkWorkspace, diffSnapshots, snapshotWorkspace, WORKSPACE_OPTIONS } from './activity-options';
+import type { FileChange, SnapshotRecord, TakenSnapshot } from '../shared/workspace';
+import { checkWorkspace, diffSnapshots, materializeSnapshot, snapshotWorkspace, WORKSPACE_OPTIONS } from './activity-options';
 import {
   checkpointAt,
   checkpointStored,
@@ -125,6 +125,20 @@ export class SessionWorkspace {
       this.host.snapshotFailed(turn, failureMessage(error));
       return undefined;
     }
+  }
+
+  /** Writes a snapshot's files into the (empty) workdir of a fork; resumable after a crash. */
+  async materialize(workdir: string, ref: string): Promise<void> {
+    try {
+      await materializeSnapshot.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'fork · files' }, [{ workdir, ref }]);
+    } catch (error) {
+      throw ApplicationFailure.nonRetryable(`The fork's files could not be written into ${workdir}: ${failureMessage(error)}`, ErrorType.InvalidWorkdir);
+    }
+  }
+
+  /** A snapshot a call or the hooks took of the workspace as they left it. */
+  taken(turn: number, taken: TakenSnapshot): void {
+    if (this.enabled) this.log = recordSnapshot(this.log, { turn, ...taken });
   }
 
   /** The session's changes, first snapshot to last, for its result. */

@@ -54,6 +54,10 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
     turnCount: 4,
     finalText: 'Renamed parseConfig to loadConfig in 2 files.',
     usage: expect.objectContaining({ inputTokens: expect.any(Number), outputTokens: expect.any(Number) }),
+    filesChanged: [
+      { path: 'src/config.js', change: 'modified', linesAdded: 2, linesRemoved: 2 },
+      { path: 'src/main.js', change: 'modified', linesAdded: 2, linesRemoved: 2 },
+    ],
   });
   expect(result.usage.inputTokens).toBeGreaterThan(0);
   expect(readFileSync(join(workdir, 'src/config.js'), 'utf8')).toBe(
@@ -92,6 +96,8 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
   const activities = scheduled.filter((activity) => activity.type !== 'summarizeToolBatch');
   expect(activities).toEqual([
     { type: 'prepareSession', summary: 'prepare session' },
+    // The start snapshot runs beside the first model call; the calls that change files snapshot as they end.
+    { type: 'snapshotWorkspace', summary: 'snapshot (start)' },
     { type: 'callModel', summary: 'turn 1 · model' },
     { type: 'runTool', summary: 'Read src/config.js' },
     { type: 'runTool', summary: 'Read src/main.js' },
@@ -102,6 +108,7 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
     { type: 'callModel', summary: 'turn 3 · model' },
     { type: 'runTool', summary: 'Bash Run main' },
     { type: 'callModel', summary: 'turn 4 · model' },
+    { type: 'diffSnapshots', summary: 'files changed' },
     { type: 'closeSession', summary: 'close session' },
   ]);
 });

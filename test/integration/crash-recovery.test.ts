@@ -119,7 +119,7 @@ test('SIGKILL during a Bash call: the retry names exactly the files the lost run
   expect(snapshot(workdir)).toEqual(reached);
   expect(readFileSync(markerFile, 'utf8')).toBe('started\n');
   const bashResult = harness.fake.requests.filter((request) => turnOf(request) === 3).map((request) => lastToolResults(request)[0]!)[0]!;
-  expect(toolResultText(bashResult)).toContain('It was not run again. Since this turn began, the workspace changed: created out/a.txt, created out/b.txt.');
+  expect(toolResultText(bashResult)).toContain('It was not run again. Since it started, the workspace changed: created out/a.txt, created out/b.txt.');
   expect(bashResult.is_error).toBe(true);
 });
 

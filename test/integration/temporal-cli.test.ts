@@ -3,7 +3,7 @@
  * says, and `temporal workflow show` reads the session turn by turn.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { byTurn, reply, text, toolUse } from '../support/fake-anthropic';
@@ -57,6 +57,7 @@ test('temporal workflow start runs a multi-turn task; workflow show lists each m
   expect(activities.filter((line) => line.startsWith('summarizeToolBatch'))).toHaveLength(3);
   expect(activities.filter((line) => !line.startsWith('summarizeToolBatch'))).toEqual([
     'prepareSession: prepare session',
+    'snapshotWorkspace: snapshot (start)',
     'callModel: turn 1 · model',
     'runTool: Grep parseConfig',
     'runTool: Read src/config.js',
@@ -67,6 +68,7 @@ test('temporal workflow start runs a multi-turn task; workflow show lists each m
     'callModel: turn 3 · model',
     'runTool: Bash Check it loads',
     'callModel: turn 4 · model',
+    'diffSnapshots: files changed',
     'closeSession: close session',
   ]);
 });
@@ -94,4 +96,29 @@ test("the README's Temporal CLI steering commands: query state, update approveTo
   expect(result).toMatchObject({ reason: 'completed', finalText: 'Understood.' });
   expect(readFileSync(join(workdir, 'hi.txt'), 'utf8')).toBe('hi\n');
   expect(requests[2]).toContain('Thanks, that is all.');
+});
+
+test("the README's Temporal CLI workspace commands: snapshots in state, query diff and checkpoint, update rewind", async () => {
+  let rewound = false;
+  harness.fake.handler = byTurn([
+    reply([toolUse('Bash', { command: 'echo one > one.txt' })]),
+    () => (rewound ? reply([text('Back before one.txt.')]) : reply([toolUse('Bash', { command: 'echo two > two.txt' })])),
+    reply([text('Wrote two files.')]),
+  ]);
+  const workdir = makeRepo({ 'README.md': 'x\n' });
+  await temporal('workflow', 'start', '--task-queue', 'durable-agent', '--type', 'agentWorkflow', '--workflow-id', 'workspace-1', '--input', JSON.stringify({ prompt: 'write', workdir, interactive: true }));
+  const query = async (type: string, input?: string) =>
+    JSON.parse((await temporal('workflow', 'query', '--workflow-id', 'workspace-1', '--type', type, ...(input ? ['--input', input] : []), '--output', 'json')).stdout).queryResult[0];
+  while ((await query('state')).status !== 'waiting_input') await new Promise((resolve) => setTimeout(resolve, 100));
+  expect((await query('state')).snapshots.map((snapshot: { turn: number; filesChanged: number }) => [snapshot.turn, snapshot.filesChanged])).toEqual([[0, 0], [1, 1], [2, 1]]);
+  expect(await query('diff', '{"fromTurn":1,"toTurn":2}')).toMatchObject({ fromTurn: 1, toTurn: 2, fromRef: expect.stringMatching(/^sha256:/), toRef: expect.stringMatching(/^sha256:/) });
+  expect(await query('checkpoint', '{"turn":1}')).toMatchObject({ turn: 1, endsWithUser: true, snapshotRef: expect.stringMatching(/^sha256:/) });
+
+  rewound = true;
+  const { stdout } = await temporal('workflow', 'update', 'execute', '--workflow-id', 'workspace-1', '--name', 'rewind', '--input', '{"turn":1}', '--output', 'json');
+  expect(stdout).toMatch(/"filesRestored":\s*1/);
+  while ((await query('state')).status !== 'waiting_input') await new Promise((resolve) => setTimeout(resolve, 100));
+  await temporal('workflow', 'signal', '--workflow-id', 'workspace-1', '--name', 'end');
+  expect(await harness.client.workflow.getHandle('workspace-1').result()).toMatchObject({ reason: 'completed', finalText: 'Back before one.txt.' });
+  expect(readdirSync(workdir).sort()).toEqual(['README.md', 'one.txt']);
 });

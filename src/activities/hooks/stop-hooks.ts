@@ -9,7 +9,9 @@ import type { StopHookInput, StopHookOutcome } from '../../shared/activity-io';
 import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../../shared/limits';
 import { whileHeartbeating } from '../heartbeat';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
+import type { ContentStore } from '../store/content-store';
 import { type GroupRun, runInProcessGroup } from '../tools/process-group';
+import { snapshotOver } from '../workspace/workspace-activities';
 
 type HookRun = Pick<GroupRun, 'exitCode' | 'stdout' | 'stderr' | 'timedOut'>;
 
@@ -34,39 +36,48 @@ export function interpretHook(command: string, run: HookRun): { kind: 'block' | 
   return undefined;
 }
 
-export function createStopHookActivities({ sandbox }: { sandbox: CommandSandbox }) {
+export function createStopHookActivities({ sandbox, store }: { sandbox: CommandSandbox; store: ContentStore }) {
   return {
     async runStopHooks(input: StopHookInput): Promise<StopHookOutcome> {
-      const context = Context.current();
-      const stdin = JSON.stringify({
-        session_id: input.sessionId,
-        hook_event_name: 'Stop',
-        cwd: input.workdir,
-        stop_hook_active: input.stopHookActive,
-        final_text: input.finalText,
-        last_assistant_message: input.finalText,
-      });
-      const reports: string[] = [];
-      const blocks: string[] = [];
-      for (const hook of input.hooks) {
-        const run = await whileHeartbeating(() =>
-          runInProcessGroup(hook.command, {
-            cwd: input.workdir,
-            stdin,
-            timeoutMs: hook.timeoutMs ?? STOP_HOOK_DEFAULT_TIMEOUT_MS,
-            signal: context.cancellationSignal,
-            maxOutputChars: 20_000,
-            sandbox,
-            session: input.sandbox,
-          }),
-        );
-        const verdict = interpretHook(hook.command, run);
-        if (!verdict) continue;
-        if (verdict.kind === 'prevent') return { kind: 'prevent', reason: verdict.reason, reports };
-        if (verdict.kind === 'report') reports.push(verdict.text);
-        else blocks.push(verdict.reason);
-      }
-      return blocks.length ? { kind: 'block', reason: blocks.join('\n\n'), reports } : { kind: 'allow', reports };
+      const outcome = await runHooks(input);
+      // Hooks are commands: the workspace as they left it is the turn's snapshot (taken here, not
+      // by an activity of its own). Not when cancelled: the workflow then takes it.
+      const cancelled = Context.current().cancellationSignal.aborted;
+      const snapshot = input.snapshotRef && !cancelled ? await whileHeartbeating(() => snapshotOver(store, input.workdir, input.snapshotRef!)) : undefined;
+      return snapshot ? { ...outcome, snapshot } : outcome;
     },
   };
+
+  async function runHooks(input: StopHookInput): Promise<StopHookOutcome> {
+    const context = Context.current();
+    const stdin = JSON.stringify({
+      session_id: input.sessionId,
+      hook_event_name: 'Stop',
+      cwd: input.workdir,
+      stop_hook_active: input.stopHookActive,
+      final_text: input.finalText,
+      last_assistant_message: input.finalText,
+    });
+    const reports: string[] = [];
+    const blocks: string[] = [];
+    for (const hook of input.hooks) {
+      const run = await whileHeartbeating(() =>
+        runInProcessGroup(hook.command, {
+          cwd: input.workdir,
+          stdin,
+          timeoutMs: hook.timeoutMs ?? STOP_HOOK_DEFAULT_TIMEOUT_MS,
+          signal: context.cancellationSignal,
+          maxOutputChars: 20_000,
+          sandbox,
+          session: input.sandbox,
+        }),
+      );
+      const verdict = interpretHook(hook.command, run);
+      if (!verdict) continue;
+      if (verdict.kind === 'prevent') return { kind: 'prevent', reason: verdict.reason, reports };
+      if (verdict.kind === 'report') reports.push(verdict.text);
+      else blocks.push(verdict.reason);
+    }
+    return blocks.length ? { kind: 'block', reason: blocks.join('\n\n'), reports } : { kind: 'allow', reports };
+  }
 }

@@ -40,7 +40,7 @@ export const bashTool = defineTool({
   async execute(input, context) {
     // A retry after the worker died mid-command: running it again could apply half of it twice
     // (an append, a move). The model learns exactly what the lost run changed, and decides.
-    if (context.attempt > 1 && context.changesSinceTurnStart) return lostRunReport(context.attempt, await context.changesSinceTurnStart());
+    if (context.attempt > 1 && context.changesSinceSnapshot) return lostRunReport(context.attempt, await context.changesSinceSnapshot());
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
     const run = await runInProcessGroup(input.command, {
       cwd: context.workdir,
@@ -72,11 +72,11 @@ export const bashTool = defineTool({
 });
 
 function lostRunReport(attempt: number, changes: FileChange[]): { text: string; isError: true } {
-  const what = changes.length ? `Since this turn began, the workspace changed: ${describeChanges(changes)}.` : 'No file in the workspace changed since this turn began.';
+  const what = changes.length ? `Since it started, the workspace changed: ${describeChanges(changes)}.` : 'No file in the workspace changed since it started.';
   return {
     text:
       `This command was started (attempt ${attempt - 1}) but the worker running it stopped before it finished, so its output is lost. ` +
-      `It was not run again. ${what} (Earlier calls of this turn count too.) Check these files and run again only what is still needed.`,
+      `It was not run again. ${what} Check these files and run again only what is still needed.`,
     isError: true,
   };
 }

@@ -10,7 +10,8 @@ import { whileHeartbeating } from '../heartbeat';
 import { type ContentStore, storeText } from '../store/content-store';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
 import type { EffectJournal } from '../store/effect-journal';
-import type { FileChange } from '../../shared/workspace';
+import type { FileChange, TakenSnapshot } from '../../shared/workspace';
+import { snapshotOver } from '../workspace/workspace-activities';
 import { takeSnapshot } from '../workspace/snapshot';
 import { resolveInWorkdir } from './paths';
 import { TOOLS, type ToolRegistry } from './registry';
@@ -53,6 +54,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
       const context = Context.current();
       const validation = tools.validate(request.name, request.input, [request.name]); // allowedTools was enforced when planned
       let output: ToolOutput;
+      let snapshot: TakenSnapshot | undefined;
       if (!validation.ok) {
         output = { text: validation.errorText, isError: true };
       } else {
@@ -70,7 +72,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
               sandbox,
               sessionSandbox: request.sandbox,
               approved: request.approved === true,
-              ...(request.snapshotRef ? { changesSinceTurnStart: () => changesSince(store, request.workdir, request.snapshotRef!) } : {}),
+              ...(request.snapshotRef ? { changesSinceSnapshot: () => changesSince(store, request.workdir, request.snapshotRef!) } : {}),
             });
           } catch (error) {
             if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
@@ -83,6 +85,11 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
         // landed, a command ran as far as its output shows), so the result says so rather than
         // claiming the call was stopped before it finished.
         if (context.cancellationSignal.aborted) output = { ...output, text: `${INTERRUPTED_AFTER}\n${output.text}` };
+        // The workspace as this call left it: the turn's snapshot, taken here rather than by an
+        // activity of its own (calls that change files run one at a time, so it is consistent).
+        else if (validation.tool.changesFiles && request.snapshotRef) {
+          snapshot = await whileHeartbeating(() => snapshotOver(store, request.workdir, request.snapshotRef!, context.cancellationSignal));
+        }
       }
       const withFeedback = request.approvalFeedback ? `${output.text}\n\nUser feedback on approval: ${request.approvalFeedback}` : output.text;
       const text = await applyToolResultBudget(request, withFeedback);
@@ -98,6 +105,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
           ...(media.length ? { media } : {}),
         },
         ...(output.fileState ? { fileState: output.fileState } : {}),
+        ...(snapshot ? { snapshot } : {}),
       };
     },
   };

@@ -25,10 +25,10 @@ export interface ToolContext {
   /** A person approved this very call. */
   approved?: boolean;
   /**
-   * The files changed since the call's turn began (its starting snapshot), when the session keeps
-   * snapshots: a command retried after its worker died reports them instead of running again.
+   * The files changed since the session's last snapshot (taken before this call), when the session
+   * keeps snapshots: a command retried after its worker died reports them instead of running again.
    */
-  changesSinceTurnStart?: () => Promise<FileChange[]>;
+  changesSinceSnapshot?: () => Promise<FileChange[]>;
 }
 
 export interface ToolOutput {

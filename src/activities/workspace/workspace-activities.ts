@@ -19,6 +19,7 @@ import type {
   RestoreWorkspaceOutput,
   SnapshotWorkspaceInput,
   SnapshotWorkspaceOutput,
+  TakenSnapshot,
 } from '../../shared/workspace';
 import { whileHeartbeating } from '../heartbeat';
 import { workdirProblem } from '../session/workdir-check';
@@ -43,6 +44,20 @@ export async function outsideChanges(store: ContentStore, workdir: string, expec
   if (current.changes.length === 0) return [];
   const atTarget = new Set((await compareSnapshots(store, current.ref, targetRef, signal)).map((change) => change.path));
   return current.changes.filter((change) => atTarget.has(change.path));
+}
+
+/**
+ * The workspace as a call (or the stop hooks) left it, over the session's last snapshot. Never
+ * throws: the call's effects have happened, and a failure here would retry (so repeat) the call;
+ * undefined tells the workflow to take the snapshot itself.
+ */
+export async function snapshotOver(store: ContentStore, workdir: string, previousRef: string, signal?: AbortSignal): Promise<TakenSnapshot | undefined> {
+  try {
+    const snapshot = await takeSnapshot(store, workdir, previousRef, { signal });
+    return { ref: snapshot.ref, filesChanged: snapshot.changes.length };
+  } catch {
+    return undefined;
+  }
 }
 
 export function createWorkspaceActivities({ store, contentDir, workspaceRoots }: WorkspaceActivityDependencies) {

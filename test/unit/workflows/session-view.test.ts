@@ -90,3 +90,12 @@ test('currentDetails shows tokens, context edits and the last transition', () =>
   expect(currentDetails(state, [])).toContain('- last transition: reactive_compact_retry');
   expect(currentDetails(state, [])).toContain('(edits: autocompact)');
 });
+
+test('currentDetails and the state query show the workspace: its last snapshot, and how many there are', () => {
+  const { view: session } = view();
+  expect(currentDetails(session.snapshot(), [])).not.toContain('workspace');
+  const ref = `sha256:${'ab'.repeat(32)}`;
+  session.workspace([{ turn: 0, ref: `sha256:${'0'.repeat(64)}`, filesChanged: 0 }, { turn: 3, ref, filesChanged: 2 }]);
+  expect(session.snapshot().snapshots).toEqual([{ turn: 0, ref: `sha256:${'0'.repeat(64)}`, filesChanged: 0 }, { turn: 3, ref, filesChanged: 2 }]);
+  expect(currentDetails(session.snapshot(), [])).toContain('- workspace: last snapshot after turn 3 (`sha256:abababababab…`, 2 in all)');
+});
