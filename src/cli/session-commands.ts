@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { type AgentState, type InterruptRequest, type InterruptResult, WORKFLOW_TYPE } from '../shared/contract';
-import { AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
+import { AGENT_FORKED_FROM, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { approveToolUpdate, interruptUpdate, stateQuery, userMessageSignal } from '../workflows/definitions';
 import { UsageError, withClient } from './cli-client';
 import { followSession } from './follow';
@@ -27,6 +27,8 @@ export function formatState(workflowId: string, state: AgentState): string {
   }
   if (state.queuedMessages) lines.push(`  queued messages: ${state.queuedMessages}`);
   if (state.lastToolSummary) lines.push(`  last tools: ${state.lastToolSummary}`);
+  const last = state.snapshots?.at(-1);
+  if (last) lines.push(`  workspace: snapshots after turns ${state.snapshots.map((snapshot) => snapshot.turn).join(', ')} (durable-agent diff, rewind, fork)`);
   return lines.join('\n');
 }
 
@@ -44,6 +46,11 @@ export async function sessionCommand(command: string, args: string[], environmen
         const state = await handle.query(stateQuery);
         console.log(formatState(workflowId!, state));
         console.log(`  workflow: ${description.status.name}, started ${description.startTime.toISOString()}`);
+        const forkedFrom = (description.memo as { forkedFrom?: { workflowId: string; turn: number } } | undefined)?.forkedFrom;
+        if (forkedFrom) console.log(`  forked from ${forkedFrom.workflowId} at turn ${forkedFrom.turn}`);
+        const forks: string[] = [];
+        for await (const fork of client.workflow.list({ query: `${AGENT_FORKED_FROM.name}='${workflowId}'` })) forks.push(fork.workflowId);
+        if (forks.length) console.log(`  forks: ${forks.join(', ')}`);
         return 0;
       });
     }

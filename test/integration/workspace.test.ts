@@ -107,6 +107,34 @@ test('rewind of a running session to turn 2: the files as they were, the convers
   expect(state.snapshots.map((snapshot) => snapshot.turn)).toEqual([0, 1, 2, 3]);
 });
 
+test('a rewind reaches a turn taken before a continue-as-new: files and conversation as of that turn', async () => {
+  const workdir = makeRepo({ 'README.md': '# repo\n' });
+  let rewound = false;
+  let messagesAtTurn1: unknown;
+  harness.fake.handler = byTurn([
+    REFACTOR[0]!,
+    (request) => {
+      if (rewound) return reply([text('Back after turn 1.')]);
+      messagesAtTurn1 = request.body.messages;
+      return REFACTOR[1]!(request);
+    },
+    REFACTOR[2]!,
+    reply([text('Three turns done.')]),
+  ]);
+  const handle = await harness.start({ prompt: 'Refactor', workdir, interactive: true, continueAsNewAfterTurns: 1 });
+  await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 4);
+  expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
+
+  rewound = true;
+  const requestsBefore = harness.fake.requests.length;
+  expect(await handle.executeUpdate(rewindUpdate, { args: [{ turn: 1 }] })).toMatchObject({ turn: 1 });
+  expect(treeOf(workdir)).toEqual({ 'README.md': '# repo\n', 'src/a.txt': 'alpha\n', 'gen/one.txt': 'one\n' });
+  await stateWhere(handle, (state) => state.status === 'waiting_input' && state.transitions.includes('rewind'));
+  expect(harness.fake.requests[requestsBefore]!.body.messages).toEqual(messagesAtTurn1);
+  await handle.signal(endSignal);
+  expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Back after turn 1.', turnCount: 2 });
+});
+
 test('a rewind refused for changes made beside the session names them and changes nothing; our CLI refuses before the update enters history', async () => {
   const workdir = makeRepo({ 'notes.txt': 'one\n' });
   let rewound = false;
@@ -185,6 +213,10 @@ test('fork at turn 2 into a new directory: the original stays byte-identical, an
   for (let found = false; !found; await new Promise((resolve) => setTimeout(resolve, 200))) {
     for await (const listed of harness.client.workflow.list({ query: `AgentForkedFrom='${original.workflowId}'` })) found ||= listed.workflowId === forkId;
   }
+  expect((await runCli(['status', original.workflowId])).stdout).toContain(`forks: ${forkId}`);
+  const forkStatus = (await runCli(['status', forkId])).stdout;
+  expect(forkStatus).toContain(`forked from ${original.workflowId} at turn 2`);
+  expect(forkStatus).toContain('workspace: snapshots after turns 2, 3');
 });
 
 function runCli(args: string[]) {
