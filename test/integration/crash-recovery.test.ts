@@ -3,14 +3,13 @@
  * a new worker finishes the session, the repository ends exactly as after an uncrashed run,
  * and every edit is applied once.
  */
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { byTurn, isCompaction, lastToolResults, reply, text, toolResultText, toolUse, turnOf, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
-import { Harness, makeRepo, waitForLine } from '../support/harness';
+import { Harness, killProcess, makeRepo } from '../support/harness';
 
 jest.setTimeout(240_000);
 
@@ -60,18 +59,7 @@ function snapshot(root: string): Record<string, string> {
   return files;
 }
 
-async function startWorkerProcess(harness: Harness): Promise<ChildProcess> {
-  const child = harness.spawnWorker();
-  await waitForLine(child, /durable-agent worker: task queue/);
-  return child;
-}
 
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 /** Resolves once `path` exists (the command's own signal that it is running). */
 async function fileAppears(path: string): Promise<void> {
@@ -104,12 +92,12 @@ test('SIGKILL during a Bash call: the retry names exactly the files the lost run
   harness.fake.handler = script();
   const workdir = makeRepo(FILES);
   const markerFile = join(workdir, MARKS, 'started');
-  const first = await startWorkerProcess(harness);
+  const first = await harness.startWorkerProcess();
   const handle = await harness.start({ prompt: 'Rename parseConfig to loadConfig everywhere', workdir });
 
   await fileAppears(markerFile); // the slow command is running on the first worker
-  await kill(first);
-  await startWorkerProcess(harness);
+  await killProcess(first);
+  await harness.startWorkerProcess();
 
   const result = await handle.result();
   expect(result).toMatchObject({ reason: 'completed', turnCount: 5, finalText: 'Renamed parseConfig to loadConfig.' });
@@ -140,13 +128,13 @@ test('SIGKILL during a model call: the call is retried on the new worker, every 
   });
   const workdir = makeRepo(FILES);
   const markerFile = join(workdir, MARKS, 'started');
-  const first = await startWorkerProcess(harness);
+  const first = await harness.startWorkerProcess();
   const handle = await harness.start({ prompt: 'Rename parseConfig to loadConfig everywhere', workdir });
 
   while (!heldOnce) await harness.fake.waitForRequests(harness.fake.requests.length + 1);
-  await kill(first);
+  await killProcess(first);
   releaseHeld();
-  await startWorkerProcess(harness);
+  await harness.startWorkerProcess();
 
   const result = await handle.result();
   expect(result).toMatchObject({ reason: 'completed', turnCount: 5 });
@@ -175,13 +163,13 @@ test('SIGKILL during a compaction: the resumed run compacts once and completes',
   };
   // A 30,000-token window and 8 KB files: autocompact after a few reads.
   const files = Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`f${index}.txt`, `${String(index).repeat(39)}\n`.repeat(200)]));
-  const first = await startWorkerProcess(harness);
+  const first = await harness.startWorkerProcess();
   const handle = await harness.start({ prompt: 'Read the files', workdir: makeRepo(files), contextWindowTokens: 30_000 });
 
   while (compactions === 0) await harness.fake.waitForRequests(harness.fake.requests.length + 1);
-  await kill(first);
+  await killProcess(first);
   releaseHeld();
-  await startWorkerProcess(harness);
+  await harness.startWorkerProcess();
 
   const result = await handle.result();
   expect(result).toMatchObject({ reason: 'completed', finalText: 'Finished from the summary.' });
@@ -217,19 +205,19 @@ test('an approval and a message sent while no worker runs take effect when one c
     return (replies[requests.length - 1] ?? (() => reply([text('(script ended)')])))();
   };
   const workdir = makeRepo({});
-  let worker = await startWorkerProcess(harness);
+  let worker = await harness.startWorkerProcess();
   const handle = await harness.start({ prompt: 'write it', workdir, interactive: true, permissionMode: 'ask' });
 
   await stateWhere(handle, (state) => state.pendingApprovals.length === 1);
-  await kill(worker);
+  await killProcess(worker);
   const approval = handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_needs_ok', decision: 'allow' }] });
-  worker = await startWorkerProcess(harness);
+  worker = await harness.startWorkerProcess();
   expect(await approval).toEqual({ toolUseId: 'toolu_needs_ok', decision: 'allow' });
 
   await stateWhere(handle, (state) => state.status === 'waiting_input');
-  await kill(worker);
+  await killProcess(worker);
   await handle.signal('userMessage', { text: 'One more thing.' });
-  worker = await startWorkerProcess(harness);
+  worker = await harness.startWorkerProcess();
   await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 3);
   await handle.signal('end');
 
@@ -243,12 +231,12 @@ test('an interrupt sent while no worker runs stops the tools when one comes back
   harness.fake.handler = byTurn([reply([toolUse('Bash', { command: `mkdir -p ${MARKS}; touch ${MARKS}/started; sleep 120; touch finished.txt` })])]);
   const workdir = makeRepo({});
   const marker = join(workdir, MARKS, 'started');
-  const first = await startWorkerProcess(harness);
+  const first = await harness.startWorkerProcess();
   const handle = await harness.start({ prompt: 'run it', workdir });
   await fileAppears(marker);
-  await kill(first);
+  await killProcess(first);
   await handle.signal('interrupt', { reason: 'stop that' });
-  await startWorkerProcess(harness);
+  await harness.startWorkerProcess();
   const result = await handle.result();
   expect(result.reason).toBe('aborted_tools');
   const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 100 });
@@ -268,7 +256,7 @@ test('a stop hook interrupted by a worker kill runs again on the new worker, and
     requests.push(request);
     return requests.length === 1 ? reply([text('Done, I think.')]) : reply([text('Fixed what the hook asked.')]);
   };
-  const first = await startWorkerProcess(harness);
+  const first = await harness.startWorkerProcess();
   const handle = await harness.start({
     prompt: 'finish up',
     workdir,
@@ -276,8 +264,8 @@ test('a stop hook interrupted by a worker kill runs again on the new worker, and
     stopHooks: [{ command: `if grep -q '"stop_hook_active":true'; then exit 0; fi; mkdir -p ${MARKS}; echo started >> ${MARKS}/hook-started; sleep 2; echo "run the linter first" >&2; exit 2` }],
   });
   await fileAppears(marker);
-  await kill(first);
-  await startWorkerProcess(harness);
+  await killProcess(first);
+  await harness.startWorkerProcess();
   expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Fixed what the hook asked.' });
   expect(readFileSync(marker, 'utf8')).toBe('started\nstarted\n'); // killed once, run again
   expect(JSON.stringify(requests[1]!.body.messages)).toContain('run the linter first');

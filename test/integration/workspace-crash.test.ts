@@ -3,13 +3,12 @@
  * the restore and the rewind completes exactly once (one restore in history, one `rewind`
  * transition, the update answered once), with every file as in the turn's snapshot.
  */
-import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentState } from '../../src/shared/contract';
 import { rewindUpdate, stateQuery, transcriptQuery } from '../../src/workflows/definitions';
 import { byTurn, reply, text, toolUse } from '../support/fake-anthropic';
-import { Harness, makeRepo, waitForLine } from '../support/harness';
+import { Harness, killProcess, makeRepo } from '../support/harness';
 
 jest.setTimeout(240_000);
 
@@ -20,18 +19,7 @@ afterEach(async () => {
   await harness?.stop();
 });
 
-async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = harness.spawnWorker();
-  await waitForLine(child, /durable-agent worker: task queue/);
-  return child;
-}
 
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 test('SIGKILL during a rewind: the new worker completes it exactly once', async () => {
   harness = await Harness.start();
@@ -41,7 +29,7 @@ test('SIGKILL during a rewind: the new worker completes it exactly once', async 
     reply([text('Generated and removed.')]),
   ]);
   const workdir = makeRepo({ 'README.md': '# repo\n' });
-  const first = await startWorkerProcess();
+  const first = await harness.startWorkerProcess();
   const handle = await harness.start({ prompt: 'Generate, then remove', workdir, interactive: true });
   for (let state: AgentState | undefined; state?.status !== 'waiting_input'; await new Promise((resolve) => setTimeout(resolve, 100))) {
     state = await handle.query(stateQuery);
@@ -54,8 +42,8 @@ test('SIGKILL during a rewind: the new worker completes it exactly once', async 
     if (pending.some((activity) => activity.activityType?.name === 'restoreWorkspace')) break;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  await kill(first);
-  await startWorkerProcess();
+  await killProcess(first);
+  await harness.startWorkerProcess();
 
   expect(await rewind).toMatchObject({ turn: 1, notRestored: [] });
   const generated = readdirSync(join(workdir, 'gen'));

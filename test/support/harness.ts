@@ -56,6 +56,14 @@ export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void>
   });
 }
 
+/** SIGKILL, resolved once the process is gone (a worker killed as a crash would). */
+export function killProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
 export class Harness {
   private workers: { worker: Worker; running: Promise<void> }[] = [];
   private processes: ChildProcess[] = [];
@@ -128,6 +136,13 @@ export class Harness {
     });
     child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[worker ${child.pid}] ${chunk.toString()}`));
     this.processes.push(child);
+    return child;
+  }
+
+  /** `npm run worker` as its own process, resolved once it polls the task queue. */
+  async startWorkerProcess(extraEnvironment: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
+    const child = this.spawnWorker(extraEnvironment);
+    await waitForLine(child, /durable-agent worker: task queue/);
     return child;
   }
 
