@@ -1,6 +1,6 @@
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter } from 'node:path';
 import type { SandboxSettings } from './activities/sandbox/command-sandbox';
+import { type StoreSetting, storeSetting } from './activities/store/store-setting';
 import { DEFAULT_TASK_QUEUE } from './shared/contract';
 import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL } from './shared/models';
 
@@ -9,7 +9,8 @@ export interface WorkerConfig {
   address: string;
   namespace: string;
   taskQueue: string;
-  contentDir: string;
+  /** `AGENT_STORE` (or `AGENT_CONTENT_DIR`): content, journal, snapshots, External Storage. */
+  store: StoreSetting;
   defaultModel: string;
   smallModel: string;
   anthropic: { apiKey?: string; authToken?: string; baseURL?: string };
@@ -42,18 +43,13 @@ export function temporalSettings(environment: NodeJS.ProcessEnv = process.env): 
   };
 }
 
-/** The content store and edit journal: all workers of a queue, and clients that read results, share it. */
-export function contentDirectory(environment: NodeJS.ProcessEnv = process.env): string {
-  return read(environment, 'AGENT_CONTENT_DIR') ?? join(homedir(), '.durable-agent', 'content');
-}
-
 export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const { address, namespace } = temporalSettings(environment);
   return {
     address,
     namespace,
     taskQueue: read(environment, 'AGENT_TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
-    contentDir: contentDirectory(environment),
+    store: storeSetting(environment),
     defaultModel: read(environment, 'AGENT_MODEL') ?? DEFAULT_MODEL,
     smallModel: read(environment, 'AGENT_SMALL_MODEL') ?? DEFAULT_SMALL_MODEL,
     anthropic: {

@@ -9,6 +9,8 @@ import { temporal } from '@temporalio/proto';
 import { createActivities } from './activities';
 import { resolveSandbox } from './activities/sandbox/command-sandbox';
 import { contentExternalStorage } from './activities/store/external-storage';
+import { openStore } from './activities/store/open-store';
+import { describeStore } from './activities/store/store-setting';
 import { HEARTBEAT_THROTTLE_MS, STICKY_QUEUE_TIMEOUT_MS } from './shared/limits';
 import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
 import { workflowBundle } from './workflow-bundle';
@@ -30,6 +32,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
   const sandbox = await resolveSandbox(config.sandbox);
   if (sandbox.kind === 'none') (options.warn ?? console.warn)(`durable-agent worker: commands run unconfined, with the worker's privileges: ${sandbox.reason}`);
   await ensureSearchAttributes(config);
+  const store = await openStore(config.store);
   const connection =
     options.connection ??
     (await NativeConnection.connect({ address: config.address }).catch((error: unknown) => {
@@ -40,12 +43,12 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     namespace: config.namespace,
     taskQueue: config.taskQueue,
     workflowBundle: options.workflowBundle ?? (await workflowBundle()),
-    activities: createActivities({ ...config, sandbox }),
+    activities: createActivities({ ...config, sandbox, store }),
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),
     // Interrupts reach running calls within HEARTBEAT_THROTTLE_MS; a dead worker's sessions move on quickly.
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,
-    dataConverter: { externalStorage: contentExternalStorage(config.contentDir) },
+    dataConverter: { externalStorage: contentExternalStorage(store) },
   });
 }
 
@@ -90,7 +93,7 @@ async function main(): Promise<void> {
   const worker = await createWorker(config, { workflowBundle: await workflowBundle(process.env, console.log) });
   console.log(
     `durable-agent worker: task queue "${config.taskQueue}" on ${config.address} (namespace ${config.namespace}), ` +
-      `default model ${config.defaultModel}, content store ${config.contentDir}`,
+      `default model ${config.defaultModel}, store ${describeStore(config.store)}`,
   );
   // run() resolves after SIGINT/SIGTERM: in-flight activities are given time to finish.
   await worker.run();

@@ -8,6 +8,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { resolveSandbox } from '../../src/activities/sandbox/command-sandbox';
+import { openStore } from '../../src/activities/store/open-store';
 import type { CallModelOutcome, PrepareSessionOutput, RunToolOutput } from '../../src/shared/activity-io';
 import type { ConversationMessage } from '../../src/shared/conversation';
 import { TOOL_NAMES } from '../../src/shared/tool-names';
@@ -72,7 +73,8 @@ async function floorRunner(harness: Harness): Promise<{ run(turns: number): Prom
 
 /** The same activity code without Temporal: activities called in a loop, in this process. */
 async function plainLoop(harness: Harness, workdir: string, repetition: number): Promise<number> {
-  const activities = createActivities({ ...harness.workerConfig(), contentDir: scratchDir('bench-plain'), sandbox: await resolveSandbox(harness.workerConfig().sandbox) });
+  const store = await openStore({ kind: 'file', directory: scratchDir('bench-plain') });
+  const activities = createActivities({ ...harness.workerConfig(), store, sandbox: await resolveSandbox(harness.workerConfig().sandbox) });
   harness.fake.handler = readEveryTurn(TURNS);
   const environment = new MockActivityEnvironment();
   const started = performance.now();

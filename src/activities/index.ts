@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { createContextActivities } from './context/prepare-context';
 import { createStopHookActivities } from './hooks/stop-hooks';
 import type { CommandSandbox } from './sandbox/command-sandbox';
@@ -8,16 +7,15 @@ import { createCompactActivities } from './model/compact';
 import { createToolSummaryActivities } from './model/tool-summary';
 import { createCloseSessionActivities } from './session/close-session';
 import { createSessionActivities } from './session/prepare-session';
-import { LocalContentStore } from './store/content-store';
-import { LocalEffectJournal } from './store/effect-journal';
+import type { Store } from './store/open-store';
 import { createToolActivities } from './tools/run-tool';
 import { createWorkspaceActivities } from './workspace/workspace-activities';
 
 export interface ActivityConfig {
   /** Where the commands of sessions run: resolved once at worker start (resolveSandbox). */
   sandbox: CommandSandbox;
-  /** Directory of the content store and the effect journal; shared by every worker of a queue. */
-  contentDir: string;
+  /** The store (AGENT_STORE) every worker of a queue shares: content, journal, snapshots. */
+  store: Store;
   anthropic: AnthropicSettings;
   /** Model of sessions whose input names none. */
   defaultModel: string;
@@ -31,8 +29,7 @@ export interface ActivityConfig {
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
 export function createActivities(config: ActivityConfig) {
-  const store = new LocalContentStore(join(config.contentDir, 'objects'));
-  const journal = new LocalEffectJournal(join(config.contentDir, 'journal'));
+  const { content: store, journal, directory: contentDir } = config.store;
   const api = ModelApi.fromSettings(config.anthropic);
   const { apiKey, authToken } = config.anthropic;
   return {
@@ -40,7 +37,7 @@ export function createActivities(config: ActivityConfig) {
       store,
       hasApiCredentials: () => Boolean(apiKey || authToken),
       defaultModel: config.defaultModel,
-      contentDir: config.contentDir,
+      contentDir,
       workspaceRoots: config.workspaceRoots ?? [],
       trustRepoHooks: config.trustRepoHooks ?? false,
       sandbox: config.sandbox.kind,
@@ -52,7 +49,7 @@ export function createActivities(config: ActivityConfig) {
     ...createStopHookActivities({ sandbox: config.sandbox, store }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
     ...createCloseSessionActivities({ journal }),
-    ...createWorkspaceActivities({ store, contentDir: config.contentDir, workspaceRoots: config.workspaceRoots ?? [] }),
+    ...createWorkspaceActivities({ store, contentDir, workspaceRoots: config.workspaceRoots ?? [] }),
   };
 }
 

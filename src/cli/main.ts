@@ -13,6 +13,7 @@ import { type AgentInput, checkAgentInput } from '../shared/input';
 import { createWorker } from '../worker';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, workerConfigFromEnvironment } from '../worker-config';
 import { contentExternalStorage } from '../activities/store/external-storage';
+import { openStore } from '../activities/store/open-store';
 import { ensureTemporal, workflowUrl } from './local-temporal';
 import { followSession } from './follow';
 import { UsageError } from './cli-client';
@@ -49,7 +50,7 @@ Options for run:
   --token-budget <n>       Keep working until n output tokens are used
 
 Run ends with the session's diffstat. Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, AGENT_TASK_QUEUE, ANTHROPIC_API_KEY,
-ANTHROPIC_BASE_URL, AGENT_MODEL, AGENT_CONTENT_DIR (see README).`;
+ANTHROPIC_BASE_URL, AGENT_MODEL, AGENT_STORE (see README).`;
 
 export async function main(argv: string[], environment: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...rest] = argv;
@@ -154,10 +155,11 @@ export async function startAndFollow(
     workerRun = worker.run();
   }
   const connection = await Connection.connect({ address: config.address });
+  const store = await openStore(config.store);
   let exitCode = 1;
   let link: string | undefined;
   try {
-    const client = new Client({ connection, namespace: config.namespace, dataConverter: { externalStorage: contentExternalStorage(config.contentDir) } });
+    const client = new Client({ connection, namespace: config.namespace, dataConverter: { externalStorage: contentExternalStorage(store) } });
     const prepared = await prepare(client);
     const workflowId = options.workflowId ?? prepared.workflowId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const handle = await client.workflow.start(WORKFLOW_TYPE, { taskQueue: config.taskQueue, workflowId, args: [prepared.input] });
@@ -170,6 +172,7 @@ export async function startAndFollow(
     await workerRun?.catch(() => undefined);
     await nativeConnection?.close();
     await connection.close();
+    await store.close();
     await temporal.shutdown?.();
   }
   return exitCode;

@@ -4,17 +4,16 @@
  * Snapshots are read from the content store (AGENT_CONTENT_DIR), as workers write them.
  */
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Client } from '@temporalio/client';
-import { LocalContentStore } from '../activities/store/content-store';
 import { formatDiffStat, diffStat, unifiedDiff } from '../activities/workspace/unified-diff';
 import { outsideChanges } from '../activities/workspace/workspace-activities';
+import type { ContentStore } from '../activities/store/content-store';
 import type { AgentState, ForkPoint, RewindResult } from '../shared/contract';
 import type { AgentInput } from '../shared/input';
 import type { FileChange } from '../shared/workspace';
 import { checkpointQuery, diffQuery, rewindUpdate, stateQuery } from '../workflows/definitions';
-import { contentDirectory } from '../worker-config';
 import { UsageError, withClient } from './cli-client';
 
 type StartAndFollow = (
@@ -37,8 +36,6 @@ function turnOption(value: unknown, name = 'turn'): number | undefined {
   return Number(value);
 }
 
-const storeOf = (environment: NodeJS.ProcessEnv) => new LocalContentStore(join(contentDirectory(environment), 'objects'));
-
 /** An update's failure as people should read it: the workflow's message, not the SDK's wrapper. */
 function updateError(error: Error & { cause?: Error }): Error {
   return new Error(error.cause?.message ?? error.message);
@@ -52,10 +49,10 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
     if (!workflowId || turn === undefined) throw new UsageError('usage: durable-agent rewind <workflow-id> --turn N [--conversation-only] [--force]');
     const files = !values['conversation-only'];
     const force = values.force === true;
-    return withClient(environment, async (client) => {
+    return withClient(environment, async (client, store) => {
       const handle = client.workflow.getHandle(workflowId);
       if (files && !force) {
-        const outside = await preflight(await handle.query(stateQuery), turn, environment);
+        const outside = await preflight(await handle.query(stateQuery), turn, store.content);
         if (outside.length > 0) {
           console.error(`Rewind refused: files changed beside the session since its last snapshot:\n${outside.map((change) => `  ${change.change} ${change.path}`).join('\n')}`);
           console.error('Nothing was changed. Rewind with --force to overwrite them (they stay in the content store), or --conversation-only.');
@@ -79,9 +76,8 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
   // `--turn N`: what turn N changed; `--from/--to`: between two turns; neither: the whole session.
   const fromTurn = turn !== undefined ? Math.max(0, turn - 1) : turnOption(values.from, 'from');
   const toTurn = turn ?? turnOption(values.to, 'to');
-  return withClient(environment, async (client) => {
+  return withClient(environment, async (client, { content: store }) => {
     const range = await client.workflow.getHandle(workflowId).query(diffQuery, { ...(fromTurn !== undefined ? { fromTurn } : {}), ...(toTurn !== undefined ? { toTurn } : {}) });
-    const store = storeOf(environment);
     const text = values.stat ? formatDiffStat(await diffStat(store, range.fromRef, range.toRef)) : await unifiedDiff(store, range.fromRef, range.toRef);
     process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
     return 0;
@@ -92,11 +88,11 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
  * The refusal before the update is sent (so it never enters history), when this host can see the
  * workdir and no tool is changing it right now; the workflow checks again in any case.
  */
-async function preflight(state: AgentState, turn: number, environment: NodeJS.ProcessEnv): Promise<FileChange[]> {
+async function preflight(state: AgentState, turn: number, store: ContentStore): Promise<FileChange[]> {
   const target = [...state.snapshots].reverse().find((snapshot) => snapshot.turn <= turn);
   const expected = state.snapshots.at(-1);
   if (!state.workdir || !target || !expected || state.status === 'running_tools' || !existsSync(state.workdir)) return [];
-  return outsideChanges(storeOf(environment), state.workdir, expected.ref, target.ref).catch(() => []);
+  return outsideChanges(store, state.workdir, expected.ref, target.ref).catch(() => []);
 }
 
 export async function forkCommand(args: string[], environment: NodeJS.ProcessEnv, startAndFollow: StartAndFollow): Promise<number> {

@@ -222,7 +222,7 @@ test('fork at turn 2 into a new directory: the original stays byte-identical, an
 function runCli(args: string[]) {
   return promisify(execFile)(process.execPath, [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), ...args], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), AGENT_TASK_QUEUE: harness.taskQueue, AGENT_CONTENT_DIR: harness.contentDir, ANTHROPIC_API_KEY: 'test-key' },
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), AGENT_TASK_QUEUE: harness.taskQueue, ...harness.storeEnvironment(), ANTHROPIC_API_KEY: 'test-key' },
     timeout: 120_000,
   }).then(
     (output) => ({ ...output, code: 0 }),

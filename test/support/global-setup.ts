@@ -9,6 +9,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../../src/dev-server/dev-server';
 import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
 import { DEV_SERVER_STATE, TEST_TMP, WORKFLOW_BUNDLE_PATH } from './paths';
+import { startThrowawayPostgres } from './postgres';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -37,9 +38,19 @@ export default async function globalSetup(): Promise<void> {
     dbFilename: join(TEST_TMP, `temporal-${port}.db`),
     logFile: join(TEST_TMP, 'dev-server.log'),
   });
+  // A throwaway PostgreSQL when the machine has one (CI installs it): the PostgreSQL store's tests
+  // use it, and AGENT_TEST_STORE=postgres runs the integration tests on it instead of the file store.
+  const postgresPort = await freePort();
+  const postgres = startThrowawayPostgres(join(TEST_TMP, `postgres-${postgresPort}`), postgresPort);
+  if (postgres) {
+    process.env.AGENT_TEST_POSTGRES_URL = postgres.url;
+    if (process.env.AGENT_TEST_STORE === 'postgres') process.env.AGENT_TEST_STORE = postgres.url;
+  } else if (process.env.AGENT_TEST_STORE === 'postgres') {
+    throw new Error('AGENT_TEST_STORE=postgres, but no PostgreSQL is installed here (Debian: apt-get install postgresql)');
+  }
   const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger });
   writeFileSync(WORKFLOW_BUNDLE_PATH, code);
-  writeFileSync(DEV_SERVER_STATE, JSON.stringify({ address: server.address, pid: server.pid, cli: cli.path }));
+  writeFileSync(DEV_SERVER_STATE, JSON.stringify({ address: server.address, pid: server.pid, cli: cli.path, ...(postgres ? { postgres } : {}) }));
   process.env.TEMPORAL_ADDRESS = server.address;
   process.env.TEMPORAL_CLI_PATH = cli.path;
   process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;

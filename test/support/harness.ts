@@ -11,6 +11,8 @@ import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString, ty
 import type { AgentInput } from '../../src/shared/input';
 import type { AgentResult } from '../../src/shared/contract';
 import { contentExternalStorage } from '../../src/activities/store/external-storage';
+import { openStore, type Store } from '../../src/activities/store/open-store';
+import { type StoreSetting, storeSetting } from '../../src/activities/store/store-setting';
 import { createWorker, type CreateWorkerOptions } from '../../src/worker';
 import { sandboxSettings, type WorkerConfig } from '../../src/worker-config';
 import { FakeAnthropicServer, type FakeHandler } from './fake-anthropic';
@@ -73,8 +75,16 @@ export class Harness {
     readonly client: Client,
     private readonly connection: Connection,
     readonly taskQueue: string,
+    /** The file store's directory (the default); with AGENT_TEST_STORE, workers and clients use that store instead. */
     readonly contentDir: string,
+    readonly store: Store,
   ) {}
+
+  /** The store as workers and clients name it (`AGENT_STORE`). */
+  storeEnvironment(): { AGENT_STORE: string } {
+    const setting = this.store.setting;
+    return { AGENT_STORE: setting.kind === 'file' ? `file://${setting.directory}` : setting.url };
+  }
 
   /** `taskQueue` defaults to a fresh one, so tests sharing the dev server never steal each other's work. */
   static async start(handler?: FakeHandler, taskQueue = uniqueId('agent-test')): Promise<Harness> {
@@ -82,8 +92,11 @@ export class Harness {
     const fake = await FakeAnthropicServer.start(handler);
     const connection = await Connection.connect({ address: temporalAddress() });
     const contentDir = scratchDir('content');
-    const client = new Client({ connection, dataConverter: { externalStorage: contentExternalStorage(contentDir) } });
-    return new Harness(fake, client, connection, taskQueue, contentDir);
+    // AGENT_TEST_STORE=postgres://…: the same tests on the PostgreSQL store (.ci/run does both).
+    const setting: StoreSetting = process.env.AGENT_TEST_STORE ? storeSetting({ AGENT_STORE: process.env.AGENT_TEST_STORE }) : { kind: 'file', directory: contentDir };
+    const store = await openStore(setting);
+    const client = new Client({ connection, dataConverter: { externalStorage: contentExternalStorage(store) } });
+    return new Harness(fake, client, connection, taskQueue, contentDir, store);
   }
 
   workerConfig(): WorkerConfig {
@@ -91,7 +104,7 @@ export class Harness {
       address: temporalAddress(),
       namespace: 'default',
       taskQueue: this.taskQueue,
-      contentDir: this.contentDir,
+      store: this.store.setting,
       defaultModel: 'claude-sonnet-5-5',
       smallModel: 'claude-haiku-5-5',
       anthropic: { apiKey: 'test-key', baseURL: this.fake.url },
@@ -126,7 +139,7 @@ export class Harness {
         ...process.env,
         TEMPORAL_ADDRESS: config.address,
         AGENT_TASK_QUEUE: config.taskQueue,
-        AGENT_CONTENT_DIR: config.contentDir,
+        ...this.storeEnvironment(),
         ANTHROPIC_API_KEY: 'test-key',
         ANTHROPIC_BASE_URL: this.fake.url,
         AGENT_LOG_LEVEL: 'ERROR',
@@ -161,6 +174,7 @@ export class Harness {
     await Promise.allSettled(this.workers.map(({ running }) => running));
     await this.fake.close();
     await this.connection.close();
+    await this.store.close();
   }
 }
 

@@ -16,8 +16,8 @@ export interface SessionActivityDependencies {
   hasApiCredentials: () => boolean;
   /** `AGENT_MODEL`, or the model table's default. */
   defaultModel: string;
-  /** The content store's directory: never a workdir, nor inside one. */
-  contentDir: string;
+  /** A file store's directory: never a workdir, nor inside one (none for PostgreSQL). */
+  contentDir?: string;
   /** `AGENT_WORKSPACE_ROOTS`: when any, a workdir must lie inside one of them. */
   workspaceRoots: readonly string[];
   /** `AGENT_TRUST_REPO_HOOKS=1`: a repository's hooks run without input `trustRepoHooks`. */
@@ -52,7 +52,7 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
       }
       const workdir = await realpath(input.workdir);
       const problem = workdirProblem(workdir, {
-        contentDir: await realOrSame(dependencies.contentDir),
+        ...(dependencies.contentDir ? { contentDir: await realOrSame(dependencies.contentDir) } : {}),
         roots: await Promise.all(dependencies.workspaceRoots.map(realOrSame)),
       });
       if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}; choose the repository's own directory`, ErrorType.InvalidWorkdir);

@@ -12,12 +12,12 @@ const SYSTEM = ['/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib32',
 const NEVER_INSIDE = ['/boot', '/dev', '/etc', '/proc', '/run', '/sys'];
 
 /** Why the (real) workdir is refused, or undefined when it may be used. */
-export function workdirProblem(workdir: string, { contentDir, roots }: { contentDir: string; roots: readonly string[] }): string | undefined {
+export function workdirProblem(workdir: string, { contentDir, roots }: { contentDir?: string; roots: readonly string[] }): string | undefined {
   if (SYSTEM.includes(workdir)) return `${workdir} is a system directory`;
   const system = NEVER_INSIDE.find((directory) => isInside(directory, workdir));
   if (system) return `${workdir} lies inside ${system}, a system directory`;
-  if (isInside(contentDir, workdir)) return `${workdir} lies inside the content store (${contentDir}), which holds every session's conversations`;
-  if (isInside(workdir, contentDir)) return `${workdir} holds the content store (${contentDir}), which holds every session's conversations`;
+  if (contentDir && isInside(contentDir, workdir)) return `${workdir} lies inside the content store (${contentDir}), which holds every session's conversations`;
+  if (contentDir && isInside(workdir, contentDir)) return `${workdir} holds the content store (${contentDir}), which holds every session's conversations`;
   if (roots.length > 0 && !roots.some((root) => isInside(root, workdir))) return `${workdir} is not inside the workspace roots (AGENT_WORKSPACE_ROOTS: ${roots.join(', ')})`;
   return undefined;
 }

@@ -6,8 +6,8 @@
  */
 import { ExternalStorage, type Payload, type StorageDriver, StorageDriverClaim } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { join } from 'node:path';
-import { type ContentStore, LocalContentStore } from './content-store';
+import type { ContentStore } from './content-store';
+import type { Store } from './open-store';
 
 const PayloadProto = temporal.api.common.v1.Payload;
 
@@ -37,7 +37,7 @@ export class ContentStoreDriver implements StorageDriver {
   }
 }
 
-/** The data converter's external storage, shared by the worker and every client of a queue. */
-export function contentExternalStorage(contentDir: string): ExternalStorage {
-  return new ExternalStorage({ drivers: [new ContentStoreDriver(new LocalContentStore(join(contentDir, 'payloads')))] });
+/** The data converter's external storage, shared by the worker and every client of a queue (the same AGENT_STORE). */
+export function contentExternalStorage(store: Pick<Store, 'payloads'>): ExternalStorage {
+  return new ExternalStorage({ drivers: [new ContentStoreDriver(store.payloads)] });
 }

@@ -32,7 +32,7 @@ import { diffStat } from './unified-diff';
 export interface WorkspaceActivityDependencies {
   store: ContentStore;
   /** The content store's directory and `AGENT_WORKSPACE_ROOTS`: a fork's new workdir is checked like any workdir. */
-  contentDir: string;
+  contentDir?: string;
   workspaceRoots: readonly string[];
 }
 
@@ -82,7 +82,8 @@ export function createWorkspaceActivities({ store, contentDir, workspaceRoots }:
     /** A fork's files, written into its new, empty workdir. */
     async materializeSnapshot(input: MaterializeSnapshotInput): Promise<MaterializeSnapshotOutput> {
       const workdir = resolve(input.workdir);
-      const problem = workdirProblem(await realOrSame(workdir), { contentDir: await realOrSame(contentDir), roots: await Promise.all(workspaceRoots.map(realOrSame)) });
+      const fileStore = contentDir ? { contentDir: await realOrSame(contentDir) } : {};
+      const problem = workdirProblem(await realOrSame(workdir), { ...fileStore, roots: await Promise.all(workspaceRoots.map(realOrSame)) });
       if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}`, ErrorType.InvalidWorkdir);
       await mkdir(dirname(workdir), { recursive: true });
       try {

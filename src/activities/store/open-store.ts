@@ -1,0 +1,61 @@
+/**
+ * Opens the store `AGENT_STORE` names, for a worker or a client: the same objects, journal and
+ * External Storage payloads whichever backend holds them. A store that cannot be used fails at
+ * once with a message naming `AGENT_STORE` (a worker must not start and then fail every session).
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { type ContentStore, LocalContentStore } from './content-store';
+import { type EffectJournal, LocalEffectJournal } from './effect-journal';
+import { migrate, PostgresContentStore, PostgresEffectJournal } from './postgres-store';
+import { describeStore, type StoreSetting } from './store-setting';
+
+export interface Store {
+  setting: StoreSetting;
+  /** Conversation content and workspace snapshots. */
+  content: ContentStore;
+  /** Temporal External Storage payloads (kept apart from content). */
+  payloads: ContentStore;
+  journal: EffectJournal;
+  /** A file store's directory (never a workdir, nor inside one); undefined for PostgreSQL. */
+  directory?: string;
+  close(): Promise<void>;
+}
+
+/** Seconds a worker waits for PostgreSQL before it gives up starting. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export async function openStore(setting: StoreSetting): Promise<Store> {
+  if (setting.kind === 'file') {
+    const directory = setting.directory;
+    await mkdir(directory, { recursive: true }).catch((error: Error) => {
+      throw new Error(`cannot use the store AGENT_STORE=${describeStore(setting)}: ${error.message}`);
+    });
+    return {
+      setting,
+      content: new LocalContentStore(join(directory, 'objects')),
+      payloads: new LocalContentStore(join(directory, 'payloads')),
+      journal: new LocalEffectJournal(join(directory, 'journal')),
+      directory,
+      close: async () => undefined,
+    };
+  }
+  // allowExitOnIdle: idle connections must not keep a finished CLI or test process alive.
+  const pool = new Pool({ connectionString: setting.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, max: 10, allowExitOnIdle: true });
+  // A connection that breaks while idle is dropped by the pool; without a listener it would crash the process.
+  pool.on('error', () => undefined);
+  try {
+    await migrate(pool);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`cannot open the store AGENT_STORE=${describeStore(setting)}: ${(error as Error).message}`);
+  }
+  return {
+    setting,
+    content: new PostgresContentStore(pool, 'objects'),
+    payloads: new PostgresContentStore(pool, 'payloads'),
+    journal: new PostgresEffectJournal(pool),
+    close: () => pool.end(),
+  };
+}

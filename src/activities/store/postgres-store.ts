@@ -1,0 +1,134 @@
+/**
+ * The store on PostgreSQL (`AGENT_STORE=postgres://…`), through `pg`: content-addressed objects
+ * (conversation content, snapshots, External Storage payloads) and the edit journal, shared by
+ * every worker on every host. The schema is created or migrated by versioned migrations when a
+ * worker or client opens the store, under an advisory lock so that workers starting together
+ * migrate once.
+ */
+import { rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import { Pool } from 'pg';
+import { ErrorType } from '../../shared/errors';
+import { type ContentStore, contentRef } from './content-store';
+import type { EffectJournal, EffectRecord } from './effect-journal';
+
+/** Applied in order, each once; a new version is a new entry at the end, never an edit. */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE content_objects (ref text PRIMARY KEY, data bytea NOT NULL);
+   CREATE TABLE effect_journal (
+     session text NOT NULL,
+     call_key text NOT NULL,
+     record jsonb NOT NULL,
+     PRIMARY KEY (session, call_key)
+   );`,
+];
+
+/** Any number: the key of the advisory lock that serializes migrations. */
+const MIGRATION_LOCK = 4_815_162_342;
+
+export async function migrate(pool: Pool): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS durable_agent_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const { rows } = await client.query<{ version: number }>('SELECT coalesce(max(version), 0) AS version FROM durable_agent_migrations');
+    const current = Number(rows[0]!.version);
+    if (current > MIGRATIONS.length) throw new Error(`the database's schema is version ${current}, newer than this release knows (${MIGRATIONS.length}): upgrade the worker`);
+    for (let version = current + 1; version <= MIGRATIONS.length; version++) {
+      await client.query(MIGRATIONS[version - 1]!);
+      await client.query('INSERT INTO durable_agent_migrations (version) VALUES ($1)', [version]);
+    }
+    await client.query('COMMIT');
+    return MIGRATIONS.length;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+export class PostgresContentStore implements ContentStore {
+  /** Objects are immutable, so a bounded cache of recent ones is always correct. */
+  private readonly cache = new Map<string, string>();
+  private static readonly CACHE_ENTRIES = 2000;
+
+  constructor(
+    private readonly pool: Pool,
+    /** Keeps External Storage payloads apart from content, as the file store's folders do. */
+    private readonly namespace: 'objects' | 'payloads' = 'objects',
+  ) {}
+
+  private key(ref: string): string {
+    return this.namespace === 'objects' ? ref : `payloads/${ref}`;
+  }
+
+  async put(data: string): Promise<string> {
+    const ref = await this.putBytes(Buffer.from(data, 'utf8'));
+    this.remember(ref, data);
+    return ref;
+  }
+
+  async putBytes(data: Buffer): Promise<string> {
+    const ref = contentRef(data);
+    // Content-addressed: a second writer of the same object (a retry, another host) changes nothing.
+    await this.pool.query('INSERT INTO content_objects (ref, data) VALUES ($1, $2) ON CONFLICT (ref) DO NOTHING', [this.key(ref), data]);
+    return ref;
+  }
+
+  async get(ref: string): Promise<string> {
+    const cached = this.cache.get(ref);
+    if (cached !== undefined) return cached;
+    const text = (await this.getBytes(ref)).toString('utf8');
+    this.remember(ref, text);
+    return text;
+  }
+
+  async getBytes(ref: string): Promise<Buffer> {
+    const { rows } = await this.pool.query<{ data: Buffer }>('SELECT data FROM content_objects WHERE ref = $1', [this.key(ref)]);
+    if (!rows[0]) {
+      throw ApplicationFailure.nonRetryable(`Content ${ref} is missing from the PostgreSQL store. Every worker of a task queue must use the same AGENT_STORE.`, ErrorType.ContentMissing);
+    }
+    return rows[0].data;
+  }
+
+  async has(ref: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('SELECT 1 FROM content_objects WHERE ref = $1', [this.key(ref)]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  private remember(ref: string, data: string): void {
+    if (this.cache.size >= PostgresContentStore.CACHE_ENTRIES) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(ref, data);
+  }
+}
+
+const sessionKey = (sessionId: string) => createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
+
+/** The edit journal in PostgreSQL: one row per call, written in a transaction of its own. */
+export class PostgresEffectJournal implements EffectJournal {
+  constructor(private readonly pool: Pool) {}
+
+  async find(sessionId: string, callKey: string): Promise<EffectRecord | undefined> {
+    const { rows } = await this.pool.query<{ record: EffectRecord }>('SELECT record FROM effect_journal WHERE session = $1 AND call_key = $2', [sessionKey(sessionId), callKey]);
+    return rows[0]?.record;
+  }
+
+  async record(sessionId: string, callKey: string, record: EffectRecord): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO effect_journal (session, call_key, record) VALUES ($1, $2, $3) ON CONFLICT (session, call_key) DO UPDATE SET record = EXCLUDED.record',
+      [sessionKey(sessionId), callKey, JSON.stringify(record)],
+    );
+  }
+
+  async close(sessionId: string): Promise<void> {
+    const { rows } = await this.pool.query<{ record: EffectRecord }>('DELETE FROM effect_journal WHERE session = $1 RETURNING record', [sessionKey(sessionId)]);
+    // A temporary file a crash left behind lives on the host that wrote it (best effort elsewhere).
+    for (const { record } of rows) if (record.temporary) await rm(record.temporary, { force: true });
+  }
+}
