@@ -4,7 +4,9 @@
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { AGENT_SEARCH_ATTRIBUTES, cliTypeName } from '../../src/shared/search-attributes';
 import { PROJECT_ROOT } from '../support/paths';
 
 jest.setTimeout(300_000);
@@ -20,6 +22,12 @@ test('the compose file is valid, and its worker is sandboxed and rooted in /work
   expect(worker).toContain('AGENT_WORKSPACE_ROOTS: /workspace');
   for (const option of ['seccomp=unconfined', 'apparmor=unconfined', 'systempaths=unconfined']) expect(worker).toContain(`- ${option}`);
   expect(worker).toMatch(/source: agent-data\n\s+target: \/data/);
+});
+
+test("the namespace setup registers every search attribute of the contract, as the dev server does", () => {
+  const script = readFileSync(join(PROJECT_ROOT, 'deploy', 'setup-namespace.sh'), 'utf8');
+  const listed = script.match(/for attribute in ([^;]+);/)![1]!.trim().split(/\s+/);
+  expect(listed).toEqual(AGENT_SEARCH_ATTRIBUTES.map((key) => `${key.name}=${cliTypeName(key)}`));
 });
 
 test('without ANTHROPIC_API_KEY it refuses to start, saying what to set', async () => {
