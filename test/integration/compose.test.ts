@@ -22,6 +22,12 @@ test('the compose file is valid, and its worker is sandboxed and rooted in /work
   expect(worker).toContain('AGENT_WORKSPACE_ROOTS: /workspace');
   for (const option of ['seccomp=unconfined', 'apparmor=unconfined', 'systempaths=unconfined']) expect(worker).toContain(`- ${option}`);
   expect(worker).toMatch(/source: agent-data\n\s+target: \/data/);
+  // The store every worker replica shares: the compose PostgreSQL, in a database apart from Temporal's.
+  expect(worker).toContain('AGENT_STORE: postgres://temporal:temporal@postgresql:5432/durable_agent');
+  expect(worker).toMatch(/agent-store:\n\s+condition: service_completed_successfully/);
+  // Nothing listens beyond this machine by default.
+  const published = [...stdout.matchAll(/host_ip: (\S+)\n\s+target: \d+\n\s+published: "(\d+)"/g)].map((match) => `${match[1]}:${match[2]}`);
+  expect(published.sort()).toEqual(['127.0.0.1:7233', '127.0.0.1:8233']);
 });
 
 test("the namespace setup registers every search attribute of the contract, as the dev server does", () => {
