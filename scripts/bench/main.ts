@@ -3,7 +3,7 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, workspace
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, workspace, stores
  *   npm run bench -- --only concurrency --sessions 200
  *
  * Timings on a shared machine are noisy: each figure is a median of repetitions, and ratios
@@ -26,6 +26,7 @@ import { overhead } from './overhead';
 import { promptCache } from './prompt-cache';
 import { resume } from './resume';
 import { sandbox } from './sandbox';
+import { stores } from './stores';
 import { workspace } from './workspace';
 import type { Row } from './support';
 
@@ -39,6 +40,7 @@ const BENCHES: Record<string, { run: (harness: Harness, options: { sessions: num
   interrupt: { run: interrupt, worker: true },
   cache: { run: promptCache, worker: true },
   sandbox: { run: sandbox, worker: false },
+  stores: { run: () => stores(), worker: false },
   workspace: { run: workspace, worker: true },
 };
 
