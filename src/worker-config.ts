@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { delimiter } from 'node:path';
 import type { SandboxSettings } from './activities/sandbox/command-sandbox';
 import { type StoreSetting, storeSetting } from './activities/store/store-setting';
@@ -19,6 +20,8 @@ export interface WorkerConfig {
   workspaceRoots: string[];
   /** `AGENT_TRUST_REPO_HOOKS=1`: hooks from a repository's settings run without input `trustRepoHooks`. */
   trustRepoHooks: boolean;
+  /** `AGENT_HOST_ID` (default: the hostname): this worker also polls `<AGENT_TASK_QUEUE>@<host id>`. */
+  hostId: string;
 }
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
@@ -60,7 +63,14 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     sandbox: sandboxSettings(environment),
     workspaceRoots: (read(environment, 'AGENT_WORKSPACE_ROOTS') ?? '').split(delimiter).filter(Boolean),
     trustRepoHooks: read(environment, 'AGENT_TRUST_REPO_HOOKS') === '1',
+    hostId: hostIdentity(read(environment, 'AGENT_HOST_ID') ?? hostname()),
   };
+}
+
+/** A host id becomes part of a task queue name: letters, digits, `.`, `_`, `-` only. */
+export function hostIdentity(value: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(value)) throw new Error(`AGENT_HOST_ID=${value}: use letters, digits, '.', '_' and '-' (at most 63)`);
+  return value;
 }
 
 /** `AGENT_SANDBOX` (auto | bwrap | none), `AGENT_SANDBOX_PASS_ENV` (names, comma-separated), `AGENT_SANDBOX_NETWORK` (on | off). */

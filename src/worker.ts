@@ -12,6 +12,7 @@ import { contentExternalStorage } from './activities/store/external-storage';
 import { openStore } from './activities/store/open-store';
 import { describeStore } from './activities/store/store-setting';
 import { HEARTBEAT_THROTTLE_MS, STICKY_QUEUE_TIMEOUT_MS } from './shared/limits';
+import { hostTaskQueue } from './shared/contract';
 import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
 import { workflowBundle } from './workflow-bundle';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerConfigFromEnvironment } from './worker-config';
@@ -28,7 +29,39 @@ export interface CreateWorkerOptions {
   warn?: (line: string) => void;
 }
 
-export async function createWorker(config: WorkerConfig, options: CreateWorkerOptions = {}): Promise<Worker> {
+/**
+ * One host's worker: two Temporal workers on one connection. The shared queue runs workflows,
+ * model calls and compaction (any host serves them), and every activity of sessions recorded
+ * before hosts; the host queue (`<queue>@<host id>`) runs the workspace activities of the
+ * sessions whose workdir is on this host.
+ */
+export class AgentWorker {
+  constructor(
+    readonly shared: Worker,
+    readonly host: Worker,
+    readonly hostId: string,
+  ) {}
+
+  /** Both run until shutdown; one failing stops the other. */
+  async run(): Promise<void> {
+    try {
+      await Promise.all([this.shared.run(), this.host.run()]);
+    } catch (error) {
+      this.shutdown();
+      throw error;
+    }
+  }
+
+  shutdown(): void {
+    for (const worker of [this.shared, this.host]) if (worker.getState() === 'RUNNING') worker.shutdown();
+  }
+
+  getState(): ReturnType<Worker['getState']> {
+    return this.shared.getState();
+  }
+}
+
+export async function createWorker(config: WorkerConfig, options: CreateWorkerOptions = {}): Promise<AgentWorker> {
   const sandbox = await resolveSandbox(config.sandbox);
   if (sandbox.kind === 'none') (options.warn ?? console.warn)(`durable-agent worker: commands run unconfined, with the worker's privileges: ${sandbox.reason}`);
   await ensureSearchAttributes(config);
@@ -38,18 +71,26 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     (await NativeConnection.connect({ address: config.address }).catch((error: unknown) => {
       throw new Error(`cannot connect to Temporal at ${config.address} (TEMPORAL_ADDRESS): ${(error as Error).message}`);
     }));
-  return Worker.create({
+  const activities = createActivities({ ...config, sandbox, store });
+  const common = {
     connection,
     namespace: config.namespace,
-    taskQueue: config.taskQueue,
-    workflowBundle: options.workflowBundle ?? (await workflowBundle()),
-    activities: createActivities({ ...config, sandbox, store }),
+    // The host is in every ActivityTaskStarted event: where each call ran shows in history.
+    identity: `${config.hostId}/${process.pid}`,
+    activities,
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),
     // Interrupts reach running calls within HEARTBEAT_THROTTLE_MS; a dead worker's sessions move on quickly.
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
-    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,
     dataConverter: { externalStorage: contentExternalStorage(store) },
+  };
+  const shared = await Worker.create({
+    ...common,
+    taskQueue: config.taskQueue,
+    workflowBundle: options.workflowBundle ?? (await workflowBundle()),
+    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,
   });
+  const host = await Worker.create({ ...common, taskQueue: hostTaskQueue(config.taskQueue, config.hostId) });
+  return new AgentWorker(shared, host, config.hostId);
 }
 
 /**
@@ -92,7 +133,7 @@ async function main(): Promise<void> {
   }
   const worker = await createWorker(config, { workflowBundle: await workflowBundle(process.env, console.log) });
   console.log(
-    `durable-agent worker: task queue "${config.taskQueue}" on ${config.address} (namespace ${config.namespace}), ` +
+    `durable-agent worker: task queue "${config.taskQueue}" and host queue "${hostTaskQueue(config.taskQueue, config.hostId)}" on ${config.address} (namespace ${config.namespace}), ` +
       `default model ${config.defaultModel}, store ${describeStore(config.store)}`,
   );
   // run() resolves after SIGINT/SIGTERM: in-flight activities are given time to finish.

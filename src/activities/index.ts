@@ -25,6 +25,8 @@ export interface ActivityConfig {
   workspaceRoots?: string[];
   /** `AGENT_TRUST_REPO_HOOKS=1`. */
   trustRepoHooks?: boolean;
+  /** `AGENT_HOST_ID`: this worker's host, recorded by the sessions it prepares. */
+  hostId?: string;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
@@ -41,6 +43,7 @@ export function createActivities(config: ActivityConfig) {
       workspaceRoots: config.workspaceRoots ?? [],
       trustRepoHooks: config.trustRepoHooks ?? false,
       sandbox: config.sandbox.kind,
+      ...(config.hostId ? { hostId: config.hostId } : {}),
     }),
     ...createModelActivities({ store, api }),
     ...createContextActivities({ store }),
@@ -49,7 +52,7 @@ export function createActivities(config: ActivityConfig) {
     ...createStopHookActivities({ sandbox: config.sandbox, store }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
     ...createCloseSessionActivities({ journal }),
-    ...createWorkspaceActivities({ store, contentDir, workspaceRoots: config.workspaceRoots ?? [] }),
+    ...createWorkspaceActivities({ store, contentDir, workspaceRoots: config.workspaceRoots ?? [], ...(config.hostId ? { hostId: config.hostId } : {}) }),
   };
 }
 

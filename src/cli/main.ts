@@ -7,10 +7,10 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { WORKFLOW_TYPE } from '../shared/contract';
 import { type AgentInput, checkAgentInput } from '../shared/input';
-import { createWorker } from '../worker';
+import { type AgentWorker, createWorker } from '../worker';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, workerConfigFromEnvironment } from '../worker-config';
 import { contentExternalStorage } from '../activities/store/external-storage';
 import { openStore } from '../activities/store/open-store';
@@ -146,7 +146,7 @@ export async function startAndFollow(
   if (temporal.started) console.error(temporal.started);
   config.address = temporal.address;
 
-  let worker: Worker | undefined;
+  let worker: AgentWorker | undefined;
   let workerRun: Promise<void> | undefined;
   let nativeConnection: NativeConnection | undefined;
   if (options.startWorker) {

@@ -18,7 +18,7 @@ export function positional(args: string[], count: number, usage: string): string
 export function formatState(workflowId: string, state: AgentState): string {
   const lines = [
     `${workflowId}: ${state.status}${state.reason ? ` (${state.reason})` : ''}`,
-    `  turn ${state.turn} · model ${state.model} · last transition ${state.lastTransition ?? '—'}`,
+    `  turn ${state.turn} · model ${state.model} · last transition ${state.lastTransition ?? '—'}${state.host ? ` · host ${state.host}` : ''}`,
     `  tokens: ${state.usage.inputTokens} in, ${state.usage.outputTokens} out · context ~${state.estimatedContextTokens}`,
   ];
   for (const call of state.currentToolCalls) lines.push(`  running: ${call.summary}`);

@@ -239,6 +239,8 @@ export interface PrepareSessionOutput {
   skippedRepoHooks?: string[];
   /** Where the preparing worker runs commands (absent in sessions prepared before sandboxes). */
   sandbox?: 'bwrap' | 'none';
+  /** The host that holds the workdir (`AGENT_HOST_ID`): its queue gets the workspace activities (absent before hosts). */
+  host?: string;
   model: string;
   /** Estimated tokens of the system prompt and tool definitions, sent with every request. */
   overheadTokens: number;

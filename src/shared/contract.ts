@@ -15,6 +15,14 @@ export const WORKFLOW_TYPE = 'agentWorkflow';
 /** Task queue when `AGENT_TASK_QUEUE` is unset. */
 export const DEFAULT_TASK_QUEUE = 'durable-agent';
 
+/**
+ * The queue of one worker host (`AGENT_HOST_ID`) beside the shared one: a session's tools, hooks
+ * and snapshots go there, to the host that holds its workspace.
+ */
+export function hostTaskQueue(taskQueue: string, hostId: string): string {
+  return `${taskQueue}@${hostId}`;
+}
+
 /** Why a session ended. */
 export const TERMINAL_REASONS = [
   'completed',
@@ -104,6 +112,8 @@ export interface AgentState {
   sandbox: 'bwrap' | 'none' | null;
   /** The workdir on the worker host (its real path), null before the session is prepared. */
   workdir: string | null;
+  /** The worker host (`AGENT_HOST_ID`) that holds the workdir: its queue runs the session's tools; null before it is known. */
+  host: string | null;
   /** The workspace snapshots of the session's current line of turns: turn 0 is its start. */
   snapshots: SnapshotRecord[];
 }

@@ -71,6 +71,7 @@ export const agentInputSchema = z
     network: z.boolean().optional(),
     trustRepoHooks: z.boolean().optional(),
     fork: forkSchema.optional(),
+    host: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "must be a worker's AGENT_HOST_ID").optional(),
     /** Internal: the state a run carries into the next one when it continues as new. */
     resume: z.record(z.string(), z.unknown()).optional(),
   })
@@ -105,6 +106,8 @@ export interface ResolvedAgentInput {
   trustRepoHooks: boolean;
   /** The session is a fork of another one's turn. */
   fork?: ForkInput;
+  /** The worker host (`AGENT_HOST_ID`) whose workdir the session works in; unset: whichever prepares it. */
+  host?: string;
   resume?: Record<string, unknown>;
 }
 
@@ -157,6 +160,7 @@ export function checkAgentInput(raw: unknown): InputCheck {
       network: input.network ?? true,
       trustRepoHooks: input.trustRepoHooks ?? false,
       ...(input.fork ? { fork: input.fork as ForkInput } : {}),
+      ...(input.host ? { host: input.host } : {}),
       resume: input.resume,
     },
   };

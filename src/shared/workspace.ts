@@ -80,6 +80,8 @@ export interface MaterializeSnapshotInput {
 export interface MaterializeSnapshotOutput {
   files: number;
   notRestored: string[];
+  /** The host that wrote the files (the fork's session is prepared there). */
+  host?: string;
 }
 
 export interface DiffSnapshotsInput {

@@ -8,18 +8,18 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
-  upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CallModelOutcome, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
 import type { AgentResult, AgentStatus, ContextEdit, RewindRequest, TerminalReason, TranscriptEntry } from '../shared/contract';
-import { AGENT_FORKED_FROM } from '../shared/search-attributes';
 import { contentPreview, type ToolResult } from '../shared/conversation';
 import type { ResolvedAgentInput, StopHook } from '../shared/input';
+import { AGENT_HOST } from '../shared/search-attributes';
 import type { TakenSnapshot } from '../shared/workspace';
-import { CLOSE_SESSION_OPTIONS, closeSession, prepareSession, SESSION_OPTIONS } from './activity-options';
-import { type Checkpoint, forkedState, forkPrompt, rewoundLog, rewoundState } from './checkpoints';
+import { CLOSE_SESSION_OPTIONS, closeSession } from './activity-options';
+import { type Checkpoint, forkedState, rewoundLog, rewoundState } from './checkpoints';
+import { onHost, prepareNewSession } from './prepare';
 import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from './loop';
 import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from './loop-state';
 import { summaryOf } from './run-tools';
@@ -84,6 +84,7 @@ export class AgentSession {
       interactive: input.interactive,
       finished: () => this.closed,
       toolsRunning: () => this.currentStatus === 'running_tools',
+      onHost: () => this.onHost(),
       stopForRewind: () => this.steering.stopInFlight(() => this.workspace.rewindPending),
       snapshotFailed: (turn, error) => this.view.add({ type: 'snapshot', turn, error }),
     });
@@ -101,28 +102,9 @@ export class AgentSession {
       session.workspace.restore(resumed);
     } else {
       session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
-      if (fork) {
-        // Linked both ways: the fork names its original (memo), the original finds its forks
-        // (`AgentForkedFrom='<id>'`), however the fork was started (our CLI or the Temporal CLI).
-        upsertMemo({ forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } });
-        upsertSearchAttributes([{ key: AGENT_FORKED_FROM, value: fork.workflowId }]);
-        // Its files first: the workdir must hold them before the session is prepared there.
-        await session.workspace.materialize(input.workdir, fork.snapshotRef);
-      }
     }
-    session.prepared =
-      resumed?.session ??
-      (await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, summary: 'prepare session' }, [
-        {
-          workdir: input.workdir,
-          model: input.model ?? fork?.model,
-          allowedTools: input.allowedTools,
-          systemPromptAppend: input.systemPrompt,
-          prompt: fork ? forkPrompt(fork, input.workdir, input.prompt) : input.prompt,
-          startedAt: new Date(workflowInfo().startTime).toISOString(),
-          ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
-        },
-      ]));
+    session.prepared = resumed?.session ?? (await prepareNewSession(input, fork, session.workspace));
+    if (session.prepared.host) upsertSearchAttributes([{ key: AGENT_HOST, value: session.prepared.host }]);
     session.view.prepared(session.prepared, { note: !resumed, ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}) });
     const initial = initialLoopState(input, session.prepared, { hardening: features.hardening });
     session.loop = resumed?.loop ?? (fork ? forkedState(initial, fork) : initial);
@@ -184,6 +166,11 @@ export class AgentSession {
   }
 
   /** Estimated tokens of the system prompt and tool definitions. */
+  /** Options that send an activity to the host holding the workspace (sessions prepared before hosts: the shared queue). */
+  onHost(): { taskQueue?: string } {
+    return onHost(this.prepared?.host);
+  }
+
   get overheadTokens(): number {
     return this.prepared.overheadTokens;
   }
@@ -276,7 +263,7 @@ export class AgentSession {
           changes = await this.workspace.filesChanged().catch(() => ({}));
         }
         // No call of this session can be retried any more: its edit journal goes. Best effort.
-        await closeSession.executeWithOptions({ ...CLOSE_SESSION_OPTIONS, summary: 'close session' }, [{ sessionId: this.id }]).catch(() => undefined);
+        await closeSession.executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.onHost(), summary: 'close session' }, [{ sessionId: this.id }]).catch(() => undefined);
         await condition(allHandlersFinished);
       });
     } else {

@@ -39,7 +39,7 @@ export async function applyRewind(session: AgentSession): Promise<RewindOutcome>
     try {
       // Not stopped half-way by a cancellation of the workflow: a restore runs to its end.
       outcome = await CancellationScope.nonCancellable(() =>
-        restoreWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: `rewind to turn ${request.turn} · files` }, [
+        restoreWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...session.onHost(), summary: `rewind to turn ${request.turn} · files` }, [
           { workdir: session.state.workdir, targetRef, expectedRef, force: request.force },
         ]),
       );

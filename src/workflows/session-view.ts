@@ -88,6 +88,7 @@ export class SessionView {
       reason: null,
       sandbox: null,
       workdir: null,
+      host: null,
       snapshots: [],
     };
   }
@@ -114,6 +115,7 @@ export class SessionView {
   prepared(session: PrepareSessionOutput, { note, forkedFrom }: { note: boolean; forkedFrom?: { workflowId: string; turn: number } }): void {
     this.state.sandbox = session.sandbox ?? null;
     this.state.workdir = session.workdir;
+    this.state.host = session.host ?? null;
     if (!note || session.sandbox === undefined) return;
     this.add({
       type: 'session',
@@ -227,6 +229,7 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
   return [
     `**Turn ${view.turn}** · ${running}`,
     `- model: ${view.model}`,
+    ...(view.host ? [`- host: ${view.host}`] : []),
     ...(view.sandbox === 'none' ? ['- sandbox: **none** (commands run with the worker\'s privileges)'] : []),
     `- last transition: ${view.lastTransition ?? '—'}`,
     `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,

@@ -90,7 +90,7 @@ async function approve(session: AgentSession, call: PlannedToolUse): Promise<App
 async function runToolCall(session: AgentSession, call: PlannedToolUse, approval: PersonApproval | undefined, snapshotting: Set<string>): Promise<RunToolOutput> {
   if (!call.plan.ok) return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
   try {
-    const options = toolActivityOptions(call, call.plan.summary, session.features.hardening);
+    const options = { ...toolActivityOptions(call, call.plan.summary, session.features.hardening), ...session.onHost() };
     // The session's last snapshot: the call snapshots over it when done (calls that change files run one at a time).
     const snapshotRef = rulesOf(call).changesFiles ? session.workspace.latestRef : undefined;
     if (snapshotRef) snapshotting.add(call.id);

@@ -52,7 +52,7 @@ async function runHooks(session: AgentSession): Promise<StopHookDecision> {
     const waitForCancellation = session.features.hardening ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {};
     const snapshotRef = session.workspace.latestRef;
     const request = { ...stopHookRequest(session.id, session.state, hooks), ...(snapshotRef ? { snapshotRef } : {}) };
-    outcome = await runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, ...waitForCancellation, summary: 'stop hooks' }, [request]);
+    outcome = await runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, ...waitForCancellation, ...session.onHost(), summary: 'stop hooks' }, [request]);
   } catch (error) {
     if (isCancellation(error)) throw error;
     outcome = { kind: 'allow', reports: [`Stop hooks could not run: ${failureMessage(error)}`] };

@@ -41,6 +41,8 @@ export interface WorkspaceHost {
   toolsRunning(): boolean;
   /** Stops the model call or tool batch in flight, and any that starts before the rewind is done. */
   stopForRewind(): void;
+  /** Options that send a workspace activity to the session's host. */
+  onHost(): { taskQueue?: string };
   /** A transcript note that a snapshot could not be taken. */
   snapshotFailed(turn: number, error: string): void;
 }
@@ -114,7 +116,7 @@ export class SessionWorkspace {
     const previousRef = this.latestRef;
     try {
       const taken = await CancellationScope.nonCancellable(() =>
-        snapshotWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: turn === 0 ? 'snapshot (start)' : `turn ${turn} · snapshot` }, [
+        snapshotWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...this.host.onHost(), summary: turn === 0 ? 'snapshot (start)' : `turn ${turn} · snapshot` }, [
           { workdir, ...(previousRef ? { previousRef } : {}) },
         ]),
       );
@@ -128,9 +130,9 @@ export class SessionWorkspace {
   }
 
   /** Writes a snapshot's files into the (empty) workdir of a fork; resumable after a crash. */
-  async materialize(workdir: string, ref: string): Promise<void> {
+  async materialize(workdir: string, ref: string, where: { taskQueue?: string }): Promise<string | undefined> {
     try {
-      await materializeSnapshot.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'fork · files' }, [{ workdir, ref }]);
+      return (await materializeSnapshot.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: 'fork · files' }, [{ workdir, ref }])).host;
     } catch (error) {
       throw ApplicationFailure.nonRetryable(`The fork's files could not be written into ${workdir}: ${failureMessage(error)}`, ErrorType.InvalidWorkdir);
     }
@@ -196,7 +198,7 @@ export class SessionWorkspace {
     const expectedRef = this.latestRef;
     const targetRef = snapshotAt(this.log, request.turn)?.ref;
     if (request.files && !request.force && !this.host.toolsRunning() && expectedRef && targetRef) {
-      const outside = await checkWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: `rewind to turn ${request.turn} · check` }, [
+      const outside = await checkWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...this.host.onHost(), summary: `rewind to turn ${request.turn} · check` }, [
         { workdir: this.host.state.workdir, targetRef, expectedRef, force: false },
       ]);
       if (outside.length > 0) throw refusal(outside);

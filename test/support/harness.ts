@@ -7,13 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString } from '@temporalio/worker';
 import type { AgentInput } from '../../src/shared/input';
 import type { AgentResult } from '../../src/shared/contract';
 import { contentExternalStorage } from '../../src/activities/store/external-storage';
 import { openStore, type Store } from '../../src/activities/store/open-store';
 import { type StoreSetting, storeSetting } from '../../src/activities/store/store-setting';
-import { createWorker, type CreateWorkerOptions } from '../../src/worker';
+import { type AgentWorker, createWorker, type CreateWorkerOptions } from '../../src/worker';
 import { sandboxSettings, type WorkerConfig } from '../../src/worker-config';
 import { FakeAnthropicServer, type FakeHandler } from './fake-anthropic';
 import { PROJECT_ROOT, scratchDir } from './paths';
@@ -67,7 +67,7 @@ export function killProcess(child: ChildProcess): Promise<void> {
 }
 
 export class Harness {
-  private workers: { worker: Worker; running: Promise<void> }[] = [];
+  private workers: { worker: AgentWorker; running: Promise<void> }[] = [];
   private processes: ChildProcess[] = [];
 
   private constructor(
@@ -105,6 +105,7 @@ export class Harness {
       namespace: 'default',
       taskQueue: this.taskQueue,
       store: this.store.setting,
+      hostId: 'test-host',
       defaultModel: 'claude-sonnet-5-5',
       smallModel: 'claude-haiku-5-5',
       anthropic: { apiKey: 'test-key', baseURL: this.fake.url },
@@ -116,7 +117,7 @@ export class Harness {
   }
 
   /** A worker in this process (fast; cannot be SIGKILLed). */
-  async startWorker(overrides: Partial<WorkerConfig> = {}, options: Pick<CreateWorkerOptions, 'interceptors'> = {}): Promise<Worker> {
+  async startWorker(overrides: Partial<WorkerConfig> = {}, options: Pick<CreateWorkerOptions, 'interceptors'> = {}): Promise<AgentWorker> {
     const connection = await NativeConnection.connect({ address: temporalAddress() });
     const worker = await createWorker({ ...this.workerConfig(), ...overrides }, {
       connection,

@@ -24,6 +24,8 @@ export interface SessionActivityDependencies {
   trustRepoHooks: boolean;
   /** Where this worker runs commands, shown to people (`state.sandbox`). */
   sandbox: 'bwrap' | 'none';
+  /** This worker's host (`AGENT_HOST_ID`), recorded as the session's host. */
+  hostId?: string;
 }
 
 /** A directory's real path, or the path itself while it does not exist (a content store not yet written). */
@@ -66,6 +68,7 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
         ...(trusted && repoHooks.hooks.length ? { settingsStopHooks: repoHooks.hooks } : {}),
         ...(!trusted && repoHooks.found.length ? { skippedRepoHooks: repoHooks.found } : {}),
         sandbox: dependencies.sandbox,
+        ...(dependencies.hostId ? { host: dependencies.hostId } : {}),
         model: input.model ?? defaultModel,
         systemRef,
         prompt: await storeText(store, input.prompt),

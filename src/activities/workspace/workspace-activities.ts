@@ -34,6 +34,8 @@ export interface WorkspaceActivityDependencies {
   /** The content store's directory and `AGENT_WORKSPACE_ROOTS`: a fork's new workdir is checked like any workdir. */
   contentDir?: string;
   workspaceRoots: readonly string[];
+  /** This worker's host (`AGENT_HOST_ID`): a fork's files are on it. */
+  hostId?: string;
 }
 
 const realOrSame = (path: string) => realpath(path).catch(() => resolve(path));
@@ -60,7 +62,7 @@ export async function snapshotOver(store: ContentStore, workdir: string, previou
   }
 }
 
-export function createWorkspaceActivities({ store, contentDir, workspaceRoots }: WorkspaceActivityDependencies) {
+export function createWorkspaceActivities({ store, contentDir, workspaceRoots, hostId }: WorkspaceActivityDependencies) {
   const signal = () => Context.current().cancellationSignal;
   return {
     /** The working tree now, incremental over the snapshot before it. Only the reference and counts enter history. */
@@ -87,7 +89,8 @@ export function createWorkspaceActivities({ store, contentDir, workspaceRoots }:
       if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}`, ErrorType.InvalidWorkdir);
       await mkdir(dirname(workdir), { recursive: true });
       try {
-        return await whileHeartbeating(() => materializeSnapshot(store, workdir, input.ref));
+        const written = await whileHeartbeating(() => materializeSnapshot(store, workdir, input.ref));
+        return hostId ? { ...written, host: hostId } : written;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         // A directory holding other files, or one that cannot be written: retrying changes nothing.

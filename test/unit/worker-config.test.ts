@@ -1,0 +1,15 @@
+import { hostname } from 'node:os';
+import { workerConfigFromEnvironment } from '../../src/worker-config';
+
+describe('the worker environment', () => {
+  test('AGENT_HOST_ID names the host (default: the hostname); it must be able to name a task queue', () => {
+    expect(workerConfigFromEnvironment({ AGENT_HOST_ID: 'build-7' }).hostId).toBe('build-7');
+    expect(workerConfigFromEnvironment({}).hostId).toBe(hostname());
+    expect(() => workerConfigFromEnvironment({ AGENT_HOST_ID: 'build 7' })).toThrow("AGENT_HOST_ID=build 7: use letters, digits, '.', '_' and '-'");
+  });
+
+  test('AGENT_STORE is read, and its mistakes stop the worker naming it', () => {
+    expect(workerConfigFromEnvironment({ AGENT_STORE: 'postgres://db/agent' }).store).toEqual({ kind: 'postgres', url: 'postgres://db/agent' });
+    expect(() => workerConfigFromEnvironment({ AGENT_STORE: 'redis://db' })).toThrow('AGENT_STORE=redis://db');
+  });
+});
