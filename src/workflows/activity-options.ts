@@ -90,9 +90,13 @@ export const SUMMARY_OPTIONS: ActivityOptions = {
   retry: { initialInterval: '1 second', maximumAttempts: 2 },
 };
 
-/** Cleanup when the session ends: quick, and not worth holding the result for long. */
+/**
+ * Cleanup when the session ends: quick, and not worth holding the result for long — nor forever
+ * when the session's host is gone (it runs on that host's queue): it gives up after 5 minutes.
+ */
 export const CLOSE_SESSION_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '5 minutes',
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
 };
 
