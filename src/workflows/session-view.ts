@@ -127,9 +127,14 @@ export class SessionView {
     });
   }
 
-  /** The snapshots of the session's current line of turns (shown by the `state` query). */
+  /**
+   * The snapshots of the session's current line of turns (the `state` query), and the current
+   * details again: the start snapshot may complete while the session already waits.
+   */
   workspace(snapshots: SnapshotRecord[]): void {
+    const changed = this.state.snapshots.at(-1)?.ref !== snapshots.at(-1)?.ref || this.state.snapshots.length !== snapshots.length;
     this.state.snapshots = snapshots;
+    if (changed) this.publisher.details(currentDetails(this.state, this.people.pendingApprovals));
   }
 
   sync(loop: LoopState): void {
