@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { delimiter } from 'node:path';
 import type { SandboxSettings } from './activities/sandbox/command-sandbox';
 import { type StoreSetting, storeSetting } from './activities/store/store-setting';
@@ -20,8 +19,11 @@ export interface WorkerConfig {
   workspaceRoots: string[];
   /** `AGENT_TRUST_REPO_HOOKS=1`: hooks from a repository's settings run without input `trustRepoHooks`. */
   trustRepoHooks: boolean;
-  /** `AGENT_HOST_ID` (default: the hostname): this worker also polls `<AGENT_TASK_QUEUE>@<host id>`. */
-  hostId: string;
+  /**
+   * `AGENT_HOST_ID`: this worker also polls `<AGENT_TASK_QUEUE>@<host id>`, and the sessions it
+   * prepares send their workspace activities there. Unset: one host, everything on the shared queue.
+   */
+  hostId?: string;
 }
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
@@ -63,8 +65,16 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     sandbox: sandboxSettings(environment),
     workspaceRoots: (read(environment, 'AGENT_WORKSPACE_ROOTS') ?? '').split(delimiter).filter(Boolean),
     trustRepoHooks: read(environment, 'AGENT_TRUST_REPO_HOOKS') === '1',
-    hostId: hostIdentity(read(environment, 'AGENT_HOST_ID') ?? hostname()),
+    ...hostSetting(read(environment, 'AGENT_HOST_ID')),
   };
+}
+
+/**
+ * Host queues are opt-in: on one host they would only cost time (an activity on another queue
+ * than its workflow's is not dispatched eagerly: about 50 ms more per tool call on a dev server).
+ */
+function hostSetting(value: string | undefined): { hostId?: string } {
+  return value ? { hostId: hostIdentity(value) } : {};
 }
 
 /** A host id becomes part of a task queue name: letters, digits, `.`, `_`, `-` only. */

@@ -2,6 +2,7 @@
  * `npm run worker`: polls the task queue and runs agent workflows and their activities.
  * Configuration comes from the environment only (see worker-config.ts and the README).
  */
+import { hostname } from 'node:os';
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
@@ -38,14 +39,19 @@ export interface CreateWorkerOptions {
 export class AgentWorker {
   constructor(
     readonly shared: Worker,
-    readonly host: Worker,
-    readonly hostId: string,
+    /** Absent without AGENT_HOST_ID (one host). */
+    readonly host: Worker | undefined,
+    readonly hostId: string | undefined,
   ) {}
+
+  private get workers(): Worker[] {
+    return this.host ? [this.shared, this.host] : [this.shared];
+  }
 
   /** Both run until shutdown; one failing stops the other. */
   async run(): Promise<void> {
     try {
-      await Promise.all([this.shared.run(), this.host.run()]);
+      await Promise.all(this.workers.map((worker) => worker.run()));
     } catch (error) {
       this.shutdown();
       throw error;
@@ -53,7 +59,7 @@ export class AgentWorker {
   }
 
   shutdown(): void {
-    for (const worker of [this.shared, this.host]) if (worker.getState() === 'RUNNING') worker.shutdown();
+    for (const worker of this.workers) if (worker.getState() === 'RUNNING') worker.shutdown();
   }
 
   getState(): ReturnType<Worker['getState']> {
@@ -76,7 +82,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     connection,
     namespace: config.namespace,
     // The host is in every ActivityTaskStarted event: where each call ran shows in history.
-    identity: `${config.hostId}/${process.pid}`,
+    identity: `${config.hostId ?? hostname()}/${process.pid}`,
     activities,
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),
     // Interrupts reach running calls within HEARTBEAT_THROTTLE_MS; a dead worker's sessions move on quickly.
@@ -89,7 +95,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     workflowBundle: options.workflowBundle ?? (await workflowBundle()),
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,
   });
-  const host = await Worker.create({ ...common, taskQueue: hostTaskQueue(config.taskQueue, config.hostId) });
+  const host = config.hostId ? await Worker.create({ ...common, taskQueue: hostTaskQueue(config.taskQueue, config.hostId) }) : undefined;
   return new AgentWorker(shared, host, config.hostId);
 }
 
@@ -133,7 +139,7 @@ async function main(): Promise<void> {
   }
   const worker = await createWorker(config, { workflowBundle: await workflowBundle(process.env, console.log) });
   console.log(
-    `durable-agent worker: task queue "${config.taskQueue}" and host queue "${hostTaskQueue(config.taskQueue, config.hostId)}" on ${config.address} (namespace ${config.namespace}), ` +
+    `durable-agent worker: task queue "${config.taskQueue}"${config.hostId ? ` and host queue "${hostTaskQueue(config.taskQueue, config.hostId)}"` : ''} on ${config.address} (namespace ${config.namespace}), ` +
       `default model ${config.defaultModel}, store ${describeStore(config.store)}`,
   );
   // run() resolves after SIGINT/SIGTERM: in-flight activities are given time to finish.

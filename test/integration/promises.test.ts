@@ -75,7 +75,7 @@ test('the current details the Temporal UI shows: turn, what runs, model, transit
   while (!details.includes('waiting for a message') || !details.includes('- workspace:')) {
     details = ((await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata').catch(() => ({}))) as { currentDetails?: string }).currentDetails ?? '';
   }
-  expect(details).toMatch(/^\*\*Turn 1\*\* · waiting for a message \(signal `userMessage`, or `end`\)\n- model: claude-sonnet-5-5\n- host: test-host\n- last transition: —\n- context: ~\d+ tokens\n- tokens: \d+ in, \d+ out, 0 read from cache\n- workspace: last snapshot after turn 0 \(`sha256:[0-9a-f]{12}…`, 1 in all\)$/);
+  expect(details).toMatch(/^\*\*Turn 1\*\* · waiting for a message \(signal `userMessage`, or `end`\)\n- model: claude-sonnet-5-5\n- last transition: —\n- context: ~\d+ tokens\n- tokens: \d+ in, \d+ out, 0 read from cache\n- workspace: last snapshot after turn 0 \(`sha256:[0-9a-f]{12}…`, 1 in all\)$/);
   await handle.signal('end');
   await handle.result();
   const final = ((await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')) as { currentDetails?: string }).currentDetails;

@@ -105,7 +105,6 @@ export class Harness {
       namespace: 'default',
       taskQueue: this.taskQueue,
       store: this.store.setting,
-      hostId: 'test-host',
       defaultModel: 'claude-sonnet-5-5',
       smallModel: 'claude-haiku-5-5',
       anthropic: { apiKey: 'test-key', baseURL: this.fake.url },

@@ -1,10 +1,9 @@
-import { hostname } from 'node:os';
 import { workerConfigFromEnvironment } from '../../src/worker-config';
 
 describe('the worker environment', () => {
-  test('AGENT_HOST_ID names the host (default: the hostname); it must be able to name a task queue', () => {
+  test('AGENT_HOST_ID names the host (unset: one host, no host queue); it must be able to name a task queue', () => {
     expect(workerConfigFromEnvironment({ AGENT_HOST_ID: 'build-7' }).hostId).toBe('build-7');
-    expect(workerConfigFromEnvironment({}).hostId).toBe(hostname());
+    expect(workerConfigFromEnvironment({}).hostId).toBeUndefined();
     expect(() => workerConfigFromEnvironment({ AGENT_HOST_ID: 'build 7' })).toThrow("AGENT_HOST_ID=build 7: use letters, digits, '.', '_' and '-'");
   });
 
