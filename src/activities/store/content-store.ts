@@ -31,11 +31,32 @@ export function contentRef(data: string | Buffer): string {
   return REF_PREFIX + createHash('sha256').update(data).digest('hex');
 }
 
+/** Recently written or read objects, text only: immutable, so a bounded cache of them is always correct. */
+export class RecentObjects {
+  private readonly entries = new Map<string, string>();
+
+  constructor(private readonly capacity = 2000) {}
+
+  get(ref: string): string | undefined {
+    return this.entries.get(ref);
+  }
+
+  has(ref: string): boolean {
+    return this.entries.has(ref);
+  }
+
+  remember(ref: string, data: string): void {
+    if (this.entries.size >= this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(ref, data);
+  }
+}
+
 /** The default store: one file per object under a directory on the worker host. */
 export class LocalContentStore implements ContentStore {
-  /** Objects are immutable, so a bounded cache of recent ones is always correct. */
-  private readonly cache = new Map<string, string>();
-  private static readonly CACHE_ENTRIES = 2000;
+  private readonly cache = new RecentObjects();
   /** Fan-out directories known to exist: saves a mkdir per object when writing many. */
   private readonly directories = new Set<string>();
 
@@ -51,7 +72,7 @@ export class LocalContentStore implements ContentStore {
 
   async put(data: string): Promise<string> {
     const ref = await this.putBytes(Buffer.from(data, 'utf8'));
-    this.remember(ref, data);
+    this.cache.remember(ref, data);
     return ref;
   }
 
@@ -78,7 +99,7 @@ export class LocalContentStore implements ContentStore {
     const cached = this.cache.get(ref);
     if (cached !== undefined) return cached;
     const data = (await this.getBytes(ref)).toString('utf8');
-    this.remember(ref, data);
+    this.cache.remember(ref, data);
     return data;
   }
 
@@ -103,13 +124,6 @@ export class LocalContentStore implements ContentStore {
     return this.cache.has(ref) || exists(this.pathOf(ref));
   }
 
-  private remember(ref: string, data: string): void {
-    if (this.cache.size >= LocalContentStore.CACHE_ENTRIES) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
-    this.cache.set(ref, data);
-  }
 }
 
 function exists(path: string): Promise<boolean> {

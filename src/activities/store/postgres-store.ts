@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { Pool } from 'pg';
 import { ErrorType } from '../../shared/errors';
-import { type ContentStore, contentRef } from './content-store';
+import { type ContentStore, contentRef, RecentObjects } from './content-store';
 import type { EffectJournal, EffectRecord } from './effect-journal';
 
 /** Applied in order, each once; a new version is a new entry at the end, never an edit. */
@@ -51,9 +51,7 @@ export async function migrate(pool: Pool): Promise<number> {
 }
 
 export class PostgresContentStore implements ContentStore {
-  /** Objects are immutable, so a bounded cache of recent ones is always correct. */
-  private readonly cache = new Map<string, string>();
-  private static readonly CACHE_ENTRIES = 2000;
+  private readonly cache = new RecentObjects();
 
   constructor(
     private readonly pool: Pool,
@@ -67,7 +65,7 @@ export class PostgresContentStore implements ContentStore {
 
   async put(data: string): Promise<string> {
     const ref = await this.putBytes(Buffer.from(data, 'utf8'));
-    this.remember(ref, data);
+    this.cache.remember(ref, data);
     return ref;
   }
 
@@ -82,7 +80,7 @@ export class PostgresContentStore implements ContentStore {
     const cached = this.cache.get(ref);
     if (cached !== undefined) return cached;
     const text = (await this.getBytes(ref)).toString('utf8');
-    this.remember(ref, text);
+    this.cache.remember(ref, text);
     return text;
   }
 
@@ -97,14 +95,6 @@ export class PostgresContentStore implements ContentStore {
   async has(ref: string): Promise<boolean> {
     const { rowCount } = await this.pool.query('SELECT 1 FROM content_objects WHERE ref = $1', [this.key(ref)]);
     return (rowCount ?? 0) > 0;
-  }
-
-  private remember(ref: string, data: string): void {
-    if (this.cache.size >= PostgresContentStore.CACHE_ENTRIES) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
-    this.cache.set(ref, data);
   }
 }
 
