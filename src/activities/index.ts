@@ -7,8 +7,10 @@ import { createCompactActivities } from './model/compact';
 import { createToolSummaryActivities } from './model/tool-summary';
 import { createCloseSessionActivities } from './session/close-session';
 import { createSessionActivities } from './session/prepare-session';
+import { createProbeHostActivities } from './session/probe-host';
 import type { Store } from './store/open-store';
 import { createToolActivities } from './tools/run-tool';
+import { createRepositoryActivities, DEFAULT_CLONE_ROOT } from './repository/repository-activities';
 import { createWorkspaceActivities } from './workspace/workspace-activities';
 
 export interface ActivityConfig {
@@ -52,7 +54,9 @@ export function createActivities(config: ActivityConfig) {
     ...createStopHookActivities({ sandbox: config.sandbox, store }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
     ...createCloseSessionActivities({ journal }),
+    ...createProbeHostActivities(config.hostId ? { hostId: config.hostId } : {}),
     ...createWorkspaceActivities({ store, contentDir, workspaceRoots: config.workspaceRoots ?? [], ...(config.hostId ? { hostId: config.hostId } : {}) }),
+    ...createRepositoryActivities({ store, cloneRoot: config.workspaceRoots?.[0] ?? DEFAULT_CLONE_ROOT, ...(config.hostId ? { hostId: config.hostId } : {}) }),
   };
 }
 

@@ -207,6 +207,11 @@ export interface RunToolInput {
    * command retried after its worker died compares the workspace with it instead of running again.
    */
   snapshotRef?: string;
+  /**
+   * The call was started before on this workspace's host, which was then lost and came back: a
+   * command reports what changed instead of running again, as on a retry.
+   */
+  resumed?: true;
 }
 
 export interface RunToolOutput {
@@ -241,6 +246,8 @@ export interface PrepareSessionOutput {
   sandbox?: 'bwrap' | 'none';
   /** The host that holds the workdir (`AGENT_HOST_ID`): its queue gets the workspace activities (absent before hosts). */
   host?: string;
+  /** A `repo` session: where its clone came from, the commit it started at, the branch it commits to. */
+  repo?: { url: string; commit: string; branch: string };
   model: string;
   /** Estimated tokens of the system prompt and tool definitions, sent with every request. */
   overheadTokens: number;

@@ -7,6 +7,7 @@
  * Plain JSON only: everything here is serialised into Temporal history.
  */
 import type { ConversationMessage, Usage } from './conversation';
+import type { BranchResult } from './repository';
 import type { FileChangeStat, SnapshotRecord } from './workspace';
 
 /** Workflow type users pass to `temporal workflow start --type`. */
@@ -41,7 +42,8 @@ export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 /**
  * Why the loop went on to another model call. `continued_as_new` is shown in the transcript only:
  * the session went on in a new run. `rewind`: the update of that name took the session back to an
- * earlier turn.
+ * earlier turn. `workspace_moved`: the session's host was lost and its files were put back on
+ * another host (shown in the transcript; the turn goes on there).
  */
 export const TRANSITIONS = [
   'next_turn',
@@ -57,6 +59,7 @@ export const TRANSITIONS = [
   'user_message',
   'continued_as_new',
   'rewind',
+  'workspace_moved',
 ] as const;
 export type Transition = (typeof TRANSITIONS)[number];
 
@@ -73,10 +76,12 @@ export interface AgentResult {
   error?: string;
   /** Files the session changed, from its first snapshot to its last (sessions with durable workspaces). */
   filesChanged?: FileChangeStat[];
+  /** A `repo` session: the branch its changes were committed to, and whether it was pushed. */
+  branch?: BranchResult;
 }
 
 /** Value of the `AgentStatus` search attribute and of `state.status`. */
-export type AgentStatus = 'running_model' | 'running_tools' | 'compacting' | 'waiting_approval' | 'waiting_input' | 'rewinding' | 'finished';
+export type AgentStatus = 'running_model' | 'running_tools' | 'compacting' | 'waiting_approval' | 'waiting_input' | 'rewinding' | 'waiting_host' | 'finished';
 
 /** A tool call, as the `state` query and the Temporal UI show it. */
 export interface ToolCallView {
@@ -187,6 +192,22 @@ export interface RewindRequest {
   files?: boolean;
   /** Overwrite changes made beside the session since its last snapshot (they stay in the store). */
   force?: boolean;
+}
+
+/** Update `move`: a `workdir` session waiting for its lost host goes on on `host`, from its last snapshot. */
+export interface MoveRequest {
+  /** The `AGENT_HOST_ID` of a worker that is up. */
+  host: string;
+  /** Where the files go on that host (default: the same path); absent or empty. */
+  workdir?: string;
+}
+
+/** What update `move` returns once the session's files are on the new host. */
+export interface MoveResult {
+  host: string;
+  workdir: string;
+  /** The turn whose snapshot was put there. */
+  turn: number;
 }
 
 /** What update `rewind` returns once the session went back. */

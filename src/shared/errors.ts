@@ -20,6 +20,12 @@ export const ErrorType = {
   RewindRefused: 'RewindRefused',
   /** Update `rewind` could not put the files back (the session's conversation was left as it was). */
   RewindFailed: 'RewindFailed',
+  /** Input `repo` names a repository or ref the worker cannot clone or check out. */
+  InvalidRepository: 'InvalidRepository',
+  /** A `repo` session's move landed on the host it is moving away from: retried elsewhere. */
+  WrongHost: 'WrongHost',
+  /** Update `move` could not move the session (it keeps waiting for its host). */
+  MoveFailed: 'MoveFailed',
 } as const;
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS, MAX_OUTPUT_TOKENS_ACCEPTED, STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_HOST_LOSS_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS, MAX_OUTPUT_TOKENS_ACCEPTED, STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
 import type { ConversationMessage } from './conversation';
 import { TOOL_NAMES } from './tool-names';
 
@@ -37,13 +37,29 @@ export const forkSchema = z
 /** The pending messages are checked for shape only: they come from query `checkpoint`. */
 export type ForkInput = Omit<z.infer<typeof forkSchema>, 'pending'> & { pending: ConversationMessage[] };
 
+/**
+ * A session whose workspace is not tied to a host: the host that prepares it clones `url` (at
+ * `ref`, else the default branch) into its workspace root, and the session's changes end up on
+ * the branch `durable-agent/<session id>`, pushed back when the remote allows it.
+ */
+export const repoSchema = z
+  .object({
+    url: z.string().trim().min(1, 'must be a git URL the workers can clone (https://…, ssh://…, file:///…)'),
+    ref: z.string().regex(/^[^-\s]\S*$/, 'must be a branch, tag or commit of the repository').optional(),
+  })
+  .strict();
+
+export type RepoInput = z.infer<typeof repoSchema>;
+
 export const agentInputSchema = z
   .object({
     prompt: z.string().trim().min(1, 'must be a non-empty string'),
     workdir: z
       .string()
       .min(1, 'must be an absolute path on the worker host')
-      .refine((path) => path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path), 'must be an absolute path on the worker host'),
+      .refine((path) => path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path), 'must be an absolute path on the worker host')
+      .optional(),
+    repo: repoSchema.optional(),
     model: z.string().min(1).optional(),
     maxTurns: z.number().int().positive().optional(),
     maxOutputTokens: z.number().int().positive().max(MAX_OUTPUT_TOKENS_ACCEPTED).optional(),
@@ -72,16 +88,24 @@ export const agentInputSchema = z
     trustRepoHooks: z.boolean().optional(),
     fork: forkSchema.optional(),
     host: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "must be a worker's AGENT_HOST_ID").optional(),
+    hostLossTimeoutMs: z.number().int().min(1000).optional(),
     /** Internal: the state a run carries into the next one when it continues as new. */
     resume: z.record(z.string(), z.unknown()).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((input, context) => {
+    if (input.workdir === undefined && input.repo === undefined) context.addIssue({ code: 'custom', path: ['workdir'], message: 'required (or repo: {"url": "…"})' });
+    if (input.workdir !== undefined && input.repo !== undefined) context.addIssue({ code: 'custom', path: ['repo'], message: 'give workdir or repo, not both' });
+    if (input.repo !== undefined && input.fork !== undefined) context.addIssue({ code: 'custom', path: ['fork'], message: 'a fork needs a workdir (repo sessions cannot be forked yet)' });
+  });
 
 export type AgentInput = z.input<typeof agentInputSchema>;
 
 export interface ResolvedAgentInput {
   prompt: string;
-  workdir: string;
+  /** Exactly one of `workdir` and `repo` is set. */
+  workdir?: string;
+  repo?: RepoInput;
   model?: string;
   maxTurns: number;
   maxOutputTokens: number;
@@ -108,6 +132,8 @@ export interface ResolvedAgentInput {
   fork?: ForkInput;
   /** The worker host (`AGENT_HOST_ID`) whose workdir the session works in; unset: whichever prepares it. */
   host?: string;
+  /** How long a workspace activity may wait for its host before the host counts as lost. */
+  hostLossTimeoutMs: number;
   resume?: Record<string, unknown>;
 }
 
@@ -139,7 +165,8 @@ export function checkAgentInput(raw: unknown): InputCheck {
     ok: true,
     input: {
       prompt: input.prompt,
-      workdir: input.workdir,
+      ...(input.workdir !== undefined ? { workdir: input.workdir } : {}),
+      ...(input.repo ? { repo: input.repo } : {}),
       model: input.model,
       maxTurns: input.maxTurns ?? DEFAULT_MAX_TURNS,
       maxOutputTokens: input.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
@@ -161,6 +188,7 @@ export function checkAgentInput(raw: unknown): InputCheck {
       trustRepoHooks: input.trustRepoHooks ?? false,
       ...(input.fork ? { fork: input.fork as ForkInput } : {}),
       ...(input.host ? { host: input.host } : {}),
+      hostLossTimeoutMs: input.hostLossTimeoutMs ?? DEFAULT_HOST_LOSS_TIMEOUT_MS,
       resume: input.resume,
     },
   };

@@ -54,6 +54,13 @@ export const CHARS_PER_TOKEN = 4;
 
 /** Steering (see README "Steering a running session"). */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 60 * 60_000;
+
+/**
+ * Input `hostLossTimeoutMs`: a workspace activity that no worker of its host picks up within this
+ * long means the host is lost (a `repo` session then moves, a `workdir` session waits). Longer
+ * than a host's ordinary queueing delay, short enough that a dead host costs minutes, not hours.
+ */
+export const DEFAULT_HOST_LOSS_TIMEOUT_MS = 120_000;
 export const STOP_HOOK_DEFAULT_TIMEOUT_MS = 60_000;
 export const STOP_HOOK_MAX_TIMEOUT_MS = 600_000;
 /** A stop hook may block the end of a turn this many times in a row, then the run ends. */

@@ -112,3 +112,20 @@ export const WORKSPACE_OPTIONS: ActivityOptions = {
 };
 
 export const { snapshotWorkspace, restoreWorkspace, checkWorkspace, materializeSnapshot, diffSnapshots } = proxyActivities<AgentActivities>(WORKSPACE_OPTIONS);
+
+/**
+ * `repo` sessions: a clone (or a move's clone and restore) and the branch's commit and push.
+ * A failed clone is retried twice (a network hiccup), a ref that does not exist is not.
+ */
+export const REPOSITORY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
+  retry: { initialInterval: '1 second', maximumAttempts: 3, nonRetryableErrorTypes: [ErrorType.ContentMissing] },
+};
+
+export const { cloneRepository, commitBranch } = proxyActivities<AgentActivities>(REPOSITORY_OPTIONS);
+
+/** Asking a lost host whether it is back: the call waits in the host's queue (`hostLossTimeoutMs`). */
+export const PROBE_OPTIONS: ActivityOptions = { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 1 } };
+
+export const { probeHost } = proxyActivities<AgentActivities>(PROBE_OPTIONS);

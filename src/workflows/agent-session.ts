@@ -17,29 +17,19 @@ import { contentPreview, type ToolResult } from '../shared/conversation';
 import type { ResolvedAgentInput, StopHook } from '../shared/input';
 import { AGENT_HOST } from '../shared/search-attributes';
 import type { TakenSnapshot } from '../shared/workspace';
+import type { BranchResult } from '../shared/repository';
 import { CLOSE_SESSION_OPTIONS, closeSession } from './activity-options';
 import { type Checkpoint, forkedState, rewoundLog, rewoundState } from './checkpoints';
-import { onHost, prepareNewSession } from './prepare';
+import { movedState } from './host-loss';
+import { prepareNewSession } from './prepare';
 import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from './loop';
 import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from './loop-state';
 import { summaryOf } from './run-tools';
+import type { Features } from './features';
+import { SessionHost } from './session-host';
 import { type CarriedView, SessionView } from './session-view';
 import { type CarriedSteering, Steering } from './steering';
 import { type CarriedWorkspace, SessionWorkspace } from './workspace';
-
-/** Behaviour that sessions recorded before it existed replay without (see `patched()` in the driver). */
-export interface Features {
-  recoveryLayers: boolean;
-  steering: boolean;
-  /**
-   * Issue 9's fixes: cancellation ends with a result, every path continues as new at the
-   * boundary, a failed context step degrades, a stop-hook block keeps the reactive-compaction
-   * budget, a batch waits for every call's outcome, the real context window is learned.
-   */
-  hardening: boolean;
-  /** Issue 11: snapshots after turns that change files, checkpoints, rewind, fork and diff. */
-  durableWorkspace: boolean;
-}
 
 /** What one run hands to the next when it continues as new (the `resume` input field). Plain JSON. */
 export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorkspace {
@@ -55,6 +45,8 @@ export class AgentSession {
   readonly id = workflowInfo().workflowId;
   readonly steering: Steering;
   readonly workspace: SessionWorkspace;
+  /** Where the workspace lives; every workspace activity goes through `host.call`. */
+  readonly host: SessionHost;
   private readonly view: SessionView;
   private closed = false;
   /** The start snapshot, taken while the first model call runs. */
@@ -84,11 +76,24 @@ export class AgentSession {
       interactive: input.interactive,
       finished: () => this.closed,
       toolsRunning: () => this.currentStatus === 'running_tools',
-      onHost: () => this.onHost(),
+      onHost: (run) => this.host.call(run),
       stopForRewind: () => this.steering.stopInFlight(() => this.workspace.rewindPending),
       snapshotFailed: (turn, error) => this.view.add({ type: 'snapshot', turn, error }),
     });
     this.workspace.listen();
+    this.host = new SessionHost({
+      input,
+      prepared: () => this.prepared,
+      snapshots: () => ({ first: this.workspace.log.snapshots[0]?.ref, last: this.workspace.log.snapshots.at(-1) }),
+      moved: (next, detail) => {
+        this.prepared = next;
+        this.loop = movedState(this.loop, next.workdir, next.systemRef);
+        this.view.prepared(next, { note: false });
+        this.view.transition(this.loop, 'workspace_moved', detail);
+      },
+      status: (status) => this.status(status),
+    });
+    this.host.listen();
   }
 
   /** Takes over what an earlier run carried, or records the task and prepares the session on the worker. */
@@ -131,7 +136,7 @@ export class AgentSession {
    * whose calls or hooks could not take theirs (cancelled, failed).
    */
   async snapshotAfter(turn: number): Promise<void> {
-    await this.workspace.snapshot(turn, this.loop.workdir);
+    await this.workspace.snapshot(turn);
     this.view.workspace(this.workspace.log.snapshots);
   }
 
@@ -166,11 +171,6 @@ export class AgentSession {
   }
 
   /** Estimated tokens of the system prompt and tool definitions. */
-  /** Options that send an activity to the host holding the workspace (sessions prepared before hosts: the shared queue). */
-  onHost(): { taskQueue?: string } {
-    return onHost(this.prepared?.host);
-  }
-
   get overheadTokens(): number {
     return this.prepared.overheadTokens;
   }
@@ -210,11 +210,14 @@ export class AgentSession {
     this.view.transition(next, next.lastTransition!, detail);
   }
 
-  status(status: AgentStatus): void {
+  /** Shows the session's status; says what it was. */
+  status(status: AgentStatus): AgentStatus {
+    const previous = this.currentStatus;
     this.currentStatus = status;
     if (status === 'running_tools' || status === 'waiting_approval') this.running = 'tools';
     if (status === 'running_model' || status === 'compacting') this.running = 'model';
     this.view.status(status, this.loop);
+    return previous;
   }
 
   /** The workflow was cancelled: the session ends like an interrupted one, with a result. */
@@ -254,7 +257,7 @@ export class AgentSession {
     // A rewind asked for just as the session ended has nothing left to rewind.
     this.workspace.abandonRewind(`the session ended (${reason}) before the rewind could be carried out`);
     this.view.finish(this.loop, reason, error);
-    let changes: Awaited<ReturnType<SessionWorkspace['filesChanged']>> = {};
+    let changes: Awaited<ReturnType<SessionWorkspace['filesChanged']>> & { branch?: BranchResult } = {};
     if (this.features.hardening) {
       // Even in a cancelled workflow (else the run would end CANCELED instead of with its result).
       await CancellationScope.nonCancellable(async () => {
@@ -262,8 +265,11 @@ export class AgentSession {
           await this.baseline;
           changes = await this.workspace.filesChanged().catch(() => ({}));
         }
+        if (this.prepared?.repo) {
+          changes.branch = await this.host.commitBranch(() => this.loop.workdir, `durable-agent session ${this.id} (${reason}, ${this.loop.turnCount} turns)\n\n${this.input.prompt.slice(0, 2_000)}`);
+        }
         // No call of this session can be retried any more: its edit journal goes. Best effort.
-        await closeSession.executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.onHost(), summary: 'close session' }, [{ sessionId: this.id }]).catch(() => undefined);
+        await closeSession.executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id }]).catch(() => undefined);
         await condition(allHandlersFinished);
       });
     } else {

@@ -13,6 +13,8 @@ import type {
   ForkPoint,
   InterruptRequest,
   InterruptResult,
+  MoveRequest,
+  MoveResult,
   RewindRequest,
   RewindResult,
   TranscriptPage,
@@ -38,3 +40,5 @@ export const rewindUpdate = defineUpdate<RewindResult, [RewindRequest]>('rewind'
 export const checkpointQuery = defineQuery<ForkPoint, [CheckpointRequest]>('checkpoint');
 /** The two snapshots between which `durable-agent diff` shows the changes. */
 export const diffQuery = defineQuery<DiffRange, [DiffRequest?]>('diff');
+/** A session waiting for its lost host (status `waiting_host`) goes on on another host, from its last snapshot. */
+export const moveUpdate = defineUpdate<MoveResult, [MoveRequest]>('move');

@@ -1,41 +1,57 @@
 /**
  * How a new session is prepared, and where: a fork's files first (they must be in its workdir
- * before it is prepared there), then `prepareSession` — on the shared queue, or on the host the
- * input pins (`host`) or the fork's files were written on, whose queue then gets every workspace
- * activity of the session.
+ * before it is prepared there), or a `repo` session's clone; then `prepareSession` — on the shared
+ * queue, or on the host the input pins (`host`), the fork's files were written on or the clone was
+ * made on, whose queue then gets every workspace activity of the session.
  */
-import { upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { workflowInfo, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PrepareSessionOutput } from '../shared/activity-io';
 import { hostTaskQueue } from '../shared/contract';
 import type { ForkInput, ResolvedAgentInput } from '../shared/input';
 import { AGENT_FORKED_FROM } from '../shared/search-attributes';
-import { prepareSession, SESSION_OPTIONS } from './activity-options';
+import { cloneRepository, prepareSession, REPOSITORY_OPTIONS, SESSION_OPTIONS } from './activity-options';
 import { forkPrompt } from './checkpoints';
 import type { SessionWorkspace } from './workspace';
 
-/** Activity options that send a call to `host`'s queue (none: the shared queue). */
-export function onHost(host: string | undefined): { taskQueue?: string } {
-  return host ? { taskQueue: hostTaskQueue(workflowInfo().taskQueue, host) } : {};
+/**
+ * Activity options that send a call to `host`'s queue (none: the shared queue). A call no worker
+ * of the host picks up within `hostLossTimeoutMs` fails with a schedule-to-start timeout: the
+ * host is lost (see host-loss.ts).
+ */
+export function onHost(host: string | undefined, hostLossTimeoutMs?: number): { taskQueue?: string; scheduleToStartTimeout?: number } {
+  if (!host) return {};
+  return { taskQueue: hostTaskQueue(workflowInfo().taskQueue, host), ...(hostLossTimeoutMs ? { scheduleToStartTimeout: hostLossTimeoutMs } : {}) };
 }
 
 export async function prepareNewSession(input: ResolvedAgentInput, fork: ForkInput | undefined, workspace: SessionWorkspace): Promise<PrepareSessionOutput> {
   let host = input.host;
+  let workdir = input.workdir!;
+  let repo: PrepareSessionOutput['repo'];
   if (fork) {
     // Linked both ways: the fork names its original (memo), the original finds its forks
     // (`AgentForkedFrom='<id>'`), however the fork was started (our CLI or the Temporal CLI).
     upsertMemo({ forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } });
     upsertSearchAttributes([{ key: AGENT_FORKED_FROM, value: fork.workflowId }]);
-    host = (await workspace.materialize(input.workdir, fork.snapshotRef, onHost(host))) ?? host;
+    host = (await workspace.materialize(workdir, fork.snapshotRef, onHost(host))) ?? host;
+  } else if (input.repo) {
+    const sessionId = workflowInfo().workflowId;
+    const clone = await cloneRepository.executeWithOptions({ ...REPOSITORY_OPTIONS, ...onHost(host), summary: `clone ${input.repo.url}` }, [
+      { sessionId, url: input.repo.url, ...(input.repo.ref ? { ref: input.repo.ref } : {}) },
+    ]);
+    workdir = clone.workdir;
+    host = clone.host ?? host;
+    repo = { url: input.repo.url, commit: clone.commit, branch: clone.branch };
   }
-  return prepareSession.executeWithOptions({ ...SESSION_OPTIONS, ...onHost(host), summary: 'prepare session' }, [
+  const prepared = await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, ...onHost(host), summary: 'prepare session' }, [
     {
-      workdir: input.workdir,
+      workdir,
       model: input.model ?? fork?.model,
       allowedTools: input.allowedTools,
       systemPromptAppend: input.systemPrompt,
-      prompt: fork ? forkPrompt(fork, input.workdir, input.prompt) : input.prompt,
+      prompt: fork ? forkPrompt(fork, workdir, input.prompt) : input.prompt,
       startedAt: new Date(workflowInfo().startTime).toISOString(),
       ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
     },
   ]);
+  return repo ? { ...prepared, repo } : prepared;
 }

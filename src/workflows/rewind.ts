@@ -39,9 +39,11 @@ export async function applyRewind(session: AgentSession): Promise<RewindOutcome>
     try {
       // Not stopped half-way by a cancellation of the workflow: a restore runs to its end.
       outcome = await CancellationScope.nonCancellable(() =>
-        restoreWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...session.onHost(), summary: `rewind to turn ${request.turn} · files` }, [
-          { workdir: session.state.workdir, targetRef, expectedRef, force: request.force },
-        ]),
+        session.host.call((where) =>
+          restoreWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: `rewind to turn ${request.turn} · files` }, [
+            { workdir: session.state.workdir, targetRef, expectedRef, force: request.force },
+          ]),
+        ),
       );
     } catch (error) {
       workspace.settle(ticket, { error: `The files could not be put back: ${failureMessage(error)}`, type: ErrorType.RewindFailed });

@@ -90,12 +90,16 @@ async function approve(session: AgentSession, call: PlannedToolUse): Promise<App
 async function runToolCall(session: AgentSession, call: PlannedToolUse, approval: PersonApproval | undefined, snapshotting: Set<string>): Promise<RunToolOutput> {
   if (!call.plan.ok) return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
   try {
-    const options = { ...toolActivityOptions(call, call.plan.summary, session.features.hardening), ...session.onHost() };
     // The session's last snapshot: the call snapshots over it when done (calls that change files run one at a time).
     const snapshotRef = rulesOf(call).changesFiles ? session.workspace.latestRef : undefined;
     if (snapshotRef) snapshotting.add(call.id);
-    const request = runToolRequest(session.id, session.state, call, approval && { ...approval, approved: true });
-    return await runTool.executeWithOptions(options, [snapshotRef ? { ...request, snapshotRef } : request]);
+    const summary = call.plan.summary;
+    // Built for each host the call is made on: a moved session has another workdir.
+    return await session.host.call((where, retry) => {
+      const options = { ...toolActivityOptions(call, summary, session.features.hardening), ...where };
+      const request = runToolRequest(session.id, session.state, call, approval && { ...approval, approved: true });
+      return runTool.executeWithOptions(options, [{ ...request, ...(snapshotRef ? { snapshotRef } : {}), ...(retry.startedBefore ? { resumed: true as const } : {}) }]);
+    });
   } catch (error) {
     if (isCancellation(error)) throw error;
     // Interrupted, and the call ended without saying how (its worker died): it was stopped.

@@ -51,8 +51,11 @@ async function runHooks(session: AgentSession): Promise<StopHookDecision> {
     // Hooks are commands with effects: a cancelled workflow waits for them to stop (since `hardening`).
     const waitForCancellation = session.features.hardening ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {};
     const snapshotRef = session.workspace.latestRef;
-    const request = { ...stopHookRequest(session.id, session.state, hooks), ...(snapshotRef ? { snapshotRef } : {}) };
-    outcome = await runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, ...waitForCancellation, ...session.onHost(), summary: 'stop hooks' }, [request]);
+    outcome = await session.host.call((where) =>
+      runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, ...waitForCancellation, ...where, summary: 'stop hooks' }, [
+        { ...stopHookRequest(session.id, session.state, hooks), ...(snapshotRef ? { snapshotRef } : {}) },
+      ]),
+    );
   } catch (error) {
     if (isCancellation(error)) throw error;
     outcome = { kind: 'allow', reports: [`Stop hooks could not run: ${failureMessage(error)}`] };

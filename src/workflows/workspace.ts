@@ -41,8 +41,8 @@ export interface WorkspaceHost {
   toolsRunning(): boolean;
   /** Stops the model call or tool batch in flight, and any that starts before the rewind is done. */
   stopForRewind(): void;
-  /** Options that send a workspace activity to the session's host. */
-  onHost(): { taskQueue?: string };
+  /** Runs a workspace activity on the session's host (and wherever the session goes if that host is lost). */
+  onHost<T>(run: (where: { taskQueue?: string }) => Promise<T>): Promise<T>;
   /** A transcript note that a snapshot could not be taken. */
   snapshotFailed(turn: number, error: string): void;
 }
@@ -111,14 +111,16 @@ export class SessionWorkspace {
    * on: a rewind or a crash-exact retry must find it. A cancellation of the workflow does not stop
    * it half-way. A snapshot that fails leaves a gap (the next one covers its changes), not a failed session.
    */
-  async snapshot(turn: number, workdir: string): Promise<SnapshotRecord | undefined> {
+  async snapshot(turn: number): Promise<SnapshotRecord | undefined> {
     if (!this.enabled) return undefined;
     const previousRef = this.latestRef;
     try {
       const taken = await CancellationScope.nonCancellable(() =>
-        snapshotWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...this.host.onHost(), summary: turn === 0 ? 'snapshot (start)' : `turn ${turn} · snapshot` }, [
-          { workdir, ...(previousRef ? { previousRef } : {}) },
-        ]),
+        this.host.onHost((where) =>
+          snapshotWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: turn === 0 ? 'snapshot (start)' : `turn ${turn} · snapshot` }, [
+            { workdir: this.host.state.workdir, ...(previousRef ? { previousRef } : {}) },
+          ]),
+        ),
       );
       const record = { turn, ref: taken.ref, filesChanged: taken.filesChanged };
       this.log = recordSnapshot(this.log, record);
@@ -198,9 +200,11 @@ export class SessionWorkspace {
     const expectedRef = this.latestRef;
     const targetRef = snapshotAt(this.log, request.turn)?.ref;
     if (request.files && !request.force && !this.host.toolsRunning() && expectedRef && targetRef) {
-      const outside = await checkWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...this.host.onHost(), summary: `rewind to turn ${request.turn} · check` }, [
-        { workdir: this.host.state.workdir, targetRef, expectedRef, force: false },
-      ]);
+      const outside = await this.host.onHost((where) =>
+        checkWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: `rewind to turn ${request.turn} · check` }, [
+          { workdir: this.host.state.workdir, targetRef, expectedRef, force: false },
+        ]),
+      );
       if (outside.length > 0) throw refusal(outside);
     }
     const ticket = ++this.tickets;

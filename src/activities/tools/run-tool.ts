@@ -65,7 +65,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
               toolUseId: request.toolUseId,
               callKey: `${context.info.workflowExecution?.runId}/${context.info.activityId}`,
               workdir: request.workdir,
-              attempt: context.info.attempt,
+              attempt: context.info.attempt + (request.resumed ? 1 : 0),
               knownFiles: new Map(request.fileStates.map((state) => [state.path, state.sha256])),
               journal,
               signal: context.cancellationSignal,

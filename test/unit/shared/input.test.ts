@@ -26,9 +26,16 @@ describe('checkAgentInput', () => {
         sandboxEnv: undefined,
         network: true,
         trustRepoHooks: false,
+        hostLossTimeoutMs: 120_000,
         resume: undefined,
       },
     });
+  });
+
+  test('takes a repository instead of a workdir', () => {
+    const check = checkAgentInput({ prompt: 'p', repo: { url: 'file:///srv/git/app.git', ref: 'main' }, hostLossTimeoutMs: 5_000 });
+    expect(check.ok && check.input).toMatchObject({ repo: { url: 'file:///srv/git/app.git', ref: 'main' }, hostLossTimeoutMs: 5_000 });
+    expect(check.ok && 'workdir' in check.input).toBe(false);
   });
 
   test('keeps every optional field', () => {
@@ -65,6 +72,11 @@ describe('checkAgentInput', () => {
     [{ prompt: 'p', workdir: '/w', sandboxEnv: { CI: 1 } }, /sandboxEnv\.CI: /],
     [{ prompt: 'p', workdir: '/w', network: 'off' }, /network: /],
     [{ prompt: 'p', workdir: '/w', trustRepoHooks: 'yes' }, /trustRepoHooks: /],
+    [{ prompt: 'p', workdir: '/w', repo: { url: 'file:///r.git' } }, /repo: give workdir or repo, not both/],
+    [{ prompt: 'p', repo: { url: '' } }, /repo\.url: must be a git URL/],
+    [{ prompt: 'p', repo: { url: 'file:///r.git', ref: '--upload-pack=x' } }, /repo\.ref: must be a branch, tag or commit/],
+    [{ prompt: 'p', repo: { url: 'file:///r.git', branch: 'x' } }, /unknown field\(s\): branch/],
+    [{ prompt: 'p', workdir: '/w', hostLossTimeoutMs: 10 }, /hostLossTimeoutMs: /],
   ])('rejects %j, naming the field', (raw, message) => {
     const check = checkAgentInput(raw);
     expect(check.ok).toBe(false);

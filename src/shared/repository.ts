@@ -1,0 +1,48 @@
+/**
+ * `repo` sessions (input `repo: { url, ref? }`): what the workflow and the repository activities
+ * exchange, and the branch the result names. Plain JSON, like all activity I/O.
+ */
+
+/** The branch a `repo` session's changes are committed to. */
+export function sessionBranch(sessionId: string): string {
+  return `durable-agent/${sessionId}`;
+}
+
+export interface CloneRepositoryInput {
+  sessionId: string;
+  url: string;
+  /** A branch, tag or commit of the remote; unset: its default branch. */
+  ref?: string;
+  /**
+   * Moving a session to this host (its host was lost): check out `commit` (the session's base),
+   * then put the files back as in `snapshotRef`, the session's last snapshot, over `baseRef`, its first.
+   */
+  move?: { commit: string; snapshotRef?: string; baseRef?: string; lostHost: string };
+}
+
+export interface CloneRepositoryOutput {
+  /** The clone: `<workspace root>/<session id>` on `host`. */
+  workdir: string;
+  /** The commit the session started from. */
+  commit: string;
+  branch: string;
+  /** The worker's `AGENT_HOST_ID` (none: the shared queue serves the workspace). */
+  host?: string;
+}
+
+export interface CommitBranchInput {
+  workdir: string;
+  branch: string;
+  message: string;
+}
+
+/** The result's `branch`: where a `repo` session's changes are. */
+export interface BranchResult {
+  name: string;
+  /** The branch's head: the session's commit, or the base commit when nothing changed. */
+  commit: string;
+  /** Whether the remote has the branch now. */
+  pushed: boolean;
+  /** Why it was not pushed (git's message). */
+  pushError?: string;
+}

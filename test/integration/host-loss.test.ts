@@ -1,0 +1,120 @@
+/**
+ * Host loss. Two workers as two hosts (AGENT_HOST_ID host-a and host-b, each its own workspace
+ * root, one store, one dev server). A `repo` session lives on host-a; host-a is SIGKILLed for
+ * good in the middle of a turn whose command is writing files. The session moves to host-b
+ * (`workspace_moved`), the command runs again there from the last snapshot, and the session
+ * completes: its branch, pushed to the remote, holds exactly what an uncrashed run's holds.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { AgentResult, AgentState } from '../../src/shared/contract';
+import { byTurn, reply, text, toolUse, turnOf } from '../support/fake-anthropic';
+import { Harness, killProcess } from '../support/harness';
+import { scratchDir } from '../support/paths';
+
+jest.setTimeout(240_000);
+
+let harness: Harness;
+afterEach(async () => {
+  await harness?.stop();
+});
+
+const git = (args: string[], cwd?: string) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+
+/** A bare repository reached by a file:// URL, as the session's remote. */
+function bareRemote(): string {
+  const work = scratchDir('remote-work');
+  writeFileSync(join(work, 'README.md'), '# app\n');
+  writeFileSync(join(work, '.gitignore'), '.marks/\n');
+  mkdirSync(join(work, 'src'));
+  writeFileSync(join(work, 'src', 'config.ts'), 'export function parseConfig() {}\n');
+  git(['init', '-q', '-b', 'main'], work);
+  git(['add', '-A'], work);
+  git(['commit', '-q', '-m', 'start'], work);
+  const bare = join(scratchDir('remote'), 'app.git');
+  git(['clone', '-q', '--bare', work, bare]);
+  return bare;
+}
+
+/**
+ * Turn 1 writes a file; turn 2's command writes another, and on host-a (its workdir lies in
+ * host-a's root) then waits until the host is killed; turn 3 edits the first file (relative paths).
+ */
+const script = () =>
+  byTurn([
+    reply([toolUse('Write', { file_path: 'notes/a.txt', content: 'alpha\n' })]),
+    reply([toolUse('Bash', { command: 'echo beta > b.txt; mkdir -p .marks; touch .marks/started; case "$PWD" in *host-a*) sleep 120;; esac' })]),
+    reply([toolUse('Edit', { file_path: 'notes/a.txt', old_string: 'alpha', new_string: 'gamma' })]),
+    reply([text('Done.')]),
+  ]);
+
+/** Each activity of the history: its type, the queue it was scheduled on, and the host that ran it (worker identity `<host>/<pid>`). */
+async function activityRuns(handle: WorkflowHandle): Promise<{ type: string; queue: string; host: string }[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  return events
+    .filter((event) => event.activityTaskStartedEventAttributes)
+    .map((started) => {
+      const scheduled = events.find((event) => String(event.eventId) === String(started.activityTaskStartedEventAttributes!.scheduledEventId))!.activityTaskScheduledEventAttributes!;
+      return { type: scheduled.activityType!.name!, queue: scheduled.taskQueue!.name!, host: started.activityTaskStartedEventAttributes!.identity!.split('/')[0]! };
+    });
+}
+
+const WORKSPACE_ACTIVITIES = ['prepareSession', 'runTool', 'runStopHooks', 'snapshotWorkspace', 'commitBranch', 'closeSession'];
+
+test('host-a is SIGKILLed for good mid-command: the repo session moves to host-b and its branch holds exactly what an uncrashed run gives', async () => {
+  harness = await Harness.start();
+  const remote = bareRemote();
+  const rootA = join(scratchDir('roots'), 'host-a');
+  const rootB = join(scratchDir('roots'), 'host-b');
+  harness.fake.handler = script();
+
+  // Only host-a at first: the session's workflow, its first model call and its clone are there.
+  const hostA = await harness.startWorkerProcess({ AGENT_HOST_ID: 'host-a', AGENT_WORKSPACE_ROOTS: rootA });
+  const handle = await harness.start({ prompt: 'Write the notes', repo: { url: `file://${remote}`, ref: 'main' }, host: 'host-a', hostLossTimeoutMs: 3_000, toolSummaries: false });
+  await harness.startWorker({ hostId: 'host-b', workspaceRoots: [rootB] });
+  const marker = join(rootA, handle.workflowId, '.marks', 'started');
+  while (!existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 50)); // the command runs on host-a
+  const requestsBefore = harness.fake.requests.length;
+  await killProcess(hostA);
+
+  const result = (await handle.result()) as AgentResult;
+  expect(result).toMatchObject({ reason: 'completed', finalText: 'Done.', turnCount: 4 });
+  // The model was asked each turn once: the lost command was made again, not the turn.
+  expect(harness.fake.requests.map(turnOf)).toEqual([0, 1, 2, 3]);
+  expect(requestsBefore).toBe(2);
+
+  const state = await handle.query<AgentState>('state');
+  expect(state.host).toBe('host-b');
+  expect(state.workdir).toBe(join(rootB, handle.workflowId));
+  expect(state.transitions).toContain('workspace_moved');
+  expect((await handle.describe()).searchAttributes.AgentHost).toEqual(['host-b']);
+  expect(result.branch).toMatchObject({ name: `durable-agent/${handle.workflowId}`, pushed: true });
+
+  // The uncrashed run of the same script, on host-b alone.
+  harness.fake.handler = script();
+  const uncrashed = await harness.start({ prompt: 'Write the notes', repo: { url: `file://${remote}`, ref: 'main' }, host: 'host-b', toolSummaries: false });
+  const uncrashedResult = (await uncrashed.result()) as AgentResult;
+  expect(uncrashedResult.branch?.pushed).toBe(true);
+  const tree = (branch: string) => git(['--git-dir', remote, 'ls-tree', '-r', branch]);
+  expect(tree(`durable-agent/${handle.workflowId}`)).toBe(tree(`durable-agent/${uncrashed.workflowId}`));
+  expect(git(['--git-dir', remote, 'show', `durable-agent/${handle.workflowId}:notes/a.txt`])).toBe('gamma');
+  expect(git(['--git-dir', remote, 'show', `durable-agent/${handle.workflowId}:b.txt`])).toBe('beta');
+  expect(git(['--git-dir', remote, 'rev-parse', `durable-agent/${handle.workflowId}~1`])).toBe(git(['--git-dir', remote, 'rev-parse', 'main']));
+
+  // Routing: every workspace activity ran on the host whose queue it was scheduled on — host-a
+  // until it was lost, host-b after; the move's clone on the shared queue, on host-b; model
+  // calls on the shared queue, served by both hosts.
+  const runs = await activityRuns(handle);
+  const workspace = runs.filter((run) => WORKSPACE_ACTIVITIES.includes(run.type));
+  for (const run of workspace) expect(run.queue).toBe(`${harness.taskQueue}@${run.host}`);
+  expect(new Set(workspace.map((run) => run.host))).toEqual(new Set(['host-a', 'host-b']));
+  expect(runs.filter((run) => run.type === 'cloneRepository')).toEqual([
+    { type: 'cloneRepository', queue: `${harness.taskQueue}@host-a`, host: 'host-a' },
+    { type: 'cloneRepository', queue: harness.taskQueue, host: 'host-b' },
+  ]);
+  const models = runs.filter((run) => run.type === 'callModel');
+  for (const run of models) expect(run.queue).toBe(harness.taskQueue);
+  expect(new Set(models.map((run) => run.host))).toEqual(new Set(['host-a', 'host-b']));
+});

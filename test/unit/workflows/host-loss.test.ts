@@ -1,0 +1,45 @@
+import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
+import { isHostLoss, movedPath, movedState, startedBeforeLoss } from '../../../src/workflows/host-loss';
+import type { LoopState } from '../../../src/workflows/loop-state';
+
+const timedOut = (type: 'SCHEDULE_TO_START' | 'HEARTBEAT', cause?: Error) => {
+  const timeout = new TimeoutFailure(`activity ${type} timeout`, undefined, type);
+  if (cause) Object.assign(timeout, { cause });
+  return new ActivityFailure('activity timed out', 'runTool', '7', RetryState.TIMEOUT, 'worker', timeout);
+};
+
+describe('host loss', () => {
+  test('is a schedule-to-start timeout of the activity, and nothing else', () => {
+    expect(isHostLoss(timedOut('SCHEDULE_TO_START'))).toBe(true);
+    expect(isHostLoss(timedOut('HEARTBEAT'))).toBe(false);
+    expect(isHostLoss(new ActivityFailure('failed', 'runTool', '7', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', ApplicationFailure.create({ message: 'x' })))).toBe(false);
+    expect(isHostLoss(new Error('SCHEDULE_TO_START'))).toBe(false);
+  });
+
+  test('says whether the lost call had started before (the timeout names the earlier attempt as its cause)', () => {
+    expect(startedBeforeLoss(timedOut('SCHEDULE_TO_START'))).toBe(false);
+    expect(startedBeforeLoss(timedOut('SCHEDULE_TO_START', new TimeoutFailure('heartbeat', undefined, 'HEARTBEAT')))).toBe(true);
+  });
+});
+
+describe('movedState', () => {
+  const state = {
+    workdir: '/a/s1',
+    systemRef: 'sha256:old',
+    fileStates: { '/a/s1/x.ts': 'h1', '/a/s1/lib/y.ts': 'h2', '/a/s10/z.ts': 'h3' },
+    recentFiles: ['/a/s1/x.ts', '/a/s10/z.ts'],
+  } as unknown as LoopState;
+
+  test('moves the files the session knows under the new workdir, and only those', () => {
+    const moved = movedState(state, '/b/s1', 'sha256:new');
+    expect(moved.workdir).toBe('/b/s1');
+    expect(moved.systemRef).toBe('sha256:new');
+    expect(moved.fileStates).toEqual({ '/b/s1/x.ts': 'h1', '/b/s1/lib/y.ts': 'h2', '/a/s10/z.ts': 'h3' });
+    expect(moved.recentFiles).toEqual(['/b/s1/x.ts', '/a/s10/z.ts']);
+  });
+
+  test('keeps the paths when the workdir is the same on the new host', () => {
+    expect(movedState(state, '/a/s1', 'sha256:new').fileStates).toBe(state.fileStates);
+    expect(movedPath('/a/s1', '/a/s1', '/b')).toBe('/b');
+  });
+});
