@@ -22,6 +22,8 @@ import { forkCommand } from './workspace-commands';
 
 const USAGE = `Usage:
   durable-agent run --workdir <dir> [options] "<task>"   start a session and follow it
+  durable-agent run --repo <url> [--ref <ref>] [options] "<task>"
+                                                          the same in a fresh clone; the changes end on a branch
   durable-agent watch <workflow-id>                       follow a session turn by turn until it ends
   durable-agent status <workflow-id>                      turn, status, tokens, pending approvals
   durable-agent send <workflow-id> "<text>"               queue a message for the next turn
@@ -34,9 +36,13 @@ const USAGE = `Usage:
                                                           a new session from turn N, its files in <new dir>
   durable-agent diff <workflow-id> [--turn N | --from N --to M] [--stat]
                                                           what the session changed (default: start to now)
+  durable-agent move <workflow-id> --host <host id> [--workdir <dir>]
+                                                          a session waiting for its lost host goes on on another
 
 Options for run:
-  --workdir <dir>          Repository the agent works in (required)
+  --workdir <dir>          Repository the agent works in (this, or --repo)
+  --repo <url>             Repository to clone on the worker host (its changes go to branch durable-agent/<id>)
+  --ref <ref>              Branch, tag or commit of --repo to start from (default: its default branch)
   --model <name>           Model (default: AGENT_MODEL, or the built-in default)
   --max-turns <n>          Stop after n model calls (default 500)
   --max-output-tokens <n>  Output limit per model call (default 8192)
@@ -80,6 +86,8 @@ function parseRunArguments(args: string[]): { input: AgentInput; workflowId?: st
       allowPositionals: true,
       options: {
         workdir: { type: 'string' },
+        repo: { type: 'string' },
+        ref: { type: 'string' },
         model: { type: 'string' },
         'max-turns': { type: 'string' },
         'max-output-tokens': { type: 'string' },
@@ -96,18 +104,19 @@ function parseRunArguments(args: string[]): { input: AgentInput; workflowId?: st
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  if (!values.workdir) throw new UsageError('--workdir is required');
+  if (!values.workdir === !values.repo) throw new UsageError('give --workdir <dir> or --repo <url>');
+  if (values.ref && !values.repo) throw new UsageError('--ref goes with --repo');
   if (positionals.length === 0) throw new UsageError('the task is required, e.g. durable-agent run --workdir . "Fix the failing test"');
   const integer = (name: string, value: string | undefined) => {
     if (value === undefined) return undefined;
     if (!/^\d+$/.test(value)) throw new UsageError(`--${name} takes a whole number, not ${value}`);
     return Number(value);
   };
-  const workdir = resolve(values.workdir);
-  if (!existsSync(workdir) || !statSync(workdir).isDirectory()) throw new UsageError(`--workdir ${workdir} is not a directory`);
+  const workdir = values.workdir ? resolve(values.workdir) : undefined;
+  if (workdir && (!existsSync(workdir) || !statSync(workdir).isDirectory())) throw new UsageError(`--workdir ${workdir} is not a directory`);
   const input: AgentInput = {
     prompt: positionals.join(' '),
-    workdir,
+    ...(workdir ? { workdir } : { repo: { url: values.repo!, ...(values.ref ? { ref: values.ref } : {}) } }),
     ...(values.model ? { model: values.model } : {}),
     ...(values['max-turns'] ? { maxTurns: integer('max-turns', values['max-turns']) } : {}),
     ...(values['max-output-tokens'] ? { maxOutputTokens: integer('max-output-tokens', values['max-output-tokens']) } : {}),

@@ -63,5 +63,6 @@ export function formatResult(result: AgentResult): string {
     `Tokens: ${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.cacheReadInputTokens} cache read, ${usage.cacheCreationInputTokens} cache write`,
     ...(result.error ? [`Error: ${result.error}`] : []),
     ...(result.filesChanged ? [result.filesChanged.length ? `Files changed:\n${formatDiffStat(result.filesChanged)}` : 'Files changed: none'] : []),
+    ...(result.branch ? [`Branch: ${result.branch.name} at ${result.branch.commit.slice(0, 12)}, ${result.branch.pushed ? 'pushed' : `not pushed (${result.branch.pushError})`}`] : []),
   ].join('\n');
 }

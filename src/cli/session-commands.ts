@@ -8,6 +8,7 @@ import { AGENT_FORKED_FROM, AGENT_STATUS, AGENT_TURN } from '../shared/search-at
 import { approveToolUpdate, interruptUpdate, stateQuery, userMessageSignal } from '../workflows/definitions';
 import { UsageError, withClient } from './cli-client';
 import { followSession } from './follow';
+import { moveCommand } from './host-commands';
 import { workspaceCommand } from './workspace-commands';
 
 export function positional(args: string[], count: number, usage: string): string[] {
@@ -21,6 +22,9 @@ export function formatState(workflowId: string, state: AgentState): string {
     `  turn ${state.turn} · model ${state.model} · last transition ${state.lastTransition ?? '—'}${state.host ? ` · host ${state.host}` : ''}`,
     `  tokens: ${state.usage.inputTokens} in, ${state.usage.outputTokens} out · context ~${state.estimatedContextTokens}`,
   ];
+  if (state.status === 'waiting_host') {
+    lines.push(`  host ${state.host} is lost: the session waits for it to come back, or moves with  durable-agent move ${workflowId} --host <host id> [--workdir <dir>]`);
+  }
   for (const call of state.currentToolCalls) lines.push(`  running: ${call.summary}`);
   for (const pending of state.pendingApprovals) {
     lines.push(`  waiting for approval: ${pending.summary}  →  durable-agent approve ${workflowId} ${pending.toolUseId} [--deny] [--feedback "…"]`);
@@ -103,6 +107,8 @@ export async function sessionCommand(command: string, args: string[], environmen
     case 'rewind':
     case 'diff':
       return workspaceCommand(command, args, environment);
+    case 'move':
+      return moveCommand(args, environment);
     default:
       throw new UsageError(`Unknown command: ${command}`);
   }

@@ -14,10 +14,11 @@ export function isHostLoss(error: unknown): boolean {
 
 /**
  * The lost call had started on the host (an attempt ran, then the retry found no worker): the
- * timeout names the earlier attempt's failure as its cause.
+ * server names the earlier attempt's failure as the timeout's cause. The SDK drops a timeout's
+ * cause when it converts it, but keeps the failure it converted.
  */
 export function startedBeforeLoss(error: unknown): boolean {
-  return isHostLoss(error) && (error as ActivityFailure).cause?.cause !== undefined;
+  return isHostLoss(error) && Boolean(((error as ActivityFailure).cause as TimeoutFailure).failure?.cause);
 }
 
 /** A path under `from` moved to `to` (other paths stay as they are). */

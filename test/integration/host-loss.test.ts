@@ -4,15 +4,18 @@
  * good in the middle of a turn whose command is writing files. The session moves to host-b
  * (`workspace_moved`), the command runs again there from the last snapshot, and the session
  * completes: its branch, pushed to the remote, holds exactly what an uncrashed run's holds.
+ * A `workdir` session instead waits (`waiting_host`) until its host is back or `durable-agent move`
+ * names another.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
-import { byTurn, reply, text, toolUse, turnOf } from '../support/fake-anthropic';
-import { Harness, killProcess } from '../support/harness';
-import { scratchDir } from '../support/paths';
+import { byTurn, lastToolResults, reply, text, toolResultText, toolUse, turnOf } from '../support/fake-anthropic';
+import { Harness, killProcess, makeRepo, temporalAddress } from '../support/harness';
+import { PROJECT_ROOT, scratchDir } from '../support/paths';
 
 jest.setTimeout(240_000);
 
@@ -117,4 +120,78 @@ test('host-a is SIGKILLed for good mid-command: the repo session moves to host-b
   const models = runs.filter((run) => run.type === 'callModel');
   for (const run of models) expect(run.queue).toBe(harness.taskQueue);
   expect(new Set(models.map((run) => run.host))).toEqual(new Set(['host-a', 'host-b']));
+});
+
+async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState) => boolean): Promise<AgentState> {
+  for (;;) {
+    const state = await handle.query<AgentState>('state').catch(() => undefined);
+    if (state && predicate(state)) return state;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function runCli(args: string[]) {
+  return promisify(execFile)(process.execPath, [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), AGENT_TASK_QUEUE: harness.taskQueue, ...harness.storeEnvironment(), ANTHROPIC_API_KEY: 'test-key' },
+    timeout: 120_000,
+  }).then(
+    (output) => ({ ...output, code: 0 }),
+    (error: { stdout: string; stderr: string; code: number }) => ({ stdout: error.stdout, stderr: error.stderr, code: error.code }),
+  );
+}
+
+/** A workdir session on host-a, host-a SIGKILLed in turn 2's command: the session waits for it. */
+async function lostWorkdirSession() {
+  harness = await Harness.start();
+  harness.fake.handler = byTurn([
+    reply([toolUse('Write', { file_path: 'a.txt', content: 'alpha\n' })]),
+    // Slow on host-a, once (a lost run); quick when run again there, or in the workdir it moved to.
+    reply([toolUse('Bash', { command: 'echo beta > b.txt; mkdir -p .marks; touch .marks/started; case "$PWD" in *moved*) ;; *) [ -e .marks/again ] || { touch .marks/again; sleep 120; } ;; esac' })]),
+    reply([text('Done.')]),
+  ]);
+  const workdir = makeRepo({ '.gitignore': '.marks/\n' });
+  const hostA = await harness.startWorkerProcess({ AGENT_HOST_ID: 'host-a' });
+  const handle = await harness.start({ prompt: 'notes', workdir, host: 'host-a', hostLossTimeoutMs: 2_000, toolSummaries: false });
+  await harness.startWorker({ hostId: 'host-b' });
+  while (!existsSync(join(workdir, '.marks', 'started'))) await new Promise((resolve) => setTimeout(resolve, 50)); // the command runs on host-a
+  await killProcess(hostA);
+  const waiting = await stateWhere(handle, (state) => state.status === 'waiting_host');
+  expect(waiting.host).toBe('host-a');
+  expect((await handle.describe()).searchAttributes.AgentStatus).toEqual(['waiting_host']);
+  return { handle, workdir };
+}
+
+test('a workdir session whose host is lost waits for it; back, the lost command is not run again', async () => {
+  const { handle, workdir } = await lostWorkdirSession();
+  const status = await runCli(['status', handle.workflowId]);
+  expect(status.stdout).toContain(`host host-a is lost: the session waits for it to come back, or moves with  durable-agent move ${handle.workflowId} --host <host id>`);
+
+  await harness.startWorkerProcess({ AGENT_HOST_ID: 'host-a' });
+  expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Done.' });
+  const state = await handle.query<AgentState>('state');
+  expect(state.host).toBe('host-a');
+  expect(state.transitions).not.toContain('workspace_moved');
+  // The command had started on host-a: like a retry, it reports what the lost run changed.
+  const bash = lastToolResults(harness.fake.requests.find((request) => turnOf(request) === 2)!)[0]!;
+  expect(toolResultText(bash)).toContain('It was not run again. Since it started, the workspace changed: created b.txt.');
+  expect(existsSync(join(workdir, '.marks', 'again'))).toBe(true);
+});
+
+test('durable-agent move: a workdir session whose host is lost goes on on another host from its last snapshot', async () => {
+  const { handle } = await lostWorkdirSession();
+  const elsewhere = join(scratchDir('moved'), 'repo');
+  const refused = await runCli(['move', handle.workflowId, '--host', 'host-a']);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('host-a is the host the session waits for');
+
+  const moved = await runCli(['move', handle.workflowId, '--host', 'host-b', '--workdir', elsewhere]);
+  expect(moved.stdout).toContain(`Moved ${handle.workflowId} to host-b: the files of turn 1 are in ${elsewhere}`);
+  expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Done.' });
+  const state = await handle.query<AgentState>('state');
+  expect(state).toMatchObject({ host: 'host-b', workdir: elsewhere });
+  expect(state.transitions).toContain('workspace_moved');
+  // The command ran again from the snapshot of turn 1, on host-b.
+  expect(readFileSync(join(elsewhere, 'a.txt'), 'utf8')).toBe('alpha\n');
+  expect(readFileSync(join(elsewhere, 'b.txt'), 'utf8')).toBe('beta\n');
 });

@@ -28,4 +28,11 @@ describe('the durable workspace as `durable-agent run` and `watch` print it', ()
     expect(formatResult({ ...result, filesChanged: [] })).toContain('Files changed: none');
     expect(formatResult(result)).not.toContain('Files changed');
   });
+
+  test('a repo session ends with its branch, and why it was not pushed', () => {
+    const result = { reason: 'completed' as const, turnCount: 3, finalText: '', usage: { inputTokens: 1, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } };
+    const commit = 'c0ffee'.repeat(6) + 'abcd';
+    expect(formatResult({ ...result, branch: { name: 'durable-agent/s1', commit, pushed: true } })).toContain('Branch: durable-agent/s1 at c0ffeec0ffee, pushed');
+    expect(formatResult({ ...result, branch: { name: 'durable-agent/s1', commit, pushed: false, pushError: 'permission denied' } })).toContain('not pushed (permission denied)');
+  });
 });
