@@ -3,7 +3,7 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, workspace, stores
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, workspace, stores, hostloss
  *   npm run bench -- --only concurrency --sessions 200
  *
  * Timings on a shared machine are noisy: each figure is a median of repetitions, and ratios
@@ -21,6 +21,7 @@ import { PROJECT_ROOT, TEST_TMP, WORKFLOW_BUNDLE_PATH } from '../../test/support
 import { batch } from './batch';
 import { concurrency } from './concurrency';
 import { history } from './history';
+import { hostLoss } from './host-loss';
 import { interrupt } from './interrupt';
 import { overhead } from './overhead';
 import { promptCache } from './prompt-cache';
@@ -42,6 +43,7 @@ const BENCHES: Record<string, { run: (harness: Harness, options: { sessions: num
   sandbox: { run: sandbox, worker: false },
   stores: { run: () => stores(), worker: false },
   workspace: { run: workspace, worker: true },
+  hostloss: { run: hostLoss, worker: false },
 };
 
 async function main(): Promise<void> {

@@ -8,7 +8,7 @@
  *   npm run record-histories -- max-turns   # only the ones named
  *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
  *
- * Scenarios: loop-scenarios.ts, steering-scenarios.ts and workspace-scenarios.ts.
+ * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts and host-scenarios.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -19,15 +19,16 @@ import { startDevServer } from '../../src/dev-server/dev-server';
 import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
 import { freePort } from '../../test/support/global-setup';
 import { Harness, makeRepo } from '../../test/support/harness';
-import { PROJECT_ROOT, WORKFLOW_BUNDLE_PATH } from '../../test/support/paths';
+import { PROJECT_ROOT, scratchDir, TEST_TMP, WORKFLOW_BUNDLE_PATH } from '../../test/support/paths';
 import { loopScenarios } from './loop-scenarios';
-import { type Scenario, writeBinaryFiles } from './scenario';
+import { hostScenarios } from './host-scenarios';
+import { type Hosts, type Scenario, writeBinaryFiles } from './scenario';
 import { steeringScenarios } from './steering-scenarios';
 import { workspaceScenarios } from './workspace-scenarios';
 
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 
-const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios];
+const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios];
 
 async function main(): Promise<void> {
   const cli = await resolveTemporalCli(console.log);
@@ -44,12 +45,12 @@ async function main(): Promise<void> {
     const prefix = values.prefix;
     for (const scenario of scenarios.filter((candidate) => only.length === 0 || only.includes(candidate.name))) {
       const harness = await Harness.start(scenario.handler);
-      await harness.startWorker();
+      const hosts = scenario.hosts ? await startHosts(harness) : (await harness.startWorker(), undefined);
       scenario.setup?.(harness);
       const workdir = makeRepo(scenario.files);
       writeBinaryFiles(workdir, scenario.binaryFiles);
       const handle = await harness.start({ prompt: `Scenario ${scenario.name}`, workdir, ...scenario.input, ...(await scenario.prepareInput?.(harness)) });
-      await scenario.drive?.(handle, harness);
+      await scenario.drive?.(handle, harness, hosts);
       const result = await handle.result();
       // The Temporal CLI's JSON is the format users export for replay too (`historyFromJSON` reads it).
       const show = async (runId: string) =>
@@ -81,3 +82,16 @@ main().then(
     process.exit(1);
   },
 );
+
+/** host-a and host-b, each with its own workspace root (clones go there; workdirs of the scenarios lie in the test scratch space). */
+async function startHosts(harness: Harness): Promise<Hosts> {
+  const workers = new Map<string, Awaited<ReturnType<Harness['startWorker']>>>();
+  for (const hostId of ['host-a', 'host-b']) workers.set(hostId, await harness.startWorker({ hostId, workspaceRoots: [scratchDir(`root-${hostId}`), TEST_TMP] }));
+  return {
+    async stopHostQueue(hostId) {
+      const worker = workers.get(hostId)!.host!;
+      worker.shutdown();
+      while (worker.getState() !== 'STOPPED') await new Promise((resolve) => setTimeout(resolve, 50));
+    },
+  };
+}

@@ -17,8 +17,16 @@ export interface Scenario {
   setup?: (harness: Harness) => void;
   /** Input fields worked out once the worker runs (a fork reads its original first). */
   prepareInput?: (harness: Harness) => Promise<Record<string, unknown>>;
+  /** Two workers as hosts host-a and host-b (each its own workspace root) instead of one worker. */
+  hosts?: boolean;
   /** Steers the running session (signals, updates, cancellation) before its result is awaited. */
-  drive?: (handle: WorkflowHandle, harness: Harness) => Promise<void>;
+  drive?: (handle: WorkflowHandle, harness: Harness, hosts?: Hosts) => Promise<void>;
+}
+
+/** The hosts of a scenario with `hosts`. */
+export interface Hosts {
+  /** The host's queue is no longer served (its worker for that queue stops); its shared-queue worker goes on. */
+  stopHostQueue(hostId: string): Promise<void>;
 }
 
 export async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState) => boolean): Promise<void> {

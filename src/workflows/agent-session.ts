@@ -89,7 +89,7 @@ export class AgentSession {
         this.prepared = next;
         this.loop = movedState(this.loop, next.workdir, next.systemRef);
         this.view.prepared(next, { note: false });
-        this.view.transition(this.loop, 'workspace_moved', detail);
+        this.view.moved(this.loop, detail);
       },
       status: (status) => this.status(status),
     });

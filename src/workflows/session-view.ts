@@ -155,6 +155,16 @@ export class SessionView {
     this.sync(loop);
   }
 
+  /**
+   * The session's files moved to another host: shown as the last transition (state, current
+   * details, `AgentLastTransition`) until the loop's next one, without changing the loop's own.
+   */
+  moved(loop: LoopState, detail: string): void {
+    this.transition(loop, 'workspace_moved', detail);
+    this.state.lastTransition = 'workspace_moved';
+    this.publish();
+  }
+
   edits(loop: LoopState, edits: ContextEdit[], estimatedTokens: number): void {
     if (edits.length === 0) return;
     this.state.contextEdits.push(...edits);

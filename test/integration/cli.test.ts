@@ -87,6 +87,22 @@ test('run starts an embedded dev server, prints each turn, and ends with the res
   expect(second.code).toBe(0);
   expect(second.stderr).not.toContain('Started a Temporal dev server');
   expect(second.stdout).toContain('Nothing to do.');
+
+  // --repo: a fresh clone on the worker host; the changes end on a branch of the remote.
+  const remote = join(scratchDir('cli-remote'), 'app.git');
+  const git = (args: string[], cwd = workdir) => run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
+  await git(['init', '-q', '-b', 'main']);
+  await git(['add', '-A']);
+  await git(['commit', '-q', '-m', 'start']);
+  await git(['clone', '-q', '--bare', workdir, remote]);
+  fake.handler = byTurn([reply([toolUse('Write', { file_path: 'NEW.md', content: 'new\n' })]), reply([text('Added NEW.md.')])]);
+  const third = await cli(['run', '--repo', `file://${remote}`, '--ref', 'main', '--workflow-id', 'cli-repo-1', 'Add NEW.md'], {
+    ...environment,
+    AGENT_WORKSPACE_ROOTS: scratchDir('cli-clones'),
+  });
+  expect(third.code).toBe(0);
+  expect(third.stdout).toMatch(/Branch: durable-agent\/cli-repo-1 at [0-9a-f]{12}, pushed/);
+  expect((await run('git', ['--git-dir', remote, 'show', 'durable-agent/cli-repo-1:NEW.md'])).stdout).toBe('new\n');
 });
 
 test('a missing API key is a clear error before anything starts', async () => {
@@ -99,7 +115,7 @@ test('a missing API key is a clear error before anything starts', async () => {
 test('bad arguments print the usage', async () => {
   const result = await cli(['run', 'task without a workdir'], {});
   expect(result.code).toBe(2);
-  expect(result.stderr).toContain('--workdir is required');
+  expect(result.stderr).toContain('give --workdir <dir> or --repo <url>');
   expect(result.stderr).toContain('Usage:');
 });
 

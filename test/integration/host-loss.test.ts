@@ -1,6 +1,6 @@
 /**
  * Host loss. Two workers as two hosts (AGENT_HOST_ID host-a and host-b, each its own workspace
- * root, one store, one dev server). A `repo` session lives on host-a; host-a is SIGKILLed for
+ * root, one PostgreSQL store, one dev server). A `repo` session lives on host-a; host-a is SIGKILLed for
  * good in the middle of a turn whose command is writing files. The session moves to host-b
  * (`workspace_moved`), the command runs again there from the last snapshot, and the session
  * completes: its branch, pushed to the remote, holds exactly what an uncrashed run's holds.
@@ -18,6 +18,10 @@ import { Harness, killProcess, makeRepo, temporalAddress } from '../support/harn
 import { PROJECT_ROOT, scratchDir } from '../support/paths';
 
 jest.setTimeout(240_000);
+
+// As hosts share a store in production: PostgreSQL whenever the machine has it (CI always does;
+// Jest gives each test file its own copy of the environment).
+if (process.env.AGENT_TEST_POSTGRES_URL) process.env.AGENT_TEST_STORE = process.env.AGENT_TEST_POSTGRES_URL;
 
 let harness: Harness;
 afterEach(async () => {

@@ -27,6 +27,16 @@ describe('the state query and the search attributes', () => {
     ]);
   });
 
+  test("a move shows as the last transition until the loop's next one, without being the loop's", () => {
+    const { view: sessionView, published } = view();
+    sessionView.status('running_tools', loopState({ turnCount: 2, lastTransition: 'next_turn' }));
+    sessionView.moved(loopState({ turnCount: 2, lastTransition: 'next_turn' }), 'host host-a was lost');
+    expect(sessionView.snapshot()).toMatchObject({ lastTransition: 'workspace_moved', transitions: ['workspace_moved'] });
+    sessionView.status('running_model', loopState({ turnCount: 3, lastTransition: 'next_turn' }));
+    expect(published.attributes.map((values) => values.transition)).toEqual(['next_turn', 'workspace_moved', 'next_turn']);
+    expect(sessionView.page({}).entries).toContainEqual({ type: 'transition', turn: 2, transition: 'workspace_moved', detail: 'host host-a was lost' });
+  });
+
   test('sessions recorded before search attributes publish the details only', () => {
     const { view: sessionView, published } = view(false);
     sessionView.status('running_model', loopState());
