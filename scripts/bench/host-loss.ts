@@ -2,12 +2,14 @@
  * From a host's SIGKILL (during a command of a `repo` session) to the session's next model
  * request, made from the host it moved to: the heartbeat timeout, `hostLossTimeoutMs` spent
  * waiting for the lost host, then the move (a clone of the remote at the session's starting
- * commit, the last snapshot put back, the session prepared again) and the command made again.
+ * commit, the last snapshot put back, the session prepared again) and the lost command answered
+ * as lost (it is not run again by itself).
  * Both hosts are worker processes (`npm run worker`), the remote a bare repository of 1,000 files.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cloneName } from '../../src/shared/repository';
 import { reply, text, toolUse, turnOf } from '../../test/support/fake-anthropic';
 import type { Harness } from '../../test/support/harness';
 import { scratchDir } from '../../test/support/paths';
@@ -55,7 +57,7 @@ export async function hostLoss(harness: Harness): Promise<Row[]> {
     const hostB = harness.spawnWorker({ ...asUsers, AGENT_HOST_ID: 'host-b', AGENT_WORKSPACE_ROOTS: join(roots, 'host-b') });
     await Promise.all([waitForWorker(hostA), waitForWorker(hostB)]);
     const handle = await harness.start({ prompt: 'edit', repo: { url: `file://${remote}` }, host: 'host-a', hostLossTimeoutMs: HOST_LOSS_TIMEOUT_MS, toolSummaries: false });
-    const marker = join(roots, 'host-a', handle.workflowId, '.marks', 'started');
+    const marker = join(roots, 'host-a', cloneName(handle.workflowId, handle.firstExecutionRunId, 0), '.marks', 'started');
     while (!existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 20));
     hostA.kill('SIGKILL');
     killedAt = performance.now();
@@ -73,7 +75,7 @@ export async function hostLoss(harness: Harness): Promise<Row[]> {
       command: 'npm run bench -- --only hostloss',
     },
     {
-      figure: 'Host loss: the same, less hostLossTimeoutMs (heartbeat timeout, the move: clone, last snapshot put back, prepared again, the command run again)',
+      figure: 'Host loss: the same, less hostLossTimeoutMs (the heartbeat timeout, then the move: a clone, the last snapshot put back, the session prepared again, the lost command answered as lost)',
       value: `${round(median(moves), 2)} s (median of ${moves.length}: ${list(moves)})`,
       command: 'npm run bench -- --only hostloss',
     },

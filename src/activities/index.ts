@@ -10,7 +10,7 @@ import { createSessionActivities } from './session/prepare-session';
 import { createProbeHostActivities } from './session/probe-host';
 import type { Store } from './store/open-store';
 import { createToolActivities } from './tools/run-tool';
-import { createRepositoryActivities, DEFAULT_CLONE_ROOT } from './repository/repository-activities';
+import { createRepositoryActivities, DEFAULT_CLONE_ROOT, DEFAULT_GIT_ROOT } from './repository/repository-activities';
 import { createWorkspaceActivities } from './workspace/workspace-activities';
 
 export interface ActivityConfig {
@@ -34,6 +34,8 @@ export interface ActivityConfig {
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
 export function createActivities(config: ActivityConfig) {
   const { content: store, journal, directory: contentDir } = config.store;
+  // `repo` sessions' git directories: like the store, never part of a workdir.
+  const gitRoot = DEFAULT_GIT_ROOT;
   const api = ModelApi.fromSettings(config.anthropic);
   const { apiKey, authToken } = config.anthropic;
   return {
@@ -43,6 +45,7 @@ export function createActivities(config: ActivityConfig) {
       defaultModel: config.defaultModel,
       contentDir,
       workspaceRoots: config.workspaceRoots ?? [],
+      privateDirs: [gitRoot],
       trustRepoHooks: config.trustRepoHooks ?? false,
       sandbox: config.sandbox.kind,
       ...(config.hostId ? { hostId: config.hostId } : {}),
@@ -55,8 +58,8 @@ export function createActivities(config: ActivityConfig) {
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
     ...createCloseSessionActivities({ journal }),
     ...createProbeHostActivities(config.hostId ? { hostId: config.hostId } : {}),
-    ...createWorkspaceActivities({ store, contentDir, workspaceRoots: config.workspaceRoots ?? [], ...(config.hostId ? { hostId: config.hostId } : {}) }),
-    ...createRepositoryActivities({ store, cloneRoot: config.workspaceRoots?.[0] ?? DEFAULT_CLONE_ROOT, ...(config.hostId ? { hostId: config.hostId } : {}) }),
+    ...createWorkspaceActivities({ store, contentDir, workspaceRoots: config.workspaceRoots ?? [], privateDirs: [gitRoot], ...(config.hostId ? { hostId: config.hostId } : {}) }),
+    ...createRepositoryActivities({ store, cloneRoot: config.workspaceRoots?.[0] ?? DEFAULT_CLONE_ROOT, gitRoot, ...(config.hostId ? { hostId: config.hostId } : {}) }),
   };
 }
 

@@ -208,10 +208,12 @@ export interface RunToolInput {
    */
   snapshotRef?: string;
   /**
-   * The call was started before on this workspace's host, which was then lost and came back: a
-   * command reports what changed instead of running again, as on a retry.
+   * The call had started (activity `activityId`) on the session's host, which was then lost:
+   * made again, it counts as a retry (a command reports what changed instead of running again).
+   * `moved`: the session moved, and the workspace is the snapshot taken before the call;
+   * otherwise the host came back, and the lost attempt's journal entry is this call's.
    */
-  resumed?: true;
+  resumed?: { activityId: string; moved: boolean };
 }
 
 export interface RunToolOutput {
@@ -247,7 +249,7 @@ export interface PrepareSessionOutput {
   /** The host that holds the workdir (`AGENT_HOST_ID`): its queue gets the workspace activities (absent before hosts). */
   host?: string;
   /** A `repo` session: where its clone came from, the commit it started at, the branch it commits to. */
-  repo?: { url: string; commit: string; branch: string };
+  repo?: { url: string; commit: string; branch: string; moves?: number };
   model: string;
   /** Estimated tokens of the system prompt and tool definitions, sent with every request. */
   overheadTokens: number;

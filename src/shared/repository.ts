@@ -9,7 +9,10 @@ export function sessionBranch(sessionId: string): string {
 }
 
 export interface CloneRepositoryInput {
-  sessionId: string;
+  /** The clone's directory name, new for every clone of the session (its first run, each move). */
+  name: string;
+  /** `durable-agent/<session id>`. */
+  branch: string;
   url: string;
   /** A branch, tag or commit of the remote; unset: its default branch. */
   ref?: string;
@@ -21,7 +24,7 @@ export interface CloneRepositoryInput {
 }
 
 export interface CloneRepositoryOutput {
-  /** The clone: `<workspace root>/<session id>` on `host`. */
+  /** The clone: `<workspace root>/<name>` on `host`. */
   workdir: string;
   /** The commit the session started from. */
   commit: string;
@@ -45,4 +48,13 @@ export interface BranchResult {
   pushed: boolean;
   /** Why it was not pushed (git's message). */
   pushError?: string;
+}
+
+/**
+ * The directory name of a session's clone: its id made safe for a path, its first run (a workflow
+ * id used again gets a clone of its own) and the move it is for.
+ */
+export function cloneName(sessionId: string, firstRunId: string, move: number): string {
+  const safe = sessionId.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_').slice(0, 100);
+  return `${safe}-${firstRunId.slice(0, 8)}${move > 0 ? `-moved-${move}` : ''}`;
 }

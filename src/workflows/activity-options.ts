@@ -125,7 +125,10 @@ export const REPOSITORY_OPTIONS: ActivityOptions = {
 
 export const { cloneRepository, commitBranch } = proxyActivities<AgentActivities>(REPOSITORY_OPTIONS);
 
-/** Asking a lost host whether it is back: the call waits in the host's queue (`hostLossTimeoutMs`). */
+/** Asking a lost host whether it is back: the call waits in the host's queue until a worker of it polls. */
 export const PROBE_OPTIONS: ActivityOptions = { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 1 } };
+
+/** How long one probe waits in a lost host's queue before another takes its place. */
+export const PROBE_WAIT_MS = 24 * 60 * 60_000;
 
 export const { probeHost } = proxyActivities<AgentActivities>(PROBE_OPTIONS);

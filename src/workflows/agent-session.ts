@@ -91,7 +91,7 @@ export class AgentSession {
         this.view.prepared(next, { note: false });
         this.view.moved(this.loop, detail);
       },
-      status: (status) => this.status(status),
+      showWaiting: (lost) => this.view.status(lost ? 'waiting_host' : this.currentStatus, this.loop),
     });
     this.host.listen();
   }
@@ -210,14 +210,11 @@ export class AgentSession {
     this.view.transition(next, next.lastTransition!, detail);
   }
 
-  /** Shows the session's status; says what it was. */
-  status(status: AgentStatus): AgentStatus {
-    const previous = this.currentStatus;
+  status(status: AgentStatus): void {
     this.currentStatus = status;
     if (status === 'running_tools' || status === 'waiting_approval') this.running = 'tools';
     if (status === 'running_model' || status === 'compacting') this.running = 'model';
     this.view.status(status, this.loop);
-    return previous;
   }
 
   /** The workflow was cancelled: the session ends like an interrupted one, with a result. */

@@ -39,7 +39,24 @@ export function movedState(state: LoopState, workdir: string, systemRef: string)
     ...state,
     workdir,
     systemRef,
+    workdirMoves: [...(state.workdirMoves ?? []), { from, to: workdir }],
     fileStates: Object.fromEntries(Object.entries(state.fileStates).map(([path, hash]) => [movedPath(path, from, workdir), hash])),
     recentFiles: state.recentFiles.map((path) => movedPath(path, from, workdir)),
   };
+}
+
+/** A path as the model or a plan gave it, under the workdir the session has now (after its moves). */
+export function currentPath(state: Pick<LoopState, 'workdirMoves'>, path: string): string {
+  return (state.workdirMoves ?? []).reduce((current, move) => movedPath(current, move.from, move.to), path);
+}
+
+/**
+ * A call's input with the paths the tools take (`file_path`, `path`) under the current workdir:
+ * the model may still name files under the workdir the session had before it moved.
+ */
+export function currentInput(state: Pick<LoopState, 'workdirMoves'>, input: unknown): unknown {
+  if (!state.workdirMoves?.length || typeof input !== 'object' || input === null) return input;
+  const fields = input as Record<string, unknown>;
+  const moved = Object.fromEntries(['file_path', 'path'].filter((key) => typeof fields[key] === 'string').map((key) => [key, currentPath(state, fields[key] as string)]));
+  return { ...fields, ...moved };
 }

@@ -12,6 +12,7 @@ import { type ConversationMessage, conversationChars, type ToolResult, type Usag
 import type { ResolvedAgentInput } from '../shared/input';
 import { AUTOCOMPACT_FLOOR_WINDOW_SHARE, CHARS_PER_TOKEN } from '../shared/limits';
 import { modelLimits } from '../shared/models';
+import { currentPath } from './host-loss';
 
 export interface LoopState {
   model: string;
@@ -23,6 +24,8 @@ export interface LoopState {
   modelMaxOutputTokens: number;
   allowedTools: string[];
   workdir: string;
+  /** The workdirs the session had before its moves to other hosts (see host-loss.ts), oldest first. */
+  workdirMoves?: { from: string; to: string }[];
   /** What the session asks of its commands' sandbox (input `sandboxEnv`, `network: false`), when anything. */
   sandbox?: SandboxRequest;
   systemRef: string;
@@ -220,7 +223,8 @@ export function toResult(state: LoopState, reason: TerminalReason, error?: strin
 
 /** The file states a tool call needs: only its target's, so history per call stays small. */
 export function fileStatesFor(state: LoopState, call: PlannedToolUse): FileState[] {
-  const path = call.plan.ok ? call.plan.filePath : undefined;
+  // Planned under the workdir of its time: the session may have moved since.
+  const path = call.plan.ok && call.plan.filePath !== undefined ? currentPath(state, call.plan.filePath) : undefined;
   const sha256 = path === undefined ? undefined : state.fileStates[path];
   return path !== undefined && sha256 !== undefined ? [{ path, sha256 }] : [];
 }

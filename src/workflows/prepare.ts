@@ -8,6 +8,7 @@ import { workflowInfo, upsertMemo, upsertSearchAttributes } from '@temporalio/wo
 import type { PrepareSessionOutput } from '../shared/activity-io';
 import { hostTaskQueue } from '../shared/contract';
 import type { ForkInput, ResolvedAgentInput } from '../shared/input';
+import { cloneName, sessionBranch } from '../shared/repository';
 import { AGENT_FORKED_FROM } from '../shared/search-attributes';
 import { cloneRepository, prepareSession, REPOSITORY_OPTIONS, SESSION_OPTIONS } from './activity-options';
 import { forkPrompt } from './checkpoints';
@@ -34,9 +35,9 @@ export async function prepareNewSession(input: ResolvedAgentInput, fork: ForkInp
     upsertSearchAttributes([{ key: AGENT_FORKED_FROM, value: fork.workflowId }]);
     host = (await workspace.materialize(workdir, fork.snapshotRef, onHost(host))) ?? host;
   } else if (input.repo) {
-    const sessionId = workflowInfo().workflowId;
+    const { workflowId, firstExecutionRunId } = workflowInfo();
     const clone = await cloneRepository.executeWithOptions({ ...REPOSITORY_OPTIONS, ...onHost(host), summary: `clone ${input.repo.url}` }, [
-      { sessionId, url: input.repo.url, ...(input.repo.ref ? { ref: input.repo.ref } : {}) },
+      { name: cloneName(workflowId, firstExecutionRunId, 0), branch: sessionBranch(workflowId), url: input.repo.url, ...(input.repo.ref ? { ref: input.repo.ref } : {}) },
     ]);
     workdir = clone.workdir;
     host = clone.host ?? host;

@@ -6,6 +6,7 @@ import type { CallModelInput, CompactInput, PlannedToolUse, PrepareContextInput,
 import type { StopHook } from '../shared/input';
 import { TOOL_RESULT_MAX_CHARS, TOOL_RESULTS_PER_MESSAGE_MAX_CHARS } from '../shared/limits';
 import { reattachBudgetChars, toolResultMaxChars, toolResultsPerMessageMaxChars } from './context-plan';
+import { currentInput } from './host-loss';
 import { fileStatesFor, type LoopState, NEW_TURN, outputLimit } from './loop-state';
 
 export function callModelRequest(state: LoopState): CallModelInput {
@@ -57,7 +58,7 @@ export function runToolRequest(sessionId: string, state: LoopState, call: Planne
     sessionId,
     toolUseId: call.id,
     name: call.name,
-    input: call.input,
+    input: currentInput(state, call.input),
     workdir: state.workdir,
     fileStates: fileStatesFor(state, call),
     ...(approval?.feedback ? { approvalFeedback: approval.feedback } : {}),

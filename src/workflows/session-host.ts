@@ -10,14 +10,14 @@
  *   written there first).
  * Several calls that find the host lost at once (a batch of reads) share one move.
  */
-import { ApplicationFailure, CancellationScope, condition, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { type ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { PrepareSessionOutput } from '../shared/activity-io';
-import type { AgentStatus, MoveRequest, MoveResult } from '../shared/contract';
+import type { MoveRequest, MoveResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
 import type { ResolvedAgentInput } from '../shared/input';
-import type { BranchResult } from '../shared/repository';
+import { type BranchResult, cloneName, sessionBranch } from '../shared/repository';
 import { AGENT_HOST } from '../shared/search-attributes';
-import { cloneRepository, commitBranch, materializeSnapshot, prepareSession, probeHost, PROBE_OPTIONS, REPOSITORY_OPTIONS, SESSION_OPTIONS, WORKSPACE_OPTIONS } from './activity-options';
+import { cloneRepository, commitBranch, materializeSnapshot, prepareSession, probeHost, PROBE_OPTIONS, PROBE_WAIT_MS, REPOSITORY_OPTIONS, SESSION_OPTIONS, WORKSPACE_OPTIONS } from './activity-options';
 import { moveUpdate } from './definitions';
 import { failureMessage } from './failures';
 import { isHostLoss, startedBeforeLoss } from './host-loss';
@@ -31,15 +31,18 @@ export interface HostedSession {
   snapshots(): { first?: string; last?: { turn: number; ref: string } };
   /** The files now live on another host: prepared there as `next`. */
   moved(next: PrepareSessionOutput, detail: string): void;
-  /** Shows a status; says what it was. */
-  status(status: AgentStatus): AgentStatus;
+  /** Shows (or no longer shows) that the session waits for its lost host; the loop's own status is left as it is. */
+  showWaiting(lostHost: string | null): void;
 }
 
 /** What a call is told when it is made again after its host was lost. */
 export interface CallRetry {
-  /** The host came back, and the call had started there before: it may have had effects. */
-  startedBefore: boolean;
+  /** The call had started on the lost host (activity `activityId`): it may have had effects. `moved`: the session moved since. */
+  resumed?: { activityId: string; moved: boolean };
 }
+
+/** A host id as `AGENT_HOST_ID` takes it. */
+const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 type MoveOutcome = { ok: MoveResult } | { error: string };
 
@@ -64,18 +67,25 @@ export class SessionHost {
     return onHost(this.session.prepared().host, this.session.input.hostLossTimeoutMs);
   }
 
-  /** Runs a workspace activity on the session's host, and again wherever the session goes if that host is lost. */
+  /**
+   * Runs a workspace activity on the session's host, and again wherever the session goes if that
+   * host is lost. The move (or the wait) is shared by the calls that find the host lost, and runs
+   * to its end whatever happens to them; each caller stops waiting for it when it is cancelled.
+   */
   async call<T>(run: (where: ReturnType<SessionHost['options']>, retry: CallRetry) => Promise<T>): Promise<T> {
-    let retry: CallRetry = { startedBefore: false };
+    let retry: CallRetry = {};
     for (;;) {
       const host = this.session.prepared().host;
       try {
         return await run(this.options(), retry);
       } catch (error) {
         if (!host || !isHostLoss(error)) throw error;
-        if (this.session.prepared().host === host) this.moving ??= this.hostLost(host).finally(() => (this.moving = undefined));
-        await this.moving;
-        retry = { startedBefore: this.session.prepared().host === host && startedBeforeLoss(error) };
+        if (this.session.prepared().host === host) {
+          this.moving ??= CancellationScope.nonCancellable(() => this.hostLost(host)).finally(() => (this.moving = undefined));
+        }
+        if (this.moving) await Promise.race([this.moving, CancellationScope.current().cancelRequested]);
+        const lostCall = startedBeforeLoss(error) ? (error as ActivityFailure).activityId : undefined;
+        retry = lostCall ? { resumed: { activityId: lostCall, moved: this.session.prepared().host !== host } } : {};
       }
     }
   }
@@ -99,16 +109,25 @@ export class SessionHost {
   private async moveRepository(lost: string): Promise<void> {
     const repo = this.session.prepared().repo!;
     const { first, last } = this.session.snapshots();
+    const moves = (repo.moves ?? 0) + 1;
+    const { workflowId, firstExecutionRunId } = workflowInfo();
     const clone = await cloneRepository.executeWithOptions(
       { ...REPOSITORY_OPTIONS, retry: { ...REPOSITORY_OPTIONS.retry, maximumAttempts: MOVE_ATTEMPTS }, summary: `host ${lost} lost · clone elsewhere` },
-      [{ sessionId: workflowInfo().workflowId, url: repo.url, move: { commit: repo.commit, lostHost: lost, ...(last ? { snapshotRef: last.ref } : {}), ...(first ? { baseRef: first } : {}) } }],
+      [
+        {
+          name: cloneName(workflowId, firstExecutionRunId, moves),
+          branch: sessionBranch(workflowId),
+          url: repo.url,
+          move: { commit: repo.commit, lostHost: lost, ...(last ? { snapshotRef: last.ref } : {}), ...(first ? { baseRef: first } : {}) },
+        },
+      ],
     );
     const files = last ? `the files of turn ${last.turn}` : 'the files of its start';
-    await this.prepareOn(clone.host, clone.workdir, `host ${lost} was lost; ${clone.host ?? 'another worker'} cloned the repository and put back ${files} in ${clone.workdir}`);
+    await this.prepareOn(clone.host, clone.workdir, `host ${lost} was lost; ${clone.host ?? 'another worker'} cloned the repository and put back ${files} in ${clone.workdir}`, { ...repo, moves });
   }
 
   /** Prepares the session again where its files now are (the system prompt names the new workdir). */
-  private async prepareOn(host: string | undefined, workdir: string, detail: string): Promise<void> {
+  private async prepareOn(host: string | undefined, workdir: string, detail: string, repo = this.session.prepared().repo): Promise<void> {
     const current = this.session.prepared();
     const input = this.session.input;
     const prepared = await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, ...onHost(host, input.hostLossTimeoutMs), summary: 'prepare session (moved)' }, [
@@ -122,42 +141,47 @@ export class SessionHost {
         ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
       },
     ]);
-    const next: PrepareSessionOutput = { ...prepared, model: current.model, prompt: current.prompt, ...(current.repo ? { repo: current.repo } : {}) };
+    const next: PrepareSessionOutput = { ...prepared, model: current.model, prompt: current.prompt, ...(repo ? { repo } : {}) };
     if (next.host) upsertSearchAttributes([{ key: AGENT_HOST, value: next.host }]);
     this.session.moved(next, detail);
   }
 
-  /** Waits until the host is back or a move is asked for and done. */
+  /**
+   * Waits until the host is back or a move is asked for and done. One probe waits in the host's
+   * queue (for a day at a time, so a long wait adds little history) and answers as soon as a
+   * worker of the host polls again.
+   */
   private async waitForHost(lost: string): Promise<void> {
     this.waitingFor = lost;
-    const before = this.session.status('waiting_host');
+    this.session.showWaiting(lost);
     try {
       for (;;) {
         const scope = new CancellationScope();
-        const next = await scope.run(() =>
-          Promise.race([
-            probeHost
-              .executeWithOptions({ ...PROBE_OPTIONS, ...onHost(lost, this.session.input.hostLossTimeoutMs), summary: `wait for host ${lost}` }, [])
-              .then(
+        let next: 'back' | 'lost' | 'failed' | 'move';
+        try {
+          next = await scope.run(() =>
+            Promise.race([
+              probeHost.executeWithOptions({ ...PROBE_OPTIONS, ...onHost(lost, PROBE_WAIT_MS), summary: `wait for host ${lost}` }, []).then(
                 () => 'back' as const,
-                (error) => {
-                  if (isHostLoss(error)) return 'lost' as const;
-                  throw error;
-                },
+                (error) => (isCancellation(error) ? Promise.reject(error) : isHostLoss(error) ? ('lost' as const) : ('failed' as const)),
               ),
-            condition(() => this.requested !== null).then(() => 'move' as const),
-          ]),
-        );
-        scope.cancel();
+              condition(() => this.requested !== null).then(() => 'move' as const),
+            ]),
+          );
+        } finally {
+          scope.cancel();
+        }
         if (next === 'back') return;
         if (next === 'move' && (await this.carryOutMove())) return;
+        // A probe that failed otherwise (its host busy past its timeout): ask again a little later.
+        if (next === 'failed') await sleep(this.session.input.hostLossTimeoutMs);
       }
     } finally {
-      // A move asked for just as the host came back (or the session was cancelled) is not made.
+      // A move asked for just as the host came back is not made.
       if (this.requested) this.outcomes.set(this.requested.ticket, { error: `The session no longer waits for ${lost}: it was not moved.` });
       this.requested = null;
       this.waitingFor = null;
-      this.session.status(before);
+      this.session.showWaiting(null);
     }
   }
 
@@ -169,7 +193,8 @@ export class SessionHost {
     const lost = this.waitingFor;
     try {
       const where = onHost(request.host, this.session.input.hostLossTimeoutMs);
-      await materializeSnapshot.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: `move to ${request.host} · files` }, [{ workdir, ref: last.ref }]);
+      const written = await materializeSnapshot.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: `move to ${request.host} · files` }, [{ workdir, ref: last.ref }]);
+      if (written.host !== request.host) throw new Error(`the files were written by a worker of ${written.host ?? 'no host'}`);
       await this.prepareOn(request.host, workdir, `host ${lost} was lost; moved to ${request.host} with the files of turn ${last.turn} in ${workdir}`);
       this.outcomes.set(ticket, { ok: { host: request.host, workdir: this.session.prepared().workdir, turn: last.turn } });
       return true;
@@ -182,6 +207,7 @@ export class SessionHost {
 
   private validate(request: MoveRequest): void {
     if (this.waitingFor === null) throw new Error('the session is not waiting for a lost host (status waiting_host): move applies only then');
+    if (!HOST_ID.test(request.host ?? '')) throw new Error("host: must be a worker's AGENT_HOST_ID");
     if (request.host === this.waitingFor) throw new Error(`${request.host} is the host the session waits for: it goes on there by itself once that host is back`);
     if (!this.session.snapshots().last) throw new Error('the session has no snapshot to move');
     if (this.requested) throw new Error('a move is already under way');

@@ -98,7 +98,7 @@ async function runToolCall(session: AgentSession, call: PlannedToolUse, approval
     return await session.host.call((where, retry) => {
       const options = { ...toolActivityOptions(call, summary, session.features.hardening), ...where };
       const request = runToolRequest(session.id, session.state, call, approval && { ...approval, approved: true });
-      return runTool.executeWithOptions(options, [{ ...request, ...(snapshotRef ? { snapshotRef } : {}), ...(retry.startedBefore ? { resumed: true as const } : {}) }]);
+      return runTool.executeWithOptions(options, [{ ...request, ...(snapshotRef ? { snapshotRef } : {}), ...(retry.resumed ? { resumed: retry.resumed } : {}) }]);
     });
   } catch (error) {
     if (isCancellation(error)) throw error;

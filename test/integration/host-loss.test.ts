@@ -13,7 +13,8 @@ import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
-import { byTurn, lastToolResults, reply, text, toolResultText, toolUse, turnOf } from '../support/fake-anthropic';
+import { cloneName } from '../../src/shared/repository';
+import { byTurn, lastToolResults, type RecordedRequest, reply, text, toolResultText, toolUse, turnOf } from '../support/fake-anthropic';
 import { Harness, killProcess, makeRepo, temporalAddress } from '../support/harness';
 import { PROJECT_ROOT, scratchDir } from '../support/paths';
 
@@ -46,16 +47,18 @@ function bareRemote(): string {
 }
 
 /**
- * Turn 1 writes a file; turn 2's command writes another, and on host-a (its workdir lies in
- * host-a's root) then waits until the host is killed; turn 3 edits the first file (relative paths).
+ * Writes a file, runs a command that writes another (on host-a, where the workdir lies in
+ * host-a's root, it then waits until the host is killed), edits the first file (relative
+ * paths), done. Like a model, it runs the command again when told the lost run's changes are gone.
  */
-const script = () =>
-  byTurn([
-    reply([toolUse('Write', { file_path: 'notes/a.txt', content: 'alpha\n' })]),
-    reply([toolUse('Bash', { command: 'echo beta > b.txt; mkdir -p .marks; touch .marks/started; case "$PWD" in *host-a*) sleep 120;; esac' })]),
-    reply([toolUse('Edit', { file_path: 'notes/a.txt', old_string: 'alpha', new_string: 'gamma' })]),
-    reply([text('Done.')]),
-  ]);
+const script = () => (request: RecordedRequest) => {
+  const results = request.body.messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_result')));
+  const done = results.filter((result) => !toolResultText(result).includes('It was not run again')).length;
+  if (done === 0) return reply([toolUse('Write', { file_path: 'notes/a.txt', content: 'alpha\n' })]);
+  if (done === 1) return reply([toolUse('Bash', { command: 'echo beta > b.txt; mkdir -p .marks; touch .marks/started; case "$PWD" in *host-a*) sleep 120;; esac' })]);
+  if (done === 2) return reply([toolUse('Edit', { file_path: 'notes/a.txt', old_string: 'alpha', new_string: 'gamma' })]);
+  return reply([text('Done.')]);
+};
 
 /** Each activity of the history: its type, the queue it was scheduled on, and the host that ran it (worker identity `<host>/<pid>`). */
 async function activityRuns(handle: WorkflowHandle): Promise<{ type: string; queue: string; host: string }[]> {
@@ -81,20 +84,22 @@ test('host-a is SIGKILLed for good mid-command: the repo session moves to host-b
   const hostA = await harness.startWorkerProcess({ AGENT_HOST_ID: 'host-a', AGENT_WORKSPACE_ROOTS: rootA });
   const handle = await harness.start({ prompt: 'Write the notes', repo: { url: `file://${remote}`, ref: 'main' }, host: 'host-a', hostLossTimeoutMs: 3_000, toolSummaries: false });
   await harness.startWorker({ hostId: 'host-b', workspaceRoots: [rootB] });
-  const marker = join(rootA, handle.workflowId, '.marks', 'started');
+  const marker = join(rootA, cloneName(handle.workflowId, handle.firstExecutionRunId, 0), '.marks', 'started');
   while (!existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 50)); // the command runs on host-a
   const requestsBefore = harness.fake.requests.length;
   await killProcess(hostA);
 
   const result = (await handle.result()) as AgentResult;
-  expect(result).toMatchObject({ reason: 'completed', finalText: 'Done.', turnCount: 4 });
-  // The model was asked each turn once: the lost command was made again, not the turn.
-  expect(harness.fake.requests.map(turnOf)).toEqual([0, 1, 2, 3]);
+  expect(result).toMatchObject({ reason: 'completed', finalText: 'Done.', turnCount: 5 });
   expect(requestsBefore).toBe(2);
+  // The lost command was not run again by itself: the model learned that its changes were gone, and ran it again.
+  const lostReport = toolResultText(lastToolResults(harness.fake.requests[2]!)[0]!);
+  expect(lostReport).toContain('the host running it was lost before it finished');
+  expect(lostReport).toContain('its changes to files are not there. It was not run again');
 
   const state = await handle.query<AgentState>('state');
   expect(state.host).toBe('host-b');
-  expect(state.workdir).toBe(join(rootB, handle.workflowId));
+  expect(state.workdir).toBe(join(rootB, cloneName(handle.workflowId, handle.firstExecutionRunId, 1)));
   expect(state.transitions).toContain('workspace_moved');
   expect((await handle.describe()).searchAttributes.AgentHost).toEqual(['host-b']);
   expect(result.branch).toMatchObject({ name: `durable-agent/${handle.workflowId}`, pushed: true });
@@ -195,7 +200,9 @@ test('durable-agent move: a workdir session whose host is lost goes on on anothe
   const state = await handle.query<AgentState>('state');
   expect(state).toMatchObject({ host: 'host-b', workdir: elsewhere });
   expect(state.transitions).toContain('workspace_moved');
-  // The command ran again from the snapshot of turn 1, on host-b.
+  // host-b has the files of turn 1; the command that had started on host-a was not run again there.
   expect(readFileSync(join(elsewhere, 'a.txt'), 'utf8')).toBe('alpha\n');
-  expect(readFileSync(join(elsewhere, 'b.txt'), 'utf8')).toBe('beta\n');
+  expect(existsSync(join(elsewhere, 'b.txt'))).toBe(false);
+  const bash = lastToolResults(harness.fake.requests.find((request) => turnOf(request) === 2)!)[0]!;
+  expect(toolResultText(bash)).toContain('The session moved to another host, where the files are as they were before the command started');
 });

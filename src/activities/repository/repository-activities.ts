@@ -1,80 +1,99 @@
 /**
  * `repo` sessions: the clone a session works in, its move to another host, and its branch.
  *
- * Beside the session's workdir `<root>/<id>` (a clone of its own, for the session's git commands)
- * lies our git directory `<root>/<id>.git`, which the session never sees: the branch
- * `durable-agent/<id>` is committed and pushed from there. Each activity is safe to retry: the
- * clone is built in a temporary directory and renamed into place last; the commit is made from
- * the tree as found (a retry finds nothing new to commit); pushing the same commit twice is a no-op.
+ * The session works in `<clone root>/<name>`, a clone of its own (for its git commands). Our git
+ * directory `~/.durable-agent/git/<name>.git`, which no session sees, holds the branch
+ * `durable-agent/<id>`, committed and pushed from there. `name` is new for every clone (the
+ * session id, its first run, the move), so no two clones ever share a directory. Each activity is
+ * safe to retry: a clone is built under temporary names of its attempt and renamed into place
+ * last; the commit is made with an index of its own from the tree as found (a retry finds nothing
+ * new to commit) and moves the branch only from the commit it started from; pushing the same
+ * commit twice is a no-op.
  */
-import { access, mkdir, realpath, rename, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { access, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors';
-import { type BranchResult, type CloneRepositoryInput, type CloneRepositoryOutput, type CommitBranchInput, sessionBranch } from '../../shared/repository';
+import type { BranchResult, CloneRepositoryInput, CloneRepositoryOutput, CommitBranchInput } from '../../shared/repository';
 import { whileHeartbeating } from '../heartbeat';
 import type { ContentStore } from '../store/content-store';
 import { restoreSnapshot } from '../workspace/restore';
-import { git, GitError } from './git';
+import { git, GitError, WITHOUT_USER_CONFIG } from './git';
 
 export interface RepositoryActivityDependencies {
   store: ContentStore;
   /** Where clones go: the first of `AGENT_WORKSPACE_ROOTS`, else `~/.durable-agent/workspaces`. */
   cloneRoot: string;
+  /** Our git directories: never a workdir, nor inside or around one. */
+  gitRoot: string;
   /** This worker's host (`AGENT_HOST_ID`). */
   hostId?: string;
 }
 
 /** The clone root when `AGENT_WORKSPACE_ROOTS` names none. */
 export const DEFAULT_CLONE_ROOT = join(homedir(), '.durable-agent', 'workspaces');
+export const DEFAULT_GIT_ROOT = join(homedir(), '.durable-agent', 'git');
 
-/** Our git directory for a session's workdir. */
-export const gitDirOf = (workdir: string) => `${workdir}.git`;
+/** What `git add` must not do with the session's files, whatever its `.gitattributes` say: run filters, convert them. */
+const PLAIN_ATTRIBUTES = '* -filter -text -eol -ident -working-tree-encoding\n';
 
 const exists = (path: string) => access(path).then(() => true, () => false);
 
-export function createRepositoryActivities({ store, cloneRoot, hostId }: RepositoryActivityDependencies) {
+export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId }: RepositoryActivityDependencies) {
+  const gitDirOf = (workdir: string) => join(gitRoot, `${basename(workdir)}.git`);
   return {
     /**
-     * Clones the session's repository into `<root>/<session id>` on the branch
-     * `durable-agent/<session id>`. When the session moves here from a lost host, the branch
-     * starts at the session's base commit and the files are put back as in its last snapshot.
+     * Clones the session's repository into `<clone root>/<name>` on the branch `input.branch`.
+     * When the session moves here from a lost host, the branch starts at the session's base
+     * commit and the files are put back as in its last snapshot.
      */
     async cloneRepository(input: CloneRepositoryInput): Promise<CloneRepositoryOutput> {
-      if (input.move && hostId === input.move.lostHost) {
-        // Only a host whose host queue is gone but whose shared queue still polls gets here.
-        throw ApplicationFailure.retryable(`this worker is on ${hostId}, the host the session moves away from`, ErrorType.WrongHost);
+      if (input.move && (!hostId || hostId === input.move.lostHost)) {
+        // A worker without a host queue could not keep the session; the lost host's own
+        // shared-queue worker (its host queue gone) must not take it back.
+        throw ApplicationFailure.retryable(`this worker cannot take the session (host ${hostId ?? 'not set'}; moving away from ${input.move.lostHost})`, ErrorType.WrongHost);
       }
-      const name = input.sessionId.replace(/[^A-Za-z0-9._-]/g, '_');
-      const workdir = join(cloneRoot, name);
+      await git(['check-ref-format', `refs/heads/${input.branch}`]).catch(() => {
+        throw ApplicationFailure.nonRetryable(`the session id cannot name a git branch (${input.branch}): start repo sessions with a workflow id made of letters, digits, '-', '_' and '/'`, ErrorType.InvalidRepository);
+      });
+      const workdir = join(cloneRoot, input.name);
       const gitDir = gitDirOf(workdir);
-      const branch = sessionBranch(input.sessionId);
       return whileHeartbeating(async () => {
-        if (!(await exists(workdir))) await cloneInto(input, { workdir, gitDir, branch });
-        const commit = await git(['rev-parse', `refs/heads/${branch}`], { gitDir });
+        if (!(await exists(workdir))) await cloneInto(input, { workdir, gitDir });
+        const commit = await git(['rev-parse', `refs/heads/${input.branch}`], { gitDir });
         const move = input.move;
         if (move?.snapshotRef) {
           // A fresh clone at the base commit holds the first snapshot's files: the last snapshot
           // goes over it (force: what a crashed attempt of this restore left is overwritten).
           await restoreSnapshot(store, workdir, { targetRef: move.snapshotRef, expectedRef: move.baseRef ?? move.snapshotRef, force: true });
         }
-        return { workdir: await realpath(workdir), commit, branch, ...(hostId ? { host: hostId } : {}) };
+        return { workdir: await realpath(workdir), commit, branch: input.branch, ...(hostId ? { host: hostId } : {}) };
       });
     },
 
     /** Commits the workdir's files (what `.gitignore` keeps out stays out) to the branch, and pushes it. */
     async commitBranch(input: CommitBranchInput): Promise<BranchResult> {
       const gitDir = gitDirOf(input.workdir);
-      const where = { gitDir, workTree: input.workdir };
+      // An index of this attempt's own: a crashed attempt's lock or half-written index is not in the way.
+      const index = join(gitDir, `index.agent-${randomUUID()}`);
+      const reading = { gitDir, workTree: input.workdir, env: { ...WITHOUT_USER_CONFIG, GIT_INDEX_FILE: index } };
       return whileHeartbeating(async () => {
-        await git(['add', '--all'], where);
-        const tree = await git(['write-tree'], where);
-        let commit = await git(['rev-parse', `refs/heads/${input.branch}`], { gitDir });
-        if (tree !== (await git(['rev-parse', `${commit}^{tree}`], { gitDir }))) {
-          // Plumbing, not `git commit`: no hooks, no editor, no config of the session's involved.
-          commit = await git(['commit-tree', tree, '-p', commit, '-m', input.message], { gitDir });
-          await git(['update-ref', `refs/heads/${input.branch}`, commit], { gitDir });
+        const base = await git(['rev-parse', `refs/heads/${input.branch}`], { gitDir });
+        let commit = base;
+        try {
+          await git(['read-tree', base], reading);
+          await git(['add', '--all'], reading);
+          const tree = await git(['write-tree'], reading);
+          if (tree !== (await git(['rev-parse', `${base}^{tree}`], { gitDir }))) {
+            // Plumbing, not `git commit`: no hooks, no editor, no config of the session's involved.
+            commit = await git(['commit-tree', tree, '-p', base, '-m', input.message], { gitDir, env: WITHOUT_USER_CONFIG });
+            await git(['update-ref', `refs/heads/${input.branch}`, commit, base], { gitDir });
+          }
+        } finally {
+          await rm(index, { force: true });
         }
         try {
           await git(['push', '--quiet', 'origin', `refs/heads/${input.branch}:refs/heads/${input.branch}`], { gitDir });
@@ -87,25 +106,30 @@ export function createRepositoryActivities({ store, cloneRoot, hostId }: Reposit
   };
 }
 
-async function cloneInto(input: CloneRepositoryInput, { workdir, gitDir, branch }: { workdir: string; gitDir: string; branch: string }): Promise<void> {
-  const temporary = `${workdir}.agent-clone`;
-  await mkdir(join(workdir, '..'), { recursive: true });
-  // What a crashed attempt left goes first.
-  await Promise.all([rm(gitDir, { recursive: true, force: true }), rm(temporary, { recursive: true, force: true })]);
+/** Our git directory and the session's clone, built under names of this attempt, then renamed into place. */
+async function cloneInto(input: CloneRepositoryInput, { workdir, gitDir }: { workdir: string; gitDir: string }): Promise<void> {
+  const attempt = `${Context.current().info.attempt}.agent-clone`;
+  const temporaryGitDir = `${gitDir}.${attempt}`;
+  const temporaryWorkdir = `${workdir}.${attempt}`;
+  await Promise.all([rm(temporaryGitDir, { recursive: true, force: true }), rm(temporaryWorkdir, { recursive: true, force: true })]);
+  await Promise.all([mkdir(dirname(gitDir), { recursive: true }), mkdir(dirname(workdir), { recursive: true })]);
   try {
-    await git(['clone', '--bare', '--quiet', '--', input.url, gitDir]);
+    await git(['clone', '--bare', '--quiet', '--', input.url, temporaryGitDir]);
   } catch (error) {
     throw ApplicationFailure.create({ message: `repo.url: ${input.url} could not be cloned: ${(error as Error).message}`, type: ErrorType.InvalidRepository });
   }
-  const commit = input.move?.commit ?? (await baseCommit(gitDir, input));
-  await git(['config', 'core.bare', 'false'], { gitDir });
-  await git(['update-ref', `refs/heads/${branch}`, commit], { gitDir });
-  await git(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir });
+  const commit = input.move?.commit ?? (await baseCommit(temporaryGitDir, input));
+  await git(['config', 'core.bare', 'false'], { gitDir: temporaryGitDir });
+  await git(['update-ref', `refs/heads/${input.branch}`, commit], { gitDir: temporaryGitDir });
+  await git(['symbolic-ref', 'HEAD', `refs/heads/${input.branch}`], { gitDir: temporaryGitDir });
+  await mkdir(join(temporaryGitDir, 'info'), { recursive: true });
+  await writeFile(join(temporaryGitDir, 'info', 'attributes'), PLAIN_ATTRIBUTES);
   // The session's own clone, for its git commands; its remote is the repository's.
-  await git(['clone', '--quiet', '--no-hardlinks', '--branch', branch, '--', gitDir, temporary]);
-  await git(['remote', 'set-url', 'origin', input.url], { cwd: temporary });
-  await git(['read-tree', commit], { gitDir, workTree: temporary });
-  await rename(temporary, workdir);
+  await git(['clone', '--quiet', '--no-hardlinks', '--branch', input.branch, '--', temporaryGitDir, temporaryWorkdir]);
+  await git(['remote', 'set-url', 'origin', input.url], { cwd: temporaryWorkdir });
+  await rm(gitDir, { recursive: true, force: true });
+  await rename(temporaryGitDir, gitDir);
+  await rename(temporaryWorkdir, workdir);
 }
 
 async function baseCommit(gitDir: string, input: CloneRepositoryInput): Promise<string> {

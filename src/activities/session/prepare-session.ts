@@ -20,6 +20,8 @@ export interface SessionActivityDependencies {
   contentDir?: string;
   /** `AGENT_WORKSPACE_ROOTS`: when any, a workdir must lie inside one of them. */
   workspaceRoots: readonly string[];
+  /** Directories of the worker's own that are never a workdir (the git directories of `repo` sessions). */
+  privateDirs?: readonly string[];
   /** `AGENT_TRUST_REPO_HOOKS=1`: a repository's hooks run without input `trustRepoHooks`. */
   trustRepoHooks: boolean;
   /** Where this worker runs commands, shown to people (`state.sandbox`). */
@@ -56,6 +58,7 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
       const problem = workdirProblem(workdir, {
         ...(dependencies.contentDir ? { contentDir: await realOrSame(dependencies.contentDir) } : {}),
         roots: await Promise.all(dependencies.workspaceRoots.map(realOrSame)),
+        privateDirs: await Promise.all((dependencies.privateDirs ?? []).map(realOrSame)),
       });
       if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}; choose the repository's own directory`, ErrorType.InvalidWorkdir);
       const repoHooks = await readRepoHooks(workdir);

@@ -40,6 +40,7 @@ export const bashTool = defineTool({
   async execute(input, context) {
     // A retry after the worker died mid-command: running it again could apply half of it twice
     // (an append, a move). The model learns exactly what the lost run changed, and decides.
+    if (context.lostWithHost) return lostWithHostReport();
     if (context.attempt > 1 && context.changesSinceSnapshot) return lostRunReport(context.attempt, await context.changesSinceSnapshot());
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
     const run = await runInProcessGroup(input.command, {
@@ -77,6 +78,17 @@ function lostRunReport(attempt: number, changes: FileChange[]): { text: string; 
     text:
       `This command was started (attempt ${attempt - 1}) but the worker running it stopped before it finished, so its output is lost. ` +
       `It was not run again. ${what} Check these files and run again only what is still needed.`,
+    isError: true,
+  };
+}
+
+/** The command had started on a host that was lost; the session moved, its files as before the command. */
+function lostWithHostReport(): { text: string; isError: true } {
+  return {
+    text:
+      'This command was started, but the host running it was lost before it finished, so its output is lost. The session moved to another host, ' +
+      'where the files are as they were before the command started: its changes to files are not there. It was not run again (effects outside ' +
+      'the workspace, if any, may have happened). Run it again if it is still needed.',
     isError: true,
   };
 }

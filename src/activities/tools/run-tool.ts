@@ -63,9 +63,11 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
             return await validation.tool.execute(validation.input, {
               sessionId: request.sessionId,
               toolUseId: request.toolUseId,
-              callKey: `${context.info.workflowExecution?.runId}/${context.info.activityId}`,
+              // A call made again once its lost host came back keeps the lost attempt's key (its journal entry).
+              callKey: `${context.info.workflowExecution?.runId}/${request.resumed && !request.resumed.moved ? request.resumed.activityId : context.info.activityId}`,
               workdir: request.workdir,
               attempt: context.info.attempt + (request.resumed ? 1 : 0),
+              ...(request.resumed?.moved ? { lostWithHost: true } : {}),
               knownFiles: new Map(request.fileStates.map((state) => [state.path, state.sha256])),
               journal,
               signal: context.cancellationSignal,

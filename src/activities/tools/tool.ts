@@ -13,6 +13,11 @@ export interface ToolContext {
   workdir: string;
   /** Temporal attempt number: above 1, an earlier attempt of this very call was interrupted. */
   attempt: number;
+  /**
+   * The interrupted attempt ran on a host that was lost; the session moved, and the workspace is
+   * the snapshot taken before the call: that attempt's changes to files are not in it.
+   */
+  lostWithHost?: boolean;
   /** Content hash of each file the session has read or written, as it saw it last. */
   knownFiles: ReadonlyMap<string, string>;
   /** Records side effects so a retried call neither applies them twice nor reports a false failure. */

@@ -34,6 +34,8 @@ export interface WorkspaceActivityDependencies {
   /** The content store's directory and `AGENT_WORKSPACE_ROOTS`: a fork's new workdir is checked like any workdir. */
   contentDir?: string;
   workspaceRoots: readonly string[];
+  /** Directories of the worker's own that are never a workdir. */
+  privateDirs?: readonly string[];
   /** This worker's host (`AGENT_HOST_ID`): a fork's files are on it. */
   hostId?: string;
 }
@@ -62,7 +64,7 @@ export async function snapshotOver(store: ContentStore, workdir: string, previou
   }
 }
 
-export function createWorkspaceActivities({ store, contentDir, workspaceRoots, hostId }: WorkspaceActivityDependencies) {
+export function createWorkspaceActivities({ store, contentDir, workspaceRoots, privateDirs = [], hostId }: WorkspaceActivityDependencies) {
   const signal = () => Context.current().cancellationSignal;
   return {
     /** The working tree now, incremental over the snapshot before it. Only the reference and counts enter history. */
@@ -85,7 +87,7 @@ export function createWorkspaceActivities({ store, contentDir, workspaceRoots, h
     async materializeSnapshot(input: MaterializeSnapshotInput): Promise<MaterializeSnapshotOutput> {
       const workdir = resolve(input.workdir);
       const fileStore = contentDir ? { contentDir: await realOrSame(contentDir) } : {};
-      const problem = workdirProblem(await realOrSame(workdir), { ...fileStore, roots: await Promise.all(workspaceRoots.map(realOrSame)) });
+      const problem = workdirProblem(await realOrSame(workdir), { ...fileStore, roots: await Promise.all(workspaceRoots.map(realOrSame)), privateDirs: await Promise.all(privateDirs.map(realOrSame)) });
       if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}`, ErrorType.InvalidWorkdir);
       await mkdir(dirname(workdir), { recursive: true });
       try {
