@@ -50,7 +50,10 @@ async function main(): Promise<void> {
       const workdir = makeRepo(scenario.files);
       writeBinaryFiles(workdir, scenario.binaryFiles);
       const handle = await harness.start({ prompt: `Scenario ${scenario.name}`, workdir, ...scenario.input, ...(await scenario.prepareInput?.(harness)) });
-      await scenario.drive?.(handle, harness, hosts);
+      // A session that ends (or fails) before its drive's conditions hold must not hang the recorder.
+      const driving = scenario.drive?.(handle, harness, hosts) ?? Promise.resolve();
+      driving.catch(() => undefined); // what it fails with once the session is over no longer matters
+      await Promise.race([driving, handle.result()]);
       const result = await handle.result();
       // The Temporal CLI's JSON is the format users export for replay too (`historyFromJSON` reads it).
       const show = async (runId: string) =>
