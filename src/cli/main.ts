@@ -27,6 +27,7 @@ const USAGE = `Usage:
   durable-agent watch <workflow-id>                       follow a session turn by turn until it ends
   durable-agent status <workflow-id>                      turn, status, tokens, pending approvals
   durable-agent send <workflow-id> "<text>"               queue a message for the next turn
+  durable-agent end <workflow-id>                         close an interactive session once it waits for input
   durable-agent interrupt <workflow-id>                   stop the model call or tools in flight
   durable-agent approve <workflow-id> <tool-use-id> [--deny] [--feedback "<text>"]
   durable-agent list [--status waiting_approval]          sessions, newest first
@@ -50,8 +51,8 @@ Options for run:
   --allowed-tools <list>   Comma-separated, e.g. Read,Grep,Glob
   --workflow-id <id>       Workflow id (default: agent-<time>)
   --no-worker              Do not start a worker here (workers run elsewhere)
-  --interactive            Wait for messages (durable-agent send) after each answer; end with Ctrl-C then
-                           temporal workflow signal --name end
+  --interactive            Wait for messages (durable-agent send) after each answer; close it with
+                           durable-agent end <workflow-id>
   --permission-mode <m>    auto (default) or ask: Write, Edit and Bash wait for durable-agent approve
   --token-budget <n>       Keep working until n output tokens are used
 

@@ -1,11 +1,11 @@
 /**
- * `durable-agent watch | status | send | interrupt | approve | list`: the steering actions,
+ * `durable-agent watch | status | send | end | interrupt | approve | list`: the steering actions,
  * through the same signals, updates and queries the Temporal CLI uses (see README).
  */
 import { parseArgs } from 'node:util';
 import { type AgentState, type InterruptRequest, type InterruptResult, WORKFLOW_TYPE } from '../shared/contract';
 import { AGENT_FORKED_FROM, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
-import { approveToolUpdate, interruptUpdate, stateQuery, userMessageSignal } from '../workflows/definitions';
+import { approveToolUpdate, endSignal, interruptUpdate, stateQuery, userMessageSignal } from '../workflows/definitions';
 import { UsageError, withClient } from './cli-client';
 import { followSession } from './follow';
 import { moveCommand } from './host-commands';
@@ -63,6 +63,14 @@ export async function sessionCommand(command: string, args: string[], environmen
       return withClient(environment, async (client) => {
         await client.workflow.getHandle(workflowId!).signal(userMessageSignal, { text: words.join(' ') });
         console.log(`Queued for the next turn of ${workflowId}.`);
+        return 0;
+      });
+    }
+    case 'end': {
+      const [workflowId] = positional(args, 1, 'end <workflow-id>');
+      return withClient(environment, async (client) => {
+        await client.workflow.getHandle(workflowId!).signal(endSignal);
+        console.log(`Asked ${workflowId} to end: an interactive session closes, with its result, once it waits for input.`);
         return 0;
       });
     }

@@ -119,7 +119,7 @@ test('bad arguments print the usage', async () => {
   expect(result.stderr).toContain('Usage:');
 });
 
-test('status, list, approve, send, interrupt and watch steer a running session', async () => {
+test('status, list, approve, send, interrupt, end and watch steer a running session', async () => {
   const harness = await Harness.start();
   try {
     await harness.startWorker();
@@ -158,7 +158,7 @@ test('status, list, approve, send, interrupt and watch steer a running session',
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(JSON.stringify(requests[2]!.body.messages)).toContain('Also a note');
-    await handle.signal('end');
+    expect(await cli(['end', handle.workflowId], environment)).toMatchObject({ code: 0, stdout: `Asked ${handle.workflowId} to end: an interactive session closes, with its result, once it waits for input.\n` });
 
     const watched = await watching;
     expect(watched.code).toBe(0);
