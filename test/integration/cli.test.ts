@@ -172,3 +172,24 @@ test('status, list, approve, send, interrupt, end and watch steer a running sess
     await harness.stop();
   }
 });
+
+test('status of a finished session whose workers are all stopped shows what Temporal recorded, and its result', async () => {
+  const harness = await Harness.start();
+  try {
+    const worker = await harness.startWorker();
+    harness.fake.handler = byTurn([reply([toolUse('Write', { file_path: 'a.txt', content: 'a\n' })]), reply([text('Wrote a.txt.')])]);
+    const handle = await harness.start({ prompt: 'write a.txt', workdir: makeRepo({}), toolSummaries: false });
+    await handle.result();
+    worker.shutdown();
+    while (worker.getState() !== 'STOPPED') await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const status = await cli(['status', handle.workflowId], { TEMPORAL_ADDRESS: temporalAddress() });
+    expect(status).toMatchObject({ code: 0, stderr: '' });
+    expect(status.stdout).toContain(`${handle.workflowId}: finished`);
+    expect(status.stdout).toContain('turn 2 · last transition next_turn');
+    expect(status.stdout).toContain(`no worker is polling "${harness.taskQueue}" on ${temporalAddress()}; showing the state recorded at turn 2`);
+    expect(status.stdout).toContain('Result: completed after 2 turn(s)');
+  } finally {
+    await harness.stop();
+  }
+});
