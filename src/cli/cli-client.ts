@@ -24,3 +24,20 @@ export async function withClient<T>(environment: NodeJS.ProcessEnv, work: (clien
   }
 }
 
+
+/** How long a command waits for a worker to answer a query before it shows what Temporal recorded. */
+export const QUERY_DEADLINE_MS = 3_000;
+
+/**
+ * A query (or any call) answered within QUERY_DEADLINE_MS, or undefined: a query needs a worker
+ * to replay the session, and with none polling it would wait without end.
+ */
+export async function answeredInTime<T>(client: { withDeadline<R>(deadline: number, fn: () => Promise<R>): Promise<R> }, call: () => Promise<T>): Promise<T | undefined> {
+  return client.withDeadline(Date.now() + QUERY_DEADLINE_MS, call).catch((error: Error) => {
+    // The client wraps the gRPC error (status 4, DEADLINE_EXCEEDED) in a ServiceError.
+    for (let cause: unknown = error; cause instanceof Error; cause = (cause as { cause?: unknown }).cause) {
+      if ((cause as { code?: unknown }).code === 4 || /deadline exceeded/i.test(cause.message)) return undefined;
+    }
+    throw error;
+  });
+}

@@ -1,6 +1,7 @@
 import { type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import type { AgentResult } from '../shared/contract';
 import { transcriptQuery } from '../workflows/definitions';
+import { answeredInTime, QUERY_DEADLINE_MS } from './cli-client';
 import { formatEntry, formatResult } from './print-transcript';
 
 /**
@@ -12,8 +13,11 @@ export async function followSession(handle: WorkflowHandle, print: (line: string
   const interrupted = new Promise<'interrupted'>((resolve) => process.once('SIGINT', () => resolve('interrupted')));
   let nextIndex = 0;
   let finished = false;
+  let unanswered = false;
   const printFrom = async (limit?: number) => {
-    const page = await handle.query(transcriptQuery, { fromIndex: nextIndex, ...(limit ? { limit } : {}) });
+    const page = await answeredInTime(handle.client, () => handle.query(transcriptQuery, { fromIndex: nextIndex, ...(limit ? { limit } : {}) }));
+    unanswered = page === undefined;
+    if (!page) return 0;
     for (const entry of page.entries) {
       const line = formatEntry(entry);
       if (line) print(line);
@@ -37,6 +41,7 @@ export async function followSession(handle: WorkflowHandle, print: (line: string
       return 130;
     }
     await printFrom(10_000).catch(() => 0); // what the poller had not reached before the result
+    if (unanswered) print(`\n(no worker answered within ${QUERY_DEADLINE_MS / 1000} s, and the transcript needs one to replay the session: showing its result only)`);
     if (outcome.finalText) print(`\n${outcome.finalText}`);
     print(`\n${formatResult(outcome)}`);
     return outcome.reason === 'completed' ? 0 : 1;

@@ -3,13 +3,12 @@
  * through the same signals, updates and queries the Temporal CLI uses (see README).
  */
 import { parseArgs } from 'node:util';
-import type { Client } from '@temporalio/client';
 import { type AgentState, type InterruptRequest, type InterruptResult, WORKFLOW_TYPE } from '../shared/contract';
 import { AGENT_FORKED_FROM, AGENT_HOST, AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { temporalSettings } from '../worker-config';
 import { formatResult } from './print-transcript';
 import { approveToolUpdate, endSignal, interruptUpdate, stateQuery, userMessageSignal } from '../workflows/definitions';
-import { UsageError, withClient } from './cli-client';
+import { answeredInTime, QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
 import { followSession } from './follow';
 import { moveCommand } from './host-commands';
 import { workspaceCommand } from './workspace-commands';
@@ -39,21 +38,7 @@ export function formatState(workflowId: string, state: AgentState): string {
   return lines.join('\n');
 }
 
-/** How long `status` waits for a worker to answer the state query before showing what Temporal recorded. */
-export const STATE_QUERY_TIMEOUT_MS = 3_000;
-
 const NO_RESULT = { reason: 'model_error', turnCount: 0, finalText: '', usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }, error: 'the session did not complete with a result' } as const;
-
-/** The `state` query, or undefined when no worker answers in time. */
-async function stateWithin(client: Client, workflowId: string): Promise<AgentState | undefined> {
-  return client.connection.withDeadline(Date.now() + STATE_QUERY_TIMEOUT_MS, () => client.workflow.getHandle(workflowId).query(stateQuery)).catch((error: Error) => {
-    // The client wraps the gRPC error (status 4, DEADLINE_EXCEEDED) in a ServiceError.
-    for (let cause: unknown = error; cause instanceof Error; cause = (cause as { cause?: unknown }).cause) {
-      if ((cause as { code?: unknown }).code === 4 || /deadline exceeded/i.test(cause.message)) return undefined;
-    }
-    throw error;
-  });
-}
 
 export async function sessionCommand(command: string, args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   switch (command) {
@@ -66,7 +51,7 @@ export async function sessionCommand(command: string, args: string[], environmen
       return withClient(environment, async (client) => {
         const handle = client.workflow.getHandle(workflowId!);
         const description = await handle.describe();
-        const state = await stateWithin(client, workflowId!);
+        const state = await answeredInTime(client, () => handle.query(stateQuery));
         if (state) {
           console.log(formatState(workflowId!, state));
         } else {
@@ -76,7 +61,7 @@ export async function sessionCommand(command: string, args: string[], environmen
           console.log(`${workflowId}: ${attributes.get(AGENT_STATUS) ?? description.status.name.toLowerCase()}`);
           console.log(`  turn ${turn ?? '—'} · last transition ${attributes.get(AGENT_LAST_TRANSITION) ?? '—'}${attributes.get(AGENT_HOST) ? ` · host ${attributes.get(AGENT_HOST)}` : ''}`);
           console.log(
-            `  (no worker answered within ${STATE_QUERY_TIMEOUT_MS / 1000} s: no worker is polling "${description.taskQueue}" on ${temporalSettings(environment).address}; ` +
+            `  (no worker answered within ${QUERY_DEADLINE_MS / 1000} s: no worker is polling "${description.taskQueue}" on ${temporalSettings(environment).address}; ` +
               `showing the state recorded at turn ${turn ?? '—'})`,
           );
           if (description.status.name !== 'RUNNING') console.log(formatResult((await handle.result().catch(() => undefined)) ?? NO_RESULT));

@@ -173,7 +173,7 @@ test('status, list, approve, send, interrupt, end and watch steer a running sess
   }
 });
 
-test('status of a finished session whose workers are all stopped shows what Temporal recorded, and its result', async () => {
+test('status and watch of a finished session whose workers are all stopped show what Temporal recorded, and its result', async () => {
   const harness = await Harness.start();
   try {
     const worker = await harness.startWorker();
@@ -189,6 +189,11 @@ test('status of a finished session whose workers are all stopped shows what Temp
     expect(status.stdout).toContain('turn 2 · last transition next_turn');
     expect(status.stdout).toContain(`no worker is polling "${harness.taskQueue}" on ${temporalAddress()}; showing the state recorded at turn 2`);
     expect(status.stdout).toContain('Result: completed after 2 turn(s)');
+    const watched = await cli(['watch', handle.workflowId], { TEMPORAL_ADDRESS: temporalAddress() });
+    expect(watched).toMatchObject({ code: 0, stderr: '' });
+    expect(watched.stdout).toContain('no worker answered within 3 s, and the transcript needs one to replay the session: showing its result only');
+    expect(watched.stdout).toContain('Wrote a.txt.');
+    expect(watched.stdout).toContain('Result: completed after 2 turn(s)');
   } finally {
     await harness.stop();
   }
