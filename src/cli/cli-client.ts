@@ -24,7 +24,6 @@ export async function withClient<T>(environment: NodeJS.ProcessEnv, work: (clien
   }
 }
 
-
 /** How long a command waits for a worker to answer a query before it shows what Temporal recorded. */
 export const QUERY_DEADLINE_MS = 3_000;
 
@@ -33,10 +32,13 @@ export const QUERY_DEADLINE_MS = 3_000;
  * to replay the session, and with none polling it would wait without end.
  */
 export async function answeredInTime<T>(client: { withDeadline<R>(deadline: number, fn: () => Promise<R>): Promise<R> }, call: () => Promise<T>): Promise<T | undefined> {
-  return client.withDeadline(Date.now() + QUERY_DEADLINE_MS, call).catch((error: Error) => {
-    // The client wraps the gRPC error (status 4, DEADLINE_EXCEEDED) in a ServiceError.
+  const deadline = Date.now() + QUERY_DEADLINE_MS;
+  return client.withDeadline(deadline, call).catch((error: Error) => {
+    // The client wraps the gRPC error in a ServiceError: DEADLINE_EXCEEDED (4), or CANCELLED (1)
+    // when the deadline ends the call from the client's side.
     for (let cause: unknown = error; cause instanceof Error; cause = (cause as { cause?: unknown }).cause) {
-      if ((cause as { code?: unknown }).code === 4 || /deadline exceeded/i.test(cause.message)) return undefined;
+      const code = (cause as { code?: unknown }).code;
+      if (code === 4 || (code === 1 && Date.now() >= deadline - 100)) return undefined;
     }
     throw error;
   });

@@ -3,7 +3,7 @@
  * through the same signals, updates and queries the Temporal CLI uses (see README).
  */
 import { parseArgs } from 'node:util';
-import { type AgentState, type InterruptRequest, type InterruptResult, WORKFLOW_TYPE } from '../shared/contract';
+import { type AgentResult, type AgentState, type InterruptRequest, type InterruptResult, WORKFLOW_TYPE } from '../shared/contract';
 import { AGENT_FORKED_FROM, AGENT_HOST, AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { temporalSettings } from '../worker-config';
 import { formatResult } from './print-transcript';
@@ -38,8 +38,6 @@ export function formatState(workflowId: string, state: AgentState): string {
   return lines.join('\n');
 }
 
-const NO_RESULT = { reason: 'model_error', turnCount: 0, finalText: '', usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }, error: 'the session did not complete with a result' } as const;
-
 export async function sessionCommand(command: string, args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   switch (command) {
     case 'watch': {
@@ -64,7 +62,11 @@ export async function sessionCommand(command: string, args: string[], environmen
             `  (no worker answered within ${QUERY_DEADLINE_MS / 1000} s: no worker is polling "${description.taskQueue}" on ${temporalSettings(environment).address}; ` +
               `showing the state recorded at turn ${turn ?? '—'})`,
           );
-          if (description.status.name !== 'RUNNING') console.log(formatResult((await handle.result().catch(() => undefined)) ?? NO_RESULT));
+          if (description.status.name !== 'RUNNING') {
+            // The result is in history: no worker needed.
+            const result = await (handle.result() as Promise<AgentResult>).catch((error: Error & { cause?: Error }) => error);
+            console.log(result instanceof Error ? `  no result: ${result.cause?.message ?? result.message}` : formatResult(result));
+          }
         }
         console.log(`  workflow: ${description.status.name}, started ${description.startTime.toISOString()}`);
         const forkedFrom = (description.memo as { forkedFrom?: { workflowId: string; turn: number } } | undefined)?.forkedFrom;
