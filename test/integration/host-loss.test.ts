@@ -7,16 +7,16 @@
  * A `workdir` session instead waits (`waiting_host`) until its host is back or `durable-agent move`
  * names another.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { cloneName } from '../../src/shared/repository';
 import { byTurn, lastToolResults, type RecordedRequest, reply, text, toolResultText, toolUse, turnOf } from '../support/fake-anthropic';
-import { Harness, killProcess, makeRepo, temporalAddress } from '../support/harness';
-import { PROJECT_ROOT, scratchDir } from '../support/paths';
+import { activityRuns } from '../support/history';
+import { Harness, killProcess, makeRepo } from '../support/harness';
+import { scratchDir } from '../support/paths';
 
 jest.setTimeout(240_000);
 
@@ -59,17 +59,6 @@ const script = () => (request: RecordedRequest) => {
   if (done === 2) return reply([toolUse('Edit', { file_path: 'notes/a.txt', old_string: 'alpha', new_string: 'gamma' })]);
   return reply([text('Done.')]);
 };
-
-/** Each activity of the history: its type, the queue it was scheduled on, and the host that ran it (worker identity `<host>/<pid>`). */
-async function activityRuns(handle: WorkflowHandle): Promise<{ type: string; queue: string; host: string }[]> {
-  const events = (await handle.fetchHistory()).events ?? [];
-  return events
-    .filter((event) => event.activityTaskStartedEventAttributes)
-    .map((started) => {
-      const scheduled = events.find((event) => String(event.eventId) === String(started.activityTaskStartedEventAttributes!.scheduledEventId))!.activityTaskScheduledEventAttributes!;
-      return { type: scheduled.activityType!.name!, queue: scheduled.taskQueue!.name!, host: started.activityTaskStartedEventAttributes!.identity!.split('/')[0]! };
-    });
-}
 
 const WORKSPACE_ACTIVITIES = ['prepareSession', 'runTool', 'runStopHooks', 'snapshotWorkspace', 'commitBranch', 'closeSession'];
 
@@ -139,17 +128,6 @@ async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState)
   }
 }
 
-function runCli(args: string[]) {
-  return promisify(execFile)(process.execPath, [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), ...args], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), AGENT_TASK_QUEUE: harness.taskQueue, ...harness.storeEnvironment(), ANTHROPIC_API_KEY: 'test-key' },
-    timeout: 120_000,
-  }).then(
-    (output) => ({ ...output, code: 0 }),
-    (error: { stdout: string; stderr: string; code: number }) => ({ stdout: error.stdout, stderr: error.stderr, code: error.code }),
-  );
-}
-
 /** A workdir session on host-a, host-a SIGKILLed in turn 2's command: the session waits for it. */
 async function lostWorkdirSession() {
   harness = await Harness.start();
@@ -173,7 +151,7 @@ async function lostWorkdirSession() {
 
 test('a workdir session whose host is lost waits for it; back, the lost command is not run again', async () => {
   const { handle, workdir } = await lostWorkdirSession();
-  const status = await runCli(['status', handle.workflowId]);
+  const status = await harness.cli(['status', handle.workflowId]);
   expect(status.stdout).toContain(`host host-a is lost: the session waits for it to come back, or moves with  durable-agent move ${handle.workflowId} --host <host id>`);
 
   await harness.startWorkerProcess({ AGENT_HOST_ID: 'host-a' });
@@ -190,11 +168,11 @@ test('a workdir session whose host is lost waits for it; back, the lost command 
 test('durable-agent move: a workdir session whose host is lost goes on on another host from its last snapshot', async () => {
   const { handle } = await lostWorkdirSession();
   const elsewhere = join(scratchDir('moved'), 'repo');
-  const refused = await runCli(['move', handle.workflowId, '--host', 'host-a']);
+  const refused = await harness.cli(['move', handle.workflowId, '--host', 'host-a']);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('host-a is the host the session waits for');
 
-  const moved = await runCli(['move', handle.workflowId, '--host', 'host-b', '--workdir', elsewhere]);
+  const moved = await harness.cli(['move', handle.workflowId, '--host', 'host-b', '--workdir', elsewhere]);
   expect(moved.stdout).toContain(`Moved ${handle.workflowId} to host-b: the files of turn 1 are in ${elsewhere}`);
   expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Done.' });
   const state = await handle.query<AgentState>('state');

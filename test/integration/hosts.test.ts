@@ -3,9 +3,9 @@
  * every activity that touches a session's workspace runs on the host that prepared it (its host
  * queue `<queue>@<host>`), while model calls go to the shared queue, which any host serves.
  */
-import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { reply, text, toolUse } from '../support/fake-anthropic';
+import { activityRuns } from '../support/history';
 import { Harness, makeRepo } from '../support/harness';
 
 jest.setTimeout(180_000);
@@ -17,17 +17,6 @@ const TURNS = 12;
 afterEach(async () => {
   await harness?.stop();
 });
-
-/** Each activity of the history: its type, the queue it was scheduled on, and the host that ran it (worker identity `<host>/<pid>`). */
-async function activityRuns(handle: WorkflowHandle): Promise<{ type: string; queue: string; host: string }[]> {
-  const events = (await handle.fetchHistory()).events ?? [];
-  return events
-    .filter((event) => event.activityTaskStartedEventAttributes)
-    .map((started) => {
-      const scheduled = events.find((event) => String(event.eventId) === String(started.activityTaskStartedEventAttributes!.scheduledEventId))!.activityTaskScheduledEventAttributes!;
-      return { type: scheduled.activityType!.name!, queue: scheduled.taskQueue!.name!, host: started.activityTaskStartedEventAttributes!.identity!.split('/')[0]! };
-    });
-}
 
 function editingSession() {
   let requests = 0;

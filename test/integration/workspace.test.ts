@@ -4,17 +4,14 @@
  * (by the workflow, and by our CLI before the update enters history), and a fork into a new
  * directory that leaves the original untouched.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { promisify } from 'node:util';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AgentResult, AgentState, TranscriptEntry } from '../../src/shared/contract';
 import { endSignal, rewindUpdate, stateQuery, transcriptQuery } from '../../src/workflows/definitions';
 import { byTurn, reply, text, toolUse, turnOf, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
-import { fileHarness, makeRepo, temporalAddress } from '../support/harness';
-import { PROJECT_ROOT } from '../support/paths';
+import { fileHarness, makeRepo } from '../support/harness';
 
 jest.setTimeout(180_000);
 
@@ -160,7 +157,7 @@ test('a rewind refused for changes made beside the session names them and change
 
   // The CLI checks first, here where it can see the workdir: nothing reaches the workflow.
   const updatesBefore = await updateEvents(handle);
-  const cli = await runCli(['rewind', handle.workflowId, '--turn', '0']);
+  const cli = await harness.cli(['rewind', handle.workflowId, '--turn', '0']);
   expect(cli.code).toBe(1);
   expect(cli.stderr).toContain('modified notes.txt');
   expect(cli.stderr).toContain('added theirs.txt');
@@ -169,7 +166,7 @@ test('a rewind refused for changes made beside the session names them and change
 
   // Forced: the files go back, and the person's edits stay in the store as the previous snapshot.
   rewound = true;
-  const forced = await runCli(['rewind', handle.workflowId, '--turn', '0', '--force']);
+  const forced = await harness.cli(['rewind', handle.workflowId, '--turn', '0', '--force']);
   expect(forced.stdout).toContain('Rewound');
   expect(forced.stdout).toMatch(/files before the rewind are kept as snapshot sha256:/);
   expect(treeOf(workdir)).toEqual({ 'notes.txt': 'one\n' });
@@ -190,16 +187,16 @@ test('fork at turn 2 into a new directory: the original stays byte-identical, an
   const originalFiles = treeOf(workdir);
 
   // What the session changed, from our CLI: the whole session as a diffstat, one turn as a diff.
-  const stat = await runCli(['diff', original.workflowId, '--stat']);
+  const stat = await harness.cli(['diff', original.workflowId, '--stat']);
   expect(stat.stdout).toContain(' gen/three.txt | 1 +');
   expect(stat.stdout).toContain('4 files changed, 4 insertions(+)');
-  const turnTwo = await runCli(['diff', original.workflowId, '--turn', '2']);
+  const turnTwo = await harness.cli(['diff', original.workflowId, '--turn', '2']);
   expect(turnTwo.stdout).toContain('diff --git a/src/a.txt b/src/a.txt\n--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,1 +1,1 @@\n-alpha\n+beta\n');
   expect(turnTwo.stdout).toContain('--- /dev/null\n+++ b/gen/two.txt');
   expect(turnTwo.stdout).not.toContain('three');
 
   const forkDir = join(mkdtempSync(join(tmpdir(), 'fork-')), 'copy');
-  const cli = await runCli(['fork', original.workflowId, '--turn', '2', '--workdir', forkDir, '--no-worker', 'Try it with a d']);
+  const cli = await harness.cli(['fork', original.workflowId, '--turn', '2', '--workdir', forkDir, '--no-worker', 'Try it with a d']);
   if (cli.code !== 0) console.error(cli.stderr);
   expect(cli.code).toBe(0);
   expect(cli.stdout).toContain('Forked and done.');
@@ -213,22 +210,11 @@ test('fork at turn 2 into a new directory: the original stays byte-identical, an
   for (let found = false; !found; await new Promise((resolve) => setTimeout(resolve, 200))) {
     for await (const listed of harness.client.workflow.list({ query: `AgentForkedFrom='${original.workflowId}'` })) found ||= listed.workflowId === forkId;
   }
-  expect((await runCli(['status', original.workflowId])).stdout).toContain(`forks: ${forkId}`);
-  const forkStatus = (await runCli(['status', forkId])).stdout;
+  expect((await harness.cli(['status', original.workflowId])).stdout).toContain(`forks: ${forkId}`);
+  const forkStatus = (await harness.cli(['status', forkId])).stdout;
   expect(forkStatus).toContain(`forked from ${original.workflowId} at turn 2`);
   expect(forkStatus).toContain('workspace: snapshots after turns 2, 3');
 });
-
-function runCli(args: string[]) {
-  return promisify(execFile)(process.execPath, [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), ...args], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), AGENT_TASK_QUEUE: harness.taskQueue, ...harness.storeEnvironment(), ANTHROPIC_API_KEY: 'test-key' },
-    timeout: 120_000,
-  }).then(
-    (output) => ({ ...output, code: 0 }),
-    (error: { stdout: string; stderr: string; code: number }) => ({ stdout: error.stdout, stderr: error.stderr, code: error.code }),
-  );
-}
 
 async function updateEvents(handle: { fetchHistory: () => Promise<{ events?: { workflowExecutionUpdateAcceptedEventAttributes?: unknown }[] | null }> }): Promise<number> {
   const history = await handle.fetchHistory();

@@ -2,10 +2,11 @@
  * Integration harness: a real worker (in this process, or as a separate process that tests can
  * SIGKILL) on the dev server started by global-setup, a Temporal client, and a fake model.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString } from '@temporalio/worker';
 import type { AgentInput } from '../../src/shared/input';
@@ -157,6 +158,18 @@ export class Harness {
     const child = this.spawnWorker(extraEnvironment);
     await waitForLine(child, /durable-agent worker: task queue/);
     return child;
+  }
+
+  /** `durable-agent <args>` as its own process, against this harness's server, queue and store. */
+  cli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+    return promisify(execFile)(process.execPath, [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), ...args], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), AGENT_TASK_QUEUE: this.taskQueue, ...this.storeEnvironment(), ANTHROPIC_API_KEY: 'test-key' },
+      timeout: 120_000,
+    }).then(
+      (output) => ({ ...output, code: 0 }),
+      (error: { stdout: string; stderr: string; code: number }) => ({ stdout: error.stdout, stderr: error.stderr, code: error.code }),
+    );
   }
 
   async start(input: AgentInput | Record<string, unknown>, workflowId = uniqueId('agent')): Promise<WorkflowHandleWithFirstExecutionRunId> {

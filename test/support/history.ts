@@ -27,3 +27,14 @@ export async function historySize(handle: WorkflowHandle): Promise<{ events: num
   const description = await handle.describe();
   return { events: Number(description.historyLength), bytes: Number(description.historySize) };
 }
+
+/** Each activity that ran: its type, the queue it was scheduled on, and the host that ran it (worker identity `<host>/<pid>`). */
+export async function activityRuns(handle: WorkflowHandle): Promise<{ type: string; queue: string; host: string }[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  return events
+    .filter((event) => event.activityTaskStartedEventAttributes)
+    .map((started) => {
+      const scheduled = events.find((event) => String(event.eventId) === String(started.activityTaskStartedEventAttributes!.scheduledEventId))!.activityTaskScheduledEventAttributes!;
+      return { type: scheduled.activityType!.name!, queue: scheduled.taskQueue!.name!, host: started.activityTaskStartedEventAttributes!.identity!.split('/')[0]! };
+    });
+}
