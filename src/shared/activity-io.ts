@@ -2,7 +2,7 @@
  * What crosses the workflow/activity boundary: each activity's input and output.
  * No classes, Maps, Dates or functions: everything here is serialised into Temporal history.
  */
-import type { ContextEdit } from './contract';
+import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
 import type { StopHook } from './input';
 import type { TakenSnapshot } from './workspace';
@@ -87,6 +87,8 @@ export type ModelStopReason =
   | (string & {});
 
 export interface CallModelInput extends TurnEndMark {
+  /** The session's turn (its model call's number): live output is labelled with it. */
+  turn?: number;
   model: string;
   maxOutputTokens: number;
   /** Switch to this model after `fallbackAfterOverloads` consecutive overloaded attempts. */
@@ -259,7 +261,12 @@ export interface PrepareSessionOutput {
 
 export interface CloseSessionInput {
   sessionId: string;
+  /** The run's transcript, kept in the store so clients can show it with no worker to query. */
+  transcript?: TranscriptEntry[];
 }
+
+/** `transcriptRef`: where the transcript is stored (JSON `{ entries }`). */
+export type CloseSessionOutput = { transcriptRef?: string };
 
 /** A session's wishes for the sandbox of its commands. */
 export interface SandboxRequest {

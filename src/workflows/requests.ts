@@ -12,6 +12,7 @@ import { fileStatesFor, type LoopState, NEW_TURN, outputLimit } from './loop-sta
 export function callModelRequest(state: LoopState): CallModelInput {
   const resultsPerMessageMaxChars = toolResultsPerMessageMaxChars(state);
   return {
+    turn: state.turnCount,
     model: state.model,
     maxOutputTokens: outputLimit(state),
     fallbackModel: state.fallbackModel,

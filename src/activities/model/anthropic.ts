@@ -9,6 +9,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Usage } from '../../shared/conversation';
 import { whileHeartbeating } from '../heartbeat';
+import type { LivePublisher } from '../live/live-publisher';
 import { classifyModelError, type WithheldError } from './errors';
 
 /** Credentials and endpoint, from the worker's environment only (never from history). */
@@ -35,15 +36,22 @@ export class ModelApi {
   /**
    * Sends one request and waits for the whole reply. Throws `CancelledFailure` when the activity
    * is cancelled and a classified `ApplicationFailure` (retryable or not) for an API error.
+   * With `live`, the reply's text and thinking also go to the session's watchers as they come.
    */
-  async stream(params: Anthropic.MessageCreateParamsNonStreaming, what: string): Promise<ModelReply> {
+  async stream(params: Anthropic.MessageCreateParamsNonStreaming, what: string, live?: LivePublisher): Promise<ModelReply> {
     const context = Context.current();
     const client = (this.client ??= this.createClient());
     try {
       const message = await whileHeartbeating(async () => {
         const stream = client.messages.stream(params, { signal: context.cancellationSignal });
         // Heartbeats are throttled by the SDK; one per event keeps a long stream visibly alive.
-        for await (const _event of stream) context.heartbeat();
+        for await (const event of stream) {
+          context.heartbeat();
+          if (live && event.type === 'content_block_delta') {
+            if (event.delta.type === 'text_delta') live.delta('text', event.delta.text);
+            else if (event.delta.type === 'thinking_delta') live.delta('thinking', event.delta.thinking);
+          }
+        }
         return stream.finalMessage();
       });
       return { kind: 'message', message };

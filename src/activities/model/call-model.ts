@@ -7,6 +7,8 @@ import { ErrorType } from '../../shared/errors';
 import { type ContentStore, putJson } from '../store/content-store';
 import { appendWithCheckpoint, loadConversation } from '../store/conversation';
 import { TOOLS, type ToolRegistry } from '../tools/registry';
+import type { LiveChannel } from '../live/live-channel';
+import { LivePublisher } from '../live/live-publisher';
 import { type ModelApi, usageOf } from './anthropic';
 import { toApiMessages, withCacheBreakpoint } from './api-messages';
 
@@ -14,10 +16,12 @@ export interface ModelActivityDependencies {
   store: ContentStore;
   api: ModelApi;
   tools?: ToolRegistry;
+  /** Where the reply streams to the session's watchers (none: nobody can watch live). */
+  live?: LiveChannel;
 }
 
 /** The model call of a turn: the conversation by reference in, the reply and its planned tool calls out. */
-export function createModelActivities({ store, api, tools = TOOLS }: ModelActivityDependencies) {
+export function createModelActivities({ store, api, tools = TOOLS, live }: ModelActivityDependencies) {
   return {
     async callModel(input: CallModelInput): Promise<CallModelOutcome> {
       const { conversationRef, checkpointRef } = await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd);
@@ -35,8 +39,10 @@ export function createModelActivities({ store, api, tools = TOOLS }: ModelActivi
       };
 
       let reply;
+      const publisher = LivePublisher.forActivity(live, input.turn);
       try {
-        reply = await api.stream(params, 'Model call');
+        reply = await api.stream(params, 'Model call', publisher);
+        await publisher.flush();
       } catch (error) {
         const attempt = Context.current().info.attempt;
         if (
@@ -49,6 +55,9 @@ export function createModelActivities({ store, api, tools = TOOLS }: ModelActivi
           // Enough overloaded attempts: hand the choice of another model to the workflow.
           return { kind: 'overloaded', conversationRef, ...checkpoint, attempts: attempt, message: error.message };
         }
+        // Watchers learn that Temporal will try again, when, and that this attempt's text is void.
+        publisher.retrying(error);
+        await publisher.flush();
         throw error;
       }
       if (reply.kind !== 'message') return { ...reply, conversationRef, ...checkpoint };

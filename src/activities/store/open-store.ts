@@ -10,6 +10,9 @@ import { type ContentStore, LocalContentStore } from './content-store';
 import { type EffectJournal, LocalEffectJournal } from './effect-journal';
 import { migrate, PostgresContentStore, PostgresEffectJournal } from './postgres-store';
 import { describeStore, type StoreSetting } from './store-setting';
+import { FileLiveChannel } from '../live/file-live-channel';
+import type { LiveChannel } from '../live/live-channel';
+import { PostgresLiveChannel } from '../live/postgres-live-channel';
 
 export interface Store {
   setting: StoreSetting;
@@ -18,6 +21,8 @@ export interface Store {
   /** Temporal External Storage payloads (kept apart from content). */
   payloads: ContentStore;
   journal: EffectJournal;
+  /** Live output (text deltas, retries, tool progress) to the sessions' watchers, outside history. */
+  live: LiveChannel;
   /** A file store's directory (never a workdir, nor inside one); undefined for PostgreSQL. */
   directory?: string;
   close(): Promise<void>;
@@ -29,6 +34,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export async function openStore(setting: StoreSetting): Promise<Store> {
   if (setting.kind === 'file') {
     const directory = setting.directory;
+    const live = new FileLiveChannel(join(directory, 'live'));
     await mkdir(directory, { recursive: true }).catch((error: Error) => {
       throw new Error(`cannot use the store AGENT_STORE=${describeStore(setting)}: ${error.message}`);
     });
@@ -37,8 +43,9 @@ export async function openStore(setting: StoreSetting): Promise<Store> {
       content: new LocalContentStore(join(directory, 'objects')),
       payloads: new LocalContentStore(join(directory, 'payloads')),
       journal: new LocalEffectJournal(join(directory, 'journal')),
+      live,
       directory,
-      close: async () => undefined,
+      close: () => live.close(),
     };
   }
   // allowExitOnIdle: idle connections must not keep a finished CLI or test process alive.
@@ -56,6 +63,7 @@ export async function openStore(setting: StoreSetting): Promise<Store> {
     content: new PostgresContentStore(pool, 'objects'),
     payloads: new PostgresContentStore(pool, 'payloads'),
     journal: new PostgresEffectJournal(pool),
+    live: new PostgresLiveChannel(pool, setting.url),
     close: () => pool.end(),
   };
 }

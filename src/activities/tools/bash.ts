@@ -50,6 +50,7 @@ export const bashTool = defineTool({
       maxOutputChars: BASH_MAX_OUTPUT_CHARS,
       sandbox: context.sandbox,
       session: context.sessionSandbox,
+      ...(context.onOutput ? { onOutput: context.onOutput } : {}),
     });
     const parts: string[] = [];
     if (context.attempt > 1) {

@@ -51,6 +51,8 @@ export interface GroupOptions {
   stdin?: string;
   sandbox: CommandSandbox;
   session?: SessionSandbox;
+  /** Sees the output as it comes (live progress for watchers). */
+  onOutput?: (chunk: string) => void;
 }
 
 export function runInProcessGroup(command: string, options: GroupOptions): Promise<GroupRun> {
@@ -68,10 +70,12 @@ export function runInProcessGroup(command: string, options: GroupOptions): Promi
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       output.append(chunk);
       stdout.append(chunk);
+      options.onOutput?.(chunk);
     });
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       output.append(chunk);
       stderr.append(chunk);
+      options.onOutput?.(chunk);
     });
     let timedOut = false;
     const killGroup = () => {

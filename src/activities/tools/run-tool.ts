@@ -16,6 +16,9 @@ import { takeSnapshot } from '../workspace/snapshot';
 import { resolveInWorkdir } from './paths';
 import { TOOLS, type ToolRegistry } from './registry';
 import { ToolError, type ToolOutput } from './tool';
+import type { LiveChannel } from '../live/live-channel';
+import { LivePublisher } from '../live/live-publisher';
+import { trackToolProgress } from '../live/tool-progress';
 
 export interface ToolActivityDependencies {
   store: ContentStore;
@@ -23,6 +26,8 @@ export interface ToolActivityDependencies {
   /** Where commands run (the worker's sandbox). */
   sandbox: CommandSandbox;
   tools?: ToolRegistry;
+  /** Where progress of long calls goes to the session's watchers. */
+  live?: LiveChannel;
 }
 
 const INTERRUPTED_AFTER = 'Interrupted by the user while it ran; it had got this far:';
@@ -44,7 +49,7 @@ export function isActionableError(error: unknown): boolean {
   return error instanceof RangeError;
 }
 
-export function createToolActivities({ store, journal, sandbox, tools = TOOLS }: ToolActivityDependencies) {
+export function createToolActivities({ store, journal, sandbox, tools = TOOLS, live }: ToolActivityDependencies) {
   return {
     /**
      * One activity per `tool_use`. A tool's own failure is an `is_error` result for the model;
@@ -58,6 +63,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
       if (!validation.ok) {
         output = { text: validation.errorText, isError: true };
       } else {
+        const progress = trackToolProgress(LivePublisher.forActivity(live), request.toolUseId, request.name);
         output = await whileHeartbeating(async () => {
           try {
             return await validation.tool.execute(validation.input, {
@@ -74,6 +80,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
               sandbox,
               sessionSandbox: request.sandbox,
               approved: request.approved === true,
+              onOutput: progress.onOutput,
               ...(request.snapshotRef ? { changesSinceSnapshot: () => changesSince(store, request.workdir, request.snapshotRef!) } : {}),
             });
           } catch (error) {
@@ -81,6 +88,8 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS }:
             if (error instanceof ToolError) return { text: toolUseError(error.message), isError: true };
             if (isActionableError(error)) return { text: toolUseError((error as Error).message), isError: true };
             throw error;
+          } finally {
+            await progress.stop();
           }
         });
         // Cancelled (an interrupt) but the tool got to the end: what it did stands (an Edit's change

@@ -27,6 +27,8 @@ export interface ToolContext {
   /** Where commands run: this worker's sandbox, with what the session asked of it. */
   sandbox: CommandSandbox;
   sessionSandbox?: SessionSandbox;
+  /** Sees a command's output as it comes: the last line goes to watchers as progress. */
+  onOutput?: (chunk: string) => void;
   /** A person approved this very call. */
   approved?: boolean;
   /**

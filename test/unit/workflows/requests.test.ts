@@ -7,6 +7,7 @@ describe('activity inputs from the loop state', () => {
     const pending = [{ role: 'user' as const, kind: 'text' as const, content: { text: 'next' } }];
     const state = loopState({ conversationRef: 'sha256:c', pendingMessages: pending, maxOutputTokensOverride: 64_000 });
     expect(callModelRequest(state)).toEqual({
+      turn: 0,
       model: 'claude-sonnet-5-5',
       maxOutputTokens: 64_000,
       fallbackModel: undefined,
