@@ -78,6 +78,8 @@ export interface AgentResult {
   filesChanged?: FileChangeStat[];
   /** A `repo` session: the branch its changes were committed to, and whether it was pushed. */
   branch?: BranchResult;
+  /** The store reference of the transcript of the session's last run (JSON `{ entries }`): clients read it with no worker running. */
+  transcriptRef?: string;
 }
 
 /** Value of the `AgentStatus` search attribute and of `state.status`. */

@@ -254,7 +254,7 @@ export class AgentSession {
     // A rewind asked for just as the session ended has nothing left to rewind.
     this.workspace.abandonRewind(`the session ended (${reason}) before the rewind could be carried out`);
     this.view.finish(this.loop, reason, error);
-    let changes: Awaited<ReturnType<SessionWorkspace['filesChanged']>> & { branch?: BranchResult } = {};
+    let changes: Awaited<ReturnType<SessionWorkspace['filesChanged']>> & { branch?: BranchResult; transcriptRef?: string } = {};
     if (this.features.hardening) {
       // Even in a cancelled workflow (else the run would end CANCELED instead of with its result).
       await CancellationScope.nonCancellable(async () => {
@@ -266,7 +266,11 @@ export class AgentSession {
           changes.branch = await this.host.commitBranch(() => this.loop.workdir, `durable-agent session ${this.id} (${reason}, ${this.loop.turnCount} turns)\n\n${this.input.prompt.slice(0, 2_000)}`);
         }
         // No call of this session can be retried any more: its edit journal goes. Best effort.
-        await closeSession.executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id }]).catch(() => undefined);
+        const closed = await closeSession
+          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id, transcript: this.view.transcript }])
+          .catch(() => undefined);
+        // Recorded sessions closed with no output: `closed` is then undefined or empty.
+        if (closed?.transcriptRef) changes.transcriptRef = closed.transcriptRef;
         await condition(allHandlersFinished);
       });
     } else {

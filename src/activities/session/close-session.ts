@@ -1,14 +1,18 @@
-import type { CloseSessionInput } from '../../shared/activity-io';
+import type { CloseSessionInput, CloseSessionOutput } from '../../shared/activity-io';
+import { type ContentStore, putJson } from '../store/content-store';
 import type { EffectJournal } from '../store/effect-journal';
 
-export function createCloseSessionActivities({ journal }: { journal: EffectJournal }) {
+export function createCloseSessionActivities({ journal, store }: { journal: EffectJournal; store: ContentStore }) {
   return {
     /**
      * The session ended: no tool call of it can be retried any more, so its edit journal goes,
-     * with any temporary file a crash mid-write left in the repository.
+     * with any temporary file a crash mid-write left in the repository. Its transcript is stored
+     * (content-addressed, so a retry writes the same object) for clients with no worker to ask.
      */
-    async closeSession(input: CloseSessionInput): Promise<void> {
+    async closeSession(input: CloseSessionInput): Promise<CloseSessionOutput> {
       await journal.close(input.sessionId);
+      if (!input.transcript) return {};
+      return { transcriptRef: await putJson(store, { entries: input.transcript }) };
     },
   };
 }
