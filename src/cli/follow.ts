@@ -1,55 +1,154 @@
-import { type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
-import type { AgentResult } from '../shared/contract';
-import { transcriptQuery } from '../workflows/definitions';
+import { type Client, type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
+import type { AgentResult, TranscriptEntry } from '../shared/contract';
+import type { PublishedEvent } from '../shared/live-events';
+import type { Store } from '../activities/store/open-store';
+import { getJson } from '../activities/store/content-store';
+import { stateQuery, transcriptQuery } from '../workflows/definitions';
 import { answeredInTime, QUERY_DEADLINE_MS } from './cli-client';
-import { formatEntry, formatResult } from './print-transcript';
+import { LivePrinter } from './live-printer';
+import { SessionEvents } from './session-events';
+import { stdoutTerminal, type Terminal } from './terminal';
+
+export interface FollowOptions {
+  /** NDJSON events (src/shared/live-events.ts) instead of text for people. */
+  json?: boolean;
+  /** The store: its live channel (streamed text, retries, progress) and stored transcripts. */
+  store?: Store;
+  terminal?: Terminal;
+  /** Lines for people in `--json` mode (stderr, so stdout stays NDJSON). */
+  note?: (line: string) => void;
+  /** Starts the session once the live channel listens (`run`): not one delta is missed. */
+  start?: () => Promise<unknown>;
+}
+
+/** How often the transcript is asked for while nothing streams. */
+const POLL_MS = 500;
 
 /**
- * Prints a session turn by turn (model text, tool calls, results, transitions) until it ends,
- * then its result. Ctrl-C stops following only: the session goes on durably.
+ * Follows a session to its end: the transcript so far, then what happens as it happens (the
+ * model's text as it streams, retries, tool progress), then the result. Ctrl-C stops following
+ * only: the session goes on durably. A new run (continue-as-new) is followed too: the workflow
+ * id stays, and so do the transcript's indexes and the live channel. A session that has ended
+ * is read from its result and stored transcript: no worker needed.
  * Returns the exit code: 0 when the session completed.
  */
-export async function followSession(handle: WorkflowHandle, print: (line: string) => void = console.log): Promise<number> {
-  const interrupted = new Promise<'interrupted'>((resolve) => process.once('SIGINT', () => resolve('interrupted')));
+export async function followSession(client: Client, workflowId: string, options: FollowOptions = {}): Promise<number> {
+  const terminal = options.terminal ?? stdoutTerminal();
+  const events = new SessionEvents(workflowId);
+  const printer = new LivePrinter(terminal);
+  const emit = (items: ReturnType<SessionEvents['fromEntry']>) => {
+    for (const event of items) terminal.write(`${JSON.stringify(event)}\n`);
+  };
+  const note = (line: string) => (options.json ? (options.note ?? console.error)(line) : printer.note(line));
+  const showEntry = (entry: TranscriptEntry) => (options.json ? emit(events.fromEntry(entry)) : printer.entry(entry));
+  const showLive = (event: PublishedEvent) => (options.json ? emit(events.fromLive(event)) : printer.live(event));
+  const showResult = (result: AgentResult) => {
+    if (options.json) emit(events.fromResult(result));
+    else printer.result(result);
+    return result.reason === 'completed' ? 0 : 1;
+  };
+
   let nextIndex = 0;
-  let finished = false;
+  let transcriptTurn = 0;
   let unanswered = false;
-  const printFrom = async (limit?: number) => {
-    const page = await answeredInTime(handle.client, () => handle.query(transcriptQuery, { fromIndex: nextIndex, ...(limit ? { limit } : {}) }));
+  let polling: Promise<number> | undefined;
+  let handle: WorkflowHandle | undefined;
+  const pollOnce = async (limit?: number): Promise<number> => {
+    const session = handle!;
+    const page = await answeredInTime(client, () => session.query(transcriptQuery, { fromIndex: nextIndex, ...(limit ? { limit } : {}) }));
     unanswered = page === undefined;
     if (!page) return 0;
     for (const entry of page.entries) {
-      const line = formatEntry(entry);
-      if (line) print(line);
+      transcriptTurn = Math.max(transcriptTurn, entry.turn);
+      showEntry(entry);
     }
     nextIndex = page.nextIndex;
+    const state = await answeredInTime(client, () => session.query(stateQuery)).catch(() => undefined);
+    if (state?.pendingApprovals.length) {
+      if (options.json) emit(events.fromApprovals(state.pendingApprovals, state.turn));
+      else printer.pendingApprovals(state.pendingApprovals, workflowId);
+    }
     return page.entries.length;
   };
-  const poller = (async () => {
-    while (!finished) {
-      // The workflow may not have run its first task yet, or may have just closed: try again.
-      const printed = await printFrom().catch(() => 0);
-      if (printed === 0) await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  })();
+  // One transcript request at a time, so entries print once and in order.
+  const poll = (limit?: number) => (polling = (polling ?? Promise.resolve(0)).catch(() => 0).then(() => pollOnce(limit)));
+
+  // Live events wait behind the transcript entries of earlier turns: a new turn's first text
+  // comes after the tool results of the turn before, as it happened.
+  let liveChain = Promise.resolve();
+  let syncedTurn = 0;
+  const receive = (batch: PublishedEvent[]) => {
+    liveChain = liveChain.then(async () => {
+      const turn = Math.max(...batch.map((event) => event.turn));
+      if (handle && turn > syncedTurn && turn > transcriptTurn) {
+        syncedTurn = turn;
+        await poll().catch(() => 0);
+      }
+      for (const event of batch) showLive(event);
+    });
+  };
+  const unsubscribe = await options.store?.live.subscribe(workflowId, receive).catch((error: Error) => {
+    note(`(live output unavailable: ${error.message})`);
+    return undefined;
+  });
   try {
-    const outcome = await Promise.race([handle.result() as Promise<AgentResult>, interrupted]);
-    finished = true;
-    await poller;
-    if (outcome === 'interrupted') {
-      print('\nStopped following. The session goes on durably; it continues whenever a worker runs (npm run worker).');
-      return 130;
+    await options.start?.();
+    handle = client.workflow.getHandle(workflowId);
+    if (!options.start) {
+      const ended = await endedSession(handle, options.store);
+      if (ended) {
+        for (const entry of ended.transcript) showEntry(entry);
+        return showResult(ended.result);
+      }
     }
-    await printFrom(10_000).catch(() => 0); // what the poller had not reached before the result
-    if (unanswered) print(`\n(no worker answered within ${QUERY_DEADLINE_MS / 1000} s, and the transcript needs one to replay the session: showing its result only)`);
-    if (outcome.finalText) print(`\n${outcome.finalText}`);
-    print(`\n${formatResult(outcome)}`);
-    return outcome.reason === 'completed' ? 0 : 1;
-  } catch (error) {
-    finished = true;
-    await poller;
-    const cause = error instanceof WorkflowFailedError && error.cause ? error.cause : error;
-    console.error(`Workflow ${handle.workflowId} failed: ${(cause as Error).message}`);
-    return 1;
+    note(`Following ${workflowId}${unsubscribe ? ' live' : ''} (Ctrl-C stops following; the session goes on).`);
+    return await followRunning(handle);
+  } finally {
+    await unsubscribe?.();
+    await liveChain;
+    printer.close();
   }
+
+  async function followRunning(session: WorkflowHandle): Promise<number> {
+    let finished = false;
+    const interrupted = new Promise<'interrupted'>((resolve) => process.once('SIGINT', () => resolve('interrupted')));
+    const poller = (async () => {
+      while (!finished) {
+        // The workflow may not have run its first task yet, or may have just closed: try again.
+        const printed = await poll().catch(() => 0);
+        if (printed === 0 && !finished) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+    })();
+    try {
+      const outcome = await Promise.race([session.result() as Promise<AgentResult>, interrupted]);
+      finished = true;
+      await poller;
+      if (outcome === 'interrupted') {
+        note('\nStopped following. The session goes on durably; it continues whenever a worker runs (npm run worker).');
+        return 130;
+      }
+      // What the poller had not reached before the result (not when no worker answers: it would wait again).
+      if (!unanswered) await poll(10_000).catch(() => 0);
+      else note(`(no worker answered within ${QUERY_DEADLINE_MS / 1000} s, and this session stored no transcript: showing its result only)`);
+      return showResult(outcome);
+    } catch (error) {
+      finished = true;
+      await poller;
+      const cause = error instanceof WorkflowFailedError && error.cause ? error.cause : error;
+      if (options.json) emit(events.fromFailure((cause as Error).message));
+      console.error(`Workflow ${workflowId} failed: ${(cause as Error).message}`);
+      return 1;
+    }
+  }
+}
+
+/** A session that has ended with a result and a stored transcript: all there is to show, with no worker. */
+async function endedSession(handle: WorkflowHandle, store: Store | undefined): Promise<{ result: AgentResult; transcript: TranscriptEntry[] } | undefined> {
+  if (!store) return undefined;
+  const description = await handle.describe().catch(() => undefined);
+  if (!description || description.status.name !== 'COMPLETED') return undefined;
+  const result = (await handle.result().catch(() => undefined)) as AgentResult | undefined;
+  if (!result?.transcriptRef) return undefined;
+  const stored = await getJson<{ entries: TranscriptEntry[] }>(store.content, result.transcriptRef).catch(() => undefined);
+  return stored ? { result, transcript: stored.entries } : undefined;
 }

@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { WORKFLOW_TYPE } from '../shared/contract';
 import { type AgentInput, checkAgentInput } from '../shared/input';
 import { type AgentWorker, createWorker } from '../worker';
@@ -16,6 +16,7 @@ import { contentExternalStorage } from '../activities/store/external-storage';
 import { openStore } from '../activities/store/open-store';
 import { ensureTemporal, workflowUrl } from './local-temporal';
 import { followSession } from './follow';
+import { openCliLog } from './log-file';
 import { UsageError } from './cli-client';
 import { sessionCommand } from './session-commands';
 import { forkCommand } from './workspace-commands';
@@ -24,13 +25,14 @@ const USAGE = `Usage:
   durable-agent run --workdir <dir> [options] "<task>"   start a session and follow it
   durable-agent run --repo <url> [--ref <ref>] [options] "<task>"
                                                           the same in a fresh clone; the changes end on a branch
-  durable-agent watch <workflow-id>                       follow a session turn by turn until it ends
-  durable-agent status <workflow-id>                      turn, status, tokens, pending approvals
+  durable-agent watch <workflow-id> [--json]              the session so far, then live until it ends
+  durable-agent status <workflow-id> [--json]             turn, status, tokens, pending approvals
   durable-agent send <workflow-id> "<text>"               queue a message for the next turn
   durable-agent end <workflow-id>                         close an interactive session once it waits for input
   durable-agent interrupt <workflow-id>                   stop the model call or tools in flight
   durable-agent approve <workflow-id> <tool-use-id> [--deny] [--feedback "<text>"]
-  durable-agent list [--status waiting_approval]          sessions, newest first
+  durable-agent list [--status waiting_approval] [--limit N] [--json]
+                                                          sessions, newest first
   durable-agent rewind <workflow-id> --turn N [--conversation-only] [--force]
                                                           take the session (and its files) back to turn N
   durable-agent fork <workflow-id> --turn N --workdir <new dir> ["<instruction>"] [--no-worker]
@@ -55,6 +57,8 @@ Options for run:
                            durable-agent end <workflow-id>
   --permission-mode <m>    auto (default) or ask: Write, Edit and Bash wait for durable-agent approve
   --token-budget <n>       Keep working until n output tokens are used
+  --json                   NDJSON events on stdout (see README, "Events") instead of text
+  --verbose                Show the worker's logs on stderr too (they always go to ~/.durable-agent/logs/)
 
 Run ends with the session's diffstat. Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, AGENT_TASK_QUEUE, ANTHROPIC_API_KEY,
 ANTHROPIC_BASE_URL, AGENT_MODEL, AGENT_STORE (see README).`;
@@ -79,7 +83,15 @@ export async function main(argv: string[], environment: NodeJS.ProcessEnv = proc
   }
 }
 
-function parseRunArguments(args: string[]): { input: AgentInput; workflowId?: string; startWorker: boolean } {
+interface RunArguments {
+  input: AgentInput;
+  workflowId?: string;
+  startWorker: boolean;
+  json: boolean;
+  verbose: boolean;
+}
+
+function parseRunArguments(args: string[]): RunArguments {
   let parsed;
   try {
     parsed = parseArgs({
@@ -99,6 +111,8 @@ function parseRunArguments(args: string[]): { input: AgentInput; workflowId?: st
         interactive: { type: 'boolean' },
         'permission-mode': { type: 'string' },
         'token-budget': { type: 'string' },
+        json: { type: 'boolean' },
+        verbose: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -129,12 +143,12 @@ function parseRunArguments(args: string[]): { input: AgentInput; workflowId?: st
   };
   const check = checkAgentInput(input);
   if (!check.ok) throw new UsageError(check.message);
-  return { input, workflowId: values['workflow-id'], startWorker: !values['no-worker'] };
+  return { input, workflowId: values['workflow-id'], startWorker: !values['no-worker'], json: values.json === true, verbose: values.verbose === true };
 }
 
 async function runCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
-  const { input, workflowId, startWorker } = parseRunArguments(args);
-  return startAndFollow(environment, { startWorker, workflowId }, async () => ({ input }));
+  const { input, workflowId, startWorker, json, verbose } = parseRunArguments(args);
+  return startAndFollow(environment, { startWorker, workflowId, json, verbose }, async () => ({ input }));
 }
 
 /**
@@ -144,14 +158,18 @@ async function runCommand(args: string[], environment: NodeJS.ProcessEnv): Promi
  */
 export async function startAndFollow(
   environment: NodeJS.ProcessEnv,
-  options: { startWorker: boolean; workflowId?: string },
+  options: { startWorker: boolean; workflowId?: string; json?: boolean; verbose?: boolean },
   prepare: (client: Client) => Promise<{ input: AgentInput; workflowId?: string }>,
 ): Promise<number> {
   const config = workerConfigFromEnvironment(environment);
   // Checked before anything starts: without a key the session could only fail later.
   if (options.startWorker && !hasApiCredentials(config)) throw new Error(MISSING_API_KEY_MESSAGE);
 
-  Runtime.install({ logger: new DefaultLogger((environment.AGENT_LOG_LEVEL?.toUpperCase() ?? 'WARN') as 'WARN') });
+  // Worker and SDK logs go to a file: the terminal shows the session, not attempts' stack traces.
+  const log = openCliLog(environment, options.verbose === true);
+  Runtime.install({ logger: log.logger });
+  // With --json, stdout is NDJSON only: what people read goes to stderr.
+  const say = options.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
   const temporal = await ensureTemporal(environment, (line) => console.error(line));
   if (temporal.started) console.error(temporal.started);
   config.address = temporal.address;
@@ -172,18 +190,21 @@ export async function startAndFollow(
     const client = new Client({ connection, namespace: config.namespace, dataConverter: { externalStorage: contentExternalStorage(store) } });
     const prepared = await prepare(client);
     const workflowId = options.workflowId ?? prepared.workflowId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    const handle = await client.workflow.start(WORKFLOW_TYPE, { taskQueue: config.taskQueue, workflowId, args: [prepared.input] });
-    link = workflowUrl(temporal.uiUrl, config.namespace, workflowId);
-    console.log(`Started workflow ${workflowId} on task queue ${config.taskQueue}${link ? `\nTemporal UI: ${link}` : ''}`);
-    exitCode = await followSession(handle);
+    const start = async () => {
+      await client.workflow.start(WORKFLOW_TYPE, { taskQueue: config.taskQueue, workflowId, args: [prepared.input] });
+      link = workflowUrl(temporal.uiUrl, config.namespace, workflowId);
+      say(`Started workflow ${workflowId} on task queue ${config.taskQueue}${link ? `\nTemporal UI: ${link}` : ''}${worker ? `\nWorker logs: ${log.path}` : ''}`);
+    };
+    exitCode = await followSession(client, workflowId, { store, json: options.json === true, start });
   } finally {
-    if (link) console.log(`Temporal UI: ${link}`);
+    if (link) say(`Temporal UI: ${link}`);
     worker?.shutdown();
     await workerRun?.catch(() => undefined);
     await nativeConnection?.close();
     await connection.close();
     await store.close();
     await temporal.shutdown?.();
+    await log.close();
   }
   return exitCode;
 }

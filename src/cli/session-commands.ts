@@ -3,14 +3,12 @@
  * through the same signals, updates and queries the Temporal CLI uses (see README).
  */
 import { parseArgs } from 'node:util';
-import { type AgentResult, type AgentState, type InterruptRequest, type InterruptResult, WORKFLOW_TYPE } from '../shared/contract';
-import { AGENT_FORKED_FROM, AGENT_HOST, AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
-import { temporalSettings } from '../worker-config';
-import { formatResult } from './print-transcript';
-import { approveToolUpdate, endSignal, interruptUpdate, stateQuery, userMessageSignal } from '../workflows/definitions';
-import { answeredInTime, QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
+import type { InterruptRequest, InterruptResult } from '../shared/contract';
+import { approveToolUpdate, endSignal, interruptUpdate, userMessageSignal } from '../workflows/definitions';
+import { UsageError, withClient } from './cli-client';
 import { followSession } from './follow';
 import { moveCommand } from './host-commands';
+import { listCommand, statusCommand } from './status-commands';
 import { workspaceCommand } from './workspace-commands';
 
 export function positional(args: string[], count: number, usage: string): string[] {
@@ -18,65 +16,15 @@ export function positional(args: string[], count: number, usage: string): string
   return args;
 }
 
-export function formatState(workflowId: string, state: AgentState): string {
-  const lines = [
-    `${workflowId}: ${state.status}${state.reason ? ` (${state.reason})` : ''}`,
-    `  turn ${state.turn} · model ${state.model} · last transition ${state.lastTransition ?? '—'}${state.host ? ` · host ${state.host}` : ''}`,
-    `  tokens: ${state.usage.inputTokens} in, ${state.usage.outputTokens} out · context ~${state.estimatedContextTokens}`,
-  ];
-  if (state.status === 'waiting_host') {
-    lines.push(`  host ${state.host} is lost: the session waits for it to come back, or moves with  durable-agent move ${workflowId} --host <host id> [--workdir <dir>]`);
-  }
-  for (const call of state.currentToolCalls) lines.push(`  running: ${call.summary}`);
-  for (const pending of state.pendingApprovals) {
-    lines.push(`  waiting for approval: ${pending.summary}  →  durable-agent approve ${workflowId} ${pending.toolUseId} [--deny] [--feedback "…"]`);
-  }
-  if (state.queuedMessages) lines.push(`  queued messages: ${state.queuedMessages}`);
-  if (state.lastToolSummary) lines.push(`  last tools: ${state.lastToolSummary}`);
-  const last = state.snapshots?.at(-1);
-  if (last) lines.push(`  workspace: snapshots after turns ${state.snapshots.map((snapshot) => snapshot.turn).join(', ')} (durable-agent diff, rewind, fork)`);
-  return lines.join('\n');
-}
-
 export async function sessionCommand(command: string, args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   switch (command) {
     case 'watch': {
-      const [workflowId] = positional(args, 1, 'watch <workflow-id>');
-      return withClient(environment, (client) => followSession(client.workflow.getHandle(workflowId!)));
+      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
+      const [workflowId] = positional(positionals, 1, 'watch <workflow-id> [--json]');
+      return withClient(environment, (client, store) => followSession(client, workflowId!, { store, json: values.json === true }));
     }
-    case 'status': {
-      const [workflowId] = positional(args, 1, 'status <workflow-id>');
-      return withClient(environment, async (client) => {
-        const handle = client.workflow.getHandle(workflowId!);
-        const description = await handle.describe();
-        const state = await answeredInTime(client, () => handle.query(stateQuery));
-        if (state) {
-          console.log(formatState(workflowId!, state));
-        } else {
-          // A query needs a worker to replay the session: without one, what Temporal recorded.
-          const attributes = description.typedSearchAttributes;
-          const turn = attributes.get(AGENT_TURN);
-          console.log(`${workflowId}: ${attributes.get(AGENT_STATUS) ?? description.status.name.toLowerCase()}`);
-          console.log(`  turn ${turn ?? '—'} · last transition ${attributes.get(AGENT_LAST_TRANSITION) ?? '—'}${attributes.get(AGENT_HOST) ? ` · host ${attributes.get(AGENT_HOST)}` : ''}`);
-          console.log(
-            `  (no worker answered within ${QUERY_DEADLINE_MS / 1000} s: no worker is polling "${description.taskQueue}" on ${temporalSettings(environment).address}; ` +
-              `showing the state recorded at turn ${turn ?? '—'})`,
-          );
-          if (description.status.name !== 'RUNNING') {
-            // The result is in history: no worker needed.
-            const result = await (handle.result() as Promise<AgentResult>).catch((error: Error & { cause?: Error }) => error);
-            console.log(result instanceof Error ? `  no result: ${result.cause?.message ?? result.message}` : formatResult(result));
-          }
-        }
-        console.log(`  workflow: ${description.status.name}, started ${description.startTime.toISOString()}`);
-        const forkedFrom = (description.memo as { forkedFrom?: { workflowId: string; turn: number } } | undefined)?.forkedFrom;
-        if (forkedFrom) console.log(`  forked from ${forkedFrom.workflowId} at turn ${forkedFrom.turn}`);
-        const forks: string[] = [];
-        for await (const fork of client.workflow.list({ query: `${AGENT_FORKED_FROM.name}='${workflowId}'` })) forks.push(fork.workflowId);
-        if (forks.length) console.log(`  forks: ${forks.join(', ')}`);
-        return 0;
-      });
-    }
+    case 'status':
+      return statusCommand(args, environment);
     case 'send': {
       const [workflowId, ...words] = positional(args, 2, 'send <workflow-id> "<text>"');
       return withClient(environment, async (client) => {
@@ -116,21 +64,8 @@ export async function sessionCommand(command: string, args: string[], environmen
         return 0;
       });
     }
-    case 'list': {
-      const { values } = parseArgs({ args, options: { status: { type: 'string' } } });
-      return withClient(environment, async (client) => {
-        const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(values.status ? [`${AGENT_STATUS.name}='${values.status}'`] : [])];
-        let count = 0;
-        for await (const workflow of client.workflow.list({ query: filters.join(' AND ') })) {
-          const status = workflow.typedSearchAttributes.get(AGENT_STATUS) ?? '—';
-          const turn = workflow.typedSearchAttributes.get(AGENT_TURN) ?? '—';
-          console.log(`${workflow.workflowId}\t${workflow.status.name}\t${status}\tturn ${turn}\t${workflow.startTime.toISOString()}`);
-          if (++count >= 100) break;
-        }
-        if (count === 0) console.log('No sessions found.');
-        return 0;
-      });
-    }
+    case 'list':
+      return listCommand(args, environment);
     case 'rewind':
     case 'diff':
       return workspaceCommand(command, args, environment);

@@ -142,7 +142,7 @@ test('status, list, approve, send, interrupt, end and watch steer a running sess
     while (!status.stdout.includes('waiting for approval')) status = await cli(['status', handle.workflowId], environment);
     expect(status.stdout).toContain(`waiting for approval: Write out.txt  →  durable-agent approve ${handle.workflowId} toolu_cli_write`);
     const listed = await cli(['list', '--status', 'waiting_approval'], environment);
-    expect(listed.stdout).toContain(`${handle.workflowId}\tRUNNING\twaiting_approval`);
+    expect(listed.stdout).toMatch(new RegExp(`^${handle.workflowId} +waiting_approval +1 `, 'm'));
 
     const approved = await cli(['approve', handle.workflowId, 'toolu_cli_write', '--feedback', 'looks fine'], environment);
     expect(approved).toMatchObject({ code: 0, stdout: 'Allowed toolu_cli_write.\n' });
@@ -173,7 +173,7 @@ test('status, list, approve, send, interrupt, end and watch steer a running sess
   }
 });
 
-test('status and watch of a finished session whose workers are all stopped show what Temporal recorded, and its result', async () => {
+test('status, watch and list of a finished session whose workers are all stopped answer from its result and stored transcript', async () => {
   const harness = await Harness.start();
   try {
     const worker = await harness.startWorker();
@@ -182,18 +182,31 @@ test('status and watch of a finished session whose workers are all stopped show 
     await handle.result();
     worker.shutdown();
     while (worker.getState() !== 'STOPPED') await new Promise((resolve) => setTimeout(resolve, 50));
+    const environment = { TEMPORAL_ADDRESS: temporalAddress(), ...harness.storeEnvironment() };
 
-    const status = await cli(['status', handle.workflowId], { TEMPORAL_ADDRESS: temporalAddress() });
+    const status = await cli(['status', handle.workflowId], environment);
     expect(status).toMatchObject({ code: 0, stderr: '' });
-    expect(status.stdout).toContain(`${handle.workflowId}: finished`);
-    expect(status.stdout).toContain('turn 2 · last transition next_turn');
-    expect(status.stdout).toContain(`no worker is polling "${harness.taskQueue}" on ${temporalAddress()}; showing the state recorded at turn 2`);
+    const [header, row] = status.stdout.split('\n');
+    expect(header).toMatch(/^ID +STATUS +TURN +AGE +HOST +LAST TRANSITION +TOKENS \(IN\/OUT\)$/);
+    expect(row).toMatch(new RegExp(`^${handle.workflowId} +finished \\(completed\\) +2 +\\d+ s +— +next_turn +[\\d.k]+ / \\d+$`));
     expect(status.stdout).toContain('Result: completed after 2 turn(s)');
-    const watched = await cli(['watch', handle.workflowId], { TEMPORAL_ADDRESS: temporalAddress() });
+    const json = await cli(['status', handle.workflowId, '--json'], environment);
+    expect(JSON.parse(json.stdout)).toMatchObject({ workflowId: handle.workflowId, status: 'finished', workflowStatus: 'COMPLETED', turn: 2, reason: 'completed', source: 'result' });
+
+    const watched = await cli(['watch', handle.workflowId], environment);
     expect(watched).toMatchObject({ code: 0, stderr: '' });
-    expect(watched.stdout).toContain('no worker answered within 3 s, and the transcript needs one to replay the session: showing its result only');
-    expect(watched.stdout).toContain('Wrote a.txt.');
+    expect(watched.stdout).toContain('▶ task: write a.txt');
+    expect(watched.stdout).toContain('  → Write a.txt');
+    expect(watched.stdout).toContain('  Wrote a.txt.');
     expect(watched.stdout).toContain('Result: completed after 2 turn(s)');
+
+    const listed = await cli(['list', '--json', '--limit', '50'], environment);
+    expect(listed.code).toBe(0);
+    expect((JSON.parse(listed.stdout) as { workflowId: string }[]).find((session) => session.workflowId === handle.workflowId)).toMatchObject({
+      status: 'finished',
+      turn: 2,
+      reason: 'completed',
+    });
   } finally {
     await harness.stop();
   }

@@ -21,10 +21,11 @@ import { type CacheUsage, PromptCache } from './prompt-cache';
 export type FakeBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: unknown; id?: string };
 
 export type FakeReply =
-  | { kind: 'message'; content: FakeBlock[]; stopReason?: string; outputTokens?: number }
+  /** `deltaIntervalMs`: stream the text in `pieces` deltas (default 3) that far apart, as a slow model does. */
+  | { kind: 'message'; content: FakeBlock[]; stopReason?: string; outputTokens?: number; deltaIntervalMs?: number; pieces?: number }
   | { kind: 'error'; status: number; type: string; message: string; headers?: Record<string, string> }
   /** A 200 stream that breaks with an `error` event after the first block. */
-  | { kind: 'stream_error'; type: string; message: string }
+  | { kind: 'stream_error'; type: string; message: string; partial?: string; deltaIntervalMs?: number; pieces?: number }
   /** Holds the request open until `release()` resolves (for crash tests). */
   | { kind: 'hold'; release: Promise<FakeReply> };
 
@@ -128,6 +129,8 @@ export class FakeAnthropicServer {
   maxImageBytes = 5 * 1024 * 1024;
   /** When set, usage reports prompt-cache reads and writes as the real API would (off: all input). */
   promptCache: PromptCache | undefined;
+  /** Every text delta streamed, in order, with the time it was sent (latency benchmarks). */
+  readonly sentDeltas: SentDelta[] = [];
   private waiters: { count: number; resolve: () => void }[] = [];
 
   private constructor(
@@ -211,7 +214,7 @@ export class FakeAnthropicServer {
     let answer = await this.handler(recorded);
     while (answer.kind === 'hold') answer = await answer.release;
     if (answer.kind === 'error') return sendError(response, answer.status, answer.type, answer.message, answer.headers);
-    streamReply(response, body, answer, this.promptCache?.use(body));
+    await streamReply(response, body, answer, this.promptCache?.use(body), this.sentDeltas);
   }
 }
 
@@ -269,12 +272,19 @@ export function estimateInputTokens(body: RecordedRequest['body']): number {
   return Math.ceil(JSON.stringify({ system: body.system, tools: body.tools, messages: body.messages }).length / 4);
 }
 
-function streamReply(
+/** A text delta the fake sent, and when (Date.now()). */
+export interface SentDelta {
+  text: string;
+  at: number;
+}
+
+async function streamReply(
   response: ServerResponse,
   body: RecordedRequest['body'],
   answer: Extract<FakeReply, { kind: 'message' | 'stream_error' }>,
   cache?: CacheUsage,
-): void {
+  sentDeltas?: SentDelta[],
+): Promise<void> {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_fake_${randomBytes(6).toString('hex')}` });
   const send = (event: string, data: unknown) => response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   const inputTokens = estimateInputTokens(body);
@@ -294,13 +304,15 @@ function streamReply(
     },
   });
   send('ping', { type: 'ping' });
-  const content = answer.kind === 'message' ? answer.content : [{ type: 'text' as const, text: 'partial' }];
+  const content = answer.kind === 'message' ? answer.content : [{ type: 'text' as const, text: answer.partial ?? 'partial' }];
   let outputChars = 0;
-  content.forEach((block, index) => {
+  for (const [index, block] of content.entries()) {
     if (block.type === 'text') {
       send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      for (const piece of split(block.text, 3)) {
+      for (const piece of split(block.text, answer.pieces ?? 3)) {
+        if (answer.deltaIntervalMs) await new Promise((resolve) => setTimeout(resolve, answer.deltaIntervalMs));
         send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+        sentDeltas?.push({ text: piece, at: Date.now() });
       }
       outputChars += block.text.length;
     } else {
@@ -313,7 +325,7 @@ function streamReply(
       outputChars += json.length;
     }
     send('content_block_stop', { type: 'content_block_stop', index });
-  });
+  }
   if (answer.kind === 'stream_error') {
     send('error', { type: 'error', error: { type: answer.type, message: answer.message } });
     response.end();

@@ -1,0 +1,80 @@
+/**
+ * The `--json` event stream of a session (src/shared/live-events.ts), put together from what a
+ * watcher receives: transcript entries (the workflow's), live events (the worker's) and the
+ * result. Pure: a watcher feeds it in arrival order and writes what comes out.
+ */
+import type { AgentResult, PendingApproval, TranscriptEntry } from '../shared/contract';
+import type { LiveEvent, PublishedEvent } from '../shared/live-events';
+
+export class SessionEvents {
+  /** The highest turn a `turn_start` was written for. */
+  private started = 0;
+  /** The turn of each tool call seen, for progress that came without one. */
+  private readonly toolTurns = new Map<string, number>();
+  private readonly approvals = new Set<string>();
+
+  constructor(
+    private readonly workflowId: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  private stamp<T extends { type: string }>(event: T, turn: number): LiveEvent[] {
+    const out: LiveEvent[] = [];
+    const at = this.now().toISOString();
+    if (turn > this.started) {
+      this.started = turn;
+      out.push({ type: 'turn_start', workflowId: this.workflowId, turn, at });
+    }
+    out.push({ ...event, workflowId: this.workflowId, turn, at } as unknown as LiveEvent);
+    return out;
+  }
+
+  /** The turn the session is in, as far as this watcher knows. */
+  get turn(): number {
+    return this.started;
+  }
+
+  fromEntry(entry: TranscriptEntry): LiveEvent[] {
+    switch (entry.type) {
+      case 'assistant':
+        return this.stamp({ type: 'usage', stopReason: entry.stopReason, usage: entry.usage, text: entry.text }, entry.turn);
+      case 'tool_call':
+        this.toolTurns.set(entry.toolUseId, entry.turn);
+        return this.stamp({ type: 'tool_start', toolUseId: entry.toolUseId, name: entry.name, summary: entry.summary }, entry.turn);
+      case 'tool_result':
+        return this.stamp({ type: 'tool_end', toolUseId: entry.toolUseId, name: entry.name, isError: entry.isError, preview: entry.preview }, entry.turn);
+      case 'transition':
+        return this.stamp({ type: 'transition', transition: entry.transition, ...(entry.detail ? { detail: entry.detail } : {}) }, entry.turn);
+      default:
+        return [];
+    }
+  }
+
+  /** A live event as published, with the turn filled in when the worker could not know it. */
+  fromLive(event: PublishedEvent): LiveEvent[] {
+    const turn = event.turn || (event.type === 'tool_progress' ? this.toolTurns.get(event.toolUseId) : undefined) || Math.max(1, this.started);
+    const { workflowId: _workflowId, turn: _turn, at: _at, ...rest } = event;
+    return this.stamp(rest, turn);
+  }
+
+  /** Approvals the session waits for, each written once. */
+  fromApprovals(pending: readonly PendingApproval[], turn: number): LiveEvent[] {
+    return pending
+      .filter((approval) => !this.approvals.has(approval.toolUseId))
+      .flatMap((approval) => {
+        this.approvals.add(approval.toolUseId);
+        return this.stamp({ type: 'approval_needed', toolUseId: approval.toolUseId, name: approval.name, summary: approval.summary }, turn || this.started);
+      });
+  }
+
+  fromResult(result: AgentResult): LiveEvent[] {
+    return this.stamp(
+      { type: 'result', reason: result.reason, usage: result.usage, finalText: result.finalText, ...(result.error ? { error: result.error } : {}) },
+      Math.max(result.turnCount, this.started),
+    );
+  }
+
+  fromFailure(message: string): LiveEvent[] {
+    return this.stamp({ type: 'result', reason: 'failed', error: message }, this.started);
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * `durable-agent status <id>` and `durable-agent list`: a table for people, JSON with `--json`.
+ * Neither needs a worker: a closed session is read from its result, a running one no worker
+ * answers for from its search attributes, with a line naming the situation.
+ */
+import { parseArgs } from 'node:util';
+import type { AgentState } from '../shared/contract';
+import { WORKFLOW_TYPE } from '../shared/contract';
+import { AGENT_FORKED_FROM, AGENT_STATUS } from '../shared/search-attributes';
+import { temporalSettings } from '../worker-config';
+import { QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
+import { formatResult } from './print-transcript';
+import { formatTable, type SessionRow, sessionRow } from './session-table';
+
+/** What a running session is doing beyond the table: calls, approvals, queued messages, snapshots. */
+export function stateDetails(workflowId: string, state: AgentState): string[] {
+  const lines = [`  model ${state.model} · context ~${state.estimatedContextTokens} tokens`];
+  if (state.status === 'waiting_host') {
+    lines.push(`  host ${state.host} is lost: the session waits for it to come back, or moves with  durable-agent move ${workflowId} --host <host id> [--workdir <dir>]`);
+  }
+  for (const call of state.currentToolCalls) lines.push(`  running: ${call.summary}`);
+  for (const pending of state.pendingApprovals) {
+    lines.push(`  waiting for approval: ${pending.summary}  →  durable-agent approve ${workflowId} ${pending.toolUseId} [--deny] [--feedback "…"]`);
+  }
+  if (state.queuedMessages) lines.push(`  queued messages: ${state.queuedMessages}`);
+  if (state.lastToolSummary) lines.push(`  last tools: ${state.lastToolSummary}`);
+  if (state.snapshots?.length) lines.push(`  workspace: snapshots after turns ${state.snapshots.map((snapshot) => snapshot.turn).join(', ')} (durable-agent diff, rewind, fork)`);
+  return lines;
+}
+
+export async function statusCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
+  const workflowId = positionals[0];
+  if (!workflowId) throw new UsageError('usage: durable-agent status <workflow-id> [--json]');
+  return withClient(environment, async (client) => {
+    const handle = client.workflow.getHandle(workflowId);
+    const description = await handle.describe();
+    const row = await sessionRow(client, description);
+    const forkedFrom = (description.memo as { forkedFrom?: { workflowId: string; turn: number } } | undefined)?.forkedFrom;
+    const forks: string[] = [];
+    for await (const fork of client.workflow.list({ query: `${AGENT_FORKED_FROM.name}='${workflowId}'` })) forks.push(fork.workflowId);
+    if (values.json) {
+      console.log(JSON.stringify({ ...row, taskQueue: description.taskQueue, ...(forkedFrom ? { forkedFrom } : {}), forks }, null, 2));
+      return 0;
+    }
+    console.log(formatTable([row]));
+    if (row.state) for (const line of stateDetails(workflowId, row.state)) console.log(line);
+    if (row.source === 'recorded' && row.workflowStatus === 'RUNNING') {
+      // A query needs a worker to replay the session: without one, what Temporal recorded.
+      console.log(
+        `  (no worker answered within ${QUERY_DEADLINE_MS / 1000} s: no worker is polling "${description.taskQueue}" on ${temporalSettings(environment).address}; ` +
+          `showing the state recorded at turn ${row.turn ?? '—'})`,
+      );
+    }
+    if (row.result) console.log(formatResult(row.result));
+    else if (row.workflowStatus !== 'RUNNING') console.log(`  no result: ${row.reason ?? description.status.name}`);
+    console.log(`  workflow: ${description.status.name}, started ${description.startTime.toISOString()}, task queue ${description.taskQueue}`);
+    if (forkedFrom) console.log(`  forked from ${forkedFrom.workflowId} at turn ${forkedFrom.turn}`);
+    if (forks.length) console.log(`  forks: ${forks.join(', ')}`);
+    return 0;
+  });
+}
+
+export async function listCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
+  const { values } = parseArgs({ args, options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } } });
+  const limit = values.limit === undefined ? 20 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit takes a whole number above 0, not ${values.limit}`);
+  return withClient(environment, async (client) => {
+    const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(values.status ? [`${AGENT_STATUS.name}='${values.status}'`] : [])];
+    const rows: Promise<SessionRow>[] = [];
+    // Each row is asked for at once: a running session no worker answers for costs one deadline, not one each.
+    for await (const workflow of client.workflow.list({ query: filters.join(' AND ') })) {
+      rows.push(sessionRow(client, workflow));
+      if (rows.length >= limit) break;
+    }
+    const table = await Promise.all(rows);
+    if (values.json) {
+      console.log(JSON.stringify(table.map(({ state: _state, result: _result, ...row }) => row), null, 2));
+      return 0;
+    }
+    if (table.length === 0) {
+      console.log('No sessions found.');
+      return 0;
+    }
+    console.log(formatTable(table));
+    const unanswered = table.filter((row) => row.source === 'recorded' && row.workflowStatus === 'RUNNING').length;
+    if (unanswered) console.log(`(${unanswered} running session(s) had no worker answer within ${QUERY_DEADLINE_MS / 1000} s: their state as recorded, tokens unknown)`);
+    return 0;
+  });
+}
