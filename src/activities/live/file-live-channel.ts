@@ -44,9 +44,9 @@ export class FileLiveChannel implements LiveChannel {
         socket.once('connect', () => resolve(socket));
         socket.on('error', (error: NodeJS.ErrnoException) => {
           this.connections.delete(path);
-          // Nobody listens there any more (the watcher died without cleaning up).
-          if (error.code === 'ECONNREFUSED') void rm(path, { force: true });
-          resolve(undefined);
+          // Nobody listens there any more (the watcher died without cleaning up): its socket goes.
+          const removed = error.code === 'ECONNREFUSED' ? rm(path, { force: true }).catch(() => undefined) : Promise.resolve();
+          void removed.then(() => resolve(undefined));
         });
         socket.on('close', () => this.connections.delete(path));
         socket.unref();
