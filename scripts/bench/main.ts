@@ -3,7 +3,7 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, workspace, stores, hostloss
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, workspace, stores, hostloss, live
  *   npm run bench -- --only concurrency --sessions 200
  *
  * Timings on a shared machine are noisy: each figure is a median of repetitions, and ratios
@@ -23,6 +23,7 @@ import { concurrency } from './concurrency';
 import { history } from './history';
 import { hostLoss } from './host-loss';
 import { interrupt } from './interrupt';
+import { liveOutput } from './live-output';
 import { overhead } from './overhead';
 import { promptCache } from './prompt-cache';
 import { resume } from './resume';
@@ -44,6 +45,7 @@ const BENCHES: Record<string, { run: (harness: Harness, options: { sessions: num
   stores: { run: () => stores(), worker: false },
   workspace: { run: workspace, worker: true },
   hostloss: { run: hostLoss, worker: false },
+  live: { run: liveOutput, worker: true },
 };
 
 async function main(): Promise<void> {

@@ -1,9 +1,9 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type RetryPolicy } from '@temporalio/common';
 import type { LiveChannel } from '../../../../src/activities/live/live-channel';
 import { LivePublisher, nextAttemptDelayMs } from '../../../../src/activities/live/live-publisher';
 import type { PublishedEvent } from '../../../../src/shared/live-events';
 
-const policy = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: ['ModelNotFound'] } as const;
+const policy: RetryPolicy = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: ['ModelNotFound'] };
 
 describe('when Temporal will retry a failed attempt', () => {
   test("the retry policy's backoff, capped; a retry-after the failure carries wins", () => {
