@@ -3,7 +3,7 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, workspace, stores, hostloss, live
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, workspace, stores, hostloss, live, noworker
  *   npm run bench -- --only concurrency --sessions 200
  *
  * Timings on a shared machine are noisy: each figure is a median of repetitions, and ratios
@@ -24,6 +24,7 @@ import { history } from './history';
 import { hostLoss } from './host-loss';
 import { interrupt } from './interrupt';
 import { liveOutput } from './live-output';
+import { noWorker } from './no-worker';
 import { overhead } from './overhead';
 import { promptCache } from './prompt-cache';
 import { resume } from './resume';
@@ -46,6 +47,7 @@ const BENCHES: Record<string, { run: (harness: Harness, options: { sessions: num
   workspace: { run: workspace, worker: true },
   hostloss: { run: hostLoss, worker: false },
   live: { run: liveOutput, worker: true },
+  noworker: { run: noWorker, worker: false },
 };
 
 async function main(): Promise<void> {

@@ -2,11 +2,11 @@ import { type Client, type WorkflowHandle, WorkflowFailedError } from '@temporal
 import type { AgentResult, TranscriptEntry } from '../shared/contract';
 import type { PublishedEvent } from '../shared/live-events';
 import type { Store } from '../activities/store/open-store';
-import { getJson } from '../activities/store/content-store';
 import { stateQuery, transcriptQuery } from '../workflows/definitions';
 import { answeredInTime, QUERY_DEADLINE_MS } from './cli-client';
 import { LivePrinter } from './live-printer';
 import { SessionEvents } from './session-events';
+import { storedSession } from './stored-session';
 import { stdoutTerminal, type Terminal } from './terminal';
 
 export interface FollowOptions {
@@ -95,7 +95,7 @@ export async function followSession(client: Client, workflowId: string, options:
     await options.start?.();
     handle = client.workflow.getHandle(workflowId);
     if (!options.start) {
-      const ended = await endedSession(handle, options.store);
+      const ended = await storedSession(handle, options.store);
       if (ended) {
         for (const entry of ended.transcript) showEntry(entry);
         return showResult(ended.result);
@@ -140,15 +140,4 @@ export async function followSession(client: Client, workflowId: string, options:
       return 1;
     }
   }
-}
-
-/** A session that has ended with a result and a stored transcript: all there is to show, with no worker. */
-async function endedSession(handle: WorkflowHandle, store: Store | undefined): Promise<{ result: AgentResult; transcript: TranscriptEntry[] } | undefined> {
-  if (!store) return undefined;
-  const description = await handle.describe().catch(() => undefined);
-  if (!description || description.status.name !== 'COMPLETED') return undefined;
-  const result = (await handle.result().catch(() => undefined)) as AgentResult | undefined;
-  if (!result?.transcriptRef) return undefined;
-  const stored = await getJson<{ entries: TranscriptEntry[] }>(store.content, result.transcriptRef).catch(() => undefined);
-  return stored ? { result, transcript: stored.entries } : undefined;
 }

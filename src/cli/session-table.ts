@@ -67,17 +67,7 @@ export async function sessionRow(
   }
   const result = await (handle.result() as Promise<AgentResult>).catch((error: Error & { cause?: Error }) => error);
   if (result instanceof Error) return { ...row, reason: result.cause?.message ?? result.message };
-  // With a worker polling, its last state adds what the result does not say (snapshots, …).
-  const state = (await hasWorkflowPollers(client, info.taskQueue)) ? await answeredInTime(client, () => handle.query(stateQuery)).catch(() => undefined) : undefined;
-  return {
-    ...row,
-    turn: result.turnCount,
-    reason: result.reason,
-    tokens: { input: result.usage.inputTokens, output: result.usage.outputTokens },
-    source: 'result',
-    result,
-    ...(state ? { state } : {}),
-  };
+  return { ...row, turn: result.turnCount, reason: result.reason, tokens: { input: result.usage.inputTokens, output: result.usage.outputTokens }, source: 'result', result };
 }
 
 const POLLER_SEEN_MS = 75_000;

@@ -11,6 +11,7 @@ import { temporalSettings } from '../worker-config';
 import { QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
 import { formatResult } from './print-transcript';
 import { formatTable, type SessionRow, sessionRow } from './session-table';
+import { storedSession } from './stored-session';
 
 /** What a running session is doing beyond the table: calls, approvals, queued messages, snapshots. */
 export function stateDetails(workflowId: string, state: AgentState): string[] {
@@ -32,7 +33,7 @@ export async function statusCommand(args: string[], environment: NodeJS.ProcessE
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
   const workflowId = positionals[0];
   if (!workflowId) throw new UsageError('usage: durable-agent status <workflow-id> [--json]');
-  return withClient(environment, async (client) => {
+  return withClient(environment, async (client, store) => {
     const handle = client.workflow.getHandle(workflowId);
     const description = await handle.describe();
     const row = await sessionRow(client, description);
@@ -52,7 +53,11 @@ export async function statusCommand(args: string[], environment: NodeJS.ProcessE
           `showing the state recorded at turn ${row.turn ?? '—'})`,
       );
     }
-    if (row.result) console.log(formatResult(row.result));
+    if (row.result) {
+      console.log(formatResult(row.result));
+      const snapshots = (await storedSession(handle, store))?.snapshots ?? [];
+      if (snapshots.length) console.log(`  workspace: snapshots after turns ${snapshots.map((snapshot) => snapshot.turn).join(', ')} (durable-agent diff, fork)`);
+    }
     else if (row.workflowStatus !== 'RUNNING') console.log(`  no result: ${row.reason ?? description.status.name}`);
     console.log(`  workflow: ${description.status.name}, started ${description.startTime.toISOString()}, task queue ${description.taskQueue}`);
     if (forkedFrom) console.log(`  forked from ${forkedFrom.workflowId} at turn ${forkedFrom.turn}`);

@@ -14,7 +14,9 @@ import type { AgentState, ForkPoint, RewindResult } from '../shared/contract';
 import type { AgentInput } from '../shared/input';
 import type { FileChange } from '../shared/workspace';
 import { checkpointQuery, diffQuery, rewindUpdate, stateQuery } from '../workflows/definitions';
-import { UsageError, withClient } from './cli-client';
+import { diffRange } from '../workflows/checkpoints';
+import { storedSession } from './stored-session';
+import { answeredInTime, QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
 
 type StartAndFollow = (
   environment: NodeJS.ProcessEnv,
@@ -76,8 +78,17 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
   // `--turn N`: what turn N changed; `--from/--to`: between two turns; neither: the whole session.
   const fromTurn = turn !== undefined ? Math.max(0, turn - 1) : turnOption(values.from, 'from');
   const toTurn = turn ?? turnOption(values.to, 'to');
-  return withClient(environment, async (client, { content: store }) => {
-    const range = await client.workflow.getHandle(workflowId).query(diffQuery, { ...(fromTurn !== undefined ? { fromTurn } : {}), ...(toTurn !== undefined ? { toTurn } : {}) });
+  return withClient(environment, async (client, opened) => {
+    const store = opened.content;
+    const request = { ...(fromTurn !== undefined ? { fromTurn } : {}), ...(toTurn !== undefined ? { toTurn } : {}) };
+    const handle = client.workflow.getHandle(workflowId);
+    // A closed session's snapshots are in the store: no worker needed to replay it.
+    const stored = await storedSession(handle, opened);
+    const range = stored ? diffRange({ checkpoints: [], snapshots: stored.snapshots }, request) : await answeredInTime(client, () => handle.query(diffQuery, request));
+    if (!range) {
+      const { taskQueue } = await handle.describe();
+      throw new Error(`no worker answered within ${QUERY_DEADLINE_MS / 1000} s (is one polling "${taskQueue}"?), and ${workflowId} has not ended with its snapshots stored: start a worker (npm run worker)`);
+    }
     const text = values.stat ? formatDiffStat(await diffStat(store, range.fromRef, range.toRef)) : await unifiedDiff(store, range.fromRef, range.toRef);
     process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
     return 0;

@@ -5,7 +5,7 @@
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
 import type { StopHook } from './input';
-import type { TakenSnapshot } from './workspace';
+import type { SnapshotRecord, TakenSnapshot } from './workspace';
 
 export interface FileState {
   path: string;
@@ -261,11 +261,12 @@ export interface PrepareSessionOutput {
 
 export interface CloseSessionInput {
   sessionId: string;
-  /** The run's transcript, kept in the store so clients can show it with no worker to query. */
+  /** The run's transcript and snapshots, kept in the store for clients with no worker to query. */
   transcript?: TranscriptEntry[];
+  snapshots?: SnapshotRecord[];
 }
 
-/** `transcriptRef`: where the transcript is stored (JSON `{ entries }`). */
+/** `transcriptRef`: where they are stored (JSON `{ entries, snapshots }`). */
 export type CloseSessionOutput = { transcriptRef?: string };
 
 /** A session's wishes for the sandbox of its commands. */

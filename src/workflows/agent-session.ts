@@ -267,7 +267,7 @@ export class AgentSession {
         }
         // No call of this session can be retried any more: its edit journal goes. Best effort.
         const closed = await closeSession
-          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id, transcript: this.view.transcript }])
+          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id, transcript: this.view.transcript, snapshots: this.view.snapshot().snapshots }])
           .catch(() => undefined);
         // Recorded sessions closed with no output: `closed` is then undefined or empty.
         if (closed?.transcriptRef) changes.transcriptRef = closed.transcriptRef;

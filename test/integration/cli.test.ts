@@ -173,7 +173,7 @@ test('status, list, approve, send, interrupt, end and watch steer a running sess
   }
 });
 
-test('status, watch and list of a finished session whose workers are all stopped answer from its result and stored transcript', async () => {
+test('status, watch, diff and list of a finished session whose workers are all stopped answer from its result and what it stored', async () => {
   const harness = await Harness.start();
   try {
     const worker = await harness.startWorker();
@@ -199,6 +199,10 @@ test('status, watch and list of a finished session whose workers are all stopped
     expect(watched.stdout).toContain('  → Write a.txt');
     expect(watched.stdout).toContain('  Wrote a.txt.');
     expect(watched.stdout).toContain('Result: completed after 2 turn(s)');
+
+    const diff = await cli(['diff', handle.workflowId, '--stat'], environment);
+    expect(diff).toMatchObject({ code: 0, stderr: '' });
+    expect(diff.stdout).toMatch(/a\.txt \| +1 \+/);
 
     const listed = await cli(['list', '--json', '--limit', '50'], environment);
     expect(listed.code).toBe(0);

@@ -12,7 +12,7 @@ export function createCloseSessionActivities({ journal, store }: { journal: Effe
     async closeSession(input: CloseSessionInput): Promise<CloseSessionOutput> {
       await journal.close(input.sessionId);
       if (!input.transcript) return {};
-      return { transcriptRef: await putJson(store, { entries: input.transcript }) };
+      return { transcriptRef: await putJson(store, { entries: input.transcript, snapshots: input.snapshots ?? [] }) };
     },
   };
 }
