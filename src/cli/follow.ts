@@ -58,6 +58,9 @@ export async function followSession(client: Client, workflowId: string, options:
     const page = await answeredInTime(client, () => session.query(transcriptQuery, { fromIndex: nextIndex, ...(limit ? { limit } : {}) }));
     unanswered = page === undefined;
     if (!page) return 0;
+    const first = page.nextIndex - page.entries.length;
+    // The session continued as new since the last page: the entries in between are its earlier run's.
+    if (first > nextIndex) for (const entry of await earlierRunEntries(client, workflowId, nextIndex, first)) showEntry(entry);
     for (const entry of page.entries) {
       transcriptTurn = Math.max(transcriptTurn, entry.turn);
       showEntry(entry);
@@ -140,4 +143,27 @@ export async function followSession(client: Client, workflowId: string, options:
       return 1;
     }
   }
+}
+
+/**
+ * Transcript entries `from` to `to` (exclusive) held by earlier runs of the session (each run
+ * holds its own; continue-as-new carries only the index): asked of those closed runs, oldest
+ * first. A query of a closed run needs a worker too; without one, the gap stays.
+ */
+async function earlierRunEntries(client: Client, workflowId: string, from: number, to: number): Promise<TranscriptEntry[]> {
+  const runs: { runId: string; started: number }[] = [];
+  for await (const run of client.workflow.list({ query: `WorkflowId='${workflowId.replace(/'/g, "\\'")}' AND ExecutionStatus='ContinuedAsNew'` })) {
+    runs.push({ runId: run.runId, started: run.startTime.getTime() });
+  }
+  const entries: TranscriptEntry[] = [];
+  let cursor = from;
+  for (const { runId } of runs.sort((a, b) => a.started - b.started)) {
+    if (cursor >= to) break;
+    const run = client.workflow.getHandle(workflowId, runId);
+    const page = await answeredInTime(client, () => run.query(transcriptQuery, { fromIndex: cursor, limit: to - cursor })).catch(() => undefined);
+    if (!page || page.nextIndex - page.entries.length !== cursor) continue;
+    entries.push(...page.entries);
+    cursor = page.nextIndex;
+  }
+  return entries;
 }

@@ -134,3 +134,29 @@ test('run against a model that is overloaded once prints one retry line and no s
   expect(files).toHaveLength(1);
   expect(readFileSync(join(logs, files[0]!), 'utf8')).toMatch(/\[WARN\] Activity failed.*ModelOverloaded/s);
 });
+
+test('watch follows a session through continue-as-new, with the progress of a long command and its last line', async () => {
+  const workdir = makeRepo({ 'a.txt': 'alpha\n' });
+  harness.fake.handler = byTurn([
+    reply([toolUse('Bash', { command: 'echo compiling; sleep 1.6; echo linking; sleep 1.2' })]),
+    reply([toolUse('Read', { file_path: 'a.txt' })]),
+    reply([toolUse('Read', { file_path: 'a.txt' })]),
+    { kind: 'message', content: [text('Built and read.')], deltaIntervalMs: 20, pieces: 4 },
+  ]);
+  const handle = await harness.start({ prompt: 'build', workdir, toolSummaries: false, continueAsNewAfterTurns: 2 });
+  const watcher = cli(['watch', handle.workflowId, '--json']);
+  expect(await watcher.exited).toBe(0);
+  expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
+
+  const events = eventsOf(watcher).map(({ event }) => event);
+  expect(events.filter((event) => event.type === 'turn_start').map((event) => event.turn)).toEqual([1, 2, 3, 4]);
+  expect(events.filter((event) => event.type === 'tool_end').map((event) => `${event.turn} ${event.name}`)).toEqual(['1 Bash', '2 Read', '3 Read']);
+  const progress = events.filter((event): event is Extract<LiveEvent, { type: 'tool_progress' }> => event.type === 'tool_progress');
+  expect(progress.length).toBeGreaterThanOrEqual(2);
+  expect(progress.every((event) => event.turn === 1 && event.name === 'Bash' && event.elapsedMs >= 1000)).toBe(true);
+  expect(progress.map((event) => event.lastLine)).toEqual(expect.arrayContaining(['compiling', 'linking']));
+  const bashEnd = events.findIndex((event) => event.type === 'tool_end');
+  expect(events.indexOf(progress.at(-1)!)).toBeLessThan(bashEnd);
+  expect(deltasOf(events, 1).map((event) => event.text).join('')).toBe('Built and read.');
+  expect(events.at(-1)).toMatchObject({ type: 'result', reason: 'completed', turn: 4 });
+});
