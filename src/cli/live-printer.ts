@@ -39,6 +39,8 @@ export class LivePrinter {
   private frame = 0;
   private spinnerShown = false;
   private readonly approvals = new Set<string>();
+  /** The last reply shown: the result repeats it only when it is something else. */
+  private lastText: string | undefined;
 
   constructor(private readonly terminal: Terminal) {}
 
@@ -79,6 +81,7 @@ export class LivePrinter {
   }
 
   entry(entry: TranscriptEntry): void {
+    if (entry.type === 'assistant') this.lastText = entry.text;
     if (entry.type === 'assistant' && this.streamed.has(entry.turn)) {
       this.line(paint(this.terminal, 'dim', `  · ${entry.stopReason} · ${entry.usage.inputTokens} in / ${entry.usage.outputTokens} out`));
       return;
@@ -101,7 +104,7 @@ export class LivePrinter {
 
   result(result: AgentResult): void {
     this.stopSpinner();
-    if (result.finalText) this.line(`\n${result.finalText}`);
+    if (result.finalText && result.finalText !== this.lastText) this.line(`\n${result.finalText}`);
     this.line(`\n${formatResult(result)}`);
   }
 

@@ -43,4 +43,13 @@ describe('a session as `run` and `watch` show it to people', () => {
     shown.close();
     expect(output()).toBe('  → Bash make\n  ✓ Bash: done\n');
   });
+
+  test('the result does not repeat the reply just shown', () => {
+    const { printer: shown, output } = printer();
+    shown.live(delta(1, 1, 0, 'All done.'));
+    shown.entry({ type: 'assistant', turn: 1, text: 'All done.', stopReason: 'end_turn', usage: ZERO_USAGE });
+    shown.result({ reason: 'completed', turnCount: 1, finalText: 'All done.', usage: ZERO_USAGE });
+    expect(output().match(/All done\./g)).toHaveLength(1);
+    expect(output()).toContain('Result: completed after 1 turn(s)');
+  });
 });
