@@ -58,6 +58,8 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
       { path: 'src/config.js', change: 'modified', linesAdded: 2, linesRemoved: 2 },
       { path: 'src/main.js', change: 'modified', linesAdded: 2, linesRemoved: 2 },
     ],
+    // The transcript, stored for clients with no worker to query (durable-agent watch).
+    transcriptRef: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
   });
   expect(result.usage.inputTokens).toBeGreaterThan(0);
   expect(readFileSync(join(workdir, 'src/config.js'), 'utf8')).toBe(
