@@ -3,11 +3,14 @@ import type { SandboxSettings } from './activities/sandbox/command-sandbox';
 import { type StoreSetting, storeSetting } from './activities/store/store-setting';
 import { DEFAULT_TASK_QUEUE } from './shared/contract';
 import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL } from './shared/models';
+import { type ConnectionSecurity, temporalSettings } from './temporal-connection';
 
 /** Everything the worker reads from its environment, in one place (see README "Worker environment"). */
 export interface WorkerConfig {
   address: string;
   namespace: string;
+  /** TLS, API key and gRPC metadata of the connection (TEMPORAL_TLS*, TEMPORAL_API_KEY, a profile). */
+  connection?: ConnectionSecurity;
   taskQueue: string;
   /** `AGENT_STORE` (or `AGENT_CONTENT_DIR`): content, journal, snapshots, External Storage. */
   store: StoreSetting;
@@ -26,33 +29,16 @@ export interface WorkerConfig {
   hostId?: string;
 }
 
-export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
-export const DEFAULT_TEMPORAL_NAMESPACE = 'default';
-
-/** Where Temporal is: the one place `TEMPORAL_ADDRESS` and `TEMPORAL_NAMESPACE` are read. */
-export interface TemporalSettings {
-  address: string;
-  /** Whether `TEMPORAL_ADDRESS` was set (else `durable-agent run` may start a dev server). */
-  addressConfigured: boolean;
-  namespace: string;
-}
+export { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, temporalSettings, type TemporalSettings } from './temporal-connection';
 
 const read = (environment: NodeJS.ProcessEnv, name: string) => environment[name]?.trim() || undefined;
 
-export function temporalSettings(environment: NodeJS.ProcessEnv = process.env): TemporalSettings {
-  const address = read(environment, 'TEMPORAL_ADDRESS');
-  return {
-    address: address ?? DEFAULT_TEMPORAL_ADDRESS,
-    addressConfigured: address !== undefined,
-    namespace: read(environment, 'TEMPORAL_NAMESPACE') ?? DEFAULT_TEMPORAL_NAMESPACE,
-  };
-}
-
 export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  const { address, namespace } = temporalSettings(environment);
+  const { address, namespace, addressConfigured: _configured, ...connection } = temporalSettings(environment);
   return {
     address,
     namespace,
+    connection,
     taskQueue: read(environment, 'AGENT_TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
     store: storeSetting(environment),
     defaultModel: read(environment, 'AGENT_MODEL') ?? DEFAULT_MODEL,

@@ -17,6 +17,7 @@ import { hostTaskQueue } from './shared/contract';
 import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
 import { workflowBundle } from './workflow-bundle';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerConfigFromEnvironment } from './worker-config';
+import { connectionOptions, describeConnection } from './temporal-connection';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 
@@ -74,8 +75,8 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
   const store = await openStore(config.store);
   const connection =
     options.connection ??
-    (await NativeConnection.connect({ address: config.address }).catch((error: unknown) => {
-      throw new Error(`cannot connect to Temporal at ${config.address} (TEMPORAL_ADDRESS): ${(error as Error).message}`);
+    (await NativeConnection.connect(connectionOptions(config.address, config.connection)).catch((error: unknown) => {
+      throw new Error(`cannot connect to Temporal at ${describeConnection(config.address, config.connection)} (TEMPORAL_ADDRESS, TEMPORAL_TLS_*, TEMPORAL_API_KEY or the profile): ${(error as Error).message}`);
     }));
   const activities = createActivities({ ...config, sandbox, store });
   const common = {
@@ -108,7 +109,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
 export async function ensureSearchAttributes(config: WorkerConfig): Promise<void> {
   let connection: Connection | undefined;
   try {
-    connection = await Connection.connect({ address: config.address, connectTimeout: 5000 });
+    connection = await Connection.connect({ ...connectionOptions(config.address, config.connection), connectTimeout: 5000 });
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: config.namespace });
     const missing = AGENT_SEARCH_ATTRIBUTES.filter((key) => !(key.name in (customAttributes ?? {})));
     if (missing.length === 0) return;
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
   }
   const worker = await createWorker(config, { workflowBundle: await workflowBundle(process.env, console.log) });
   console.log(
-    `durable-agent worker: task queue "${config.taskQueue}"${config.hostId ? ` and host queue "${hostTaskQueue(config.taskQueue, config.hostId)}"` : ''} on ${config.address} (namespace ${config.namespace}), ` +
+    `durable-agent worker: task queue "${config.taskQueue}"${config.hostId ? ` and host queue "${hostTaskQueue(config.taskQueue, config.hostId)}"` : ''} on ${describeConnection(config.address, config.connection)} (namespace ${config.namespace}), ` +
       `default model ${config.defaultModel}, store ${describeStore(config.store)}`,
   );
   // run() resolves after SIGINT/SIGTERM: in-flight activities are given time to finish.

@@ -3,17 +3,18 @@ import { Client, Connection } from '@temporalio/client';
 import { contentExternalStorage } from '../activities/store/external-storage';
 import { openStore, type Store } from '../activities/store/open-store';
 import { storeSetting } from '../activities/store/store-setting';
-import { temporalSettings } from '../worker-config';
+import { connectionOptions, describeConnection, temporalSettings } from '../temporal-connection';
 
 export class UsageError extends Error {}
 
 /** A client with the store (AGENT_STORE) its results, transcripts and snapshots are read from. */
 export async function withClient<T>(environment: NodeJS.ProcessEnv, work: (client: Client, store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(storeSetting(environment));
-  const { address, namespace } = temporalSettings(environment);
-  const connection = await Connection.connect({ address }).catch((error: Error) => {
+  const settings = temporalSettings(environment);
+  const { address, namespace } = settings;
+  const connection = await Connection.connect(connectionOptions(address, settings)).catch((error: Error) => {
     void store.close();
-    throw new Error(`cannot connect to Temporal at ${address} (TEMPORAL_ADDRESS): ${error.message}`);
+    throw new Error(`cannot connect to Temporal at ${describeConnection(address, settings)} (TEMPORAL_ADDRESS, TEMPORAL_TLS_*, TEMPORAL_API_KEY or the profile): ${error.message}`);
   });
   try {
     // Payloads over 256 KB live in the store; a client reads them where the workers wrote them.

@@ -17,6 +17,7 @@ import { openStore } from '../activities/store/open-store';
 import { ensureTemporal, workflowUrl } from './local-temporal';
 import { followSession } from './follow';
 import { openCliLog } from './log-file';
+import { connectionOptions } from '../temporal-connection';
 import { UsageError } from './cli-client';
 import { sessionCommand } from './session-commands';
 import { forkCommand } from './workspace-commands';
@@ -172,17 +173,19 @@ export async function startAndFollow(
   const say = options.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
   const temporal = await ensureTemporal(environment, (line) => console.error(line));
   if (temporal.started) console.error(temporal.started);
+  // A local server found or started here is plaintext: TLS settings are for a configured address.
+  if (config.address !== temporal.address) config.connection = {};
   config.address = temporal.address;
 
   let worker: AgentWorker | undefined;
   let workerRun: Promise<void> | undefined;
   let nativeConnection: NativeConnection | undefined;
   if (options.startWorker) {
-    nativeConnection = await NativeConnection.connect({ address: config.address });
+    nativeConnection = await NativeConnection.connect(connectionOptions(config.address, config.connection));
     worker = await createWorker(config, { connection: nativeConnection });
     workerRun = worker.run();
   }
-  const connection = await Connection.connect({ address: config.address });
+  const connection = await Connection.connect(connectionOptions(config.address, config.connection));
   const store = await openStore(config.store);
   let exitCode = 1;
   let link: string | undefined;
