@@ -137,14 +137,19 @@ test('run against a model that is overloaded once prints one retry line and no s
 
 test('watch follows a session through continue-as-new, with the progress of a long command and its last line', async () => {
   const workdir = makeRepo({ 'a.txt': 'alpha\n' });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
   harness.fake.handler = byTurn([
-    reply([toolUse('Bash', { command: 'echo compiling; sleep 1.6; echo linking; sleep 1.2' })]),
+    // Held until the watcher listens: progress is live only, and the command's first second must be seen.
+    { kind: 'hold', release: released.then(() => reply([toolUse('Bash', { command: 'echo compiling; sleep 1.5; echo linking; sleep 2' })])) },
     reply([toolUse('Read', { file_path: 'a.txt' })]),
     reply([toolUse('Read', { file_path: 'a.txt' })]),
     { kind: 'message', content: [text('Built and read.')], deltaIntervalMs: 20, pieces: 4 },
   ]);
   const handle = await harness.start({ prompt: 'build', workdir, toolSummaries: false, continueAsNewAfterTurns: 2 });
   const watcher = cli(['watch', handle.workflowId, '--json']);
+  await watcher.waitFor('stderr', /^Following .* live/);
+  release();
   expect(await watcher.exited).toBe(0);
   expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
 
