@@ -4,6 +4,7 @@ import { type StoreSetting, storeSetting } from './activities/store/store-settin
 import { DEFAULT_TASK_QUEUE } from './shared/contract';
 import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL } from './shared/models';
 import { type ConnectionSecurity, temporalSettings } from './temporal-connection';
+import { type EncryptionKeys, encryptionKeys } from './encryption/keys';
 
 /** Everything the worker reads from its environment, in one place (see README "Worker environment"). */
 export interface WorkerConfig {
@@ -11,6 +12,8 @@ export interface WorkerConfig {
   namespace: string;
   /** TLS, API key and gRPC metadata of the connection (TEMPORAL_TLS*, TEMPORAL_API_KEY, a profile). */
   connection?: ConnectionSecurity;
+  /** AGENT_ENCRYPTION_KEY(_FILE): payloads and the store encrypted; undefined: off. */
+  encryption?: EncryptionKeys;
   taskQueue: string;
   /** `AGENT_STORE` (or `AGENT_CONTENT_DIR`): content, journal, snapshots, External Storage. */
   store: StoreSetting;
@@ -39,6 +42,7 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     address,
     namespace,
     connection,
+    ...withEncryption(encryptionKeys(environment)),
     taskQueue: read(environment, 'AGENT_TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
     store: storeSetting(environment),
     defaultModel: read(environment, 'AGENT_MODEL') ?? DEFAULT_MODEL,
@@ -86,3 +90,5 @@ export function hasApiCredentials(config: WorkerConfig): boolean {
 export const MISSING_API_KEY_MESSAGE =
   'ANTHROPIC_API_KEY is not set. The worker calls the model with it; set it in the environment ' +
   '(ANTHROPIC_BASE_URL points at any Anthropic-compatible endpoint).';
+
+const withEncryption = (encryption: EncryptionKeys | undefined) => (encryption ? { encryption } : {});

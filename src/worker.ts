@@ -9,7 +9,7 @@ import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createActivities } from './activities';
 import { resolveSandbox } from './activities/sandbox/command-sandbox';
-import { contentExternalStorage } from './activities/store/external-storage';
+import { agentDataConverter, describeEncryption } from './encryption/data-converter';
 import { openStore } from './activities/store/open-store';
 import { describeStore } from './activities/store/store-setting';
 import { HEARTBEAT_THROTTLE_MS, STICKY_QUEUE_TIMEOUT_MS } from './shared/limits';
@@ -72,7 +72,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
   const sandbox = await resolveSandbox(config.sandbox);
   if (sandbox.kind === 'none') (options.warn ?? console.warn)(`durable-agent worker: commands run unconfined, with the worker's privileges: ${sandbox.reason}`);
   await ensureSearchAttributes(config);
-  const store = await openStore(config.store);
+  const store = await openStore(config.store, config.encryption);
   const connection =
     options.connection ??
     (await NativeConnection.connect(connectionOptions(config.address, config.connection)).catch((error: unknown) => {
@@ -88,7 +88,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),
     // Interrupts reach running calls within HEARTBEAT_THROTTLE_MS; a dead worker's sessions move on quickly.
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
-    dataConverter: { externalStorage: contentExternalStorage(store) },
+    dataConverter: agentDataConverter(store, config.encryption),
   };
   const shared = await Worker.create({
     ...common,
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
   const worker = await createWorker(config, { workflowBundle: await workflowBundle(process.env, console.log) });
   console.log(
     `durable-agent worker: task queue "${config.taskQueue}"${config.hostId ? ` and host queue "${hostTaskQueue(config.taskQueue, config.hostId)}"` : ''} on ${describeConnection(config.address, config.connection)} (namespace ${config.namespace}), ` +
-      `default model ${config.defaultModel}, store ${describeStore(config.store)}`,
+      `default model ${config.defaultModel}, store ${describeStore(config.store)}; ${describeEncryption(config.encryption)}`,
   );
   // run() resolves after SIGINT/SIGTERM: in-flight activities are given time to finish.
   await worker.run();

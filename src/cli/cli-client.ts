@@ -1,6 +1,7 @@
 /** What every client command shares: a connection to Temporal, and the usage error the CLI prints its usage for. */
 import { Client, Connection } from '@temporalio/client';
-import { contentExternalStorage } from '../activities/store/external-storage';
+import { agentDataConverter } from '../encryption/data-converter';
+import { encryptionKeys } from '../encryption/keys';
 import { openStore, type Store } from '../activities/store/open-store';
 import { storeSetting } from '../activities/store/store-setting';
 import { connectionOptions, describeConnection, temporalSettings } from '../temporal-connection';
@@ -9,7 +10,8 @@ export class UsageError extends Error {}
 
 /** A client with the store (AGENT_STORE) its results, transcripts and snapshots are read from. */
 export async function withClient<T>(environment: NodeJS.ProcessEnv, work: (client: Client, store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(storeSetting(environment));
+  const encryption = encryptionKeys(environment);
+  const store = await openStore(storeSetting(environment), encryption);
   const settings = temporalSettings(environment);
   const { address, namespace } = settings;
   const connection = await Connection.connect(connectionOptions(address, settings)).catch((error: Error) => {
@@ -18,7 +20,7 @@ export async function withClient<T>(environment: NodeJS.ProcessEnv, work: (clien
   });
   try {
     // Payloads over 256 KB live in the store; a client reads them where the workers wrote them.
-    return await work(new Client({ connection, namespace, dataConverter: { externalStorage: contentExternalStorage(store) } }), store);
+    return await work(new Client({ connection, namespace, dataConverter: agentDataConverter(store, encryption) }), store);
   } finally {
     await connection.close();
     await store.close();

@@ -12,7 +12,7 @@ import { WORKFLOW_TYPE } from '../shared/contract';
 import { type AgentInput, checkAgentInput } from '../shared/input';
 import { type AgentWorker, createWorker } from '../worker';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, workerConfigFromEnvironment } from '../worker-config';
-import { contentExternalStorage } from '../activities/store/external-storage';
+import { agentDataConverter } from '../encryption/data-converter';
 import { openStore } from '../activities/store/open-store';
 import { ensureTemporal, workflowUrl } from './local-temporal';
 import { followSession } from './follow';
@@ -21,6 +21,7 @@ import { connectionOptions } from '../temporal-connection';
 import { UsageError } from './cli-client';
 import { sessionCommand } from './session-commands';
 import { forkCommand } from './workspace-commands';
+import { codecServerCommand } from './codec-server';
 
 const USAGE = `Usage:
   durable-agent run --workdir <dir> [options] "<task>"   start a session and follow it
@@ -42,6 +43,8 @@ const USAGE = `Usage:
                                                           what the session changed (default: start to now)
   durable-agent move <workflow-id> --host <host id> [--workdir <dir>]
                                                           a session waiting for its lost host goes on on another
+  durable-agent codec-server [--port 8081] [--host 127.0.0.1]
+                                                          decrypts payloads for the Temporal UI and CLI (AGENT_ENCRYPTION_KEY)
 
 Options for run:
   --workdir <dir>          Repository the agent works in (this, or --repo)
@@ -73,6 +76,7 @@ export async function main(argv: string[], environment: NodeJS.ProcessEnv = proc
   try {
     if (command === 'run') return await runCommand(rest, environment);
     if (command === 'fork') return await forkCommand(rest, environment, startAndFollow);
+    if (command === 'codec-server') return await codecServerCommand(rest, environment);
     return await sessionCommand(command, rest, environment);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -186,11 +190,11 @@ export async function startAndFollow(
     workerRun = worker.run();
   }
   const connection = await Connection.connect(connectionOptions(config.address, config.connection));
-  const store = await openStore(config.store);
+  const store = await openStore(config.store, config.encryption);
   let exitCode = 1;
   let link: string | undefined;
   try {
-    const client = new Client({ connection, namespace: config.namespace, dataConverter: { externalStorage: contentExternalStorage(store) } });
+    const client = new Client({ connection, namespace: config.namespace, dataConverter: agentDataConverter(store, config.encryption) });
     const prepared = await prepare(client);
     const workflowId = options.workflowId ?? prepared.workflowId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const start = async () => {

@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors';
 import { INLINE_TEXT_LIMIT } from '../../shared/limits';
 import type { TextOrRef } from '../../shared/conversation';
+import type { BlobCipher } from '../../encryption/stored-blob';
 
 /**
  * Content-addressed store for conversation content. The workflow holds only references
@@ -60,7 +61,11 @@ export class LocalContentStore implements ContentStore {
   /** Fan-out directories known to exist: saves a mkdir per object when writing many. */
   private readonly directories = new Set<string>();
 
-  constructor(readonly directory: string) {}
+  constructor(
+    readonly directory: string,
+    /** Encrypts objects at rest when the deployment has a key (AGENT_ENCRYPTION_KEY). */
+    private readonly cipher?: BlobCipher,
+  ) {}
 
   private pathOf(ref: string): string {
     if (!ref.startsWith(REF_PREFIX) || !/^[0-9a-f]{64}$/.test(ref.slice(REF_PREFIX.length))) {
@@ -89,7 +94,7 @@ export class LocalContentStore implements ContentStore {
       }
       // Write-then-rename: a crash mid-write never leaves a truncated object under the final name.
       const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-      await writeFile(temporary, data);
+      await writeFile(temporary, this.cipher ? this.cipher.seal(data) : data);
       await rename(temporary, path);
     }
     return ref;
@@ -109,7 +114,8 @@ export class LocalContentStore implements ContentStore {
    */
   async getBytes(ref: string): Promise<Buffer> {
     try {
-      return await readFile(this.pathOf(ref));
+      const stored = await readFile(this.pathOf(ref));
+      return this.cipher ? this.cipher.open(stored) : stored;
     } catch (error) {
       // Without the content the conversation (or a snapshot) cannot be rebuilt; retrying will not bring it back.
       throw ApplicationFailure.nonRetryable(

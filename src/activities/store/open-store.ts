@@ -13,6 +13,8 @@ import { describeStore, type StoreSetting } from './store-setting';
 import { FileLiveChannel } from '../live/file-live-channel';
 import type { LiveChannel } from '../live/live-channel';
 import { PostgresLiveChannel } from '../live/postgres-live-channel';
+import { BlobCipher } from '../../encryption/stored-blob';
+import type { EncryptionKeys } from '../../encryption/keys';
 
 export interface Store {
   setting: StoreSetting;
@@ -31,7 +33,12 @@ export interface Store {
 /** Seconds a worker waits for PostgreSQL before it gives up starting. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export async function openStore(setting: StoreSetting): Promise<Store> {
+/**
+ * `encryption`: the deployment's keys (AGENT_ENCRYPTION_KEY); objects and payloads are then
+ * encrypted at rest, and objects from before are still read.
+ */
+export async function openStore(setting: StoreSetting, encryption?: EncryptionKeys): Promise<Store> {
+  const cipher = encryption ? new BlobCipher(encryption) : undefined;
   if (setting.kind === 'file') {
     const directory = setting.directory;
     const live = new FileLiveChannel(join(directory, 'live'));
@@ -40,8 +47,8 @@ export async function openStore(setting: StoreSetting): Promise<Store> {
     });
     return {
       setting,
-      content: new LocalContentStore(join(directory, 'objects')),
-      payloads: new LocalContentStore(join(directory, 'payloads')),
+      content: new LocalContentStore(join(directory, 'objects'), cipher),
+      payloads: new LocalContentStore(join(directory, 'payloads'), cipher),
       journal: new LocalEffectJournal(join(directory, 'journal')),
       live,
       directory,
@@ -60,8 +67,8 @@ export async function openStore(setting: StoreSetting): Promise<Store> {
   }
   return {
     setting,
-    content: new PostgresContentStore(pool, 'objects'),
-    payloads: new PostgresContentStore(pool, 'payloads'),
+    content: new PostgresContentStore(pool, 'objects', cipher),
+    payloads: new PostgresContentStore(pool, 'payloads', cipher),
     journal: new PostgresEffectJournal(pool),
     live: new PostgresLiveChannel(pool, setting.url),
     close: () => pool.end(),

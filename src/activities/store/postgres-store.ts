@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { Pool } from 'pg';
 import { ErrorType } from '../../shared/errors';
+import type { BlobCipher } from '../../encryption/stored-blob';
 import { type ContentStore, contentRef, RecentObjects } from './content-store';
 import type { EffectJournal, EffectRecord } from './effect-journal';
 
@@ -57,6 +58,8 @@ export class PostgresContentStore implements ContentStore {
     private readonly pool: Pool,
     /** Keeps External Storage payloads apart from content, as the file store's folders do. */
     private readonly namespace: 'objects' | 'payloads' = 'objects',
+    /** Encrypts objects at rest when the deployment has a key (AGENT_ENCRYPTION_KEY). */
+    private readonly cipher?: BlobCipher,
   ) {}
 
   private key(ref: string): string {
@@ -72,7 +75,7 @@ export class PostgresContentStore implements ContentStore {
   async putBytes(data: Buffer): Promise<string> {
     const ref = contentRef(data);
     // Content-addressed: a second writer of the same object (a retry, another host) changes nothing.
-    await this.pool.query('INSERT INTO content_objects (ref, data) VALUES ($1, $2) ON CONFLICT (ref) DO NOTHING', [this.key(ref), data]);
+    await this.pool.query('INSERT INTO content_objects (ref, data) VALUES ($1, $2) ON CONFLICT (ref) DO NOTHING', [this.key(ref), this.cipher ? this.cipher.seal(data) : data]);
     return ref;
   }
 
@@ -89,7 +92,7 @@ export class PostgresContentStore implements ContentStore {
     if (!rows[0]) {
       throw ApplicationFailure.nonRetryable(`Content ${ref} is missing from the PostgreSQL store. Every worker of a task queue must use the same AGENT_STORE.`, ErrorType.ContentMissing);
     }
-    return rows[0].data;
+    return this.cipher ? this.cipher.open(rows[0].data) : rows[0].data;
   }
 
   async has(ref: string): Promise<boolean> {
