@@ -9,6 +9,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DEFAULT_TEMPORAL_ADDRESS, temporalSettings } from '../worker-config';
 import { isListening, startDevServer } from '../dev-server/dev-server';
 import { resolveTemporalCli } from '../dev-server/temporal-cli';
+import { encryptionKeys } from '../encryption/keys';
+import { ensureCodecServer } from './local-codec-server';
 
 export interface LocalTemporal {
   address: string;
@@ -33,7 +35,10 @@ export async function ensureTemporal(environment: NodeJS.ProcessEnv, log: (line:
   const stateDir = environment.DURABLE_AGENT_HOME ?? STATE_DIR;
   const cli = await resolveTemporalCli(log);
   if (cli) {
+    // Encrypted payloads: the UI reads them through a codec server started beside it.
+    const codec = encryptionKeys(environment) ? await ensureCodecServer(environment, stateDir, uiPort) : undefined;
     const server = await startDevServer({
+      ...(codec ? { uiCodecEndpoint: codec.endpoint } : {}),
       cliPath: cli.path,
       port,
       uiPort,
@@ -44,7 +49,9 @@ export async function ensureTemporal(environment: NodeJS.ProcessEnv, log: (line:
     return {
       address: server.address,
       uiUrl: server.uiUrl,
-      started: `Started a Temporal dev server (pid ${server.pid}, data in ${join(stateDir, 'temporal.db')}); it keeps running for the Web UI. Stop it with: kill ${server.pid}`,
+      started:
+        `Started a Temporal dev server (pid ${server.pid}, data in ${join(stateDir, 'temporal.db')}); it keeps running for the Web UI. Stop it with: kill ${server.pid}` +
+        (codec?.started ? `\n${codec.started}` : codec ? `\nIts Web UI decodes payloads with the codec server already on ${codec.endpoint}` : ''),
     };
   }
   // Last resort: the SDK downloads the CLI itself (needs the Temporal download site).

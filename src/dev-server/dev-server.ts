@@ -18,6 +18,8 @@ export interface DevServerOptions {
   dbFilename?: string;
   /** Keep running after this process exits (the CLI's embedded server). */
   detached?: boolean;
+  /** The codec server the Web UI sends payloads to for display (`--ui-codec-endpoint`). */
+  uiCodecEndpoint?: string;
   /** Where the server's own output goes (default: discarded). */
   logFile?: string;
   readyTimeoutMs?: number;
@@ -35,6 +37,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const args = ['server', 'start-dev', '--ip', ip, '--port', String(options.port), '--log-level', 'warn'];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
+  if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (options.dbFilename) {
     mkdirSync(dirname(options.dbFilename), { recursive: true });
     args.push('--db-filename', options.dbFilename);

@@ -105,6 +105,32 @@ test('run starts an embedded dev server, prints each turn, and ends with the res
   expect((await run('git', ['--git-dir', remote, 'show', 'durable-agent/cli-repo-1:NEW.md'])).stdout).toBe('new\n');
 });
 
+test("with a key, run starts a codec server beside its embedded dev server, and the server's Web UI decodes through it", async () => {
+  fake.handler = byTurn([reply([text('Encrypted hello.')])]);
+  const uiPort = await freePort();
+  const codecPort = await freePort();
+  const environment = {
+    ANTHROPIC_API_KEY: 'test-key',
+    ANTHROPIC_BASE_URL: fake.url,
+    AGENT_TASK_QUEUE: 'cli-codec-test',
+    AGENT_CONTENT_DIR: scratchDir('cli-codec-content'),
+    DURABLE_AGENT_HOME: scratchDir('cli-codec-home'),
+    DURABLE_AGENT_DEV_SERVER_PORT: String(await freePort()),
+    DURABLE_AGENT_DEV_UI_PORT: String(uiPort),
+    DURABLE_AGENT_CODEC_PORT: String(codecPort),
+    AGENT_ENCRYPTION_KEY: `k1:${Buffer.alloc(32, 9).toString('base64')}`,
+  };
+  const result = await cli(['run', '--workdir', makeRepo({}), 'Say hello'], environment);
+  for (const pid of result.stderr.matchAll(/Stop it with: kill (\d+)/g)) startedServers.push(Number(pid[1]));
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('Encrypted hello.');
+  expect(result.stderr).toContain(`Started a codec server for the Web UI (pid`);
+  const settings = (await (await fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`)).json()) as { Codec?: { Endpoint?: string } };
+  expect(settings.Codec?.Endpoint).toBe(`http://127.0.0.1:${codecPort}`);
+  const preflight = await fetch(`http://127.0.0.1:${codecPort}/decode`, { method: 'OPTIONS', headers: { Origin: `http://127.0.0.1:${uiPort}` } });
+  expect(preflight.headers.get('access-control-allow-origin')).toBe(`http://127.0.0.1:${uiPort}`);
+});
+
 test('a missing API key is a clear error before anything starts', async () => {
   const result = await cli(['run', '--workdir', makeRepo({}), 'task'], { ANTHROPIC_API_KEY: '', DURABLE_AGENT_DEV_SERVER_PORT: '1' });
   expect(result.code).toBe(1);
