@@ -16,7 +16,7 @@ const composeConfig = (environment: NodeJS.ProcessEnv) =>
   run('go', ['run', '.', join(PROJECT_ROOT, 'docker-compose.yml')], { cwd: join(PROJECT_ROOT, 'scripts', 'compose-config'), env: { ...process.env, ...environment } });
 
 test('the compose file is valid, and its worker is sandboxed and rooted in /workspace', async () => {
-  const { stdout } = await composeConfig({ ANTHROPIC_API_KEY: 'sk-ant-test' });
+  const { stdout } = await composeConfig({ ANTHROPIC_API_KEY: 'sk-ant-test', AGENT_ENCRYPTION_KEY: 'k1:test-key' });
   const worker = stdout.slice(stdout.indexOf('\n    worker:'));
   expect(worker).toContain('AGENT_SANDBOX: bwrap');
   expect(worker).toContain('AGENT_WORKSPACE_ROOTS: /workspace');
@@ -27,7 +27,13 @@ test('the compose file is valid, and its worker is sandboxed and rooted in /work
   expect(worker).toMatch(/agent-store:\n\s+condition: service_completed_successfully/);
   // Nothing listens beyond this machine by default.
   const published = [...stdout.matchAll(/host_ip: (\S+)\n\s+target: \d+\n\s+published: "(\d+)"/g)].map((match) => `${match[1]}:${match[2]}`);
-  expect(published.sort()).toEqual(['127.0.0.1:7233', '127.0.0.1:8233']);
+  expect(published.sort()).toEqual(['127.0.0.1:7233', '127.0.0.1:8081', '127.0.0.1:8233']);
+  // Encrypted payloads: the worker and the codec server share the key, and the UI decodes through it.
+  expect(worker).toContain('AGENT_ENCRYPTION_KEY: k1:test-key');
+  const codec = stdout.slice(stdout.indexOf('\n    codec-server:'), stdout.indexOf('\n    postgresql:'));
+  expect(codec).toContain('AGENT_ENCRYPTION_KEY: k1:test-key');
+  expect(codec).toMatch(/- codec-server\n\s+- --host\n\s+- 0\.0\.0\.0/);
+  expect(stdout.slice(stdout.indexOf('\n    temporal-ui:'))).toContain('TEMPORAL_CODEC_ENDPOINT: http://localhost:8081');
 });
 
 test("the namespace setup registers every search attribute of the contract, as the dev server does", () => {
@@ -36,7 +42,9 @@ test("the namespace setup registers every search attribute of the contract, as t
   expect(listed).toEqual(AGENT_SEARCH_ATTRIBUTES.map((key) => `${key.name}=${cliTypeName(key)}`));
 });
 
-test('without ANTHROPIC_API_KEY it refuses to start, saying what to set', async () => {
-  const failure = (await composeConfig({ ANTHROPIC_API_KEY: '' }).catch((error: unknown) => error)) as { stderr: string };
+test('without ANTHROPIC_API_KEY or AGENT_ENCRYPTION_KEY it refuses to start, saying what to set', async () => {
+  const failure = (await composeConfig({ ANTHROPIC_API_KEY: '', AGENT_ENCRYPTION_KEY: 'k1:test-key' }).catch((error: unknown) => error)) as { stderr: string };
   expect(failure.stderr).toContain('set ANTHROPIC_API_KEY before docker compose up');
+  const noKey = (await composeConfig({ ANTHROPIC_API_KEY: 'sk-ant-test', AGENT_ENCRYPTION_KEY: '' }).catch((error: unknown) => error)) as { stderr: string };
+  expect(noKey.stderr).toContain('set AGENT_ENCRYPTION_KEY before docker compose up');
 });
