@@ -18,6 +18,8 @@ import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
 import { workflowBundle } from './workflow-bundle';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerConfigFromEnvironment } from './worker-config';
 import { connectionOptions, describeConnection } from './temporal-connection';
+import { DROPPED_WORKFLOW_SPANS, setUpTracing, type Tracing } from './telemetry/tracing';
+import { metricsAddress, runtimeTelemetry } from './telemetry/metrics';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 
@@ -29,6 +31,8 @@ export interface CreateWorkerOptions {
   interceptors?: WorkerOptions['interceptors'];
   /** Where a warning goes (commands unconfined); console.warn by default. */
   warn?: (line: string) => void;
+  /** OpenTelemetry tracing (setUpTracing); off when absent. */
+  tracing?: Tracing;
 }
 
 /**
@@ -85,7 +89,9 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     // The host is in every ActivityTaskStarted event: where each call ran shows in history.
     identity: `${config.hostId ?? hostname()}/${process.pid}`,
     activities,
-    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
+    interceptors: mergeInterceptors(options.interceptors, options.tracing?.workerOptions.interceptors),
+    // The workflow's tracing interceptor is always bundled: its spans go out, or are dropped.
+    sinks: options.tracing?.workerOptions.sinks ?? DROPPED_WORKFLOW_SPANS,
     // Interrupts reach running calls within HEARTBEAT_THROTTLE_MS; a dead worker's sessions move on quickly.
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     dataConverter: agentDataConverter(store, config.encryption),
@@ -130,21 +136,35 @@ export async function ensureSearchAttributes(config: WorkerConfig): Promise<void
   }
 }
 
+/** The caller's interceptors (tests inject faults) and tracing's, activity ones in that order. */
+function mergeInterceptors(given: WorkerOptions['interceptors'], tracing: WorkerOptions['interceptors']): WorkerOptions['interceptors'] {
+  return {
+    ...given,
+    activity: [...(given?.activity ?? []), ...(tracing?.activity ?? [])],
+    ...(tracing?.client ? { client: tracing.client } : {}),
+  };
+}
+
 async function main(): Promise<void> {
   const level = (process.env.AGENT_LOG_LEVEL?.toUpperCase() ?? 'INFO') as LogLevel;
-  Runtime.install({ logger: new DefaultLogger(level) });
+  Runtime.install({ logger: new DefaultLogger(level), ...runtimeTelemetry(process.env) });
+  const metrics = metricsAddress(process.env);
+  if (metrics) console.log(`durable-agent worker: Prometheus metrics on http://${metrics}/metrics`);
   const config = workerConfigFromEnvironment();
   if (!hasApiCredentials(config)) {
     console.error(`durable-agent worker: ${MISSING_API_KEY_MESSAGE}`);
     process.exit(1);
   }
-  const worker = await createWorker(config, { workflowBundle: await workflowBundle(process.env, console.log) });
+  const tracing = setUpTracing(process.env);
+  const worker = await createWorker(config, { workflowBundle: await workflowBundle(process.env, console.log), ...(tracing ? { tracing } : {}) });
   console.log(
     `durable-agent worker: task queue "${config.taskQueue}"${config.hostId ? ` and host queue "${hostTaskQueue(config.taskQueue, config.hostId)}"` : ''} on ${describeConnection(config.address, config.connection)} (namespace ${config.namespace}), ` +
       `default model ${config.defaultModel}, store ${describeStore(config.store)}; ${describeEncryption(config.encryption)}`,
   );
+  if (tracing) console.log(`durable-agent worker: tracing to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTLP/HTTP)`);
   // run() resolves after SIGINT/SIGTERM: in-flight activities are given time to finish.
   await worker.run();
+  await tracing?.shutdown();
 }
 
 if (require.main === module) {

@@ -18,6 +18,7 @@ import { ensureTemporal, workflowUrl } from './local-temporal';
 import { followSession } from './follow';
 import { openCliLog } from './log-file';
 import { connectionOptions } from '../temporal-connection';
+import { setUpTracing, type Tracing } from '../telemetry/tracing';
 import { UsageError } from './cli-client';
 import { sessionCommand } from './session-commands';
 import { forkCommand } from './workspace-commands';
@@ -184,9 +185,12 @@ export async function startAndFollow(
   let worker: AgentWorker | undefined;
   let workerRun: Promise<void> | undefined;
   let nativeConnection: NativeConnection | undefined;
+  let tracing: Tracing | undefined;
   if (options.startWorker) {
     nativeConnection = await NativeConnection.connect(connectionOptions(config.address, config.connection));
-    worker = await createWorker(config, { connection: nativeConnection });
+    // OTEL_EXPORTER_OTLP_ENDPOINT traces the embedded worker as it does `npm run worker`.
+    tracing = setUpTracing(environment);
+    worker = await createWorker(config, { connection: nativeConnection, ...(tracing ? { tracing } : {}) });
     workerRun = worker.run();
   }
   const connection = await Connection.connect(connectionOptions(config.address, config.connection));
@@ -211,6 +215,7 @@ export async function startAndFollow(
     await connection.close();
     await store.close();
     await temporal.shutdown?.();
+    await tracing?.shutdown();
     await log.close();
   }
   return exitCode;

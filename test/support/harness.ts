@@ -117,7 +117,7 @@ export class Harness {
   }
 
   /** A worker in this process (fast; cannot be SIGKILLed). */
-  async startWorker(overrides: Partial<WorkerConfig> = {}, options: Pick<CreateWorkerOptions, 'interceptors'> = {}): Promise<AgentWorker> {
+  async startWorker(overrides: Partial<WorkerConfig> = {}, options: Pick<CreateWorkerOptions, 'interceptors' | 'tracing'> = {}): Promise<AgentWorker> {
     const connection = await NativeConnection.connect({ address: temporalAddress() });
     const worker = await createWorker({ ...this.workerConfig(), ...overrides }, {
       connection,

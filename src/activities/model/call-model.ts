@@ -9,6 +9,7 @@ import { appendWithCheckpoint, loadConversation } from '../store/conversation';
 import { TOOLS, type ToolRegistry } from '../tools/registry';
 import type { LiveChannel } from '../live/live-channel';
 import { LivePublisher } from '../live/live-publisher';
+import { inSpan } from '../spans';
 import { type ModelApi, usageOf } from './anthropic';
 import { toApiMessages, withCacheBreakpoint } from './api-messages';
 
@@ -40,11 +41,16 @@ export function createModelActivities({ store, api, tools = TOOLS, live }: Model
 
       let reply;
       const publisher = LivePublisher.forActivity(live, input.turn);
+      const attempt = Context.current().info.attempt;
       try {
-        reply = await api.stream(params, 'Model call', publisher);
+        reply = await inSpan('model.call', modelCallAttributes(input, attempt), async (span) => {
+          const answer = await api.stream(params, 'Model call', publisher);
+          if (answer.kind === 'message') span.setAttributes(replyAttributes(answer.message));
+          else span.setAttribute('durable_agent.withheld', answer.kind);
+          return answer;
+        });
         await publisher.flush();
       } catch (error) {
-        const attempt = Context.current().info.attempt;
         if (
           error instanceof ApplicationFailure &&
           error.type === ErrorType.ModelOverloaded &&
@@ -88,5 +94,31 @@ export function createModelActivities({ store, api, tools = TOOLS, live }: Model
         model: message.model ?? input.model,
       };
     },
+  };
+}
+
+/** What a `model.call` span says before the reply: the model, the turn, and which attempt (retries). */
+function modelCallAttributes(input: CallModelInput, attempt: number) {
+  return {
+    'gen_ai.system': 'anthropic',
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.request.model': input.model,
+    'gen_ai.request.max_tokens': input.maxOutputTokens,
+    'durable_agent.turn': input.turn ?? 0,
+    'durable_agent.attempt': attempt,
+    'durable_agent.retries': attempt - 1,
+  };
+}
+
+/** And after it: tokens in, out and cached, and why it stopped. */
+function replyAttributes(message: Anthropic.Message) {
+  const usage = usageOf(message.usage);
+  return {
+    'gen_ai.response.model': message.model ?? '',
+    'gen_ai.response.finish_reasons': [message.stop_reason ?? 'end_turn'],
+    'gen_ai.usage.input_tokens': usage.inputTokens,
+    'gen_ai.usage.output_tokens': usage.outputTokens,
+    'gen_ai.usage.cache_read_input_tokens': usage.cacheReadInputTokens,
+    'gen_ai.usage.cache_creation_input_tokens': usage.cacheCreationInputTokens,
   };
 }

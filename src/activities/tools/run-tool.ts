@@ -19,6 +19,7 @@ import { ToolError, type ToolOutput } from './tool';
 import type { LiveChannel } from '../live/live-channel';
 import { LivePublisher } from '../live/live-publisher';
 import { trackToolProgress } from '../live/tool-progress';
+import { inSpan } from '../spans';
 
 export interface ToolActivityDependencies {
   store: ContentStore;
@@ -64,7 +65,9 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
         output = { text: validation.errorText, isError: true };
       } else {
         const progress = trackToolProgress(LivePublisher.forActivity(live), request.toolUseId, request.name);
-        output = await whileHeartbeating(async () => {
+        const tool = validation.tool;
+        const attributes = { 'durable_agent.tool.name': request.name, 'durable_agent.tool.subject': tool.summarize(validation.input), 'durable_agent.attempt': context.info.attempt };
+        output = await inSpan('tool.call', attributes, (span) => whileHeartbeating(async () => {
           try {
             return await validation.tool.execute(validation.input, {
               sessionId: request.sessionId,
@@ -91,7 +94,10 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
           } finally {
             await progress.stop();
           }
-        });
+        }).then((done) => {
+          span.setAttributes(toolResultAttributes(done));
+          return done;
+        }));
         // Cancelled (an interrupt) but the tool got to the end: what it did stands (an Edit's change
         // landed, a command ran as far as its output shows), so the result says so rather than
         // claiming the call was stopped before it finished.
@@ -119,6 +125,16 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
         ...(snapshot ? { snapshot } : {}),
       };
     },
+  };
+}
+
+/** What a `tool.call` span says of the result: an error or not, its size, and a command's exit code. */
+function toolResultAttributes(output: ToolOutput) {
+  const exitCode = /\nExit code: (\d+)$/.exec(output.text)?.[1];
+  return {
+    'durable_agent.tool.is_error': output.isError ?? false,
+    'durable_agent.tool.output_bytes': Buffer.byteLength(output.text),
+    ...(exitCode !== undefined ? { 'durable_agent.tool.exit_code': Number(exitCode) } : {}),
   };
 }
 
