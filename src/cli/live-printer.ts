@@ -39,6 +39,8 @@ export class LivePrinter {
   private frame = 0;
   private spinnerShown = false;
   private readonly approvals = new Set<string>();
+  /** Turns whose reply (transcript entry) has been shown: later deltas of them are late copies. */
+  private readonly shown = new Set<number>();
   /** The last reply shown: the result repeats it only when it is something else. */
   private lastText: string | undefined;
 
@@ -56,6 +58,8 @@ export class LivePrinter {
   }
 
   live(event: PublishedEvent): void {
+    // The turn's reply is already shown whole (its transcript entry overtook the stream): nothing to add.
+    if (event.type !== 'tool_progress' && this.shown.has(event.turn)) return;
     if (event.type === 'text_delta') {
       if (event.kind === 'thinking') return; // thinking is for --json readers
       if (!this.streaming || this.streaming.turn !== event.turn || this.streaming.attempt !== event.attempt) {
@@ -81,7 +85,10 @@ export class LivePrinter {
   }
 
   entry(entry: TranscriptEntry): void {
-    if (entry.type === 'assistant') this.lastText = entry.text;
+    if (entry.type === 'assistant') {
+      this.lastText = entry.text;
+      this.shown.add(entry.turn);
+    }
     if (entry.type === 'assistant' && this.streamed.has(entry.turn)) {
       this.line(paint(this.terminal, 'dim', `  · ${entry.stopReason} · ${entry.usage.inputTokens} in / ${entry.usage.outputTokens} out`));
       return;

@@ -1,6 +1,6 @@
 /**
  * Where the logs of the worker `run` embeds go: a file per day under `~/.durable-agent/logs/`
- * (`AGENT_LOG_DIR`), so SDK warnings (an activity attempt that failed, with its stack) never
+ * (`AGENT_LOG_DIR`; `DURABLE_AGENT_HOME/logs` when that is set), so SDK warnings (an activity attempt that failed, with its stack) never
  * land in the user's terminal. `--verbose` shows them on stderr as well.
  */
 import { createWriteStream, mkdirSync } from 'node:fs';
@@ -18,8 +18,9 @@ export interface CliLog {
 
 const LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 
+/** `AGENT_LOG_DIR`, else `logs` in the CLI's state directory (`DURABLE_AGENT_HOME`, default ~/.durable-agent). */
 export function logDirectory(environment: NodeJS.ProcessEnv, home = homedir()): string {
-  return environment.AGENT_LOG_DIR?.trim() || join(home, '.durable-agent', 'logs');
+  return environment.AGENT_LOG_DIR?.trim() || join(environment.DURABLE_AGENT_HOME?.trim() || join(home, '.durable-agent'), 'logs');
 }
 
 export function openCliLog(environment: NodeJS.ProcessEnv, verbose: boolean, now = new Date()): CliLog {

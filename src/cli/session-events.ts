@@ -12,6 +12,8 @@ export class SessionEvents {
   /** The turn of each tool call seen, for progress that came without one. */
   private readonly toolTurns = new Map<string, number>();
   private readonly approvals = new Set<string>();
+  /** Turns whose model call's `usage` was written. */
+  private readonly finished = new Set<number>();
 
   constructor(
     private readonly workflowId: string,
@@ -37,6 +39,7 @@ export class SessionEvents {
   fromEntry(entry: TranscriptEntry): LiveEvent[] {
     switch (entry.type) {
       case 'assistant':
+        this.finished.add(entry.turn);
         return this.stamp({ type: 'usage', stopReason: entry.stopReason, usage: entry.usage, text: entry.text }, entry.turn);
       case 'tool_call':
         this.toolTurns.set(entry.toolUseId, entry.turn);
@@ -52,6 +55,8 @@ export class SessionEvents {
 
   /** A live event as published, with the turn filled in when the worker could not know it. */
   fromLive(event: PublishedEvent): LiveEvent[] {
+    // The turn's `usage` (with its whole text) is out: a delta or retry arriving after it is a late copy.
+    if (event.type !== 'tool_progress' && this.finished.has(event.turn)) return [];
     const turn = event.turn || (event.type === 'tool_progress' ? this.toolTurns.get(event.toolUseId) : undefined) || Math.max(1, this.started);
     const { workflowId: _workflowId, turn: _turn, at: _at, ...rest } = event;
     return this.stamp(rest, turn);

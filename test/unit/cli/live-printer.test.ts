@@ -52,4 +52,12 @@ describe('a session as `run` and `watch` show it to people', () => {
     expect(output().match(/All done\./g)).toHaveLength(1);
     expect(output()).toContain('Result: completed after 1 turn(s)');
   });
+
+  test('deltas that arrive after their turn was shown whole are late copies, and dropped', () => {
+    const { printer: shown, output } = printer();
+    shown.entry({ type: 'assistant', turn: 1, text: 'Whole reply.', stopReason: 'end_turn', usage: ZERO_USAGE });
+    shown.live(delta(1, 1, 0, 'Whole '));
+    shown.live(delta(1, 1, 1, 'reply.'));
+    expect(output()).toBe('── turn 1 · end_turn · 0 in / 0 out\n  Whole reply.\n');
+  });
 });

@@ -44,4 +44,11 @@ describe('the --json event stream of a session', () => {
     expect(result).toEqual([{ type: 'result', workflowId: 'agent-1', turn: 1, at: at.toISOString(), reason: 'completed', usage: ZERO_USAGE, finalText: 'Done.' }]);
     expect(liveEventSchema.parse(stream.fromFailure('boom')[0])).toMatchObject({ type: 'result', reason: 'failed', error: 'boom' });
   });
+
+  test("a delta arriving after its turn's usage is a late copy: --json never writes it", () => {
+    const stream = events();
+    stream.fromEntry({ type: 'assistant', turn: 1, text: 'Done.', stopReason: 'end_turn', usage: ZERO_USAGE });
+    expect(stream.fromLive({ type: 'text_delta', workflowId: 'agent-1', turn: 1, at: 'x', attempt: 1, index: 0, kind: 'text', text: 'Done.' })).toEqual([]);
+    expect(stream.fromLive({ type: 'text_delta', workflowId: 'agent-1', turn: 2, at: 'x', attempt: 1, index: 0, kind: 'text', text: 'Next' })).toHaveLength(2);
+  });
 });
