@@ -5,6 +5,7 @@ import { DEFAULT_TASK_QUEUE } from './shared/contract';
 import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL } from './shared/models';
 import { type ConnectionSecurity, temporalSettings } from './temporal-connection';
 import { type EncryptionKeys, encryptionKeys } from './encryption/keys';
+import { type DeploymentSetting, deploymentSetting } from './deployment';
 
 /** Everything the worker reads from its environment, in one place (see README "Worker environment"). */
 export interface WorkerConfig {
@@ -14,6 +15,8 @@ export interface WorkerConfig {
   connection?: ConnectionSecurity;
   /** AGENT_ENCRYPTION_KEY(_FILE): payloads and the store encrypted; undefined: off. */
   encryption?: EncryptionKeys;
+  /** AGENT_WORKER_DEPLOYMENT (+ AGENT_BUILD_ID): Worker Versioning, sessions pinned to their build; undefined: off. */
+  deployment?: DeploymentSetting;
   taskQueue: string;
   /** `AGENT_STORE` (or `AGENT_CONTENT_DIR`): content, journal, snapshots, External Storage. */
   store: StoreSetting;
@@ -43,6 +46,7 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     namespace,
     connection,
     ...withEncryption(encryptionKeys(environment)),
+    ...withDeployment(deploymentSetting(environment)),
     taskQueue: read(environment, 'AGENT_TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
     store: storeSetting(environment),
     defaultModel: read(environment, 'AGENT_MODEL') ?? DEFAULT_MODEL,
@@ -92,3 +96,4 @@ export const MISSING_API_KEY_MESSAGE =
   '(ANTHROPIC_BASE_URL points at any Anthropic-compatible endpoint).';
 
 const withEncryption = (encryption: EncryptionKeys | undefined) => (encryption ? { encryption } : {});
+const withDeployment = (deployment: DeploymentSetting | undefined) => (deployment ? { deployment } : {});

@@ -20,6 +20,7 @@ import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerCo
 import { connectionOptions, describeConnection } from './temporal-connection';
 import { DROPPED_WORKFLOW_SPANS, setUpTracing, type Tracing } from './telemetry/tracing';
 import { metricsAddress, runtimeTelemetry } from './telemetry/metrics';
+import { becomeCurrentIfNone, versionedWorkerOptions } from './deployment';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 
@@ -98,11 +99,14 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
   };
   const shared = await Worker.create({
     ...common,
+    ...(config.deployment ? versionedWorkerOptions(config.deployment) : {}),
     taskQueue: config.taskQueue,
     workflowBundle: options.workflowBundle ?? (await workflowBundle()),
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,
   });
-  const host = config.hostId ? await Worker.create({ ...common, taskQueue: hostTaskQueue(config.taskQueue, config.hostId) }) : undefined;
+  const host = config.hostId
+    ? await Worker.create({ ...common, ...(config.deployment ? versionedWorkerOptions(config.deployment) : {}), taskQueue: hostTaskQueue(config.taskQueue, config.hostId) })
+    : undefined;
   return new AgentWorker(shared, host, config.hostId);
 }
 
@@ -136,6 +140,24 @@ export async function ensureSearchAttributes(config: WorkerConfig): Promise<void
   }
 }
 
+/** A versioned worker says which version it is, and makes it current on a deployment's first deploy. */
+async function announceVersion(config: WorkerConfig): Promise<void> {
+  const deployment = config.deployment!;
+  const connection = await Connection.connect(connectionOptions(config.address, config.connection));
+  try {
+    const outcome = await becomeCurrentIfNone(connection, config.namespace, deployment, `${config.hostId ?? hostname()}/${process.pid}`);
+    const current =
+      outcome === 'other_current'
+        ? 'new sessions go to the current version until this one is made current: temporal worker deployment set-current-version'
+        : 'the current version: new sessions start here';
+    console.log(`durable-agent worker: version ${deployment.deploymentName}:${deployment.buildId}, sessions pinned to the version they start on; ${current}`);
+  } catch (error) {
+    console.warn(`durable-agent worker: version ${deployment.deploymentName}:${deployment.buildId}: ${(error as Error).message}`);
+  } finally {
+    await connection.close();
+  }
+}
+
 /** The caller's interceptors (tests inject faults) and tracing's, activity ones in that order. */
 function mergeInterceptors(given: WorkerOptions['interceptors'], tracing: WorkerOptions['interceptors']): WorkerOptions['interceptors'] {
   return {
@@ -163,7 +185,9 @@ async function main(): Promise<void> {
   );
   if (tracing) console.log(`durable-agent worker: tracing to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTLP/HTTP)`);
   // run() resolves after SIGINT/SIGTERM: in-flight activities are given time to finish.
-  await worker.run();
+  const running = worker.run();
+  if (config.deployment) await announceVersion(config);
+  await running;
   await tracing?.shutdown();
 }
 
