@@ -14,8 +14,11 @@ COPY src ./src
 COPY bin ./bin
 # The workflow code is bundled once here, so a worker starts (or restarts) without bundling.
 RUN npm run bundle
+# The worker's build id under Worker Versioning (the image has no .git): docker build --build-arg AGENT_BUILD_ID=1.4.0
+ARG AGENT_BUILD_ID=
 ENV NODE_ENV=production \
-    AGENT_CONTENT_DIR=/data/content
+    AGENT_CONTENT_DIR=/data/content \
+    AGENT_BUILD_ID=${AGENT_BUILD_ID}
 # Repositories the agent works on are mounted under /workspace (see docker-compose.yml).
 VOLUME ["/data", "/workspace"]
 CMD ["node", "--import", "tsx", "src/worker.ts"]

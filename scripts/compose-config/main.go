@@ -14,7 +14,8 @@ import (
 )
 
 func main() {
-	options, err := cli.NewProjectOptions(os.Args[1:], cli.WithOsEnv, cli.WithDotEnv)
+	// COMPOSE_PROFILES, as docker compose reads it.
+	options, err := cli.NewProjectOptions(os.Args[1:], cli.WithOsEnv, cli.WithDotEnv, cli.WithDefaultProfiles())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -34,6 +34,15 @@ test('the compose file is valid, and its worker is sandboxed and rooted in /work
   expect(codec).toContain('AGENT_ENCRYPTION_KEY: k1:test-key');
   expect(codec).toMatch(/- codec-server\n\s+- --host\n\s+- 0\.0\.0\.0/);
   expect(stdout.slice(stdout.indexOf('\n    temporal-ui:'))).toContain('TEMPORAL_CODEC_ENDPOINT: http://localhost:8081');
+  // The collector is optional: not in the default set of services.
+  expect(stdout).not.toContain('otel-collector:');
+});
+
+test('the tracing profile adds an OpenTelemetry collector the worker can export to', async () => {
+  const { stdout } = await composeConfig({ ANTHROPIC_API_KEY: 'sk-ant-test', AGENT_ENCRYPTION_KEY: 'k1:test-key', COMPOSE_PROFILES: 'tracing', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318' });
+  expect(stdout).toContain('otel-collector:');
+  expect(stdout).toContain('target: /etc/otelcol/config.yaml');
+  expect(stdout.slice(stdout.indexOf('\n    worker:'))).toContain('OTEL_EXPORTER_OTLP_ENDPOINT: http://otel-collector:4318');
 });
 
 test("the namespace setup registers every search attribute of the contract, as the dev server does", () => {
