@@ -32,8 +32,8 @@ interface RunningTool {
 export class LivePrinter {
   /** Turn whose text is streaming, and the attempt it comes from. */
   private streaming: { turn: number; attempt: number; atLineStart: boolean } | undefined;
-  /** Turns whose text was shown as it streamed: their transcript entry needs only its header. */
-  private readonly streamed = new Set<number>();
+  /** Turns whose text was shown as it streamed, and that text (its latest attempt's). */
+  private readonly streamed = new Map<number, string>();
   private readonly tools = new Map<string, RunningTool>();
   private spinner: NodeJS.Timeout | undefined;
   private frame = 0;
@@ -65,14 +65,9 @@ export class LivePrinter {
       if (!this.streaming || this.streaming.turn !== event.turn || this.streaming.attempt !== event.attempt) {
         this.line(paint(this.terminal, 'bold', `── turn ${event.turn}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`));
         this.streaming = { turn: event.turn, attempt: event.attempt, atLineStart: true };
-        this.streamed.add(event.turn);
+        this.streamed.set(event.turn, '');
       }
-      this.clearSpinner();
-      const stream = this.streaming;
-      // Indented like the transcript's text: two spaces at the start of every line.
-      const text = event.text.replace(/\n/g, '\n  ');
-      this.terminal.write((stream.atLineStart ? '  ' : '') + (text.endsWith('\n  ') ? text.slice(0, -2) : text));
-      stream.atLineStart = event.text.endsWith('\n');
+      this.writeStreamed(event.turn, event.text);
     } else if (event.type === 'retry') {
       this.line(paint(this.terminal, 'yellow', `  ${retryLine(event)}`));
       if (event.replaced) this.streamed.delete(event.turn);
@@ -90,6 +85,9 @@ export class LivePrinter {
       this.shown.add(entry.turn);
     }
     if (entry.type === 'assistant' && this.streamed.has(entry.turn)) {
+      // The reply ended before all its pieces arrived here: the rest, from the entry.
+      const shown = this.streamed.get(entry.turn)!;
+      if (this.streaming?.turn === entry.turn && entry.text.startsWith(shown) && entry.text.length > shown.length) this.writeStreamed(entry.turn, entry.text.slice(shown.length));
       this.line(paint(this.terminal, 'dim', `  · ${entry.stopReason} · ${entry.usage.inputTokens} in / ${entry.usage.outputTokens} out`));
       return;
     }
@@ -99,6 +97,16 @@ export class LivePrinter {
     if (text) this.line(entry.type === 'tool_result' && entry.isError ? paint(this.terminal, 'red', text) : entry.type === 'tool_call' ? paint(this.terminal, 'cyan', text) : text);
     if (entry.type === 'tool_call') this.startSpinner();
     if (this.tools.size === 0) this.stopSpinner();
+  }
+
+  /** Streamed text, indented like the transcript's: two spaces at the start of every line. */
+  private writeStreamed(turn: number, piece: string): void {
+    this.clearSpinner();
+    const stream = this.streaming!;
+    const text = piece.replace(/\n/g, '\n  ');
+    this.terminal.write((stream.atLineStart ? '  ' : '') + (text.endsWith('\n  ') ? text.slice(0, -2) : text));
+    stream.atLineStart = piece.endsWith('\n');
+    this.streamed.set(turn, (this.streamed.get(turn) ?? '') + piece);
   }
 
   pendingApprovals(pending: readonly PendingApproval[], workflowId: string): void {

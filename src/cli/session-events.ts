@@ -12,6 +12,8 @@ export class SessionEvents {
   /** The turn of each tool call seen, for progress that came without one. */
   private readonly toolTurns = new Map<string, number>();
   private readonly approvals = new Set<string>();
+  /** Per turn, the text its latest attempt streamed so far, and the next piece's index. */
+  private readonly streamed = new Map<number, { attempt: number; next: number; text: string }>();
   /** Turns whose model call's `usage` was written. */
   private readonly finished = new Set<number>();
 
@@ -38,9 +40,16 @@ export class SessionEvents {
 
   fromEntry(entry: TranscriptEntry): LiveEvent[] {
     switch (entry.type) {
-      case 'assistant':
+      case 'assistant': {
         this.finished.add(entry.turn);
-        return this.stamp({ type: 'usage', stopReason: entry.stopReason, usage: entry.usage, text: entry.text }, entry.turn);
+        // The reply ended before all its pieces arrived here: the rest as one last piece, before usage.
+        const streamed = this.streamed.get(entry.turn);
+        const rest =
+          streamed && entry.text.startsWith(streamed.text) && entry.text.length > streamed.text.length
+            ? this.stamp({ type: 'text_delta', attempt: streamed.attempt, index: streamed.next, kind: 'text', text: entry.text.slice(streamed.text.length) }, entry.turn)
+            : [];
+        return [...rest, ...this.stamp({ type: 'usage', stopReason: entry.stopReason, usage: entry.usage, text: entry.text }, entry.turn)];
+      }
       case 'tool_call':
         this.toolTurns.set(entry.toolUseId, entry.turn);
         return this.stamp({ type: 'tool_start', toolUseId: entry.toolUseId, name: entry.name, summary: entry.summary }, entry.turn);
@@ -58,6 +67,12 @@ export class SessionEvents {
     // The turn's `usage` (with its whole text) is out: a delta or retry arriving after it is a late copy.
     if (event.type !== 'tool_progress' && this.finished.has(event.turn)) return [];
     const turn = event.turn || (event.type === 'tool_progress' ? this.toolTurns.get(event.toolUseId) : undefined) || Math.max(1, this.started);
+    if (event.type === 'text_delta') {
+      // Indexes count text and thinking pieces alike; only text is part of the reply's text.
+      const known = this.streamed.get(turn);
+      const text = known?.attempt === event.attempt ? known.text : '';
+      this.streamed.set(turn, { attempt: event.attempt, next: event.index + 1, text: event.kind === 'text' ? text + event.text : text });
+    }
     const { workflowId: _workflowId, turn: _turn, at: _at, ...rest } = event;
     return this.stamp(rest, turn);
   }

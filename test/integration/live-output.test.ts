@@ -144,7 +144,8 @@ test('watch follows a session through continue-as-new, with the progress of a lo
     { kind: 'hold', release: released.then(() => reply([toolUse('Bash', { command: 'echo compiling; sleep 1.5; echo linking; sleep 2' })])) },
     reply([toolUse('Read', { file_path: 'a.txt' })]),
     reply([toolUse('Read', { file_path: 'a.txt' })]),
-    { kind: 'message', content: [text('Built and read.')], deltaIntervalMs: 20, pieces: 4 },
+    // Slow enough that its first pieces are out while it still streams.
+    { kind: 'message', content: [text('Built and read.')], deltaIntervalMs: 200, pieces: 4 },
   ]);
   const handle = await harness.start({ prompt: 'build', workdir, toolSummaries: false, continueAsNewAfterTurns: 2 });
   const watcher = cli(['watch', handle.workflowId, '--json']);
@@ -158,7 +159,9 @@ test('watch follows a session through continue-as-new, with the progress of a lo
   expect(events.filter((event) => event.type === 'tool_end').map((event) => `${event.turn} ${event.name}`)).toEqual(['1 Bash', '2 Read', '3 Read']);
   const progress = events.filter((event): event is Extract<LiveEvent, { type: 'tool_progress' }> => event.type === 'tool_progress');
   expect(progress.length).toBeGreaterThanOrEqual(2);
-  expect(progress.every((event) => event.turn === 1 && event.name === 'Bash' && event.elapsedMs >= 1000)).toBe(true);
+  expect(progress.every((event) => event.turn === 1 && event.name === 'Bash' && event.elapsedMs >= 900)).toBe(true);
+  // Ticks a second apart (timers may fire a millisecond early by the wall clock), in order.
+  expect(progress.map((event) => event.elapsedMs)).toEqual([...progress.map((event) => event.elapsedMs)].sort((a, b) => a - b));
   expect(progress.map((event) => event.lastLine)).toEqual(expect.arrayContaining(['compiling', 'linking']));
   const bashEnd = events.findIndex((event) => event.type === 'tool_end');
   expect(events.indexOf(progress.at(-1)!)).toBeLessThan(bashEnd);

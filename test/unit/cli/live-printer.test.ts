@@ -60,4 +60,12 @@ describe('a session as `run` and `watch` show it to people', () => {
     shown.live(delta(1, 1, 1, 'reply.'));
     expect(output()).toBe('── turn 1 · end_turn · 0 in / 0 out\n  Whole reply.\n');
   });
+
+  test('a reply that ended before all its pieces arrived prints the rest from its entry, once', () => {
+    const { printer: shown, output } = printer();
+    shown.live(delta(1, 1, 0, 'Hello '));
+    shown.entry({ type: 'assistant', turn: 1, text: 'Hello world.', stopReason: 'end_turn', usage: ZERO_USAGE });
+    shown.live(delta(1, 1, 1, 'world.'));
+    expect(output()).toBe('── turn 1\n  Hello world.\n  · end_turn · 0 in / 0 out\n');
+  });
 });

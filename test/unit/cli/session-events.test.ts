@@ -51,4 +51,15 @@ describe('the --json event stream of a session', () => {
     expect(stream.fromLive({ type: 'text_delta', workflowId: 'agent-1', turn: 1, at: 'x', attempt: 1, index: 0, kind: 'text', text: 'Done.' })).toEqual([]);
     expect(stream.fromLive({ type: 'text_delta', workflowId: 'agent-1', turn: 2, at: 'x', attempt: 1, index: 0, kind: 'text', text: 'Next' })).toHaveLength(2);
   });
+
+  test('a reply that ended before all its pieces arrived gets the rest as one last piece, before usage', () => {
+    const stream = events();
+    const piece = (index: number, text: string, kind: 'text' | 'thinking' = 'text') => ({ type: 'text_delta' as const, workflowId: 'agent-1', turn: 1, at: 'x', attempt: 2, index, kind, text });
+    stream.fromLive(piece(0, 'hmm', 'thinking'));
+    stream.fromLive(piece(1, 'Hello '));
+    const out = stream.fromEntry({ type: 'assistant', turn: 1, text: 'Hello world.', stopReason: 'end_turn', usage: ZERO_USAGE });
+    expect(out.map((event) => event.type)).toEqual(['text_delta', 'usage']);
+    expect(out[0]).toMatchObject({ attempt: 2, index: 2, kind: 'text', text: 'world.' });
+    expect(stream.fromLive(piece(2, 'world.'))).toEqual([]);
+  });
 });
