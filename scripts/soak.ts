@@ -18,7 +18,6 @@ import { resolveTemporalCli } from '../src/dev-server/temporal-cli';
 import { freePort } from '../test/support/global-setup';
 import { TEST_TMP, WORKFLOW_BUNDLE_PATH } from '../test/support/paths';
 import { formatFigures, runSoak } from '../test/support/soak';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/workflow-bundle';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -32,7 +31,7 @@ async function main(): Promise<number> {
   const port = await freePort();
   const server = await startDevServer({ cliPath: cli.path, port, dbFilename: join(TEST_TMP, `soak-${port}.db`), logFile: join(TEST_TMP, 'soak-dev-server.log') });
   process.env.TEMPORAL_ADDRESS = server.address;
-  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quiet })).code);
+  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), logger: quiet })).code);
   process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
   try {
     const figures = await runSoak({

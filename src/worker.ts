@@ -91,7 +91,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     identity: `${config.hostId ?? hostname()}/${process.pid}`,
     activities,
     interceptors: mergeInterceptors(options.interceptors, options.tracing?.workerOptions.interceptors),
-    // The workflow's tracing interceptor is always bundled: its spans go out, or are dropped.
+    // The workflow tells tracing when a run ends (a sink): traced, or dropped.
     sinks: options.tracing?.workerOptions.sinks ?? DROPPED_WORKFLOW_SPANS,
     // Interrupts reach running calls within HEARTBEAT_THROTTLE_MS; a dead worker's sessions move on quickly.
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
@@ -160,11 +160,7 @@ async function announceVersion(config: WorkerConfig): Promise<void> {
 
 /** The caller's interceptors (tests inject faults) and tracing's, activity ones in that order. */
 function mergeInterceptors(given: WorkerOptions['interceptors'], tracing: WorkerOptions['interceptors']): WorkerOptions['interceptors'] {
-  return {
-    ...given,
-    activity: [...(given?.activity ?? []), ...(tracing?.activity ?? [])],
-    ...(tracing?.client ? { client: tracing.client } : {}),
-  };
+  return { ...given, activity: [...(given?.activity ?? []), ...(tracing?.activity ?? [])] };
 }
 
 async function main(): Promise<void> {

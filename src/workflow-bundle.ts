@@ -17,13 +17,6 @@ const PROJECT_ROOT = join(SOURCE_ROOT, '..');
 const SOURCES = ['workflows', 'shared'];
 const CACHE_DIR = join(PROJECT_ROOT, 'node_modules', '.cache', 'durable-agent');
 
-/**
- * Workflow interceptors bundled with the workflow code: OpenTelemetry's, which make the workflow's
- * spans and export them through a sink (dropped when tracing is off). Always bundled, so the one
- * bundle serves workers with and without tracing, and replay tests run what production runs.
- */
-export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
-
 /** `AGENT_WORKFLOW_BUNDLE` names a prebuilt bundle to use as it is (tests build one per run). */
 export async function workflowBundle(environment: NodeJS.ProcessEnv = process.env, log: (line: string) => void = () => {}): Promise<{ codePath: string }> {
   const given = environment.AGENT_WORKFLOW_BUNDLE?.trim();
@@ -31,7 +24,7 @@ export async function workflowBundle(environment: NodeJS.ProcessEnv = process.en
   const codePath = join(CACHE_DIR, `workflow-bundle-${sourceHash()}.js`);
   if (existsSync(codePath)) return { codePath };
   log('Bundling the workflow code (once for this version of it) …');
-  const { code } = await bundleWorkflowCode({ workflowsPath: join(SOURCE_ROOT, 'workflows'), workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quiet });
+  const { code } = await bundleWorkflowCode({ workflowsPath: join(SOURCE_ROOT, 'workflows'), logger: quiet });
   mkdirSync(CACHE_DIR, { recursive: true });
   // Write then rename: a worker starting beside this one never loads half a bundle.
   const temporary = `${codePath}.${randomBytes(6).toString('hex')}.tmp`;

@@ -32,7 +32,6 @@ import { sandbox } from './sandbox';
 import { stores } from './stores';
 import { workspace } from './workspace';
 import type { Row } from './support';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/workflow-bundle';
 
 /** Each figure; `worker: false` for those that start their own worker processes. */
 const BENCHES: Record<string, { run: (harness: Harness, options: { sessions: number }) => Promise<Row[]>; worker: boolean }> = {
@@ -61,7 +60,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const server = await startDevServer({ cliPath: cli.path, port, dbFilename: join(TEST_TMP, `bench-${port}.db`) });
   process.env.TEMPORAL_ADDRESS = server.address;
-  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quiet })).code);
+  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quiet })).code);
   process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
   const rows: Row[] = [];
   try {

@@ -25,7 +25,6 @@ import { hostScenarios } from './host-scenarios';
 import { type Hosts, type Scenario, writeBinaryFiles } from './scenario';
 import { steeringScenarios } from './steering-scenarios';
 import { workspaceScenarios } from './workspace-scenarios';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/workflow-bundle';
 
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 
@@ -38,7 +37,7 @@ async function main(): Promise<void> {
   const server = await startDevServer({ cliPath: cli.path, port });
   process.env.TEMPORAL_ADDRESS = server.address;
   mkdirSync(join(WORKFLOW_BUNDLE_PATH, '..'), { recursive: true });
-  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES })).code);
+  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows') })).code);
   process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
   mkdirSync(FIXTURES, { recursive: true });
   try {

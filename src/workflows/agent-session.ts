@@ -22,6 +22,7 @@ import { CLOSE_SESSION_OPTIONS, closeSession } from './activity-options';
 import { type Checkpoint, forkedState, rewoundLog, rewoundState } from './checkpoints';
 import { movedState } from './host-loss';
 import { prepareNewSession } from './prepare';
+import { reportRunEnded } from './run-trace';
 import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from './loop';
 import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from './loop-state';
 import { summaryOf } from './run-tools';
@@ -276,6 +277,7 @@ export class AgentSession {
     } else {
       await condition(allHandlersFinished);
     }
+    reportRunEnded('completed', this.loop.turnCount, reason);
     return { ...toResult(this.loop, reason, error), ...changes };
   }
 
@@ -284,6 +286,7 @@ export class AgentSession {
     await condition(allHandlersFinished);
     const { resume: _previous, ...fields } = rawInput as Record<string, unknown>;
     const carried: CarriedState = { session: this.prepared, loop: this.loop, ...this.steering.carry(), ...this.view.carry(), ...this.workspace.carry() };
+    reportRunEnded('continued_as_new', this.loop.turnCount);
     return continueAsNew<(input: unknown) => Promise<AgentResult>>({ ...fields, resume: carried });
   }
 }

@@ -39,6 +39,8 @@ test('a model call span with its tokens and a tool call span with its exit code,
   const handle = await harness.start({ prompt: 'trace me', workdir: makeRepo({}), toolSummaries: false });
   expect(await handle.result()).toMatchObject({ reason: 'completed' });
 
+  // The run's span is made from the workflow's sink, called once the last activation is done.
+  while (!exporter.getFinishedSpans().some((span) => span.name === 'RunWorkflow:agentWorkflow')) await new Promise((resolve) => setTimeout(resolve, 20));
   const spans = exporter.getFinishedSpans();
   const models = spans.filter((span) => span.name === 'model.call');
   expect(models).toHaveLength(2);
@@ -46,13 +48,16 @@ test('a model call span with its tokens and a tool call span with its exit code,
   expect(models[0]!.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
   expect(models[0]!.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
   expect(models[0]!.attributes['gen_ai.usage.cache_read_input_tokens']).toBe(0);
-  expect(ancestry(models[0]!, spans)).toEqual(['RunActivity:callModel', 'StartActivity:callModel', 'RunWorkflow:agentWorkflow']);
+  expect(ancestry(models[0]!, spans)).toEqual(['RunActivity:callModel', 'RunWorkflow:agentWorkflow']);
 
   const tool = spans.find((span) => span.name === 'tool.call')!;
   expect(tool.attributes).toMatchObject({ 'durable_agent.tool.name': 'Bash', 'durable_agent.tool.subject': 'Bash echo traced', 'durable_agent.tool.exit_code': 0, 'durable_agent.tool.is_error': false });
-  expect(ancestry(tool, spans)).toEqual(['RunActivity:runTool', 'StartActivity:runTool', 'RunWorkflow:agentWorkflow']);
+  expect(ancestry(tool, spans)).toEqual(['RunActivity:runTool', 'RunWorkflow:agentWorkflow']);
+  const run = spans.find((span) => span.name === 'RunWorkflow:agentWorkflow')!;
+  expect(run.attributes).toMatchObject({ temporalWorkflowId: handle.workflowId, 'durable_agent.outcome': 'completed', 'durable_agent.reason': 'completed', 'durable_agent.turns': 2 });
+  expect(run.parentSpanId).toBeUndefined();
   // One trace per session.
-  expect(new Set([...models, tool].map((span) => span.spanContext().traceId)).size).toBe(1);
+  expect(new Set([...models, tool, run].map((span) => span.spanContext().traceId)).size).toBe(1);
   await tracing.shutdown();
 });
 

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
 import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/workflow-bundle';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
 
 jest.setTimeout(120_000);
@@ -48,7 +47,7 @@ test.each(Object.keys(PATHS))('a recorded history %s', (path) => {
 test.each(files)('%s replays without non-determinism', async (name) => {
   const history = JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'));
   await expect(
-    Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }, sinks: DROPPED_WORKFLOW_SPANS, replayName: name }, history),
+    Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), sinks: DROPPED_WORKFLOW_SPANS, replayName: name }, history),
   ).resolves.toBeUndefined();
 });
 

@@ -10,7 +10,6 @@ import { startDevServer } from '../../src/dev-server/dev-server';
 import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
 import { DEV_SERVER_STATE, TEST_TMP, WORKFLOW_BUNDLE_PATH } from './paths';
 import { startThrowawayPostgres } from './postgres';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/workflow-bundle';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -49,7 +48,7 @@ export default async function globalSetup(): Promise<void> {
   } else if (process.env.AGENT_TEST_STORE === 'postgres') {
     throw new Error('AGENT_TEST_STORE=postgres, but no PostgreSQL is installed here (Debian: apt-get install postgresql)');
   }
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger });
   writeFileSync(WORKFLOW_BUNDLE_PATH, code);
   writeFileSync(DEV_SERVER_STATE, JSON.stringify({ address: server.address, pid: server.pid, cli: cli.path, ...(postgres ? { postgres } : {}) }));
   process.env.TEMPORAL_ADDRESS = server.address;
