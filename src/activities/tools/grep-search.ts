@@ -17,6 +17,11 @@ export interface GrepJob {
   ignoreCase: boolean;
   mode: 'content' | 'files_with_matches' | 'count';
   lineNumbers: boolean;
+  /** Context lines before and after each match (content mode). */
+  before: number;
+  after: number;
+  /** The pattern may span lines, and . matches a newline. */
+  multiline: boolean;
   /** Entries collected at most (one more than the limit, to know the list was cut). */
   maxEntries: number;
   maxFileBytes: number;
@@ -30,8 +35,37 @@ const SEARCH = `
 const { workerData, parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const job = workerData;
-const regex = new RegExp(job.pattern, job.ignoreCase ? 'i' : '');
+const regex = new RegExp(job.pattern, (job.ignoreCase ? 'i' : '') + (job.multiline ? 'gms' : ''));
+const contextLines = job.before > 0 || job.after > 0;
 const entries = [];
+const cut = (line) => (line.length > job.maxLineChars ? line.slice(0, job.maxLineChars) + '…' : line);
+// As ripgrep prints them: "path:12:text" for a matching line, "path-13-text" for context.
+const entry = (file, index, text, matching) => {
+  const separator = matching ? ':' : '-';
+  return job.lineNumbers ? file.shown + separator + (index + 1) + separator + cut(text) : file.shown + separator + cut(text);
+};
+/** The lines a multiline match covers, and how many matches the text holds. */
+function multilineMatches(text) {
+  const starts = [0];
+  for (let at = text.indexOf('\\n'); at >= 0; at = text.indexOf('\\n', at + 1)) starts.push(at + 1);
+  const lineOf = (offset) => {
+    let low = 0, high = starts.length - 1;
+    while (low < high) { const middle = (low + high + 1) >> 1; if (starts[middle] <= offset) low = middle; else high = middle - 1; }
+    return low;
+  };
+  const matched = new Set();
+  let count = 0;
+  regex.lastIndex = 0;
+  for (let match = regex.exec(text); match; match = regex.exec(text)) {
+    count++;
+    const first = lineOf(match.index);
+    const last = lineOf(match.index + Math.max(0, match[0].length - 1));
+    for (let line = first; line <= last; line++) matched.add(line);
+    if (match[0].length === 0) regex.lastIndex++;
+    if (job.mode === 'files_with_matches') break;
+  }
+  return { lines: [...matched].sort((a, b) => a - b), count };
+}
 for (const file of job.files) {
   if (entries.length >= job.maxEntries) break;
   let buffer;
@@ -56,20 +90,43 @@ for (const file of job.files) {
     continue;
   }
   if (buffer.subarray(0, 8192).includes(0)) continue;
-  const lines = buffer.toString('utf8').split('\\n');
-  let count = 0;
-  for (let index = 0; index < lines.length && entries.length < job.maxEntries; index++) {
-    const line = lines[index];
-    if (!regex.test(line)) continue;
-    count++;
-    if (job.mode === 'files_with_matches') break;
-    if (job.mode === 'content') {
-      const cut = line.length > job.maxLineChars ? line.slice(0, job.maxLineChars) + '…' : line;
-      entries.push(job.lineNumbers ? file.shown + ':' + (index + 1) + ':' + cut : file.shown + ':' + cut);
+  const text = buffer.toString('utf8');
+  const lines = text.split('\\n');
+  let matching;
+  let count;
+  if (job.multiline) {
+    ({ lines: matching, count } = multilineMatches(text));
+  } else {
+    matching = [];
+    for (let index = 0; index < lines.length; index++) {
+      if (!regex.test(lines[index])) continue;
+      matching.push(index);
+      if (job.mode === 'files_with_matches') break;
+      if (job.mode === 'content' && !contextLines && matching.length >= job.maxEntries) break;
+    }
+    count = matching.length;
+  }
+  if (count === 0) continue;
+  if (job.mode === 'files_with_matches') entries.push(file.shown);
+  else if (job.mode === 'count') entries.push(file.shown + ':' + count);
+  else if (!contextLines) {
+    for (const index of matching) {
+      if (entries.length >= job.maxEntries) break;
+      entries.push(entry(file, index, lines[index], true));
+    }
+  } else {
+    // Each match with its context; overlapping ranges merge, and "--" separates the groups.
+    const isMatch = new Set(matching);
+    let previousEnd = -2;
+    for (const index of matching) {
+      const from = Math.max(0, index - job.before, previousEnd + 1);
+      const to = Math.min(lines.length - 1, index + job.after);
+      if (from > previousEnd + 1 && entries.length > 0) entries.push('--');
+      for (let line = from; line <= to && entries.length < job.maxEntries; line++) entries.push(entry(file, line, lines[line], isMatch.has(line)));
+      previousEnd = Math.max(previousEnd, to);
+      if (entries.length >= job.maxEntries) break;
     }
   }
-  if (count > 0 && job.mode === 'files_with_matches') entries.push(file.shown);
-  if (count > 0 && job.mode === 'count') entries.push(file.shown + ':' + count);
 }
 parentPort.postMessage(entries);
 `;

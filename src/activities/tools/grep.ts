@@ -4,6 +4,7 @@ import { confinedPattern, findFiles } from './file-search';
 import { GREP_TIMEOUT_MS, runGrep } from './grep-search';
 import { displayPath, resolveInWorkdir } from './paths';
 import { defineTool, ToolError } from './tool';
+import { FILE_TYPES, fileOfType } from './file-types';
 
 /** Entries returned at most (Claude Code's value); head_limit may ask for fewer. */
 const SEARCH_RESULT_LIMIT = 1000;
@@ -17,6 +18,9 @@ export const grepTool = defineTool({
     '- output_mode: "files_with_matches" (default, paths only), "content" (matching lines), or "count".',
     '- glob filters files (e.g. "*.ts", "src/**/*.js"); path is a file or directory (default: the working directory).',
     '- "-i": case-insensitive; "-n": line numbers in content mode (default true); head_limit caps the entries returned.',
+    '- "-A" / "-B" / "-C": lines of context after / before / around each match (content mode), as ripgrep prints them.',
+    '- type: a file type (js, ts, py, rust, go, java, …), faster and surer than a glob for one language.',
+    '- multiline: the pattern may span lines, and . matches a newline.',
     '- node_modules, .git and binary files are skipped.',
     `- A search stops after ${GREP_TIMEOUT_MS / 1000} s: avoid nested quantifiers such as (a+)+.`,
   ].join('\n'),
@@ -28,6 +32,11 @@ export const grepTool = defineTool({
       output_mode: z.enum(['content', 'files_with_matches', 'count']).optional(),
       '-i': z.boolean().optional().describe('Case-insensitive search'),
       '-n': z.boolean().optional().describe('Show line numbers (content mode)'),
+      '-A': z.number().int().min(0).max(100).optional().describe('Lines of context after each match (content mode)'),
+      '-B': z.number().int().min(0).max(100).optional().describe('Lines of context before each match (content mode)'),
+      '-C': z.number().int().min(0).max(100).optional().describe('Lines of context before and after each match (content mode)'),
+      type: z.string().optional().describe('File type to search (rg --type): js, ts, py, rust, go, java, …'),
+      multiline: z.boolean().optional().describe('Let the pattern span lines; . matches newlines'),
       head_limit: z.number().int().positive().optional().describe('Return at most this many entries'),
     })
     .strict(),
@@ -41,18 +50,21 @@ export const grepTool = defineTool({
   summarize: (input) => `Grep ${input.pattern}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
   async execute(input, context) {
     try {
-      new RegExp(input.pattern, input['-i'] ? 'i' : '');
+      new RegExp(input.pattern, (input['-i'] ? 'i' : '') + (input.multiline ? 'gms' : ''));
     } catch (error) {
       throw new ToolError(`Invalid regular expression: ${(error as Error).message}`);
     }
+    const type = input.type === undefined ? undefined : FILE_TYPES[input.type.toLowerCase()];
+    if (input.type !== undefined && !type) throw new ToolError(`Unknown file type "${input.type}". Known types: ${Object.keys(FILE_TYPES).join(', ')}. Or use glob.`);
     const workdir = await realpath(context.workdir);
     const target = resolveInWorkdir(workdir, input.path ?? '.');
     const info = await stat(target).catch(() => undefined);
     if (!info) throw new ToolError(`Path does not exist: ${input.path ?? '.'}`);
     if (!info.isDirectory() && !info.isFile()) throw new ToolError(`${input.path} is not a regular file or a directory.`);
-    const files = info.isDirectory()
+    const found = info.isDirectory()
       ? (await findFiles(searchPattern(input.glob, { workdir, root: target }), { workdir, root: target, signal: context.signal })).map((file) => file.path).sort()
       : [target];
+    const files = type ? found.filter((path) => fileOfType(type, path)) : found;
     const mode = input.output_mode ?? 'files_with_matches';
     const limit = Math.min(input.head_limit ?? SEARCH_RESULT_LIMIT, SEARCH_RESULT_LIMIT);
     // One entry past the limit, to know whether the list was cut.
@@ -63,6 +75,10 @@ export const grepTool = defineTool({
         ignoreCase: input['-i'] === true,
         mode,
         lineNumbers: input['-n'] !== false,
+        // Context is for matching lines only: other modes ignore it, as ripgrep does.
+        before: mode === 'content' ? (input['-B'] ?? input['-C'] ?? 0) : 0,
+        after: mode === 'content' ? (input['-A'] ?? input['-C'] ?? 0) : 0,
+        multiline: input.multiline === true,
         maxEntries: limit + 1,
         maxFileBytes: MAX_FILE_BYTES,
         maxLineChars: MAX_LINE_CHARS,

@@ -102,7 +102,7 @@ describe('nothing stalls the worker', () => {
   test('a catastrophic regex is stopped at its deadline while the event loop keeps running', async () => {
     let ticks = 0;
     const ticking = setInterval(() => ticks++, 20);
-    const job = { files: [] as { path: string; shown: string }[], pattern: '(a+)+$', ignoreCase: false, mode: 'content' as const, lineNumbers: true, maxEntries: 10, maxFileBytes: 1e6, maxLineChars: 500 };
+    const job = { files: [] as { path: string; shown: string }[], pattern: '(a+)+$', ignoreCase: false, mode: 'content' as const, lineNumbers: true, before: 0, after: 0, multiline: false, maxEntries: 10, maxFileBytes: 1e6, maxLineChars: 500 };
     writeFileSync(join(workdir, 'evil.txt'), `${'a'.repeat(40)}b\n`);
     job.files.push({ path: join(workdir, 'evil.txt'), shown: 'evil.txt' });
     try {

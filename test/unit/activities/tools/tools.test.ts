@@ -189,6 +189,32 @@ describe('Glob and Grep', () => {
     write('node_modules/x/index.ts', 'parseConfig');
   });
 
+  test('Grep context lines (-A, -B, -C) as ripgrep prints them: ":" for matches, "-" for context, "--" between groups', async () => {
+    writeFileSync(join(workdir, 'lines.txt'), ['one', 'two', 'MATCH three', 'four', 'five', 'six', 'seven', 'MATCH eight', 'nine'].join('\n'));
+    const around = await grepTool.execute({ pattern: 'MATCH', path: 'lines.txt', output_mode: 'content', '-C': 1 }, context());
+    expect(around.text).toBe(['lines.txt-2-two', 'lines.txt:3:MATCH three', 'lines.txt-4-four', '--', 'lines.txt-7-seven', 'lines.txt:8:MATCH eight', 'lines.txt-9-nine'].join('\n'));
+    const merged = await grepTool.execute({ pattern: 'MATCH', path: 'lines.txt', output_mode: 'content', '-A': 4, '-B': 0 }, context());
+    // Adjacent groups join: no separator.
+    expect(merged.text.split('\n')).toEqual(['lines.txt:3:MATCH three', 'lines.txt-4-four', 'lines.txt-5-five', 'lines.txt-6-six', 'lines.txt-7-seven', 'lines.txt:8:MATCH eight', 'lines.txt-9-nine']);
+    // Context applies to content only.
+    expect((await grepTool.execute({ pattern: 'MATCH', path: 'lines.txt', output_mode: 'count', '-C': 2 }, context())).text).toBe('lines.txt:2');
+  });
+
+  test('Grep type filters by language; an unknown type is refused with the known ones', async () => {
+    writeFileSync(join(workdir, 'tool.py'), 'def parseConfig():\n    pass\n');
+    expect((await grepTool.execute({ pattern: 'parseConfig', type: 'py' }, context())).text).toBe('Found 1 file(s)\ntool.py');
+    expect((await grepTool.execute({ pattern: 'parseConfig', type: 'ts' }, context())).text).toBe('Found 2 file(s)\nsrc/a.ts\nsrc/b.ts');
+    await expect(grepTool.execute({ pattern: 'x', type: 'cobol' }, context())).rejects.toThrow(/Unknown file type "cobol". Known types: c, cpp,/);
+  });
+
+  test('Grep multiline: a pattern across lines, . matching newlines, each spanned line shown', async () => {
+    writeFileSync(join(workdir, 'multi.ts'), 'function parse(\n  text: string,\n) {\n  return text;\n}\n');
+    const spanning = await grepTool.execute({ pattern: 'parse\\(.*?\\)', path: 'multi.ts', multiline: true, output_mode: 'content' }, context());
+    expect(spanning.text).toBe(['multi.ts:1:function parse(', 'multi.ts:2:  text: string,', 'multi.ts:3:) {'].join('\n'));
+    expect((await grepTool.execute({ pattern: 'parse\\(.*?\\)', path: 'multi.ts', output_mode: 'content' }, context())).text).toBe('No matches found');
+    expect((await grepTool.execute({ pattern: '^\\s+\\w', path: 'multi.ts', multiline: true, output_mode: 'count' }, context())).text).toBe('multi.ts:2');
+  });
+
   test('Glob matches files, skipping node_modules', async () => {
     const output = await globTool.execute({ pattern: '**/*.ts' }, context());
     expect(output.text.split('\n').sort()).toEqual(['src/a.ts', 'src/b.ts']);
