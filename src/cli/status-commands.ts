@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import type { AgentState } from '../shared/contract';
 import { WORKFLOW_TYPE } from '../shared/contract';
+import { todoLines, todoProgress } from '../shared/todos';
 import { AGENT_FORKED_FROM, AGENT_STATUS } from '../shared/search-attributes';
 import { temporalSettings } from '../worker-config';
 import { QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
@@ -25,6 +26,7 @@ export function stateDetails(workflowId: string, state: AgentState): string[] {
   }
   if (state.queuedMessages) lines.push(`  queued messages: ${state.queuedMessages}`);
   if (state.lastToolSummary) lines.push(`  last tools: ${state.lastToolSummary}`);
+  if (state.todos?.length) lines.push(`  todos (${todoProgress(state.todos)}):`, ...todoLines(state.todos).map((line) => `    ${line}`));
   if (state.snapshots?.length) lines.push(`  workspace: snapshots after turns ${state.snapshots.map((snapshot) => snapshot.turn).join(', ')} (durable-agent diff, rewind, fork)`);
   return lines;
 }

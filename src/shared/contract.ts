@@ -9,6 +9,7 @@
 import type { ConversationMessage, Usage } from './conversation';
 import type { BranchResult } from './repository';
 import type { FileChangeStat, SnapshotRecord } from './workspace';
+import type { Todo } from './todos';
 
 /** Workflow type users pass to `temporal workflow start --type`. */
 export const WORKFLOW_TYPE = 'agentWorkflow';
@@ -123,6 +124,8 @@ export interface AgentState {
   host: string | null;
   /** The workspace snapshots of the session's current line of turns: turn 0 is its start. */
   snapshots: SnapshotRecord[];
+  /** The model's task list, as its last TodoWrite wrote it (empty until then). */
+  todos?: Todo[];
 }
 
 /** One line of the session's log, served by the `transcript` query and printed by our CLI. */

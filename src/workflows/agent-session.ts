@@ -14,6 +14,7 @@ import {
 import type { CallModelOutcome, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
 import type { AgentResult, AgentStatus, ContextEdit, RewindRequest, TerminalReason, TranscriptEntry } from '../shared/contract';
 import { contentPreview, type ToolResult } from '../shared/conversation';
+import { writtenTodos } from '../shared/todos';
 import type { ResolvedAgentInput, StopHook } from '../shared/input';
 import { AGENT_HOST } from '../shared/search-attributes';
 import type { TakenSnapshot } from '../shared/workspace';
@@ -242,6 +243,8 @@ export class AgentSession {
     results.forEach((result, index) =>
       this.note({ type: 'tool_result', toolUseId: result.toolUseId, name: toolUses[index]?.name ?? '', isError: result.isError, preview: contentPreview(result.content) }),
     );
+    const todos = writtenTodos(toolUses, results);
+    if (todos) this.view.todos(todos);
   }
 
   toolSummary(turn: number, text: string): void {

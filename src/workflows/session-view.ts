@@ -21,6 +21,7 @@ import type {
 import type { PrepareSessionOutput } from '../shared/activity-io';
 import type { SnapshotRecord } from '../shared/workspace';
 import { ZERO_USAGE } from '../shared/conversation';
+import { type Todo, todoLines, todoProgress } from '../shared/todos';
 import { AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { stateQuery, transcriptQuery } from './definitions';
 import { estimateTokens, type LoopState } from './loop-state';
@@ -54,6 +55,8 @@ export interface CarriedView {
   transitions: Transition[];
   contextEdits: ContextEdit[];
   runs: number;
+  /** The task list (runs recorded before TodoWrite carry none). */
+  todos?: Todo[];
 }
 
 export class SessionView {
@@ -90,6 +93,7 @@ export class SessionView {
       workdir: null,
       host: null,
       snapshots: [],
+      todos: [],
     };
   }
 
@@ -206,9 +210,16 @@ export class SessionView {
     this.publisher.searchAttributes(values);
   }
 
+  /** The model wrote its task list (TodoWrite). */
+  todos(todos: Todo[]): void {
+    this.state.todos = todos;
+    this.publish();
+  }
+
   /** Bounded: the last transitions and edits are enough to see the path taken. */
   carry(): CarriedView {
     return {
+      ...(this.state.todos?.length ? { todos: this.state.todos } : {}),
       transcriptBase: this.transcriptBase + this.transcript.length,
       transitions: this.state.transitions.slice(-200),
       contextEdits: this.state.contextEdits.slice(-200),
@@ -221,6 +232,7 @@ export class SessionView {
     this.runs = carried.runs;
     this.state.transitions.push(...carried.transitions);
     this.state.contextEdits.push(...carried.contextEdits);
+    if (carried.todos) this.state.todos = carried.todos;
     this.add({ type: 'transition', turn, transition: 'continued_as_new', detail: `run ${carried.runs + 1}` });
   }
 }
@@ -250,6 +262,7 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
     `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
     `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
     ...(view.lastToolSummary ? [`- last tools: ${view.lastToolSummary}`] : []),
+    ...(view.todos?.length ? [`- todos (${todoProgress(view.todos)}):`, ...todoLines(view.todos).map((line) => `  - ${line}`)] : []),
     ...(view.snapshots.length ? [`- workspace: last snapshot after turn ${view.snapshots.at(-1)!.turn} (\`${view.snapshots.at(-1)!.ref.slice(0, 19)}…\`, ${view.snapshots.length} in all)`] : []),
   ].join('\n');
 }

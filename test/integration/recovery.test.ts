@@ -187,7 +187,8 @@ test('microcompact keeps a long session under the threshold without a model call
     readFiles(turns, 2400),
     // By request count, not by turnOf(): snipped requests hold fewer assistant messages.
     (_request, index) => (index < turns ? reply([toolUse('Read', { file_path: `f${index}.txt` })]) : reply([text('read them all')])),
-    { contextWindowTokens: 30_000, maxTurns: 40 },
+    // The six file tools: their definitions are part of every request, and the window is measured against them.
+    { contextWindowTokens: 30_000, maxTurns: 40, allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'] },
   );
   expect(result).toMatchObject({ reason: 'completed', turnCount: turns + 1 });
   expect(requests.some(isCompaction)).toBe(false); // the cheap edits were enough

@@ -106,6 +106,9 @@ export function buildSystemPrompt(input: {
       `- Bash runs in the working directory without a terminal; timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s by default, ${BASH_MAX_TIMEOUT_MS / 1000} s at most. Long output is cut in the middle.`,
       '- Prefer Glob and Grep to find files and code; Read, Glob and Grep calls in one response run in parallel.',
       '- A tool result with is_error explains what went wrong: fix the call rather than repeating it.',
+      ...(input.allowedTools.includes('TodoWrite')
+        ? ['- For a task of three steps or more, write the plan with TodoWrite first and keep it current: one item in progress, each marked completed when done.']
+        : []),
     ].join('\n'),
     [
       '# How to work',

@@ -11,6 +11,7 @@ import { displayPath, resolveInWorkdir } from './paths';
 import { readTool } from './read';
 import { type ToolDefinition, ToolError } from './tool';
 import { writeTool } from './write';
+import { todoWriteTool } from './todo-write';
 
 /** The tools offered to the model: one line each. The compiler checks them against TOOL_NAMES. */
 const BUILT_IN_TOOLS = {
@@ -20,6 +21,7 @@ const BUILT_IN_TOOLS = {
   Bash: bashTool,
   Glob: globTool,
   Grep: grepTool,
+  TodoWrite: todoWriteTool,
 } satisfies { [Name in ToolName]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };

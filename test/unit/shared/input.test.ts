@@ -11,7 +11,7 @@ describe('checkAgentInput', () => {
         maxTurns: 500,
         maxOutputTokens: 8192,
         systemPrompt: undefined,
-        allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'],
+        allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite'],
         contextWindowTokens: undefined,
         fallbackModel: undefined,
         fallbackAfterOverloads: 3,
