@@ -4,12 +4,17 @@
  * cost nothing. Attribute names follow OpenTelemetry's GenAI conventions where there is one
  * (`gen_ai.*`); the rest are ours (`durable_agent.*`), listed in the README.
  */
-import { type Attributes, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, type Context, type Span, type SpanOptions, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 
 const TRACER = 'durable-agent';
 
 export async function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
-  return trace.getTracer(TRACER).startActiveSpan(name, { attributes }, async (span) => {
+  return runInSpan(trace.getTracer(TRACER), name, { attributes }, undefined, work);
+}
+
+/** `work` in an active span that records its exception and error status, and always ends. */
+export async function runInSpan<T>(tracer: Tracer, name: string, options: SpanOptions, parent: Context | undefined, work: (span: Span) => Promise<T>): Promise<T> {
+  const body = async (span: Span) => {
     try {
       return await work(span);
     } catch (error) {
@@ -19,5 +24,6 @@ export async function inSpan<T>(name: string, attributes: Attributes, work: (spa
     } finally {
       span.end();
     }
-  });
+  };
+  return parent ? tracer.startActiveSpan(name, options, parent, body) : tracer.startActiveSpan(name, options, body);
 }

@@ -12,7 +12,7 @@
  * same nesting with nothing in the sandbox but a sink, which makes no command.
  */
 import { createHash } from 'node:crypto';
-import { context, type Span, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
+import { context, type Span, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
 import { Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type IdGenerator, RandomIdGenerator, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
@@ -20,6 +20,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, InjectedSinks, Next, WorkerOptions } from '@temporalio/worker';
 import type { AgentSinks, RunEnded } from '../shared/sinks';
+import { runInSpan } from '../activities/spans';
 
 export interface Tracing {
   /** What Worker.create needs: the activity interceptor and the workflow's sink. */
@@ -82,17 +83,7 @@ export function setUpTracing(environment: NodeJS.ProcessEnv, spanProcessor?: Spa
         ? trace.setSpanContext(context.active(), { traceId: sessionTraceId(run.workflowId), spanId: runSpanId(run.runId), traceFlags: TraceFlags.SAMPLED, isRemote: true })
         : context.active();
       const attributes = { temporalWorkflowId: run?.workflowId ?? '', temporalRunId: run?.runId ?? '', temporalActivityId: info.activityId, 'durable_agent.attempt': info.attempt };
-      return tracer.startActiveSpan(`RunActivity:${info.activityType}`, { kind: SpanKind.INTERNAL, attributes }, parent, async (span) => {
-        try {
-          return await next(input);
-        } catch (error) {
-          span.recordException(error as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-          throw error;
-        } finally {
-          span.end();
-        }
-      });
+      return runInSpan(tracer, `RunActivity:${info.activityType}`, { kind: SpanKind.INTERNAL, attributes }, parent, () => next(input));
     }
   }
 
