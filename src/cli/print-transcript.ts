@@ -21,6 +21,7 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
         entry.skippedRepoHooks?.length
           ? `  ⚑ repository hooks found and not run (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1): ${entry.skippedRepoHooks.join(', ')}`
           : undefined,
+        entry.skippedRepoAgents?.length ? `  ⚑ repository agent types not used: ${entry.skippedRepoAgents.join(', ')}` : undefined,
       ]
         .filter(Boolean)
         .join('\n') || undefined;

@@ -5,12 +5,11 @@
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
 import type { StopHook } from './input';
+import type { PreparedSubAgents, SubAgentsToPrepare } from './sub-agents';
 import type { SnapshotRecord, TakenSnapshot } from './workspace';
 
-export interface FileState {
-  path: string;
-  sha256: string;
-}
+/** A file as the session saw it last (its content hash). */
+export type FileState = { path: string; sha256: string };
 
 /**
  * A tool's rules for one call, declared by the tool (src/activities/tools/<name>.ts) and copied
@@ -39,6 +38,8 @@ export interface ToolRules {
   readsFile?: true;
   /** The call may change files in the workdir (Write, Edit, Bash): its turn ends with a snapshot. */
   changesFiles?: true;
+  /** The workflow runs the call as a child workflow (Task): a sub-agent, not a tool activity. */
+  subAgent?: true;
 }
 
 /**
@@ -50,9 +51,7 @@ export interface TurnEndMark {
   turnEnd?: number;
 }
 
-export interface CheckpointMark {
-  checkpointRef?: string;
-}
+export type CheckpointMark = { checkpointRef?: string };
 
 /** What the model activity worked out about one `tool_use` block before anything runs. */
 export type ToolUsePlan =
@@ -226,7 +225,7 @@ export interface RunToolOutput {
   snapshot?: TakenSnapshot;
 }
 
-export interface PrepareSessionInput {
+export interface PrepareSessionInput extends SubAgentsToPrepare {
   workdir: string;
   /** The input's model; when absent the worker's default (`AGENT_MODEL`) is chosen and recorded. */
   model?: string;
@@ -239,7 +238,7 @@ export interface PrepareSessionInput {
   trustRepoHooks?: boolean;
 }
 
-export interface PrepareSessionOutput {
+export interface PrepareSessionOutput extends PreparedSubAgents {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
   workdir: string;
   /** Stop hooks from the repository's settings, read once at the start (a snapshot); only when trusted. */

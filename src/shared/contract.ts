@@ -96,6 +96,16 @@ export interface ToolCallView {
 /** A tool call waiting for `approveTool`. */
 export interface PendingApproval extends ToolCallView {
   input: unknown;
+  /** The call is a sub-agent's (a child workflow's): `approveTool` on this session passes the answer on to it. */
+  agent?: { workflowId: string; description: string };
+}
+
+/** What a sub-agent tells its parent of its calls waiting for approval (signal `subAgentApprovals`): all of them, each time. */
+export interface SubAgentApprovals {
+  workflowId: string;
+  /** The `Task` call's description. */
+  description: string;
+  pending: PendingApproval[];
 }
 
 /** Query `state`. */
@@ -131,8 +141,8 @@ export interface AgentState {
 /** One line of the session's log, served by the `transcript` query and printed by our CLI. */
 export type TranscriptEntry =
   | { type: 'user'; turn: number; text: string }
-  /** The worker prepared the session: its real workdir, its sandbox, repository hooks found and not trusted. */
-  | { type: 'session'; turn: number; workdir: string; sandbox: 'bwrap' | 'none'; skippedRepoHooks?: string[]; forkedFrom?: { workflowId: string; turn: number } }
+  /** The worker prepared the session: its real workdir, its sandbox, repository hooks and agent types found and not used. */
+  | { type: 'session'; turn: number; workdir: string; sandbox: 'bwrap' | 'none'; skippedRepoHooks?: string[]; skippedRepoAgents?: string[]; forkedFrom?: { workflowId: string; turn: number } }
   | { type: 'assistant'; turn: number; text: string; stopReason: string; usage: Usage }
   | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
   | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_HOST_LOSS_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS, MAX_OUTPUT_TOKENS_ACCEPTED, STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
 import type { ConversationMessage } from './conversation';
+import { agentsSchema, DEFAULT_MAX_PARALLEL_AGENTS } from './sub-agents';
 import { TOOL_NAMES } from './tool-names';
 
 /**
@@ -89,6 +90,10 @@ export const agentInputSchema = z
     fork: forkSchema.optional(),
     host: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "must be a worker's AGENT_HOST_ID").optional(),
     hostLossTimeoutMs: z.number().int().min(1000).optional(),
+    agents: agentsSchema.optional(),
+    maxParallelAgents: z.number().int().positive().max(32).optional(),
+    /** Set by the `Task` tool on the sub-agents it starts: whose call they answer. */
+    parentSession: z.object({ workflowId: z.string().min(1), toolUseId: z.string().min(1), description: z.string() }).strict().optional(),
     /** Internal: the state a run carries into the next one when it continues as new. */
     resume: z.record(z.string(), z.unknown()).optional(),
   })
@@ -134,6 +139,12 @@ export interface ResolvedAgentInput {
   host?: string;
   /** How long a workspace activity may wait for its host before the host counts as lost. */
   hostLossTimeoutMs: number;
+  /** Types of sub-agents for the `Task` tool, by name (besides the built-in one and the repository's). */
+  agents?: z.infer<typeof agentsSchema>;
+  /** How many sub-agents run at the same time. */
+  maxParallelAgents: number;
+  /** This session is a sub-agent: the session and the `Task` call it answers. */
+  parentSession?: { workflowId: string; toolUseId: string; description: string };
   resume?: Record<string, unknown>;
 }
 
@@ -189,6 +200,9 @@ export function checkAgentInput(raw: unknown): InputCheck {
       ...(input.fork ? { fork: input.fork as ForkInput } : {}),
       ...(input.host ? { host: input.host } : {}),
       hostLossTimeoutMs: input.hostLossTimeoutMs ?? DEFAULT_HOST_LOSS_TIMEOUT_MS,
+      ...(input.agents ? { agents: input.agents } : {}),
+      maxParallelAgents: input.maxParallelAgents ?? DEFAULT_MAX_PARALLEL_AGENTS,
+      ...(input.parentSession ? { parentSession: input.parentSession } : {}),
       resume: input.resume,
     },
   };

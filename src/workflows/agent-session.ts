@@ -54,7 +54,8 @@ export class AgentSession {
   /** The start snapshot, taken while the first model call runs. */
   private baseline: Promise<void> = Promise.resolve();
   private loop!: LoopState;
-  private prepared!: PrepareSessionOutput;
+  /** What `prepareSession` found (read only: a move replaces it). */
+  prepared!: PrepareSessionOutput;
   private turnsAtRunStart = 0;
   /** What a cancellation of the workflow would stop now (follows the status). */
   private running: 'model' | 'tools' = 'model';
@@ -167,9 +168,9 @@ export class AgentSession {
     return this.loop;
   }
 
-  /** Stop hooks of the input, then those of the workdir's settings (read when the session started). */
+  /** Stop hooks of the input, then those of the workdir's settings (read when the session started; not a sub-agent's). */
   get stopHooks(): StopHook[] {
-    return [...this.input.stopHooks, ...(this.prepared.settingsStopHooks ?? [])];
+    return [...this.input.stopHooks, ...(this.input.parentSession ? [] : (this.prepared.settingsStopHooks ?? []))];
   }
 
   /** Estimated tokens of the system prompt and tool definitions. */

@@ -37,6 +37,8 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   let session: AgentSession | undefined;
   try {
     session = await AgentSession.open(input, features);
+    // A sub-agent's calls waiting for approval show in its parent's state, which passes the answers on.
+    if (input.parentSession) session.steering.reportApprovalsTo(input.parentSession);
     for (;;) {
       const next = await turn(session);
       if (next.kind === 'finish') return await session.finish(next.reason, next.error);

@@ -17,6 +17,7 @@ import type {
   MoveResult,
   RewindRequest,
   RewindResult,
+  SubAgentApprovals,
   TranscriptPage,
   TranscriptRequest,
   UserMessage,
@@ -34,6 +35,10 @@ export const interruptSignal = defineSignal<[InterruptRequest?]>('interrupt');
 export const interruptUpdate = defineUpdate<InterruptResult, [InterruptRequest?]>('interrupt');
 /** Answer a tool call waiting for approval (permissionMode "ask"). */
 export const approveToolUpdate = defineUpdate<ApprovalReceipt, [ApprovalDecision]>('approveTool');
+/** The same answer as a signal: how a parent passes it on to the sub-agent whose call it is (workflows cannot send updates). */
+export const approveToolSignal = defineSignal<[ApprovalDecision]>('approveTool');
+/** A sub-agent's calls waiting for approval, sent to its parent, whose `state.pendingApprovals` shows them. */
+export const subAgentApprovalsSignal = defineSignal<[SubAgentApprovals]>('subAgentApprovals');
 /** Take the conversation, and by default the files, back to just after an earlier turn. */
 export const rewindUpdate = defineUpdate<RewindResult, [RewindRequest]>('rewind');
 /** What a fork of a turn starts from (its conversation and snapshot): `durable-agent fork` reads it. */

@@ -8,6 +8,7 @@ import { workflowInfo, upsertMemo, upsertSearchAttributes } from '@temporalio/wo
 import type { PrepareSessionOutput } from '../shared/activity-io';
 import { hostTaskQueue } from '../shared/contract';
 import type { ForkInput, ResolvedAgentInput } from '../shared/input';
+import { agentTypesToPrepare } from '../shared/sub-agents';
 import { cloneName, sessionBranch } from '../shared/repository';
 import { AGENT_FORKED_FROM } from '../shared/search-attributes';
 import { cloneRepository, prepareSession, REPOSITORY_OPTIONS, SESSION_OPTIONS } from './activity-options';
@@ -52,6 +53,7 @@ export async function prepareNewSession(input: ResolvedAgentInput, fork: ForkInp
       prompt: fork ? forkPrompt(fork, workdir, input.prompt) : input.prompt,
       startedAt: new Date(workflowInfo().startTime).toISOString(),
       ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
+      ...agentTypesToPrepare(input.agents),
     },
   ]);
   return repo ? { ...prepared, repo } : prepared;

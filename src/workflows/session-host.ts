@@ -15,6 +15,7 @@ import type { PrepareSessionOutput } from '../shared/activity-io';
 import type { MoveRequest, MoveResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
 import type { ResolvedAgentInput } from '../shared/input';
+import { agentTypesToPrepare } from '../shared/sub-agents';
 import { type BranchResult, cloneName, sessionBranch } from '../shared/repository';
 import { AGENT_HOST } from '../shared/search-attributes';
 import { cloneRepository, commitBranch, materializeSnapshot, prepareSession, probeHost, PROBE_OPTIONS, PROBE_WAIT_MS, REPOSITORY_OPTIONS, SESSION_OPTIONS, WORKSPACE_OPTIONS } from './activity-options';
@@ -139,6 +140,7 @@ export class SessionHost {
         prompt: input.prompt,
         startedAt: new Date(workflowInfo().startTime).toISOString(),
         ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
+        ...agentTypesToPrepare(input.agents),
       },
     ]);
     const next: PrepareSessionOutput = { ...prepared, model: current.model, prompt: current.prompt, ...(repo ? { repo } : {}) };

@@ -127,6 +127,7 @@ export class SessionView {
       workdir: session.workdir,
       sandbox: session.sandbox,
       ...(session.skippedRepoHooks?.length ? { skippedRepoHooks: session.skippedRepoHooks } : {}),
+      ...(session.skippedRepoAgents?.length ? { skippedRepoAgents: session.skippedRepoAgents } : {}),
       ...(forkedFrom ? { forkedFrom } : {}),
     });
   }

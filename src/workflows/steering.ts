@@ -6,10 +6,10 @@
  * The handlers only call the methods below; `listen()` wires them to Temporal, so everything
  * else is plain state that unit tests drive directly.
  */
-import { CancellationScope, condition, setHandler } from '@temporalio/workflow';
+import { CancellationScope, condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { PlannedToolUse } from '../shared/activity-io';
-import type { ApprovalDecision, ApprovalReceipt, PendingApproval } from '../shared/contract';
-import { approveToolUpdate, endSignal, interruptSignal, interruptUpdate, userMessageSignal } from './definitions';
+import type { ApprovalDecision, ApprovalReceipt, PendingApproval, SubAgentApprovals } from '../shared/contract';
+import { approveToolSignal, approveToolUpdate, endSignal, interruptSignal, interruptUpdate, subAgentApprovalsSignal, userMessageSignal } from './definitions';
 
 export type ApprovalAnswer = { decision: 'allow' | 'deny'; feedback?: string } | { decision: 'timeout' };
 
@@ -26,6 +26,10 @@ export class Steering {
   ended = false;
   readonly pendingApprovals: PendingApproval[] = [];
   private readonly answers = new Map<string, { decision: 'allow' | 'deny'; feedback?: string }>();
+  /** Calls of sub-agents waiting for approval: the child workflow each answer is passed on to. */
+  private readonly forwardedTo = new Map<string, string>();
+  /** This session is a sub-agent: its parent is told of every change to the calls waiting here. */
+  private parent: { workflowId: string; description: string } | undefined;
   /** The model call or tool batch that an interrupt cancels. */
   private inFlight: { stopping: 'model' | 'tools'; cancel: () => void } | null = null;
   private interruptRequested = false;
@@ -55,6 +59,26 @@ export class Steering {
     });
     // The validator rejects before the update enters history: unknown ids and bad decisions never reach the workflow.
     setHandler(approveToolUpdate, (answer) => this.answer(answer), { validator: (answer) => this.checkAnswer(answer) });
+    // A parent passing on an answer: a stale one (the call already ended) is dropped.
+    setHandler(approveToolSignal, (answer) => {
+      if (this.pendingApprovals.some((pending) => pending.toolUseId === answer?.toolUseId) && (answer.decision === 'allow' || answer.decision === 'deny')) this.answer(answer);
+    });
+    setHandler(subAgentApprovalsSignal, (report) => this.subAgentWaiting(report));
+  }
+
+  /** Makes this session report its calls waiting for approval to its parent (it is a sub-agent). */
+  reportApprovalsTo(parent: { workflowId: string; description: string }): void {
+    this.parent = parent;
+  }
+
+  /** A sub-agent's calls waiting for approval replace what it reported before; they show as this session's. */
+  subAgentWaiting({ workflowId, description, pending }: SubAgentApprovals): void {
+    this.dropForwarded((child) => child === workflowId);
+    for (const call of pending) {
+      this.forwardedTo.set(call.toolUseId, workflowId);
+      this.pendingApprovals.push({ ...call, agent: call.agent ?? { workflowId, description } });
+    }
+    this.approvalsChanged();
   }
 
   receiveMessage(text: unknown): void {
@@ -90,6 +114,14 @@ export class Steering {
   }
 
   answer(answer: ApprovalDecision): ApprovalReceipt {
+    const child = this.forwardedTo.get(answer.toolUseId);
+    if (child !== undefined) {
+      // Fire and forget: the sub-agent reports its calls again once the answer took effect.
+      void CancellationScope.nonCancellable(() => getExternalWorkflowHandle(child).signal(approveToolSignal, answer)).catch(() => undefined);
+      this.dropForwarded((_, toolUseId) => toolUseId === answer.toolUseId);
+      this.approvalsChanged();
+      return { toolUseId: answer.toolUseId, decision: answer.decision };
+    }
     this.answers.set(answer.toolUseId, { decision: answer.decision, ...(answer.feedback ? { feedback: answer.feedback } : {}) });
     this.onChange();
     return { toolUseId: answer.toolUseId, decision: answer.decision };
@@ -139,15 +171,34 @@ export class Steering {
   /** Waits (durably: hours or days) for a person's answer, or the timeout. */
   async awaitApproval(call: PlannedToolUse, timeoutMs: number): Promise<ApprovalAnswer> {
     this.pendingApprovals.push({ toolUseId: call.id, name: call.name, summary: call.plan.ok ? call.plan.summary : call.name, input: call.input });
-    this.onChange();
+    this.approvalsChanged();
     try {
       const answered = await condition(() => this.answers.has(call.id), timeoutMs);
       return answered ? this.answers.get(call.id)! : { decision: 'timeout' };
     } finally {
       const index = this.pendingApprovals.findIndex((pending) => pending.toolUseId === call.id);
       if (index >= 0) this.pendingApprovals.splice(index, 1);
-      this.onChange();
+      this.approvalsChanged();
     }
+  }
+
+  /** Forgets sub-agents' calls that match (by child workflow id and call id). */
+  dropForwarded(matches: (child: string, toolUseId: string) => boolean): void {
+    for (const [toolUseId, child] of [...this.forwardedTo]) {
+      if (!matches(child, toolUseId)) continue;
+      this.forwardedTo.delete(toolUseId);
+      const index = this.pendingApprovals.findIndex((pending) => pending.toolUseId === toolUseId);
+      if (index >= 0) this.pendingApprovals.splice(index, 1);
+    }
+  }
+
+  /** People see the change; a sub-agent's parent is told (in a scope of its own: a cancelled turn still reports it). */
+  private approvalsChanged(): void {
+    this.onChange();
+    const parent = this.parent;
+    if (!parent) return;
+    const report: SubAgentApprovals = { workflowId: workflowInfo().workflowId, description: parent.description, pending: [...this.pendingApprovals] };
+    void CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflowId).signal(subAgentApprovalsSignal, report)).catch(() => undefined);
   }
 
   /** Messages still queued travel to the next run. */

@@ -16,6 +16,7 @@ import { type PersonApproval, runToolUses, summaryOf } from './run-tools';
 import type { ApprovalAnswer } from './steering';
 import { needsApproval } from './stop-conditions';
 import { interruptedResult, orderToolResults, STOPPED_BY_INTERRUPT } from './tool-batches';
+import { runSubAgent } from './sub-agents';
 import { rulesOf } from './tool-rules';
 
 /** `stopped`: an interrupt (or the workflow's cancellation) stopped the tools. */
@@ -89,6 +90,11 @@ async function approve(session: AgentSession, call: PlannedToolUse): Promise<App
 /** One call as an activity. Invalid input, exhausted retries or a timeout still give the model a result. */
 async function runToolCall(session: AgentSession, call: PlannedToolUse, approval: PersonApproval | undefined, snapshotting: Set<string>): Promise<RunToolOutput> {
   if (!call.plan.ok) return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
+  if (rulesOf(call).subAgent) {
+    // A child workflow, not an activity; what it changed is snapshotted when the turn's calls are done.
+    if (session.workspace.latestRef) snapshotting.add(call.id);
+    return runSubAgent(session, call);
+  }
   try {
     // The session's last snapshot: the call snapshots over it when done (calls that change files run one at a time).
     const snapshotRef = rulesOf(call).changesFiles ? session.workspace.latestRef : undefined;

@@ -6,6 +6,8 @@ import type { PrepareSessionInput, PrepareSessionOutput } from '../../shared/act
 import { ErrorType } from '../../shared/errors';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, CHARS_PER_TOKEN } from '../../shared/limits';
 import { readRepoHooks } from '../hooks/settings';
+import { readRepoAgents } from './agent-files';
+import { subAgentsSection } from './sub-agents-prompt';
 import { type ContentStore, storeText } from '../store/content-store';
 import { TOOLS } from '../tools/registry';
 import { workdirProblem } from './workdir-check';
@@ -63,13 +65,19 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
       if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}; choose the repository's own directory`, ErrorType.InvalidWorkdir);
       const repoHooks = await readRepoHooks(workdir);
       const trusted = input.trustRepoHooks === true || dependencies.trustRepoHooks;
-      const system = buildSystemPrompt({ ...input, workdir });
+      // Sub-agent types of the repository: only for sessions that can start sub-agents.
+      const repoAgents = input.allowedTools.includes('Task') ? await readRepoAgents(workdir) : undefined;
+      const usableAgents = trusted ? (repoAgents?.types ?? []) : [];
+      const skippedAgents = repoAgents ? (trusted ? repoAgents.problems : repoAgents.files.map((file) => `${file} (not trusted)`)) : [];
+      const system = buildSystemPrompt({ ...input, workdir, agentTypes: [...(input.agentTypes ?? []), ...usableAgents] });
       const systemRef = await store.put(system);
       const overheadChars = system.length + JSON.stringify(TOOLS.apiDefinitions(input.allowedTools)).length;
       return {
         workdir,
         ...(trusted && repoHooks.hooks.length ? { settingsStopHooks: repoHooks.hooks } : {}),
         ...(!trusted && repoHooks.found.length ? { skippedRepoHooks: repoHooks.found } : {}),
+        ...(usableAgents.length ? { repoAgents: usableAgents } : {}),
+        ...(skippedAgents.length ? { skippedRepoAgents: skippedAgents } : {}),
         sandbox: dependencies.sandbox,
         ...(dependencies.hostId ? { host: dependencies.hostId } : {}),
         model: input.model ?? defaultModel,
@@ -86,6 +94,7 @@ export function buildSystemPrompt(input: {
   startedAt: string;
   allowedTools: string[];
   systemPromptAppend?: string;
+  agentTypes?: { name: string; description: string }[];
 }): string {
   const sections = [
     'You are a coding agent working in a software repository on behalf of a user. You run unattended: ' +
@@ -118,6 +127,7 @@ export function buildSystemPrompt(input: {
       '- Never read or print credentials.',
     ].join('\n'),
   ];
+  if (input.allowedTools.includes('Task')) sections.push(subAgentsSection(input.agentTypes ?? []));
   if (input.systemPromptAppend?.trim()) sections.push(input.systemPromptAppend.trim());
   return sections.join('\n\n');
 }

@@ -11,6 +11,7 @@ import { displayPath, resolveInWorkdir } from './paths';
 import { readTool } from './read';
 import { type ToolDefinition, ToolError } from './tool';
 import { writeTool } from './write';
+import { taskTool } from './task';
 import { todoWriteTool } from './todo-write';
 
 /** The tools offered to the model: one line each. The compiler checks them against TOOL_NAMES. */
@@ -22,6 +23,7 @@ const BUILT_IN_TOOLS = {
   Glob: globTool,
   Grep: grepTool,
   TodoWrite: todoWriteTool,
+  Task: taskTool,
 } satisfies { [Name in ToolName]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };
@@ -124,6 +126,7 @@ function fixedRules(tool: ToolDefinition): ToolRules {
     ...(tool.cancelsLaterCallsOnError ? { cancelsLaterCallsOnError: true as const } : {}),
     ...(tool.readsFile ? { readsFile: true as const } : {}),
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
+    ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
   };
 }
 
@@ -136,6 +139,7 @@ async function rulesOf(tool: ToolDefinition, input: unknown, target: { workdir: 
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(tool.readsFile ? { readsFile: true as const } : {}),
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
+    ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
   };
 }
 

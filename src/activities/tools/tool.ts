@@ -75,6 +75,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   readsFile: boolean;
   /** The call may change files in the workdir: its turn ends with a workspace snapshot. */
   changesFiles: boolean;
+  /** The workflow runs the call as a child workflow (Task), not as a tool activity. */
+  runsAsSubAgent?: boolean;
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
   subject(input: z.infer<Schema>): string;
   /** What approval needs beyond the subject: the commands a call runs, or why rules may not approve it. */

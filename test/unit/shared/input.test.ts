@@ -11,7 +11,7 @@ describe('checkAgentInput', () => {
         maxTurns: 500,
         maxOutputTokens: 8192,
         systemPrompt: undefined,
-        allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite'],
+        allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task'],
         contextWindowTokens: undefined,
         fallbackModel: undefined,
         fallbackAfterOverloads: 3,
@@ -27,6 +27,7 @@ describe('checkAgentInput', () => {
         network: true,
         trustRepoHooks: false,
         hostLossTimeoutMs: 120_000,
+        maxParallelAgents: 4,
         resume: undefined,
       },
     });

@@ -20,7 +20,7 @@ describe('the initial state', () => {
       consecutiveAutocompactFailures: 0,
     });
     expect(initial.pendingMessages).toEqual([{ role: 'user', kind: 'text', content: { text: 'do it' } }]);
-    expect(initial.allowedTools).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite']);
+    expect(initial.allowedTools).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task']);
     expect(loopState({}, { contextWindowTokens: 50_000 }).contextWindowTokens).toBe(50_000);
   });
 

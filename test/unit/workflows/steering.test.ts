@@ -108,3 +108,20 @@ describe('approvals', () => {
     expect(changes.count).toBe(1);
   });
 });
+
+describe("sub-agents' approvals", () => {
+  test("a sub-agent's waiting calls show as the session's, tagged with the agent; a new report replaces the old one", () => {
+    const { steering: people, changes } = steering();
+    const call = { toolUseId: 'toolu_b', name: 'Bash', summary: 'Bash ls', input: { command: 'ls' } };
+    people.subAgentWaiting({ workflowId: 'child-1', description: 'list files', pending: [call] });
+    expect(people.pendingApprovals).toEqual([{ ...call, agent: { workflowId: 'child-1', description: 'list files' } }]);
+    // A grandchild's call keeps the agent it came from.
+    const deeper = { ...call, toolUseId: 'toolu_c', agent: { workflowId: 'grandchild', description: 'deeper' } };
+    people.subAgentWaiting({ workflowId: 'child-1', description: 'list files', pending: [deeper] });
+    expect(people.pendingApprovals).toEqual([deeper]);
+    expect(() => people.checkAnswer({ toolUseId: 'toolu_c', decision: 'allow' })).not.toThrow();
+    people.dropForwarded((child) => child === 'child-1');
+    expect(people.pendingApprovals).toEqual([]);
+    expect(changes.count).toBe(2);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Sub-agent types defined by the repository: `.claude/agents/*.md`, Claude Code's format — YAML
+ * front matter (`name`, `description`, optional `tools` and `model`) over the agent's system
+ * prompt. Read once when the session starts, and only when the repository is trusted (its types
+ * can grant Bash): a file the model writes later defines nothing for its own session.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { load } from 'js-yaml';
+import { AGENT_NAME_PATTERN, type AgentType } from '../../shared/sub-agents';
+import { TOOL_NAMES } from '../../shared/tool-names';
+
+export const AGENTS_DIR = '.claude/agents';
+/** A definition longer than this is not read (it would crowd every sub-agent's context). */
+const AGENT_FILE_MAX_CHARS = 50_000;
+
+export interface RepoAgents {
+  types: AgentType[];
+  /** Files of the directory, read or not: what the transcript says was found. */
+  files: string[];
+  /** Files that define no usable type, and why. */
+  problems: string[];
+}
+
+export async function readRepoAgents(workdir: string): Promise<RepoAgents> {
+  const names = await readdir(join(workdir, AGENTS_DIR)).catch(() => [] as string[]);
+  const files = names.filter((name) => name.endsWith('.md')).sort();
+  const types: AgentType[] = [];
+  const problems: string[] = [];
+  for (const file of files) {
+    const path = `${AGENTS_DIR}/${file}`;
+    const text = await readFile(join(workdir, path), 'utf8').catch(() => undefined);
+    const parsed = text === undefined ? 'cannot be read' : parseAgentFile(text, path);
+    if (typeof parsed === 'string') problems.push(`${path}: ${parsed}`);
+    else types.push(parsed);
+  }
+  return { types, files: files.map((file) => `${AGENTS_DIR}/${file}`), problems };
+}
+
+/** One agent file, or what is wrong with it. */
+export function parseAgentFile(text: string, source: string): AgentType | string {
+  if (text.length > AGENT_FILE_MAX_CHARS) return `longer than ${AGENT_FILE_MAX_CHARS} characters`;
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
+  if (!match) return 'no front matter (--- name, description … ---)';
+  let front: unknown;
+  try {
+    front = load(match[1]!);
+  } catch {
+    return 'its front matter is not valid YAML';
+  }
+  if (!front || typeof front !== 'object') return 'its front matter is not a mapping';
+  const { name, description, tools, model } = front as Record<string, unknown>;
+  if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name)) return 'name: lowercase letters, digits, - and _ required';
+  if (typeof description !== 'string' || !description.trim()) return 'description: required';
+  const prompt = match[2]!.trim();
+  if (!prompt) return 'no instructions below the front matter';
+  const listed = typeof tools === 'string' ? tools.split(',') : Array.isArray(tools) ? tools.map(String) : undefined;
+  if (tools !== undefined && !listed) return 'tools: a list or a comma-separated string';
+  // Tools of Claude Code this agent does not have (WebFetch…) are left out, not an error.
+  const known = listed?.map((tool) => tool.trim()).filter((tool): tool is (typeof TOOL_NAMES)[number] => (TOOL_NAMES as readonly string[]).includes(tool));
+  return {
+    name,
+    description: description.trim(),
+    prompt,
+    ...(known ? { tools: known } : {}),
+    ...(typeof model === 'string' && model.trim() ? { model: model.trim() } : {}),
+    source,
+  };
+}
