@@ -8,7 +8,7 @@
  *   npm run record-histories -- max-turns   # only the ones named
  *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
  *
- * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts and host-scenarios.ts.
+ * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts, host-scenarios.ts and capability-scenarios.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
 import { freePort } from '../../test/support/global-setup';
 import { Harness, makeRepo } from '../../test/support/harness';
 import { PROJECT_ROOT, scratchDir, TEST_TMP, WORKFLOW_BUNDLE_PATH } from '../../test/support/paths';
+import { capabilityScenarios } from './capability-scenarios';
 import { loopScenarios } from './loop-scenarios';
 import { hostScenarios } from './host-scenarios';
 import { type Hosts, type Scenario, writeBinaryFiles } from './scenario';
@@ -28,7 +29,7 @@ import { workspaceScenarios } from './workspace-scenarios';
 
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 
-const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios];
+const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios, ...capabilityScenarios];
 
 async function main(): Promise<void> {
   const cli = await resolveTemporalCli(console.log);
@@ -56,14 +57,17 @@ async function main(): Promise<void> {
       await Promise.race([driving, handle.result()]);
       const result = await handle.result();
       // The Temporal CLI's JSON is the format users export for replay too (`historyFromJSON` reads it).
-      const show = async (runId: string) =>
+      const show = async (runId: string, workflowId = handle.workflowId) =>
         (
-          await promisify(execFile)(cli.path, ['workflow', 'show', '--address', server.address, '--workflow-id', handle.workflowId, '--run-id', runId, '--output', 'json'], {
+          await promisify(execFile)(cli.path, ['workflow', 'show', '--address', server.address, '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--output', 'json'], {
             maxBuffer: 64 * 1024 * 1024,
           })
         ).stdout;
       const stdout = await show(handle.firstExecutionRunId);
       writeFileSync(join(FIXTURES, `${prefix}${scenario.name}.json`), stdout);
+      for (const toolUseId of scenario.childToolUseIds ?? []) {
+        writeFileSync(join(FIXTURES, `${prefix}${scenario.name}-child-${toolUseId}.json`), await show('', `${handle.workflowId}-task-${toolUseId}`));
+      }
       const lastRunId = (await handle.describe()).runId;
       if (lastRunId !== handle.firstExecutionRunId) writeFileSync(join(FIXTURES, `${prefix}${scenario.name}-last-run.json`), await show(lastRunId));
       const transitions = (await handle.query<{ transitions: string[]; contextEdits: string[] }>('state').catch(() => undefined)) ?? { transitions: [], contextEdits: [] };

@@ -19,6 +19,8 @@ export interface Scenario {
   prepareInput?: (harness: Harness) => Promise<Record<string, unknown>>;
   /** Two workers as hosts host-a and host-b (each its own workspace root) instead of one worker. */
   hosts?: boolean;
+  /** Sub-agents whose histories are recorded too (`<name>-child-<toolUseId>.json`), by their Task call's id. */
+  childToolUseIds?: string[];
   /** Steers the running session (signals, updates, cancellation) before its result is awaited. */
   drive?: (handle: WorkflowHandle, harness: Harness, hosts?: Hosts) => Promise<void>;
 }

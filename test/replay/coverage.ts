@@ -15,6 +15,8 @@ interface Event {
   workflowExecutionContinuedAsNewEventAttributes?: unknown;
   workflowExecutionCancelRequestedEventAttributes?: unknown;
   timerFiredEventAttributes?: unknown;
+  childWorkflowExecutionCompletedEventAttributes?: unknown;
+  signalExternalWorkflowExecutionInitiatedEventAttributes?: unknown;
   upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes?: { indexedFields?: Record<string, Payload> } };
   activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
   userMetadata?: { summary?: Payload };
@@ -22,12 +24,16 @@ interface Event {
 
 export interface Coverage {
   name: string;
-  input: { tokenBudget?: number };
+  input: { tokenBudget?: number; parentSession?: unknown };
   result?: { reason: string; error?: string; usage: { outputTokens: number } };
   transitions: string[];
   continuedAsNew: boolean;
   cancelRequested: boolean;
   timerFired: boolean;
+  /** A sub-agent (a child workflow) ran to its end. */
+  childCompleted: boolean;
+  /** A signal went to another workflow (a sub-agent to its parent, or a parent's answer to a sub-agent). */
+  signalledExternal: boolean;
 }
 
 const decode = (payload: Payload | undefined): unknown => (payload?.data ? JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) : undefined);
@@ -50,5 +56,7 @@ export function coverageOf(name: string, path: string): Coverage {
     continuedAsNew: events.some((event) => event.workflowExecutionContinuedAsNewEventAttributes),
     cancelRequested: events.some((event) => event.workflowExecutionCancelRequestedEventAttributes),
     timerFired: events.some((event) => event.timerFiredEventAttributes),
+    childCompleted: events.some((event) => event.childWorkflowExecutionCompletedEventAttributes),
+    signalledExternal: events.some((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes),
   };
 }

@@ -29,6 +29,8 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
   'continues as new': (history) => history.continuedAsNew,
   'is cancelled (temporal workflow cancel) and ends with a result': (history) => history.cancelRequested && history.result !== undefined,
   'waits for an approval that times out': (history) => history.timerFired,
+  'runs sub-agents (Task) as child workflows and passes an approval on to one': (history) => history.childCompleted && history.signalledExternal,
+  'is a sub-agent that reported its call waiting for approval to its parent': (history) => history.input.parentSession !== undefined && history.signalledExternal,
   'ends on a refusal': (history) => history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
   'strips media and completes': (history) => history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',
   'stops nudging at diminishing returns': (history) =>
@@ -47,9 +49,18 @@ test.each(Object.keys(PATHS))('a recorded history %s', (path) => {
 test.each(files)('%s replays without non-determinism', async (name) => {
   const history = JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'));
   await expect(
-    Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), sinks: DROPPED_WORKFLOW_SPANS, replayName: name }, history),
+    Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), sinks: DROPPED_WORKFLOW_SPANS, replayName: name }, history, workflowIdOf(history)),
   ).resolves.toBeUndefined();
 });
+
+/**
+ * The recorded session's workflow id, where replay needs it: the ids of the sub-agents it started
+ * are derived from it (`<id>-task-<toolUseId>`). Other histories replay under any id.
+ */
+function workflowIdOf(history: { events: { startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId?: string } }[] }): string | undefined {
+  const child = history.events.find((event) => event.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+  return child?.replace(/-task-[^-]+$/, '');
+}
 
 test.each(['recovery-every-branch.json', 'v2-recovery-every-branch.json'])('%s really went through every recovery branch', (name) => {
   const history = JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as {

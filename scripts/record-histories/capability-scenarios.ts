@@ -1,0 +1,40 @@
+/**
+ * The recorded paths of Claude Code's capabilities: sub-agents (Task) as child workflows, one of
+ * which asks for approval through its parent. The sub-agent's own history is recorded too.
+ */
+import type { FakeReply, RecordedRequest } from '../../test/support/fake-anthropic';
+import { reply, text, toolUse, turnOf } from '../../test/support/fake-anthropic';
+import { type Scenario, stateWhere } from './scenario';
+
+const firstText = (request: RecordedRequest) => JSON.stringify(request.body.messages[0]?.content ?? '');
+
+function subAgentsHandler(request: RecordedRequest): FakeReply {
+  const task = firstText(request);
+  if (task.includes('List the notes')) return turnOf(request) === 0 ? reply([toolUse('Glob', { pattern: 'notes/*' }, 'toolu_glob')]) : reply([text('notes/a.txt')]);
+  if (task.includes('Stamp the notes')) return turnOf(request) === 0 ? reply([toolUse('Bash', { command: 'echo stamped > notes/stamp.txt' }, 'toolu_stamp')]) : reply([text('stamped')]);
+  if (turnOf(request) === 0) {
+    return reply([
+      toolUse('Task', { description: 'list notes', prompt: 'List the notes' }, 'toolu_list'),
+      toolUse('Task', { description: 'stamp notes', prompt: 'Stamp the notes', subagent_type: 'stamper' }, 'toolu_stamper'),
+    ]);
+  }
+  return reply([text('Both sub-agents answered.')]);
+}
+
+export const capabilityScenarios: Scenario[] = [
+  {
+    name: 'sub-agents',
+    files: { 'notes/a.txt': 'alpha\n' },
+    handler: subAgentsHandler,
+    input: {
+      toolSummaries: false,
+      permissionMode: 'ask',
+      agents: { stamper: { description: 'Stamps files with shell commands', prompt: 'You stamp files.', tools: ['Bash'] } },
+    },
+    childToolUseIds: ['toolu_stamper'],
+    drive: async (handle) => {
+      await stateWhere(handle, (state) => state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_stamp'));
+      await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_stamp', decision: 'allow' }] });
+    },
+  },
+];
