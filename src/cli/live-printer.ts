@@ -113,7 +113,8 @@ export class LivePrinter {
     for (const approval of pending) {
       if (this.approvals.has(approval.toolUseId)) continue;
       this.approvals.add(approval.toolUseId);
-      this.line(paint(this.terminal, 'yellow', `  ? waiting for approval: ${approval.summary}  →  durable-agent approve ${workflowId} ${approval.toolUseId} [--deny]`));
+      const agent = approval.agent ? ` (sub-agent "${approval.agent.description}")` : '';
+      this.line(paint(this.terminal, 'yellow', `  ? waiting for approval: ${approval.summary}${agent}  →  durable-agent approve ${workflowId} ${approval.toolUseId} [--deny]`));
     }
   }
 

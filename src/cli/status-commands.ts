@@ -22,7 +22,8 @@ export function stateDetails(workflowId: string, state: AgentState): string[] {
   }
   for (const call of state.currentToolCalls) lines.push(`  running: ${call.summary}`);
   for (const pending of state.pendingApprovals) {
-    lines.push(`  waiting for approval: ${pending.summary}  →  durable-agent approve ${workflowId} ${pending.toolUseId} [--deny] [--feedback "…"]`);
+    const agent = pending.agent ? ` (sub-agent "${pending.agent.description}")` : '';
+    lines.push(`  waiting for approval: ${pending.summary}${agent}  →  durable-agent approve ${workflowId} ${pending.toolUseId} [--deny] [--feedback "…"]`);
   }
   if (state.queuedMessages) lines.push(`  queued messages: ${state.queuedMessages}`);
   if (state.lastToolSummary) lines.push(`  last tools: ${state.lastToolSummary}`);

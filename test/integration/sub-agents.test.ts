@@ -67,6 +67,14 @@ test('three Task calls in one response run as three child workflows at once; the
   const description = await child.describe();
   expect(description.parentExecution?.workflowId).toBe(handle.workflowId);
   expect(await description.staticSummary()).toBe('Task: find b');
+  // Visibility lists them by parent, as the README's example does.
+  let listed: string[] = [];
+  while (listed.length < 3) {
+    if (listed.length) await new Promise((resolve) => setTimeout(resolve, 100)); // visibility catches up
+    listed = [];
+    for await (const execution of harness.client.workflow.list({ query: `ParentWorkflowId='${handle.workflowId}'` })) listed.push(execution.workflowId);
+  }
+  expect(listed.sort()).toEqual([0, 1, 2].map((n) => `${handle.workflowId}-task-toolu_task${n}`));
   // Read-only by default, and no Task of their own.
   const childCall = harness.fake.requests.find((request) => taskOf(request).includes(TASKS[1]!))!;
   expect(childCall.body.tools?.map((tool) => tool.name)).toEqual(['Read', 'Glob', 'Grep']);
@@ -153,6 +161,9 @@ test("a sub-agent's Bash call in ask mode waits in the parent's state and is app
     expect.objectContaining({ toolUseId: 'toolu_bash', name: 'Bash', agent: { workflowId: `${handle.workflowId}-task-toolu_writer`, description: 'write marker' } }),
   ]);
   expect(existsSync(join(workdir, 'marker.txt'))).toBe(false);
+  // What people see: `status` names the sub-agent and says how to answer on the parent.
+  const status = await harness.cli(['status', handle.workflowId]);
+  expect(status.stdout).toContain(`waiting for approval: Bash echo approved > marker.txt (sub-agent "write marker")  →  durable-agent approve ${handle.workflowId} toolu_bash`);
   await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_bash', decision: 'allow' }] });
   const result = (await handle.result()) as AgentResult;
   expect(result.reason).toBe('completed');
