@@ -69,8 +69,8 @@ test('three Task calls in one response run as three child workflows at once; the
   expect(await description.staticSummary()).toBe('Task: find b');
   // Visibility lists them by parent, as the README's example does.
   let listed: string[] = [];
-  while (listed.length < 3) {
-    if (listed.length) await new Promise((resolve) => setTimeout(resolve, 100)); // visibility catches up
+  for (let round = 0; listed.length < 3; round++) {
+    if (round > 0) await new Promise((resolve) => setTimeout(resolve, 100)); // visibility catches up
     listed = [];
     for await (const execution of harness.client.workflow.list({ query: `ParentWorkflowId='${handle.workflowId}'` })) listed.push(execution.workflowId);
   }
