@@ -81,7 +81,7 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
 
   // The request carries the tools with zod-derived schemas, and the built-in system prompt.
   const first = requestsOf(workdir)[0]!;
-  expect(first.body.tools!.map((tool) => tool.name)).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite']);
+  expect(first.body.tools!.map((tool) => tool.name)).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task']);
   expect(first.body.tools![0]!.input_schema).toMatchObject({ type: 'object', required: ['file_path'] });
   expect(first.body.max_tokens).toBe(8192);
   expect(first.body.model).toBe('claude-sonnet-5-5');
