@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_HOST_LOSS_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS, MAX_OUTPUT_TOKENS_ACCEPTED, STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
 import type { ConversationMessage } from './conversation';
 import { agentsSchema, DEFAULT_MAX_PARALLEL_AGENTS } from './sub-agents';
+import { type McpServers, mcpServersSchema } from './mcp';
 import { TOOL_NAMES } from './tool-names';
 
 /**
@@ -73,7 +74,8 @@ export const agentInputSchema = z
     tokenBudget: z.number().int().positive().optional(),
     interactive: z.boolean().optional(),
     permissionMode: z.enum(['auto', 'ask']).optional(),
-    allowRules: z.array(z.string().regex(/^[A-Za-z]+(\(.*\))?$/, 'must look like Bash(npm test) or Read')).optional(),
+    // Tool names are letters; an MCP tool's is `mcp__server__tool` (or `mcp__server`, `mcp__server__*`: all of a server's).
+    allowRules: z.array(z.string().regex(/^([A-Za-z]+|mcp__[A-Za-z0-9_-]+(__\*)?)(\(.*\))?$/, 'must look like Bash(npm test), Read or mcp__server__tool')).optional(),
     approvalTimeoutMs: z.number().int().positive().optional(),
     toolSummaries: z.boolean().optional(),
     continueAsNewAfterTurns: z.number().int().positive().optional(),
@@ -87,6 +89,7 @@ export const agentInputSchema = z
       .optional(),
     network: z.boolean().optional(),
     trustRepoHooks: z.boolean().optional(),
+    mcpServers: mcpServersSchema.optional(),
     fork: forkSchema.optional(),
     host: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "must be a worker's AGENT_HOST_ID").optional(),
     hostLossTimeoutMs: z.number().int().min(1000).optional(),
@@ -133,6 +136,8 @@ export interface ResolvedAgentInput {
   network: boolean;
   /** The repository's own hooks (`.agent/settings.json`, `.claude/settings.json`) may run. */
   trustRepoHooks: boolean;
+  /** MCP servers in Claude Code's format (src/shared/mcp.ts); `.mcp.json`'s join them when trusted. */
+  mcpServers?: McpServers;
   /** The session is a fork of another one's turn. */
   fork?: ForkInput;
   /** The worker host (`AGENT_HOST_ID`) whose workdir the session works in; unset: whichever prepares it. */
@@ -197,6 +202,7 @@ export function checkAgentInput(raw: unknown): InputCheck {
       sandboxEnv: input.sandboxEnv,
       network: input.network ?? true,
       trustRepoHooks: input.trustRepoHooks ?? false,
+      ...(input.mcpServers ? { mcpServers: input.mcpServers } : {}),
       ...(input.fork ? { fork: input.fork as ForkInput } : {}),
       ...(input.host ? { host: input.host } : {}),
       hostLossTimeoutMs: input.hostLossTimeoutMs ?? DEFAULT_HOST_LOSS_TIMEOUT_MS,
