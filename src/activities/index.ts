@@ -5,6 +5,8 @@ import { type AnthropicSettings, ModelApi } from './model/anthropic';
 import { createModelActivities } from './model/call-model';
 import { createCompactActivities } from './model/compact';
 import { createToolSummaryActivities } from './model/tool-summary';
+import { createMcpActivities } from './mcp/mcp-activities';
+import { McpPool } from './mcp/mcp-pool';
 import { createCloseSessionActivities } from './session/close-session';
 import { createSessionActivities } from './session/prepare-session';
 import { createProbeHostActivities } from './session/probe-host';
@@ -38,6 +40,8 @@ export function createActivities(config: ActivityConfig) {
   const gitRoot = DEFAULT_GIT_ROOT;
   const api = ModelApi.fromSettings(config.anthropic);
   const { apiKey, authToken } = config.anthropic;
+  // The MCP connections of the sessions this worker serves (closed with their session).
+  const mcpPool = new McpPool(config.sandbox);
   return {
     ...createSessionActivities({
       store,
@@ -56,7 +60,8 @@ export function createActivities(config: ActivityConfig) {
     ...createToolActivities({ store, journal, sandbox: config.sandbox, live: config.store.live }),
     ...createStopHookActivities({ sandbox: config.sandbox, store }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
-    ...createCloseSessionActivities({ journal, store }),
+    ...createCloseSessionActivities({ journal, store, mcpPool }),
+    ...createMcpActivities({ store, pool: mcpPool }),
     ...createProbeHostActivities(config.hostId ? { hostId: config.hostId } : {}),
     ...createWorkspaceActivities({ store, contentDir, workspaceRoots: config.workspaceRoots ?? [], privateDirs: [gitRoot], ...(config.hostId ? { hostId: config.hostId } : {}) }),
     ...createRepositoryActivities({ store, cloneRoot: config.workspaceRoots?.[0] ?? DEFAULT_CLONE_ROOT, gitRoot, ...(config.hostId ? { hostId: config.hostId } : {}) }),

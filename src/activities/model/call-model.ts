@@ -6,6 +6,7 @@ import { textOf } from '../../shared/conversation';
 import { ErrorType } from '../../shared/errors';
 import { type ContentStore, putJson } from '../store/content-store';
 import { appendWithCheckpoint, loadConversation } from '../store/conversation';
+import { McpCatalog } from '../mcp/mcp-catalog';
 import { TOOLS, type ToolRegistry } from '../tools/registry';
 import type { LiveChannel } from '../live/live-channel';
 import { LivePublisher } from '../live/live-publisher';
@@ -29,7 +30,9 @@ export function createModelActivities({ store, api, tools = TOOLS, live }: Model
       const checkpoint = checkpointRef ? { checkpointRef } : {};
       const conversation = await loadConversation(store, conversationRef);
       const messages = withCacheBreakpoint(await toApiMessages(store, conversation, input.resultsPerMessageMaxChars));
-      const definitions = tools.apiDefinitions(input.allowedTools);
+      // The session's MCP tools (stored by the listing activity) follow the built-in ones.
+      const mcp = await McpCatalog.load(store, input.mcpToolsRef);
+      const definitions = [...tools.apiDefinitions(input.allowedTools), ...(mcp?.apiDefinitions() ?? [])];
       const params: Anthropic.MessageCreateParamsNonStreaming = {
         model: input.model,
         max_tokens: input.maxOutputTokens,
@@ -79,7 +82,7 @@ export function createModelActivities({ store, api, tools = TOOLS, live }: Model
       const assistantJson = JSON.stringify(content);
       const assistantRef = await putJson(store, content);
       const toolUses = await Promise.all(
-        content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use').map((block) => tools.plan(block, input.workdir, input.allowedTools)),
+        content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use').map((block) => mcp?.plan(block) ?? tools.plan(block, input.workdir, input.allowedTools)),
       );
       return {
         kind: 'response',

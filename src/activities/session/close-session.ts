@@ -1,8 +1,9 @@
 import type { CloseSessionInput, CloseSessionOutput } from '../../shared/activity-io';
 import { type ContentStore, putJson } from '../store/content-store';
 import type { EffectJournal } from '../store/effect-journal';
+import type { McpPool } from '../mcp/mcp-pool';
 
-export function createCloseSessionActivities({ journal, store }: { journal: EffectJournal; store: ContentStore }) {
+export function createCloseSessionActivities({ journal, store, mcpPool }: { journal: EffectJournal; store: ContentStore; mcpPool?: McpPool }) {
   return {
     /**
      * The session ended: no tool call of it can be retried any more, so its edit journal goes,
@@ -11,6 +12,8 @@ export function createCloseSessionActivities({ journal, store }: { journal: Effe
      */
     async closeSession(input: CloseSessionInput): Promise<CloseSessionOutput> {
       await journal.close(input.sessionId);
+      // Its MCP servers on this worker end with it (stdio servers are killed).
+      await mcpPool?.closeSession(input.sessionId);
       if (!input.transcript) return {};
       return { transcriptRef: await putJson(store, { entries: input.transcript, snapshots: input.snapshots ?? [] }) };
     },

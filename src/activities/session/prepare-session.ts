@@ -8,6 +8,7 @@ import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, CHARS_PER_TOKEN } from '.
 import { readRepoHooks } from '../hooks/settings';
 import { readRepoAgents } from './agent-files';
 import { subAgentsSection } from './sub-agents-prompt';
+import { readRepoMcp } from '../mcp/mcp-json';
 import { type ContentStore, storeText } from '../store/content-store';
 import { TOOLS } from '../tools/registry';
 import { workdirProblem } from './workdir-check';
@@ -78,6 +79,8 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
         ...(!trusted && repoHooks.found.length ? { skippedRepoHooks: repoHooks.found } : {}),
         ...(usableAgents.length ? { repoAgents: usableAgents } : {}),
         ...(skippedAgents.length ? { skippedRepoAgents: skippedAgents } : {}),
+        // `.mcp.json`: its servers when trusted, like the hooks; else a note that it was skipped.
+        ...(await readRepoMcp(workdir, trusted)),
         sandbox: dependencies.sandbox,
         ...(dependencies.hostId ? { host: dependencies.hostId } : {}),
         model: input.model ?? defaultModel,

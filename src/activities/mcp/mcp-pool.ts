@@ -1,0 +1,145 @@
+/**
+ * The MCP connections of the sessions a worker serves, kept in the worker process: one per
+ * session and server, opened on first use (listing or a call), opened again when the server died
+ * (a stdio server that exited, an HTTP session that broke), and closed when the session closes
+ * (closeSession) or the worker exits. Several calls that need the same connection at once share
+ * its opening.
+ *
+ * Connections are a cache, never state the session depends on: a worker that dies takes its
+ * servers with it (stdio servers die with their sandbox), and the next worker opens its own.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { SandboxRequest } from '../../shared/activity-io';
+import type { McpServerConfig } from '../../shared/mcp';
+import type { CommandSandbox } from '../sandbox/command-sandbox';
+import { SandboxedStdioTransport } from './sandboxed-stdio';
+
+/** How long a server may take to start and answer `initialize`. */
+export const MCP_CONNECT_TIMEOUT_MS = 30_000;
+
+export interface McpConnection {
+  readonly client: Client;
+  /** The server said its tool list changed (notifications/tools/list_changed) since this was last cleared. */
+  listChanged: boolean;
+  closed: boolean;
+}
+
+/** Where a session's server runs: its workdir, and what the session asks of its sandbox. */
+export interface McpPlace {
+  workdir: string;
+  sandbox?: SandboxRequest;
+}
+
+interface PoolEntry {
+  configKey: string;
+  opening: Promise<McpConnection & { transport: Transport }>;
+}
+
+export class McpPool {
+  private readonly entries = new Map<string, PoolEntry>();
+  private readonly stdio = new Set<SandboxedStdioTransport>();
+
+  constructor(private readonly sandbox: CommandSandbox) {
+    // A worker that exits (tests, shutdown) leaves no server behind; bubblewrap's --die-with-parent
+    // covers a killed one, the unconfined watchdog too.
+    process.once('exit', () => {
+      for (const transport of this.stdio) transport.kill();
+    });
+  }
+
+  /** The session's connection to `server`: the open one, or a new one when there is none, it died, or its configuration changed. */
+  async connect(sessionId: string, server: string, config: McpServerConfig, place: McpPlace): Promise<McpConnection> {
+    const key = `${sessionId}\u0000${server}`;
+    const configKey = JSON.stringify({ config, place });
+    const existing = this.entries.get(key);
+    if (existing) {
+      const connection = await existing.opening.catch(() => undefined);
+      if (connection && !connection.closed && existing.configKey === configKey) return connection;
+      if (this.entries.get(key) === existing) this.entries.delete(key);
+      if (connection && !connection.closed) await connection.client.close().catch(() => {});
+      // Another caller may have opened it again meanwhile.
+      const again = this.entries.get(key);
+      if (again) return this.connect(sessionId, server, config, place);
+    }
+    const entry: PoolEntry = { configKey, opening: this.open(config, place) };
+    this.entries.set(key, entry);
+    entry.opening.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
+    return entry.opening;
+  }
+
+  /** Every tool of a connected server (all pages). */
+  async listTools(connection: McpConnection, signal?: AbortSignal): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await connection.client.listTools(cursor ? { cursor } : {}, { timeout: MCP_CONNECT_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    connection.listChanged = false;
+    return tools;
+  }
+
+  /** The session ended: its servers are closed (stdio servers killed, HTTP sessions ended). */
+  async closeSession(sessionId: string): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const [key, entry] of this.entries) {
+      if (!key.startsWith(`${sessionId}\u0000`)) continue;
+      this.entries.delete(key);
+      closing.push(entry.opening.then((connection) => closeConnection(connection)).catch(() => {}));
+    }
+    await Promise.all(closing);
+  }
+
+  /** Servers open now (tests check that none outlives its session). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private async open(config: McpServerConfig, place: McpPlace): Promise<McpConnection & { transport: Transport }> {
+    const transport = this.transportFor(config, place);
+    const client = new Client({ name: 'durable-agent', version: '0.1.0' }, { capabilities: {} });
+    const connection = { client, transport, listChanged: false, closed: false };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      connection.listChanged = true;
+    });
+    client.onclose = () => {
+      connection.closed = true;
+      if (transport instanceof SandboxedStdioTransport) this.stdio.delete(transport);
+    };
+    try {
+      await client.connect(transport, { timeout: MCP_CONNECT_TIMEOUT_MS });
+    } catch (error) {
+      await transport.close().catch(() => {});
+      const stderr = transport instanceof SandboxedStdioTransport && transport.stderr ? ` (stderr: ${transport.stderr.split('\n').slice(-5).join(' | ')})` : '';
+      throw new Error(`${(error as Error).message}${stderr}`);
+    }
+    return connection;
+  }
+
+  private transportFor(config: McpServerConfig, place: McpPlace): Transport {
+    if (config.type === 'http') {
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
+    }
+    const transport = new SandboxedStdioTransport({
+      command: config.command,
+      args: config.args ?? [],
+      workdir: place.workdir,
+      sandbox: this.sandbox,
+      // The server sees the session's variables and its own, nothing of the worker's.
+      session: { ...place.sandbox, env: { ...place.sandbox?.env, ...config.env } },
+    });
+    this.stdio.add(transport);
+    return transport;
+  }
+}
+
+async function closeConnection(connection: McpConnection & { transport: Transport }): Promise<void> {
+  if (connection.transport instanceof StreamableHTTPClientTransport) await connection.transport.terminateSession().catch(() => {});
+  await connection.client.close().catch(() => {});
+}
