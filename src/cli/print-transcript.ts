@@ -22,6 +22,10 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
           ? `  ⚑ repository hooks found and not run (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1): ${entry.skippedRepoHooks.join(', ')}`
           : undefined,
         entry.skippedRepoAgents?.length ? `  ⚑ repository agent types not used: ${entry.skippedRepoAgents.join(', ')}` : undefined,
+        entry.skippedMcpJson ? `  ⚑ MCP servers of ${entry.skippedMcpJson} not started (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1)` : undefined,
+        ...(entry.mcpServers ?? []).map((server) =>
+          server.status === 'connected' ? `  ⚙ MCP server ${server.name}: ${server.tools.length} tool(s)` : `  ⚠ MCP server ${server.name} failed to start: ${server.error ?? 'unknown error'}`,
+        ),
       ]
         .filter(Boolean)
         .join('\n') || undefined;

@@ -5,6 +5,7 @@
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
 import type { StopHook } from './input';
+import type { McpCallRules, McpModelMark, McpPrepared } from './mcp';
 import type { PreparedSubAgents, SubAgentsToPrepare } from './sub-agents';
 import type { SnapshotRecord, TakenSnapshot } from './workspace';
 
@@ -16,7 +17,7 @@ export type FileState = { path: string; sha256: string };
  * onto the plan, so workflow code follows them without knowing any tool by name. Only what is
  * set is recorded, to keep history small.
  */
-export interface ToolRules {
+export interface ToolRules extends McpCallRules {
   /** permissionMode "ask": the call waits for a person unless an allow rule matches its subject. */
   needsApproval?: true;
   /** An error result cancels the calls after it in the same response (Claude Code's Bash rule). */
@@ -85,7 +86,7 @@ export type ModelStopReason =
   | 'model_context_window_exceeded'
   | (string & {});
 
-export interface CallModelInput extends TurnEndMark {
+export interface CallModelInput extends TurnEndMark, McpModelMark {
   /** The session's turn (its model call's number): live output is labelled with it. */
   turn?: number;
   model: string;
@@ -238,7 +239,7 @@ export interface PrepareSessionInput extends SubAgentsToPrepare {
   trustRepoHooks?: boolean;
 }
 
-export interface PrepareSessionOutput extends PreparedSubAgents {
+export interface PrepareSessionOutput extends PreparedSubAgents, McpPrepared {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
   workdir: string;
   /** Stop hooks from the repository's settings, read once at the start (a snapshot); only when trusted. */

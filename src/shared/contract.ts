@@ -9,6 +9,7 @@
 import type { ConversationMessage, Usage } from './conversation';
 import type { BranchResult } from './repository';
 import type { FileChangeStat, SnapshotRecord } from './workspace';
+import type { McpServerStatus, McpSessionNote } from './mcp';
 import type { Todo } from './todos';
 
 /** Workflow type users pass to `temporal workflow start --type`. */
@@ -136,13 +137,15 @@ export interface AgentState {
   snapshots: SnapshotRecord[];
   /** The model's task list, as its last TodoWrite wrote it (empty until then). */
   todos?: Todo[];
+  /** The session's MCP servers (only when it has any): connected or failed, and their tools. */
+  mcpServers?: McpServerStatus[];
 }
 
 /** One line of the session's log, served by the `transcript` query and printed by our CLI. */
 export type TranscriptEntry =
   | { type: 'user'; turn: number; text: string }
   /** The worker prepared the session: its real workdir, its sandbox, repository hooks and agent types found and not used. */
-  | { type: 'session'; turn: number; workdir: string; sandbox: 'bwrap' | 'none'; skippedRepoHooks?: string[]; skippedRepoAgents?: string[]; forkedFrom?: { workflowId: string; turn: number } }
+  | { type: 'session'; turn: number; workdir: string; sandbox: 'bwrap' | 'none'; skippedRepoHooks?: string[]; skippedRepoAgents?: string[]; forkedFrom?: { workflowId: string; turn: number } } & McpSessionNote
   | { type: 'assistant'; turn: number; text: string; stopReason: string; usage: Usage }
   | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
   | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }

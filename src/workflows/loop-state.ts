@@ -10,6 +10,7 @@ import type { FileState, PlannedToolUse, PrepareSessionOutput, SandboxRequest } 
 import type { AgentResult, TerminalReason, Transition } from '../shared/contract';
 import { type ConversationMessage, conversationChars, type ToolResult, type Usage, ZERO_USAGE } from '../shared/conversation';
 import type { ResolvedAgentInput } from '../shared/input';
+import type { McpSession } from '../shared/mcp';
 import { AUTOCOMPACT_FLOOR_WINDOW_SHARE, CHARS_PER_TOKEN } from '../shared/limits';
 import { modelLimits } from '../shared/models';
 import { currentPath } from './host-loss';
@@ -26,6 +27,8 @@ export interface LoopState {
   workdir: string;
   /** The workdirs the session had before its moves to other hosts (see host-loss.ts), oldest first. */
   workdirMoves?: { from: string; to: string }[];
+  /** The session's MCP servers, their tool catalog and status (sessions with MCP servers only; see mcp-tools.ts). */
+  mcp?: McpSession;
   /** What the session asks of its commands' sandbox (input `sandboxEnv`, `network: false`), when anything. */
   sandbox?: SandboxRequest;
   systemRef: string;
@@ -97,6 +100,7 @@ export function initialLoopState(input: ResolvedAgentInput, session: PrepareSess
     allowedTools: input.allowedTools,
     workdir: session.workdir,
     ...sandboxRequest(input),
+    ...(session.mcp ? { mcp: session.mcp } : {}),
     systemRef: session.systemRef,
     turnCount: 0,
     usage: ZERO_USAGE,
@@ -122,7 +126,7 @@ export function initialLoopState(input: ResolvedAgentInput, session: PrepareSess
 }
 
 /** The input's wishes for the sandbox, only when it has any (so other sessions' histories do not change). */
-function sandboxRequest(input: ResolvedAgentInput): { sandbox?: SandboxRequest } {
+export function sandboxRequest(input: ResolvedAgentInput): { sandbox?: SandboxRequest } {
   const env = input.sandboxEnv && Object.keys(input.sandboxEnv).length ? input.sandboxEnv : undefined;
   if (!env && input.network) return {};
   return { sandbox: { ...(env ? { env } : {}), ...(input.network ? {} : { network: false }) } };

@@ -13,6 +13,7 @@ import { cloneName, sessionBranch } from '../shared/repository';
 import { AGENT_FORKED_FROM } from '../shared/search-attributes';
 import { cloneRepository, prepareSession, REPOSITORY_OPTIONS, SESSION_OPTIONS } from './activity-options';
 import { forkPrompt } from './checkpoints';
+import { listMcpServers } from './mcp-tools';
 import type { SessionWorkspace } from './workspace';
 
 /**
@@ -56,5 +57,7 @@ export async function prepareNewSession(input: ResolvedAgentInput, fork: ForkInp
       ...agentTypesToPrepare(input.agents),
     },
   ]);
-  return repo ? { ...prepared, repo } : prepared;
+  // MCP servers (input, trusted `.mcp.json`) connected and listed on the session's host: see mcp-tools.ts.
+  const mcp = await listMcpServers(input, prepared, onHost(prepared.host, input.hostLossTimeoutMs));
+  return { ...prepared, ...(repo ? { repo } : {}), ...(mcp ? { mcp } : {}) };
 }

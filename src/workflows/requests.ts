@@ -24,6 +24,7 @@ export function callModelRequest(state: LoopState): CallModelInput {
     append: state.pendingMessages,
     // Only what differs from the default travels in history.
     ...(resultsPerMessageMaxChars < TOOL_RESULTS_PER_MESSAGE_MAX_CHARS ? { resultsPerMessageMaxChars } : {}),
+    ...(state.mcp ? { mcpToolsRef: state.mcp.toolsRef } : {}),
   };
 }
 

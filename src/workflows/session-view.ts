@@ -21,6 +21,7 @@ import type {
 import type { PrepareSessionOutput } from '../shared/activity-io';
 import type { SnapshotRecord } from '../shared/workspace';
 import { ZERO_USAGE } from '../shared/conversation';
+import { mcpSessionNote } from '../shared/mcp';
 import { type Todo, todoLines, todoProgress } from '../shared/todos';
 import { AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { stateQuery, transcriptQuery } from './definitions';
@@ -120,6 +121,7 @@ export class SessionView {
     this.state.sandbox = session.sandbox ?? null;
     this.state.workdir = session.workdir;
     this.state.host = session.host ?? null;
+    if (session.mcp) this.state.mcpServers = session.mcp.status;
     if (!note || session.sandbox === undefined) return;
     this.add({
       type: 'session',
@@ -128,6 +130,7 @@ export class SessionView {
       sandbox: session.sandbox,
       ...(session.skippedRepoHooks?.length ? { skippedRepoHooks: session.skippedRepoHooks } : {}),
       ...(session.skippedRepoAgents?.length ? { skippedRepoAgents: session.skippedRepoAgents } : {}),
+      ...mcpSessionNote(session),
       ...(forkedFrom ? { forkedFrom } : {}),
     });
   }
@@ -148,6 +151,7 @@ export class SessionView {
     this.state.usage = loop.usage;
     this.state.lastTransition = loop.lastTransition;
     this.state.estimatedContextTokens = estimateTokens(loop);
+    if (loop.mcp) this.state.mcpServers = loop.mcp.status;
   }
 
   add(entry: TranscriptEntry): void {

@@ -114,8 +114,9 @@ export function approvedByRules(allowRules: readonly string[], call: PlannedTool
   if (rules.alwaysAsk) return false;
   const patterns: (string | undefined)[] = [];
   for (const rule of allowRules) {
-    const match = rule.match(/^([A-Za-z]+)(?:\((.*)\))?$/);
-    if (match && match[1] === call.name) patterns.push(match[2]);
+    const match = rule.match(ALLOW_RULE);
+    // A bare rule may also name the call's server (`mcp__server`): the plan lists such names.
+    if (match && (match[1] === call.name || (match[2] === undefined && rules.allowedBy?.includes(match[1]!)))) patterns.push(match[2]);
   }
   if (patterns.includes(undefined)) return true;
   if (rules.notMatchable) return false;
@@ -124,6 +125,9 @@ export function approvedByRules(allowRules: readonly string[], call: PlannedTool
   const subject = (rules.subject ?? '').trim();
   return given.some((pattern) => patternMatchesSubject(pattern, subject));
 }
+
+/** A rule: a tool's name (an MCP tool's `mcp__server__tool`, or `mcp__server`, `mcp__server__*`), maybe with a pattern. */
+const ALLOW_RULE = /^([A-Za-z]+|mcp__[A-Za-z0-9_-]+?(?:__\*)?)(?:\((.*)\))?$/;
 
 /** One rule against one call (the rule alone must approve it). */
 export function matchesAllowRule(rule: string, call: PlannedToolUse): boolean {

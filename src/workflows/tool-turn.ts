@@ -14,6 +14,7 @@ import { absorbToolResults, recordFileState } from './loop-state';
 import { runToolRequest } from './requests';
 import { type PersonApproval, runToolUses, summaryOf } from './run-tools';
 import type { ApprovalAnswer } from './steering';
+import { isMcpCall, refreshMcpTools, runMcpCall } from './mcp-tools';
 import { needsApproval } from './stop-conditions';
 import { interruptedResult, orderToolResults, STOPPED_BY_INTERRUPT } from './tool-batches';
 import { runSubAgent } from './sub-agents';
@@ -71,6 +72,7 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
   session.noteSnapshot(turn);
   session.workspace.checkpoint(true);
   if (stopped) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
+  await refreshMcpTools(session);
   session.goOn(session.state);
   if (session.features.steering && session.input.toolSummaries) summarizeInBackground(session, toolUses, results);
   return { kind: 'done' };
@@ -96,6 +98,7 @@ async function runToolCall(session: AgentSession, call: PlannedToolUse, approval
     return runSubAgent(session, call);
   }
   try {
+    if (isMcpCall(call)) return await runMcpCall(session, call, approval?.feedback);
     // The session's last snapshot: the call snapshots over it when done (calls that change files run one at a time).
     const snapshotRef = rulesOf(call).changesFiles ? session.workspace.latestRef : undefined;
     if (snapshotRef) snapshotting.add(call.id);
