@@ -8,7 +8,7 @@
  *   npm run record-histories -- max-turns   # only the ones named
  *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
  *
- * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts, host-scenarios.ts and capability-scenarios.ts.
+ * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts, host-scenarios.ts, capability-scenarios.ts and mcp-scenarios.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -23,13 +23,14 @@ import { PROJECT_ROOT, scratchDir, TEST_TMP, WORKFLOW_BUNDLE_PATH } from '../../
 import { capabilityScenarios } from './capability-scenarios';
 import { loopScenarios } from './loop-scenarios';
 import { hostScenarios } from './host-scenarios';
+import { mcpScenarios } from './mcp-scenarios';
 import { type Hosts, type Scenario, writeBinaryFiles } from './scenario';
 import { steeringScenarios } from './steering-scenarios';
 import { workspaceScenarios } from './workspace-scenarios';
 
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 
-const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios, ...capabilityScenarios];
+const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios, ...capabilityScenarios, ...mcpScenarios];
 
 async function main(): Promise<void> {
   const cli = await resolveTemporalCli(console.log);

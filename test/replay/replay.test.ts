@@ -82,3 +82,10 @@ test.each(['recovery-every-branch.json', 'v2-recovery-every-branch.json'])('%s r
     expect(summaries.some((summary) => summary.includes(expected))).toBe(true);
   }
 });
+
+test('mcp-tools.json really called MCP tools and listed them again after a server changed its list', () => {
+  const history = JSON.parse(readFileSync(join(FIXTURES, 'mcp-tools.json'), 'utf8')) as { events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[] };
+  const types = history.events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType.name] : []));
+  expect(types.filter((type) => type === 'listMcpTools')).toHaveLength(2);
+  expect(types.filter((type) => type === 'callMcpTool')).toHaveLength(6);
+});

@@ -4,6 +4,7 @@
  * and a streamable-HTTP server in the test process.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,11 +15,17 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { PROJECT_ROOT } from './paths';
 
-/** Writes the stdio server as one self-contained file into `dir`; returns its path. */
+/** The stdio server as one self-contained CommonJS file (it needs nothing from node_modules). */
+export function mcpStdioServerSource(): string {
+  const built = buildSync({ entryPoints: [join(PROJECT_ROOT, 'test', 'support', 'mcp-stdio-server.ts')], bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'error' });
+  return built.outputFiles[0]!.text;
+}
+
+/** Writes the stdio server into `dir`; returns its path. */
 export function mcpStdioServerBundle(dir: string, name = 'mcp-server.cjs'): string {
-  const outfile = join(dir, name);
-  buildSync({ entryPoints: [join(PROJECT_ROOT, 'test', 'support', 'mcp-stdio-server.ts')], bundle: true, platform: 'node', format: 'cjs', outfile, logLevel: 'error' });
-  return outfile;
+  const path = join(dir, name);
+  writeFileSync(path, mcpStdioServerSource());
+  return path;
 }
 
 /** An issue tracker over streamable HTTP: `lookup` finds an issue, `close_issue` always fails (isError). */
