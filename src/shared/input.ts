@@ -169,7 +169,7 @@ export function checkAgentInput(raw: unknown): InputCheck {
   const parsed = agentInputSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
-      if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;
+      if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.map((key) => [...issue.path, key].join('.')).join(', ')}`;
       const field = issue.path.length ? issue.path.join('.') : '(input)';
       const missing = issue.code === 'invalid_type' && issue.message.includes('undefined');
       return `${field}: ${missing ? 'required' : issue.message}`;

@@ -76,7 +76,7 @@ describe('checkAgentInput', () => {
     [{ prompt: 'p', workdir: '/w', repo: { url: 'file:///r.git' } }, /repo: give workdir or repo, not both/],
     [{ prompt: 'p', repo: { url: '' } }, /repo\.url: must be a git URL/],
     [{ prompt: 'p', repo: { url: 'file:///r.git', ref: '--upload-pack=x' } }, /repo\.ref: must be a branch, tag or commit/],
-    [{ prompt: 'p', repo: { url: 'file:///r.git', branch: 'x' } }, /unknown field\(s\): branch/],
+    [{ prompt: 'p', repo: { url: 'file:///r.git', branch: 'x' } }, /unknown field\(s\): repo.branch/],
     [{ prompt: 'p', workdir: '/w', hostLossTimeoutMs: 10 }, /hostLossTimeoutMs: /],
   ])('rejects %j, naming the field', (raw, message) => {
     const check = checkAgentInput(raw);

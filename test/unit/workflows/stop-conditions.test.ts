@@ -82,3 +82,28 @@ describe('the end of a turn', () => {
     expect(decideTurnEnd(loopState(), { ...facts, hook: { kind: 'give_up', reason: 'blocked 8 times' } })).toEqual({ kind: 'finish', reason: 'hook_stopped', error: 'blocked 8 times' });
   });
 });
+
+describe('allow rules for MCP tools', () => {
+  const mcpCall = (name: string, server: string): PlannedToolUse => ({
+    id: 'toolu_mcp',
+    name,
+    input: {},
+    plan: { ok: true, concurrencySafe: false, summary: name, rules: { needsApproval: true, subject: '', mcp: { server, tool: 'lookup' }, allowedBy: [`mcp__${server}`, `mcp__${server}__*`] } },
+  });
+
+  test('mcp__server__tool approves that tool; mcp__server and mcp__server__* every tool of the server', () => {
+    const lookup = mcpCall('mcp__tracker__lookup', 'tracker');
+    expect(needsApproval('ask', [], lookup)).toBe(true);
+    expect(needsApproval('auto', [], lookup)).toBe(false);
+    expect(matchesAllowRule('mcp__tracker__lookup', lookup)).toBe(true);
+    expect(matchesAllowRule('mcp__tracker', lookup)).toBe(true);
+    expect(matchesAllowRule('mcp__tracker__*', lookup)).toBe(true);
+    expect(matchesAllowRule('mcp__tracker__close', lookup)).toBe(false);
+    expect(matchesAllowRule('mcp__track', lookup)).toBe(false);
+    expect(matchesAllowRule('mcp__other', lookup)).toBe(false);
+    expect(matchesAllowRule('mcp__tracker(anything)', lookup)).toBe(false);
+    // A server named like another's prefix gets no rule of it.
+    expect(matchesAllowRule('mcp__tracker', mcpCall('mcp__tracker_admin__lookup', 'tracker_admin'))).toBe(false);
+    expect(needsApproval('ask', ['mcp__tracker'], lookup)).toBe(false);
+  });
+});
