@@ -20,6 +20,13 @@ import { SandboxedStdioTransport } from './sandboxed-stdio';
 /** How long a server may take to start and answer `initialize`. */
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
 
+/**
+ * A connection unused this long is closed. closeSession closes a session's connections on the
+ * worker it runs on; with several workers on one host (or the shared queue), others may hold some
+ * too, and this closes them. Longer than a call may take (10 minutes), so no call loses its server.
+ */
+export const MCP_IDLE_CLOSE_MS = 30 * 60_000;
+
 export interface McpConnection {
   readonly client: Client;
   /** The server said its tool list changed (notifications/tools/list_changed) since this was last cleared. */
@@ -35,6 +42,7 @@ export interface McpPlace {
 
 interface PoolEntry {
   configKey: string;
+  lastUsed: number;
   opening: Promise<McpConnection & { transport: Transport }>;
 }
 
@@ -42,7 +50,11 @@ export class McpPool {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly stdio = new Set<SandboxedStdioTransport>();
 
-  constructor(private readonly sandbox: CommandSandbox) {
+  constructor(
+    private readonly sandbox: CommandSandbox,
+    private readonly idleCloseMs = MCP_IDLE_CLOSE_MS,
+  ) {
+    setInterval(() => void this.closeIdle(Date.now()), Math.min(60_000, idleCloseMs)).unref();
     // A worker that exits (tests, shutdown) leaves no server behind; bubblewrap's --die-with-parent
     // covers a killed one, the unconfined watchdog too.
     process.once('exit', () => {
@@ -57,14 +69,17 @@ export class McpPool {
     const existing = this.entries.get(key);
     if (existing) {
       const connection = await existing.opening.catch(() => undefined);
-      if (connection && !connection.closed && existing.configKey === configKey) return connection;
+      if (connection && !connection.closed && existing.configKey === configKey) {
+        existing.lastUsed = Date.now();
+        return connection;
+      }
       if (this.entries.get(key) === existing) this.entries.delete(key);
       if (connection && !connection.closed) await connection.client.close().catch(() => {});
       // Another caller may have opened it again meanwhile.
       const again = this.entries.get(key);
       if (again) return this.connect(sessionId, server, config, place);
     }
-    const entry: PoolEntry = { configKey, opening: this.open(config, place) };
+    const entry: PoolEntry = { configKey, lastUsed: Date.now(), opening: this.open(config, place) };
     this.entries.set(key, entry);
     entry.opening.catch(() => {
       if (this.entries.get(key) === entry) this.entries.delete(key);
@@ -90,6 +105,17 @@ export class McpPool {
     const closing: Promise<void>[] = [];
     for (const [key, entry] of this.entries) {
       if (!key.startsWith(`${sessionId}\u0000`)) continue;
+      this.entries.delete(key);
+      closing.push(entry.opening.then((connection) => closeConnection(connection)).catch(() => {}));
+    }
+    await Promise.all(closing);
+  }
+
+  /** Closes the connections unused for `idleCloseMs` before `now`. */
+  async closeIdle(now: number): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const [key, entry] of this.entries) {
+      if (now - entry.lastUsed < this.idleCloseMs) continue;
       this.entries.delete(key);
       closing.push(entry.opening.then((connection) => closeConnection(connection)).catch(() => {}));
     }

@@ -58,6 +58,17 @@ test('a server that cannot start is an error saying what it wrote', async () => 
   expect(pool.size).toBe(0);
 });
 
+test('a connection left unused is closed (another worker closed its session)', async () => {
+  const pool = new McpPool(unconfined(), 60_000);
+  const connection = await pool.connect('session-4', 'files', server, place);
+  const pid = (connection as unknown as { transport: { pid: number } }).transport.pid;
+  await pool.closeIdle(Date.now());
+  expect(pool.size).toBe(1);
+  await pool.closeIdle(Date.now() + 60_000);
+  expect(pool.size).toBe(0);
+  while (alive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+});
+
 test('words are quoted for the sandbox shell', () => {
   expect(shellWord('node')).toBe('node');
   expect(shellWord("it's; rm -rf /")).toBe(`'it'\\''s; rm -rf /'`);
