@@ -4,11 +4,12 @@
  * untrusted `.mcp.json`; the scripted model calls their tools under allow rules, one call fails,
  * one server changes its tools and another dies mid-call and is started again.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState, TranscriptPage } from '../../src/shared/contract';
 import { byTurn, lastToolResults, type RecordedRequest, reply, text, toolResultText, toolUse } from '../support/fake-anthropic';
-import { fileHarness, makeRepo } from '../support/harness';
+import { fileHarness, Harness, killProcess, makeRepo } from '../support/harness';
 import { McpHttpServer, mcpStdioServerBundle } from '../support/mcp-servers';
 
 jest.setTimeout(120_000);
@@ -118,7 +119,7 @@ test('stdio and HTTP MCP tools are offered, approved by rules, called in the san
   expect(session).toMatchObject({ skippedMcpJson: expect.stringContaining('.mcp.json (1 server: repo-server)') });
   const state = await handle.query<AgentState>('state');
   expect(state.mcpServers).toEqual([
-    expect.objectContaining({ name: 'files', status: 'connected', tools: ['mcp__files__echo', 'mcp__files__env', 'mcp__files__grow', 'mcp__files__crash', 'mcp__files__late'] }),
+    expect.objectContaining({ name: 'files', status: 'connected', tools: ['mcp__files__echo', 'mcp__files__env', 'mcp__files__grow', 'mcp__files__crash', 'mcp__files__slow', 'mcp__files__late'] }),
     expect.objectContaining({ name: 'tracker', status: 'connected', tools: ['mcp__tracker__lookup', 'mcp__tracker__close_issue'] }),
     { name: 'broken', status: 'failed', tools: [], error: expect.stringContaining('definitely-not-a-command') },
   ]);
@@ -127,4 +128,29 @@ test('stdio and HTTP MCP tools are offered, approved by rules, called in the san
   // Closing the session closed its servers: no stdio server left running, no HTTP session left open.
   while (processesWith(server).length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   expect(tracker.openSessions).toBe(0);
+});
+
+test('a worker killed mid-call: the MCP call is not made again, and the model is told its outcome is unknown', async () => {
+  const crashing = await Harness.start();
+  try {
+    const workdir = makeRepo({});
+    const server = mcpStdioServerBundle(workdir);
+    crashing.fake.handler = byTurn([reply([toolUse('mcp__files__slow', {}, 'toolu_slow')]), reply([text('I will check first.')])]);
+    const worker = await crashing.startWorkerProcess();
+    const handle = await crashing.start({ prompt: 'Start it', workdir, toolSummaries: false, mcpServers: { files: { command: 'node', args: [server] } } });
+    const log = join(workdir, 'mcp-calls.log');
+    while (!existsSync(log)) await new Promise((resolve) => setTimeout(resolve, 50));
+    await killProcess(worker);
+    // The server died with its worker (its sandbox dies with its parent).
+    while (processesWith(server).length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    await crashing.startWorkerProcess();
+    const result = (await handle.result()) as AgentResult;
+    expect(result.reason).toBe('completed');
+    const answer = results(crashing.fake.requests.filter((request) => request.body.tools?.length).at(-1)!).toolu_slow!;
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toContain('was not made again: it may or may not have taken effect');
+    expect(readFileSync(log, 'utf8')).toBe('slow started\n');
+  } finally {
+    await crashing.stop();
+  }
 });

@@ -4,8 +4,10 @@
  * real session's server does: inside the session's sandbox, which sees nothing of this repository.
  *
  * Tools: `echo` (its text back), `env` (the names of the variables it sees, and MCP_GREETING),
- * `grow` (adds the tool `late` and says the list changed), `crash` (the server dies mid-call).
+ * `grow` (adds the tool `late` and says the list changed), `crash` (the server dies mid-call),
+ * `slow` (notes in `mcp-calls.log` in its working directory that it started, then never answers).
  */
+import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -30,6 +32,11 @@ server.registerTool('grow', { description: 'Adds the tool late' }, () => {
 
 server.registerTool('crash', { description: 'Dies in the middle of the call' }, () => {
   process.exit(3);
+});
+
+server.registerTool('slow', { description: 'Starts something and takes forever' }, async () => {
+  appendFileSync('mcp-calls.log', 'slow started\n');
+  return new Promise<never>(() => {});
 });
 
 void server.connect(new StdioServerTransport());
