@@ -92,10 +92,6 @@ export function mcpToolName(server: string, tool: string): string {
   return `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, API_NAME_MAX);
 }
 
-export function isMcpToolName(name: string): boolean {
-  return name.startsWith('mcp__');
-}
-
 /** The allow rules that approve every call of a server's tool besides its own name: `mcp__server` and `mcp__server__*`. */
 export function mcpRuleNames(server: string): string[] {
   return [`mcp__${server}`, `mcp__${server}__*`];

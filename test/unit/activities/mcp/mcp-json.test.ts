@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRepoMcp } from '../../../../src/activities/mcp/mcp-json';
+import { settingsApproval } from '../../../../src/activities/tools/settings-guard';
 import { scratchDir } from '../../../support/paths';
 
 function repoWith(mcpJson?: string): string {
@@ -26,4 +27,12 @@ test('a trusted invalid file fails the session naming the field, never its value
   expect((failure as Error).message).not.toContain('secret-token-123');
   expect(await readRepoMcp(repoWith('not json'), false)).toEqual({ skippedMcpJson: '.mcp.json (not valid JSON)' });
   await expect(readRepoMcp(repoWith('not json'), true)).rejects.toThrow('.mcp.json is not valid JSON');
+});
+
+test(".mcp.json, like the hooks' settings, changes only with a person's approval", () => {
+  const dir = repoWith('{}');
+  expect(settingsApproval({}, { workdir: dir, filePath: join(dir, '.mcp.json') })).toEqual({
+    alwaysAsk: 'it changes .mcp.json, whose MCP servers run commands in later sessions',
+  });
+  expect(settingsApproval({}, { workdir: dir, filePath: join(dir, 'mcp.json') })).toEqual({});
 });
