@@ -57,7 +57,8 @@ export async function prepareNewSession(input: ResolvedAgentInput, fork: ForkInp
       ...agentTypesToPrepare(input.agents),
     },
   ]);
-  // MCP servers (input, trusted `.mcp.json`) connected and listed on the session's host: see mcp-tools.ts.
-  const mcp = await listMcpServers(input, prepared, onHost(prepared.host, input.hostLossTimeoutMs));
+  // MCP servers (input, trusted `.mcp.json`) connected and listed on the session's host: see
+  // mcp-tools.ts. Not for sub-agents: their tools are their type's (by default they change nothing).
+  const mcp = input.parentSession ? undefined : await listMcpServers(input, prepared, onHost(prepared.host, input.hostLossTimeoutMs));
   return { ...prepared, ...(repo ? { repo } : {}), ...(mcp ? { mcp } : {}) };
 }
