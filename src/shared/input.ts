@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_HOST_LOSS_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS, MAX_OUTPUT_TOKENS_ACCEPTED, STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
 import type { ConversationMessage } from './conversation';
 import { TOOL_NAMES } from './tool-names';
+import { hookGroups, hooksInputSchema, type ToolHooks, toolHooksOf } from './hooks';
 
 /**
  * The one JSON object `agentWorkflow` is started with. Part of the public contract: field names
@@ -69,6 +70,7 @@ export const agentInputSchema = z
     fallbackModel: z.string().min(1).optional(),
     fallbackAfterOverloads: z.number().int().positive().optional(),
     stopHooks: z.array(stopHookSchema).optional(),
+    hooks: hooksInputSchema.optional(),
     tokenBudget: z.number().int().positive().optional(),
     interactive: z.boolean().optional(),
     permissionMode: z.enum(['auto', 'ask']).optional(),
@@ -114,7 +116,10 @@ export interface ResolvedAgentInput {
   contextWindowTokens?: number;
   fallbackModel?: string;
   fallbackAfterOverloads: number;
+  /** Input `stopHooks`, then input `hooks.Stop`. */
   stopHooks: StopHook[];
+  /** Input `hooks` other than Stop (PreToolUse, PostToolUse, UserPromptSubmit), when it has any. */
+  toolHooks?: ToolHooks;
   tokenBudget?: number;
   interactive: boolean;
   permissionMode: 'auto' | 'ask';
@@ -153,7 +158,7 @@ export function checkAgentInput(raw: unknown): InputCheck {
   const parsed = agentInputSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
-      if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;
+      if (issue.code === 'unrecognized_keys') return `${issue.path.length ? `${issue.path.join('.')}: ` : ''}unknown field(s): ${issue.keys.join(', ')}`;
       const field = issue.path.length ? issue.path.join('.') : '(input)';
       const missing = issue.code === 'invalid_type' && issue.message.includes('undefined');
       return `${field}: ${missing ? 'required' : issue.message}`;
@@ -161,6 +166,7 @@ export function checkAgentInput(raw: unknown): InputCheck {
     return { ok: false, message: `Invalid agentWorkflow input: ${problems.join('; ')}` };
   }
   const input = parsed.data;
+  const toolHooks = toolHooksOf(input.hooks);
   return {
     ok: true,
     input: {
@@ -175,7 +181,8 @@ export function checkAgentInput(raw: unknown): InputCheck {
       contextWindowTokens: input.contextWindowTokens,
       fallbackModel: input.fallbackModel,
       fallbackAfterOverloads: input.fallbackAfterOverloads ?? DEFAULT_FALLBACK_AFTER_OVERLOADS,
-      stopHooks: input.stopHooks ?? [],
+      stopHooks: [...(input.stopHooks ?? []), ...hookGroups(input.hooks?.Stop).flatMap((group) => group.hooks)],
+      ...(toolHooks ? { toolHooks } : {}),
       tokenBudget: input.tokenBudget,
       interactive: input.interactive ?? false,
       permissionMode: input.permissionMode ?? 'auto',

@@ -54,7 +54,7 @@ export class AgentSession {
   /** The start snapshot, taken while the first model call runs. */
   private baseline: Promise<void> = Promise.resolve();
   private loop!: LoopState;
-  private prepared!: PrepareSessionOutput;
+  prepared!: PrepareSessionOutput;
   private turnsAtRunStart = 0;
   /** What a cancellation of the workflow would stop now (follows the status). */
   private running: 'model' | 'tools' = 'model';

@@ -127,6 +127,7 @@ export class SessionView {
       workdir: session.workdir,
       sandbox: session.sandbox,
       ...(session.skippedRepoHooks?.length ? { skippedRepoHooks: session.skippedRepoHooks } : {}),
+      ...(session.instructionFiles?.length ? { instructionFiles: session.instructionFiles } : {}),
       ...(forkedFrom ? { forkedFrom } : {}),
     });
   }

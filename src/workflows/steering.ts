@@ -23,6 +23,8 @@ export interface CarriedSteering {
 export class Steering {
   /** Messages waiting for the next turn. */
   readonly queued: string[] = [];
+  /** How many of them (from the first) their UserPromptSubmit hooks have seen (prompt-hooks.ts). */
+  screened = 0;
   ended = false;
   readonly pendingApprovals: PendingApproval[] = [];
   private readonly answers = new Map<string, { decision: 'allow' | 'deny'; feedback?: string }>();
@@ -133,6 +135,7 @@ export class Steering {
   }
 
   takeQueued(): string[] {
+    this.screened = 0;
     return this.queued.splice(0, this.queued.length);
   }
 

@@ -8,6 +8,7 @@ import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, CHARS_PER_TOKEN } from '.
 import { readRepoHooks } from '../hooks/settings';
 import { type ContentStore, storeText } from '../store/content-store';
 import { TOOLS } from '../tools/registry';
+import { instructionsSection, rootInstructionFiles } from './instructions';
 import { workdirProblem } from './workdir-check';
 
 export interface SessionActivityDependencies {
@@ -28,6 +29,8 @@ export interface SessionActivityDependencies {
   sandbox: 'bwrap' | 'none';
   /** This worker's host (`AGENT_HOST_ID`), recorded as the session's host. */
   hostId?: string;
+  /** `AGENT_INSTRUCTIONS_DIR`: the user's AGENTS.md and CLAUDE.md, for every session's system prompt. */
+  instructionsDir?: string;
 }
 
 /** A directory's real path, or the path itself while it does not exist (a content store not yet written). */
@@ -63,12 +66,15 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
       if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}; choose the repository's own directory`, ErrorType.InvalidWorkdir);
       const repoHooks = await readRepoHooks(workdir);
       const trusted = input.trustRepoHooks === true || dependencies.trustRepoHooks;
-      const system = buildSystemPrompt({ ...input, workdir });
+      const instructions = await rootInstructionFiles(workdir, dependencies.instructionsDir);
+      const system = buildSystemPrompt({ ...input, workdir, instructions: instructionsSection(instructions) });
       const systemRef = await store.put(system);
       const overheadChars = system.length + JSON.stringify(TOOLS.apiDefinitions(input.allowedTools)).length;
       return {
         workdir,
         ...(trusted && repoHooks.hooks.length ? { settingsStopHooks: repoHooks.hooks } : {}),
+        ...(trusted && repoHooks.toolHooks ? { settingsToolHooks: repoHooks.toolHooks } : {}),
+        ...(instructions.length ? { instructionFiles: instructions.map((file) => file.path) } : {}),
         ...(!trusted && repoHooks.found.length ? { skippedRepoHooks: repoHooks.found } : {}),
         sandbox: dependencies.sandbox,
         ...(dependencies.hostId ? { host: dependencies.hostId } : {}),
@@ -86,6 +92,8 @@ export function buildSystemPrompt(input: {
   startedAt: string;
   allowedTools: string[];
   systemPromptAppend?: string;
+  /** The instruction files' section (AGENTS.md, CLAUDE.md), when there are any. */
+  instructions?: string;
 }): string {
   const sections = [
     'You are a coding agent working in a software repository on behalf of a user. You run unattended: ' +
@@ -118,6 +126,7 @@ export function buildSystemPrompt(input: {
       '- Never read or print credentials.',
     ].join('\n'),
   ];
+  if (input.instructions) sections.push(input.instructions);
   if (input.systemPromptAppend?.trim()) sections.push(input.systemPromptAppend.trim());
   return sections.join('\n\n');
 }
