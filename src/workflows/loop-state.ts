@@ -160,6 +160,15 @@ export function recordFileState(state: LoopState, fileState: FileState, readByTo
   return { ...state, fileStates: { ...state.fileStates, [fileState.path]: fileState.sha256 }, recentFiles };
 }
 
+/**
+ * The conversation lost results (a context edit, a compaction, a rewind): the nested instruction
+ * files they carried may be gone with them, so the next Read under their directories shows them again.
+ */
+export function forgetShownInstructions(state: LoopState): LoopState {
+  const { instructionDirs: _shown, ...rest } = state;
+  return rest;
+}
+
 /** A Read's result showed the model these directories' instruction files: later Reads do not repeat them. */
 export function recordInstructionDirs(state: LoopState, dirs: readonly string[]): LoopState {
   const known = state.instructionDirs ?? [];

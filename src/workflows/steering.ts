@@ -18,6 +18,8 @@ export interface CarriedSteering {
   queued: string[];
   /** `end` arrived (absent in what runs before it carried). */
   ended?: boolean;
+  /** How many of `queued` their UserPromptSubmit hooks saw already (absent: none). */
+  screened?: number;
 }
 
 export class Steering {
@@ -155,10 +157,13 @@ export class Steering {
 
   /** Messages still queued travel to the next run. */
   carry(): CarriedSteering {
-    return { queued: this.takeQueued(), ...(this.ended ? { ended: true } : {}) };
+    const screened = this.screened;
+    return { queued: this.takeQueued(), ...(this.ended ? { ended: true } : {}), ...(screened ? { screened } : {}) };
   }
 
   restore(carried: CarriedSteering): void {
+    // Messages that reached this run before its handlers were set come first, unscreened: screening then starts over.
+    if (this.queued.length === 0) this.screened = carried.screened ?? 0;
     this.queued.push(...carried.queued);
     if (carried.ended) this.ended = true;
   }

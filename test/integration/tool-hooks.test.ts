@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { AgentResult, AgentState, TranscriptPage } from '../../src/shared/contract';
+import type { AgentResult, AgentState } from '../../src/shared/contract';
+import { transcriptQuery } from '../../src/workflows/definitions';
 import { byTurn, lastToolResults, reply, text, toolResultText, toolUse } from '../support/fake-anthropic';
 import { fileHarness, makeRepo } from '../support/harness';
 
@@ -54,9 +55,9 @@ test('a PreToolUse hook denies a command with its reason, and a PostToolUse form
   // The formatter's change is in the session's snapshots: what the session changed is the formatted file.
   expect(result.filesChanged).toEqual([{ path: 'src/a.js', change: 'added', linesAdded: 3, linesRemoved: 0 }]);
 
-  const transcript = await handle.query<TranscriptPage>('transcript', { fromIndex: 0, limit: 500 });
-  expect(transcript.entries).toContainEqual(expect.objectContaining({ type: 'hook', event: 'PreToolUse', outcome: 'deny', detail: expect.stringContaining('rm -rf is not allowed') }));
-  expect(transcript.entries).toContainEqual(expect.objectContaining({ type: 'hook', event: 'PostToolUse', outcome: 'feedback' }));
+  const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 500 });
+  expect(entries).toContainEqual(expect.objectContaining({ type: 'hook', event: 'PreToolUse', outcome: 'deny', detail: expect.stringContaining('rm -rf is not allowed') }));
+  expect(entries).toContainEqual(expect.objectContaining({ type: 'hook', event: 'PostToolUse', outcome: 'feedback' }));
 });
 
 test('a PreToolUse hook that asks sends the call to a person even in auto mode', async () => {
