@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
-import { byTurn, lastToolResults, reply, text, toolResultText, toolUse } from '../support/fake-anthropic';
+import { byTurn, lastToolResults, reply, requestText, text, toolResultText, toolUse } from '../support/fake-anthropic';
 import { fileHarness, makeRepo } from '../support/harness';
 
 jest.setTimeout(120_000);
@@ -83,4 +83,24 @@ test("a repository's tool hooks run only when trusted", async () => {
   const trusted = await harness.run({ prompt: 'say hi', workdir: makeRepo({ '.claude/settings.json': settings }), trustRepoHooks: true, toolSummaries: false });
   expect(trusted.reason).toBe('completed');
   expect(toolResultText(lastToolResults(harness.fake.requests[before + 1]!)[0]!)).toContain('the repository says no');
+});
+
+test('UserPromptSubmit hooks add context to the task and to messages, and block a message', async () => {
+  harness.fake.handler = byTurn([reply([text('Ready.')]), reply([text('Using tabs.')])]);
+  const hook = `if grep -q secret; then echo 'no secrets in prompts' >&2; exit 2; fi; echo 'Branch: main'`;
+  const handle = await harness.start({ prompt: 'set up the editor', workdir: makeRepo({}), interactive: true, hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: hook }] }] }, toolSummaries: false });
+  await stateWhere(handle, (state) => state.status === 'waiting_input');
+  expect(requestText(harness.fake.requests.at(-1)!)).toContain('set up the editor\n<system-reminder>\nUserPromptSubmit hook additional context: Branch: main');
+
+  await handle.signal('userMessage', { text: 'my secret is 42' });
+  await handle.signal('userMessage', { text: 'use tabs' });
+  await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 2);
+  const second = requestText(harness.fake.requests.at(-1)!);
+  expect(second).toContain('use tabs');
+  expect(second).toContain('UserPromptSubmit hook additional context: Branch: main');
+  expect(second).not.toContain('secret');
+  const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 500 });
+  expect(entries).toContainEqual(expect.objectContaining({ type: 'hook', event: 'UserPromptSubmit', outcome: 'blocked', detail: 'no secrets in prompts' }));
+  await handle.signal('end');
+  expect(((await handle.result()) as AgentResult).reason).toBe('completed');
 });
