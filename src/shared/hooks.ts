@@ -73,6 +73,24 @@ export function toolHooksOf(hooks: Partial<Record<HookEvent, readonly ClaudeHook
   return Object.keys(result).length ? result : undefined;
 }
 
+/**
+ * A sub-agent's input `hooks`: its parent's PreToolUse and PostToolUse hooks, in the input's
+ * format, so a policy or formatter is never skipped in a helper (UserPromptSubmit is for what
+ * people send, and a helper's task comes from the model). Undefined when there are none.
+ */
+export function inheritedHooks(hooks: ToolHooks | undefined): HooksInput | undefined {
+  const inherited: HooksInput = {};
+  for (const event of ['PreToolUse', 'PostToolUse'] as const) {
+    const groups = hooks?.[event];
+    if (!groups?.length) continue;
+    inherited[event] = groups.map((group) => ({
+      ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
+      hooks: group.hooks.map((hook) => ({ type: 'command' as const, command: hook.command, ...(hook.timeoutMs !== undefined ? { timeout: hook.timeoutMs / 1000 } : {}) })),
+    }));
+  }
+  return Object.keys(inherited).length ? inherited : undefined;
+}
+
 /** The input's hooks first, then the repository's: Claude Code runs every matching one. */
 export function mergeToolHooks(...sources: (ToolHooks | undefined)[]): ToolHooks {
   const merged: ToolHooks = {};

@@ -1,5 +1,5 @@
 import { checkAgentInput } from '../../../src/shared/input';
-import { matchesTool, matchingHooks, mergeToolHooks, toolHooksOf } from '../../../src/shared/hooks';
+import { inheritedHooks, matchesTool, matchingHooks, mergeToolHooks, toolHooksOf } from '../../../src/shared/hooks';
 
 describe("Claude Code's matcher", () => {
   test('empty, absent or * match every tool', () => {
@@ -40,6 +40,23 @@ test('no tool hooks: undefined, so sessions without them carry nothing new', () 
   expect(mergeToolHooks(undefined, { PostToolUse: [{ hooks: [{ command: 'a' }] }] }, { PostToolUse: [{ hooks: [{ command: 'b' }] }] })).toEqual({
     PostToolUse: [{ hooks: [{ command: 'a' }] }, { hooks: [{ command: 'b' }] }],
   });
+});
+
+test("a sub-agent inherits its parent's PreToolUse and PostToolUse hooks as valid input hooks", () => {
+  const parent = checkAgentInput({
+    prompt: 'p',
+    workdir: '/w',
+    hooks: {
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './policy.sh', timeout: 5 }] }],
+      PostToolUse: [{ hooks: [{ type: 'command', command: './format.sh' }] }],
+      UserPromptSubmit: [{ hooks: [{ type: 'command', command: './context.sh' }] }],
+    },
+  });
+  if (!parent.ok) throw new Error(parent.message);
+  const hooks = inheritedHooks(parent.input.toolHooks);
+  const child = checkAgentInput({ prompt: 'c', workdir: '/w', hooks });
+  expect(child.ok && child.input.toolHooks).toEqual({ PreToolUse: parent.input.toolHooks!.PreToolUse, PostToolUse: parent.input.toolHooks!.PostToolUse });
+  expect(inheritedHooks(undefined)).toBeUndefined();
 });
 
 describe('input hooks', () => {
