@@ -90,10 +90,19 @@ export class TurnHooks {
     // end snapshots the workspace (a call that brought back no snapshot leaves that to it already).
     const base = rulesOf(call).changesFiles ? output.snapshot?.ref : undefined;
     const result = output.result;
-    const outcome = await this.run(call, 'PostToolUse', {
-      result: { content: result.content, isError: result.isError, ...(call.plan.ok && call.plan.filePath ? { filePath: call.plan.filePath } : {}) },
-      ...(base ? { snapshotRef: base } : {}),
-    });
+    let outcome: ToolHookOutcome;
+    try {
+      outcome = await this.run(call, 'PostToolUse', {
+        result: { content: result.content, isError: result.isError, ...(call.plan.ok && call.plan.filePath ? { filePath: call.plan.filePath } : {}) },
+        ...(base ? { snapshotRef: base } : {}),
+      });
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+      // Interrupted while its hooks ran: the call itself did run, and its result says what it did
+      // (the turn then stops for the interrupt); what the hooks changed goes into the turn's snapshot.
+      if (this.session.workspace.latestRef) this.snapshotting.add(`PostToolUse ${call.id}`);
+      return output;
+    }
     let snapshot = output.snapshot;
     if (outcome.snapshot) snapshot = { ref: outcome.snapshot.ref, filesChanged: (output.snapshot?.filesChanged ?? 0) + outcome.snapshot.filesChanged };
     else if (this.session.workspace.latestRef) this.snapshotting.add(`PostToolUse ${call.id}`);

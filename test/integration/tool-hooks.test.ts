@@ -4,7 +4,7 @@
  * PostToolUse formatter rewrites the file just written and its feedback reaches the model, a hook
  * that asks sends the call through a person's approval, and a repository's hooks run only when trusted.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
@@ -103,4 +103,18 @@ test('UserPromptSubmit hooks add context to the task and to messages, and block 
   expect(entries).toContainEqual(expect.objectContaining({ type: 'hook', event: 'UserPromptSubmit', outcome: 'blocked', detail: 'no secrets in prompts' }));
   await handle.signal('end');
   expect(((await handle.result()) as AgentResult).reason).toBe('completed');
+});
+
+test('an interrupt while a PostToolUse hook runs stops it, and the call keeps its own result', async () => {
+  harness.fake.handler = byTurn([reply([toolUse('Write', { file_path: 'notes.txt', content: 'kept\n' })]), reply([text('unreached')])]);
+  const workdir = makeRepo({});
+  const slow = 'touch .hook-started; sleep 60';
+  const handle = await harness.start({ prompt: 'write notes', workdir, hooks: { PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: slow }] }] }, toolSummaries: false });
+  while (!existsSync(join(workdir, '.hook-started'))) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(await handle.executeUpdate('interrupt', { args: [{}] })).toEqual({ stopped: 'tools' });
+  const result = (await handle.result()) as AgentResult;
+  expect(result.reason).toBe('aborted_tools');
+  const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 500 });
+  expect(entries).toContainEqual(expect.objectContaining({ type: 'tool_result', name: 'Write', isError: false, preview: expect.stringContaining('File created successfully') }));
+  expect(readFileSync(join(workdir, 'notes.txt'), 'utf8')).toBe('kept\n');
 });
