@@ -23,6 +23,8 @@ export interface InstructionFile {
   text: string;
   /** Characters of the whole file, when more than `text` holds. */
   fullChars?: number;
+  /** In the workdir: the model can Read the rest of a file that was cut (not the user's). */
+  inWorkdir: boolean;
 }
 
 const HEADER =
@@ -31,8 +33,8 @@ const HEADER =
 
 /** The user's files (`AGENT_INSTRUCTIONS_DIR`), then the workdir root's. */
 export async function rootInstructionFiles(workdir: string, userDir: string | undefined): Promise<InstructionFile[]> {
-  const user = userDir ? await filesIn(userDir, '', "user's private global instructions for all projects") : [];
-  return [...user, ...(await filesIn(workdir, '', 'project instructions, checked into the codebase'))];
+  const user = userDir ? await filesIn(userDir, '', "user's private global instructions for all projects", false) : [];
+  return [...user, ...(await filesIn(workdir, '', 'project instructions, checked into the codebase', true))];
 }
 
 /** The system prompt's section of instructions (undefined: there are none), cut to the total budget. */
@@ -62,7 +64,7 @@ export async function nestedInstructions(workdir: string, readPath: string, show
   for (let depth = 1; depth <= parts.length; depth++) {
     const dir = parts.slice(0, depth).join('/');
     if (shownDirs.includes(dir)) continue;
-    const found = await filesIn(workdir, dir, `project instructions for ${dir}/, checked into the codebase`);
+    const found = await filesIn(workdir, dir, `project instructions for ${dir}/, checked into the codebase`, true);
     if (found.length === 0) continue;
     files.push(...found);
     dirs.push(dir);
@@ -72,7 +74,8 @@ export async function nestedInstructions(workdir: string, readPath: string, show
 }
 
 function describe(file: InstructionFile): string {
-  const cut = file.fullChars !== undefined ? `\n\n[… cut: the file has ${file.fullChars} characters, the first ${file.text.length} are shown; Read ${file.path} for the rest]` : '';
+  const rest = file.inWorkdir ? `; Read ${file.path} for the rest` : '';
+  const cut = file.fullChars !== undefined ? `\n\n[… cut: the file has ${file.fullChars} characters, the first ${file.text.length} are shown${rest}]` : '';
   return `Contents of ${file.path} (${file.scope}):\n\n${file.text}${cut}`;
 }
 
@@ -81,17 +84,17 @@ function cutFile(file: InstructionFile, chars: number, fullChars = file.fullChar
 }
 
 /** `AGENTS.md`, then `CLAUDE.md`, of `dir` under `root`; one file once (CLAUDE.md is often a link to AGENTS.md). */
-async function filesIn(root: string, dir: string, scope: string): Promise<InstructionFile[]> {
+async function filesIn(root: string, dir: string, scope: string, inWorkdir: boolean): Promise<InstructionFile[]> {
   const files: InstructionFile[] = [];
   for (const name of INSTRUCTION_FILE_NAMES) {
-    const file = await readInstructionFile(root, dir ? `${dir}/${name}` : name, scope);
+    const file = await readInstructionFile(root, dir ? `${dir}/${name}` : name, { scope, inWorkdir });
     if (file && !files.some((seen) => seen.path === file.path)) files.push(file);
   }
   return files;
 }
 
 /** One file, its first INSTRUCTION_FILE_MAX_CHARS characters; undefined when it is missing, outside `root` or not a regular file. */
-async function readInstructionFile(root: string, name: string, scope: string): Promise<InstructionFile | undefined> {
+async function readInstructionFile(root: string, name: string, about: Pick<InstructionFile, 'scope' | 'inWorkdir'>): Promise<InstructionFile | undefined> {
   let path: string;
   try {
     path = resolveInWorkdir(root, name);
@@ -106,7 +109,7 @@ async function readInstructionFile(root: string, name: string, scope: string): P
     const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
     const text = buffer.subarray(0, bytesRead).toString('utf8').trim();
     if (!text) return undefined;
-    const file: InstructionFile = { path, scope, text };
+    const file: InstructionFile = { path, ...about, text };
     const cut = text.length > INSTRUCTION_FILE_MAX_CHARS || opened.size > buffer.length;
     return cut ? cutFile(file, INSTRUCTION_FILE_MAX_CHARS, Math.max(text.length, opened.size)) : file;
   } finally {

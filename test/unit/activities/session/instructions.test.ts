@@ -38,6 +38,12 @@ test('a file too long is cut with a note, and so is the section beyond its budge
   expect(section).toContain(`[… cut: the file has 100 characters, the first 40 are shown;`);
 });
 
+test("a cut user file does not point the model at a Read it cannot make", async () => {
+  const user = dir({ 'CLAUDE.md': 'u'.repeat(INSTRUCTION_FILE_MAX_CHARS + 1) });
+  const section = instructionsSection(await rootInstructionFiles(dir({}), user))!;
+  expect(section).toContain(`[… cut: the file has ${INSTRUCTION_FILE_MAX_CHARS + 1} characters, the first ${INSTRUCTION_FILE_MAX_CHARS} are shown]`);
+});
+
 test('a symlink out of the directory is not followed', async () => {
   const secret = dir({ 'secret.txt': 'API_KEY=sk-live' });
   const workdir = dir({});
