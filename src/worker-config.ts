@@ -1,4 +1,4 @@
-import { delimiter } from 'node:path';
+import { delimiter, resolve } from 'node:path';
 import type { SandboxSettings } from './activities/sandbox/command-sandbox';
 import { type StoreSetting, storeSetting } from './activities/store/store-setting';
 import { DEFAULT_TASK_QUEUE } from './shared/contract';
@@ -33,6 +33,8 @@ export interface WorkerConfig {
    * prepares send their workspace activities there. Unset: one host, everything on the shared queue.
    */
   hostId?: string;
+  /** `AGENT_INSTRUCTIONS_DIR`: a directory whose AGENTS.md and CLAUDE.md go into every session's system prompt. */
+  instructionsDir?: string;
 }
 
 export { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, temporalSettings, type TemporalSettings } from './temporal-connection';
@@ -60,6 +62,7 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     workspaceRoots: (read(environment, 'AGENT_WORKSPACE_ROOTS') ?? '').split(delimiter).filter(Boolean),
     trustRepoHooks: read(environment, 'AGENT_TRUST_REPO_HOOKS') === '1',
     ...hostSetting(read(environment, 'AGENT_HOST_ID')),
+    ...withInstructionsDir(read(environment, 'AGENT_INSTRUCTIONS_DIR')),
   };
 }
 
@@ -95,5 +98,6 @@ export const MISSING_API_KEY_MESSAGE =
   'ANTHROPIC_API_KEY is not set. The worker calls the model with it; set it in the environment ' +
   '(ANTHROPIC_BASE_URL points at any Anthropic-compatible endpoint).';
 
+const withInstructionsDir = (directory: string | undefined) => (directory ? { instructionsDir: resolve(directory) } : {});
 const withEncryption = (encryption: EncryptionKeys | undefined) => (encryption ? { encryption } : {});
 const withDeployment = (deployment: DeploymentSetting | undefined) => (deployment ? { deployment } : {});

@@ -72,6 +72,35 @@ export const steeringScenarios: Scenario[] = [
     handler: () => reply([text('done, I promise')]),
   },
   {
+    // Since patched('stop-hook-limit'): a stop hook that keeps blocking ends the run with its own reason.
+    name: 'stop-hook-limit',
+    files: {},
+    input: { stopHooks: [{ command: `echo '{"decision":"block","reason":"not yet"}'` }] },
+    handler: () => reply([text('done, I promise')]),
+  },
+  {
+    // Tool hooks: a PreToolUse hook denies a command, a PostToolUse formatter rewrites a file and
+    // says so, a UserPromptSubmit hook adds context, and a PreToolUse continue:false ends the run (hook_stopped).
+    name: 'tool-hooks',
+    files: { 'a.txt': 'a\n' },
+    input: {
+      hooks: {
+        UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo "Branch: main"' }] }],
+        PreToolUse: [
+          { matcher: 'Bash', hooks: [{ type: 'command', command: `if grep -q 'rm -rf'; then echo 'rm -rf is not allowed here' >&2; exit 2; fi` }] },
+          { matcher: 'Bash', hooks: [{ type: 'command', command: `if grep -q 'enough'; then echo '{"continue":false,"stopReason":"the hook says enough"}'; fi` }] },
+        ],
+        PostToolUse: [{ matcher: 'Write|Edit', hooks: [{ type: 'command', command: `sed -i 's/  */ /g' b.txt && echo '{"decision":"block","reason":"b.txt reformatted"}'` }] }],
+      },
+    },
+    handler: sequence([
+      () => reply([toolUse('Bash', { command: 'rm -rf build' })]),
+      () => reply([toolUse('Write', { file_path: 'b.txt', content: 'x    y\n' })]),
+      () => reply([toolUse('Bash', { command: 'echo enough' })]),
+      () => reply([text('not reached')]),
+    ]),
+  },
+  {
     name: 'diminishing-returns',
     files: {},
     input: { tokenBudget: 100_000 },

@@ -1,5 +1,6 @@
 import { createContextActivities } from './context/prepare-context';
 import { createStopHookActivities } from './hooks/stop-hooks';
+import { createToolHookActivities } from './hooks/tool-hooks';
 import type { CommandSandbox } from './sandbox/command-sandbox';
 import { type AnthropicSettings, ModelApi } from './model/anthropic';
 import { createModelActivities } from './model/call-model';
@@ -31,6 +32,8 @@ export interface ActivityConfig {
   trustRepoHooks?: boolean;
   /** `AGENT_HOST_ID`: this worker's host, recorded by the sessions it prepares. */
   hostId?: string;
+  /** `AGENT_INSTRUCTIONS_DIR`: the user's instruction files (AGENTS.md, CLAUDE.md) for every session. */
+  instructionsDir?: string;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
@@ -53,12 +56,14 @@ export function createActivities(config: ActivityConfig) {
       trustRepoHooks: config.trustRepoHooks ?? false,
       sandbox: config.sandbox.kind,
       ...(config.hostId ? { hostId: config.hostId } : {}),
+      ...(config.instructionsDir ? { instructionsDir: config.instructionsDir } : {}),
     }),
     ...createModelActivities({ store, api, live: config.store.live }),
     ...createContextActivities({ store }),
     ...createCompactActivities({ store, api }),
     ...createToolActivities({ store, journal, sandbox: config.sandbox, live: config.store.live }),
     ...createStopHookActivities({ sandbox: config.sandbox, store }),
+    ...createToolHookActivities({ sandbox: config.sandbox, store }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
     ...createCloseSessionActivities({ journal, store, mcpPool }),
     ...createMcpActivities({ store, pool: mcpPool }),

@@ -18,6 +18,7 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
           ? "  ⚠ sandbox: none: this session's commands run unconfined, with the worker's privileges (install bubblewrap, or see AGENT_SANDBOX in the README)"
           : undefined,
         entry.forkedFrom ? `  ⑂ forked from ${entry.forkedFrom.workflowId} at turn ${entry.forkedFrom.turn} into ${entry.workdir}` : undefined,
+        entry.instructionFiles?.length ? `  ✎ instructions: ${entry.instructionFiles.join(', ')}` : undefined,
         entry.skippedRepoHooks?.length
           ? `  ⚑ repository hooks found and not run (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1): ${entry.skippedRepoHooks.join(', ')}`
           : undefined,
@@ -47,6 +48,8 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
       return `  ⇣ context: ${entry.edits.join(', ')} (~${entry.estimatedTokens} tokens)`;
     case 'stop_hook':
       return `  ⚑ stop hook ${entry.outcome}: ${entry.detail.split('\n')[0]}`;
+    case 'hook':
+      return `  ⚑ ${entry.event} hook ${entry.outcome}${entry.detail ? `: ${entry.detail.split('\n')[0]}` : ''}`;
     case 'approval':
       return `  ? approval ${entry.decision} for ${entry.toolUseId}${entry.feedback ? `: ${entry.feedback}` : ''}`;
     case 'interrupt':

@@ -4,9 +4,11 @@
  */
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
+import type { SessionHookSettings } from './hooks';
 import type { StopHook } from './input';
 import type { McpCallRules, McpModelMark, McpPrepared } from './mcp';
 import type { PreparedSubAgents, SubAgentsToPrepare } from './sub-agents';
+import type { InstructionFilesLoaded, NestedInstructionsLoaded, NestedInstructionsRequest } from './instructions';
 import type { SnapshotRecord, TakenSnapshot } from './workspace';
 
 /** A file as the session saw it last (its content hash). */
@@ -187,7 +189,7 @@ export interface CompactOutput extends CheckpointMark {
   usage: Usage;
 }
 
-export interface RunToolInput {
+export interface RunToolInput extends NestedInstructionsRequest {
   sessionId: string;
   toolUseId: string;
   name: string;
@@ -218,7 +220,7 @@ export interface RunToolInput {
   resumed?: { activityId: string; moved: boolean };
 }
 
-export interface RunToolOutput {
+export interface RunToolOutput extends NestedInstructionsLoaded {
   result: ToolResult;
   /** The content hash the session now knows for the file the tool read or wrote. */
   fileState?: FileState;
@@ -239,7 +241,7 @@ export interface PrepareSessionInput extends SubAgentsToPrepare {
   trustRepoHooks?: boolean;
 }
 
-export interface PrepareSessionOutput extends PreparedSubAgents, McpPrepared {
+export interface PrepareSessionOutput extends PreparedSubAgents, McpPrepared, SessionHookSettings, InstructionFilesLoaded {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
   workdir: string;
   /** Stop hooks from the repository's settings, read once at the start (a snapshot); only when trusted. */
@@ -277,23 +279,8 @@ export interface SandboxRequest {
   network?: boolean;
 }
 
-export interface StopHookInput {
-  sessionId: string;
-  workdir: string;
-  hooks: StopHook[];
-  sandbox?: SandboxRequest;
-  finalText: string;
-  stopHookActive: boolean;
-  /** The session's last snapshot: the hooks' activity snapshots the workspace over it when done. */
-  snapshotRef?: string;
-}
-
-/** `snapshot`: the workspace as the hooks left it, when the input named the last snapshot. */
-export type StopHookOutcome = { snapshot?: TakenSnapshot } & (
-  | { kind: 'allow'; reports: string[] }
-  | { kind: 'block'; reason: string; reports: string[] }
-  | { kind: 'prevent'; reason: string; reports: string[] }
-);
+/** The stop hooks' activity (runStopHooks): its input and outcome live with the other hooks. */
+export type { StopHookInput, StopHookOutcome } from './hooks';
 
 export interface ToolBatchSummaryInput {
   calls: { name: string; summary: string; isError: boolean; preview: string }[];

@@ -38,6 +38,7 @@ export const TERMINAL_REASONS = [
   'aborted_tools',
   'stop_hook_prevented',
   'hook_stopped',
+  'stop_hook_limit',
 ] as const;
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
@@ -144,8 +145,8 @@ export interface AgentState {
 /** One line of the session's log, served by the `transcript` query and printed by our CLI. */
 export type TranscriptEntry =
   | { type: 'user'; turn: number; text: string }
-  /** The worker prepared the session: its real workdir, its sandbox, repository hooks and agent types found and not used. */
-  | { type: 'session'; turn: number; workdir: string; sandbox: 'bwrap' | 'none'; skippedRepoHooks?: string[]; skippedRepoAgents?: string[]; forkedFrom?: { workflowId: string; turn: number } } & McpSessionNote
+  /** The worker prepared the session: its real workdir, its sandbox, its instruction files, repository hooks and agent types found and not used. */
+  | { type: 'session'; turn: number; workdir: string; sandbox: 'bwrap' | 'none'; skippedRepoHooks?: string[]; skippedRepoAgents?: string[]; instructionFiles?: string[]; forkedFrom?: { workflowId: string; turn: number } } & McpSessionNote
   | { type: 'assistant'; turn: number; text: string; stopReason: string; usage: Usage }
   | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
   | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }
@@ -153,6 +154,8 @@ export type TranscriptEntry =
   /** Context edits made; `error` when they could not run and were skipped. */
   | { type: 'context'; turn: number; edits: ContextEdit[]; estimatedTokens: number; error?: string }
   | { type: 'stop_hook'; turn: number; outcome: 'allow' | 'block' | 'prevent'; detail: string }
+  /** A PreToolUse, PostToolUse or UserPromptSubmit hook had its say (`report`: it failed, deciding nothing). */
+  | { type: 'hook'; turn: number; event: 'PreToolUse' | 'PostToolUse' | 'UserPromptSubmit'; toolUseId?: string; outcome: 'allow' | 'deny' | 'ask' | 'feedback' | 'context' | 'blocked' | 'stop' | 'report'; detail: string }
   | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
   | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }
   | { type: 'tool_summary'; turn: number; text: string }

@@ -4,6 +4,7 @@ import type { ConversationMessage } from './conversation';
 import { agentsSchema, DEFAULT_MAX_PARALLEL_AGENTS } from './sub-agents';
 import { type McpServers, mcpServersSchema } from './mcp';
 import { TOOL_NAMES } from './tool-names';
+import { hookGroups, hooksInputSchema, type ToolHooks, toolHooksOf } from './hooks';
 
 /**
  * The one JSON object `agentWorkflow` is started with. Part of the public contract: field names
@@ -71,6 +72,7 @@ export const agentInputSchema = z
     fallbackModel: z.string().min(1).optional(),
     fallbackAfterOverloads: z.number().int().positive().optional(),
     stopHooks: z.array(stopHookSchema).optional(),
+    hooks: hooksInputSchema.optional(),
     tokenBudget: z.number().int().positive().optional(),
     interactive: z.boolean().optional(),
     permissionMode: z.enum(['auto', 'ask']).optional(),
@@ -122,7 +124,10 @@ export interface ResolvedAgentInput {
   contextWindowTokens?: number;
   fallbackModel?: string;
   fallbackAfterOverloads: number;
+  /** Input `stopHooks`, then input `hooks.Stop`. */
   stopHooks: StopHook[];
+  /** Input `hooks` other than Stop (PreToolUse, PostToolUse, UserPromptSubmit), when it has any. */
+  toolHooks?: ToolHooks;
   tokenBudget?: number;
   interactive: boolean;
   permissionMode: 'auto' | 'ask';
@@ -177,6 +182,7 @@ export function checkAgentInput(raw: unknown): InputCheck {
     return { ok: false, message: `Invalid agentWorkflow input: ${problems.join('; ')}` };
   }
   const input = parsed.data;
+  const toolHooks = toolHooksOf(input.hooks);
   return {
     ok: true,
     input: {
@@ -191,7 +197,8 @@ export function checkAgentInput(raw: unknown): InputCheck {
       contextWindowTokens: input.contextWindowTokens,
       fallbackModel: input.fallbackModel,
       fallbackAfterOverloads: input.fallbackAfterOverloads ?? DEFAULT_FALLBACK_AFTER_OVERLOADS,
-      stopHooks: input.stopHooks ?? [],
+      stopHooks: [...(input.stopHooks ?? []), ...hookGroups(input.hooks?.Stop).flatMap((group) => group.hooks)],
+      ...(toolHooks ? { toolHooks } : {}),
       tokenBudget: input.tokenBudget,
       interactive: input.interactive ?? false,
       permissionMode: input.permissionMode ?? 'auto',

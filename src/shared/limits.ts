@@ -63,8 +63,17 @@ export const DEFAULT_APPROVAL_TIMEOUT_MS = 60 * 60_000;
 export const DEFAULT_HOST_LOSS_TIMEOUT_MS = 120_000;
 export const STOP_HOOK_DEFAULT_TIMEOUT_MS = 60_000;
 export const STOP_HOOK_MAX_TIMEOUT_MS = 600_000;
-/** A stop hook may block the end of a turn this many times in a row, then the run ends. */
+/** A stop hook may block the end of a turn this many times in a row, then the run ends (`stop_hook_limit`). */
 export const STOP_HOOK_CONSECUTIVE_BLOCK_LIMIT = 8;
+/** Tool hooks (PreToolUse, PostToolUse, UserPromptSubmit) take the stop hooks' timeouts; what one event's hooks add for the model is cut at this. */
+export const HOOK_FEEDBACK_MAX_CHARS = 10_000;
+
+/**
+ * Instruction files (AGENTS.md, CLAUDE.md): each is cut at this many characters (Claude Code
+ * warns above 40,000), and those of the system prompt together at the second, with a note.
+ */
+export const INSTRUCTION_FILE_MAX_CHARS = 40_000;
+export const INSTRUCTION_FILES_MAX_CHARS = 100_000;
 export const TOKEN_BUDGET_COMPLETION_RATIO = 0.9;
 export const TOKEN_BUDGET_MIN_CONTINUATIONS_FOR_DIMINISHING = 3;
 export const TOKEN_BUDGET_DIMINISHING_DELTA_TOKENS = 500;

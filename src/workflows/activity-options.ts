@@ -100,7 +100,8 @@ export const CLOSE_SESSION_OPTIONS: ActivityOptions = {
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
 };
 
-export const { runStopHooks } = proxyActivities<AgentActivities>(STOP_HOOK_OPTIONS);
+/** Tool hooks (PreToolUse, PostToolUse, UserPromptSubmit) have the stop hooks' options. */
+export const { runStopHooks, runToolHooks } = proxyActivities<AgentActivities>(STOP_HOOK_OPTIONS);
 export const { closeSession } = proxyActivities<AgentActivities>(CLOSE_SESSION_OPTIONS);
 export const { summarizeToolBatch } = proxyActivities<AgentActivities>(SUMMARY_OPTIONS);
 

@@ -21,6 +21,7 @@ import { shouldContinueAsNew } from './loop';
 import { outputLimit, withTransition } from './loop-state';
 import { prepareTurnContext, recover } from './recovery';
 import { callModelRequest, modelCallSummary } from './requests';
+import { hasPromptHooks, screeningNeeded, screenQueued, submitTask } from './prompt-hooks';
 import { runToolTurn } from './tool-turn';
 import { afterStopped, endTurn, type Next, rewindBetweenTurns } from './turn-end';
 
@@ -33,12 +34,17 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     steering: patched('steering'),
     hardening: patched('hardening'),
     durableWorkspace: patched('durable-workspace'),
+    stopHookLimit: patched('stop-hook-limit'),
   };
   let session: AgentSession | undefined;
   try {
     session = await AgentSession.open(input, features);
     // A sub-agent's calls waiting for approval show in its parent's state, which passes the answers on.
     if (input.parentSession) session.steering.reportApprovalsTo(input.parentSession);
+    // The task passes its UserPromptSubmit hooks (a session without them awaits nothing here);
+    // a sub-agent's task comes from its parent's model, not from a person: no such hooks.
+    const task = !input.resume && !input.parentSession && hasPromptHooks(session) ? await submitTask(session) : undefined;
+    if (task) return await session.finish('hook_stopped', task.ended);
     for (;;) {
       const next = await turn(session);
       if (next.kind === 'finish') return await session.finish(next.reason, next.error);
@@ -66,7 +72,8 @@ async function turn(session: AgentSession): Promise<Next & { afterTools?: true }
   // 0. A rewind asked for (update `rewind`) is carried out between turns.
   if (session.workspace.rewindPending) return rewindBetweenTurns(session);
 
-  // 1. Prepare: count the turn (or stop at maxTurns), then the context pipeline.
+  // 1. Prepare: messages people sent pass their UserPromptSubmit hooks; count the turn (or stop at maxTurns), then the context pipeline.
+  if (screeningNeeded(session)) await screenQueued(session);
   const begun = session.beginTurn();
   if (begun.kind === 'finish') return begun;
   if (begun.newTurn && session.features.recoveryLayers) await prepareTurnContext(session);
@@ -91,6 +98,7 @@ async function turn(session: AgentSession): Promise<Next & { afterTools?: true }
   // 4. Run the tools; their results are the next turn's message.
   const tools = await runToolTurn(session, step.toolUses);
   if (tools.kind === 'stopped') return afterStopped(session, 'tools', tools.byInterrupt);
+  if (tools.kind === 'hook_stopped') return { kind: 'finish', reason: 'hook_stopped', error: tools.reason };
   return { kind: 'continue', afterTools: true };
 }
 

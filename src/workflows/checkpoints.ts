@@ -12,7 +12,7 @@
 import type { DiffRange, DiffRequest, ForkPoint, RewindRequest } from '../shared/contract';
 import type { ConversationMessage } from '../shared/conversation';
 import type { SnapshotRecord } from '../shared/workspace';
-import { estimateTokens, type LoopState, PER_TURN_RESET } from './loop-state';
+import { estimateTokens, forgetShownInstructions, type LoopState, PER_TURN_RESET } from './loop-state';
 
 export interface Checkpoint {
   turn: number;
@@ -122,7 +122,7 @@ export function checkRewind(log: TurnLog, request: RewindRequest | undefined, co
 /** The loop state just after the checkpoint's turn: its conversation, its recovery budgets fresh. */
 export function rewoundState(state: LoopState, checkpoint: Checkpoint, { filesRestored }: { filesRestored: boolean }): LoopState {
   return {
-    ...state,
+    ...forgetShownInstructions(state),
     ...PER_TURN_RESET,
     turnCount: checkpoint.turn,
     conversationRef: checkpoint.conversationRef,

@@ -14,4 +14,9 @@ export interface Features {
   hardening: boolean;
   /** Issue 11: snapshots after turns that change files, checkpoints, rewind, fork and diff. */
   durableWorkspace: boolean;
+  /**
+   * Issue 15: a stop hook that keeps blocking ends the run with `stop_hook_limit`; `hook_stopped`
+   * is left to its reference meaning (a hook's `continue: false` after tools).
+   */
+  stopHookLimit: boolean;
 }

@@ -72,6 +72,8 @@ export interface LoopState {
    * away the prompt cache every turn. Cleared by a compaction.
    */
   contextEditedAt?: number;
+  /** Directories below the workdir whose AGENTS.md or CLAUDE.md the model has been shown (in a Read's result). */
+  instructionDirs?: string[];
 }
 
 /** The token budget's continuations so far (see decideTokenBudget). */
@@ -160,6 +162,21 @@ export function absorbNewContext(state: LoopState, conversationRef: string, mess
 export function recordFileState(state: LoopState, fileState: FileState, readByTool: boolean): LoopState {
   const recentFiles = readByTool ? [...state.recentFiles.filter((path) => path !== fileState.path), fileState.path].slice(-10) : state.recentFiles;
   return { ...state, fileStates: { ...state.fileStates, [fileState.path]: fileState.sha256 }, recentFiles };
+}
+
+/**
+ * The conversation lost results (a context edit, a compaction, a rewind): the nested instruction
+ * files they carried may be gone with them, so the next Read under their directories shows them again.
+ */
+export function forgetShownInstructions(state: LoopState): LoopState {
+  const { instructionDirs: _shown, ...rest } = state;
+  return rest;
+}
+
+/** A Read's result showed the model these directories' instruction files: later Reads do not repeat them. */
+export function recordInstructionDirs(state: LoopState, dirs: readonly string[]): LoopState {
+  const known = state.instructionDirs ?? [];
+  return { ...state, instructionDirs: [...known, ...dirs.filter((dir) => !known.includes(dir))] };
 }
 
 export const PER_TURN_RESET = {

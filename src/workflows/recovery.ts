@@ -14,7 +14,7 @@ import type { AgentSession } from './agent-session';
 import { afterAutocompact, editThreshold, needsAutocompact, needsContextEdits } from './context-plan';
 import { failureMessage } from './failures';
 import { afterCollapse, afterMediaStrip, afterReactiveCompact, type SettledStep, type Step } from './loop';
-import { absorbNewContext, estimateTokens } from './loop-state';
+import { absorbNewContext, estimateTokens, forgetShownInstructions } from './loop-state';
 import { compactRequest, contextEditRequest } from './requests';
 
 /** The context pipeline before a new turn's model call: the cheap edits, then autocompact. */
@@ -24,7 +24,8 @@ export async function prepareTurnContext(session: AgentSession): Promise<void> {
     const edited = await editContext(session, `turn ${state.turnCount} · context`, ['snip', 'microcompact'], editThreshold(state));
     if (edited) {
       const tokens = edited.applied.length > 0 ? edited.estimatedTokens : estimateTokens(state);
-      const next = absorbNewContext(session.state, edited.conversationRef, edited.messageCount, tokens);
+      const absorbed = absorbNewContext(session.state, edited.conversationRef, edited.messageCount, tokens);
+      const next = edited.applied.length > 0 ? forgetShownInstructions(absorbed) : absorbed;
       session.update(session.features.hardening ? { ...next, contextEditedAt: tokens } : next);
       session.contextEdited(edited.applied, tokens);
     }
@@ -47,7 +48,7 @@ export async function recover(session: AgentSession, step: Step, outcome: CallMo
     const edited = await editContext(session, edit === 'collapse' ? 'context collapse' : 'strip media', [edit], 0);
     const changed = edited !== undefined && edited.applied.length > 0;
     if (changed) {
-      session.update(absorbNewContext(session.state, edited.conversationRef, edited.messageCount, edited.estimatedTokens));
+      session.update(forgetShownInstructions(absorbNewContext(session.state, edited.conversationRef, edited.messageCount, edited.estimatedTokens)));
       session.contextEdited(edited.applied, edited.estimatedTokens);
     }
     if (edit === 'collapse') {
@@ -88,7 +89,7 @@ async function compact(session: AgentSession, reason: 'autocompact' | 'reactive'
       [{ ...compactRequest(session.state, reason), ...session.workspace.turnEnd(session.state) }],
     );
     session.workspace.stored(compacted.checkpointRef);
-    const state = absorbNewContext(session.state, compacted.conversationRef, 1, compacted.estimatedTokens);
+    const state = forgetShownInstructions(absorbNewContext(session.state, compacted.conversationRef, 1, compacted.estimatedTokens));
     session.update({ ...state, usage: addUsage(state.usage, compacted.usage), contextEditedAt: undefined });
     session.contextEdited([reason === 'reactive' ? 'reactive_compact' : 'autocompact'], compacted.estimatedTokens);
     return { ok: true };

@@ -8,6 +8,7 @@ import { TOOL_RESULT_MAX_CHARS, TOOL_RESULTS_PER_MESSAGE_MAX_CHARS } from '../sh
 import { reattachBudgetChars, toolResultMaxChars, toolResultsPerMessageMaxChars } from './context-plan';
 import { currentInput } from './host-loss';
 import { fileStatesFor, type LoopState, NEW_TURN, outputLimit } from './loop-state';
+import { rulesOf } from './tool-rules';
 
 export function callModelRequest(state: LoopState): CallModelInput {
   const resultsPerMessageMaxChars = toolResultsPerMessageMaxChars(state);
@@ -67,6 +68,8 @@ export function runToolRequest(sessionId: string, state: LoopState, call: Planne
     ...(resultMaxChars < TOOL_RESULT_MAX_CHARS ? { resultMaxChars } : {}),
     ...(state.sandbox ? { sandbox: state.sandbox } : {}),
     ...(approval?.approved ? { approved: true as const } : {}),
+    // Only what reads files needs to know which directories' instruction files were shown.
+    ...(rulesOf(call).readsFile && state.instructionDirs?.length ? { instructionDirs: state.instructionDirs } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import type { PlannedToolUse, RunToolOutput } from '../shared/activity-io';
 import { type ToolResult, toolErrorResult } from '../shared/conversation';
 import { MAX_PARALLEL_TOOL_CALLS } from '../shared/limits';
 import type { ApprovalAnswer } from './steering';
+import type { HookDenial } from './tool-hooks';
 import { cancelsSiblings, partitionToolUses, siblingCancelledResult } from './tool-batches';
 
 /** A person allowed the call, maybe with words for the model. */
@@ -16,8 +17,8 @@ export interface PersonApproval {
 }
 
 export interface ToolRunner {
-  /** Asks a person about a call, or answers null when the call needs no approval. */
-  approve(call: PlannedToolUse): Promise<ApprovalAnswer | null>;
+  /** Asks a person about a call (or its PreToolUse hooks deny it), or answers null when the call needs no approval. */
+  approve(call: PlannedToolUse): Promise<ApprovalAnswer | HookDenial | null>;
   /** Runs one call (the tool activity): always a result, even when the activity failed. `approval`: a person allowed it. */
   run(call: PlannedToolUse, approval?: PersonApproval): Promise<RunToolOutput>;
   /** The calls that start now. */
@@ -62,7 +63,8 @@ async function allSettled(promises: Promise<void>[]): Promise<void[]> {
   return [];
 }
 
-function refusedResult(call: PlannedToolUse, answer: ApprovalAnswer): ToolResult {
+function refusedResult(call: PlannedToolUse, answer: ApprovalAnswer | HookDenial): ToolResult {
+  if (answer.decision === 'hook_deny') return toolErrorResult(call, `A PreToolUse hook denied this tool call, so it was not run: ${answer.reason}`);
   return toolErrorResult(
     call,
     answer.decision === 'timeout'

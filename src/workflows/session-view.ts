@@ -131,6 +131,7 @@ export class SessionView {
       ...(session.skippedRepoHooks?.length ? { skippedRepoHooks: session.skippedRepoHooks } : {}),
       ...(session.skippedRepoAgents?.length ? { skippedRepoAgents: session.skippedRepoAgents } : {}),
       ...mcpSessionNote(session),
+      ...(session.instructionFiles?.length ? { instructionFiles: session.instructionFiles } : {}),
       ...(forkedFrom ? { forkedFrom } : {}),
     });
   }

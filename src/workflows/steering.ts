@@ -18,11 +18,15 @@ export interface CarriedSteering {
   queued: string[];
   /** `end` arrived (absent in what runs before it carried). */
   ended?: boolean;
+  /** How many of `queued` their UserPromptSubmit hooks saw already (absent: none). */
+  screened?: number;
 }
 
 export class Steering {
   /** Messages waiting for the next turn. */
   readonly queued: string[] = [];
+  /** How many of them (from the first) their UserPromptSubmit hooks have seen (prompt-hooks.ts). */
+  screened = 0;
   ended = false;
   readonly pendingApprovals: PendingApproval[] = [];
   private readonly answers = new Map<string, { decision: 'allow' | 'deny'; feedback?: string }>();
@@ -165,6 +169,7 @@ export class Steering {
   }
 
   takeQueued(): string[] {
+    this.screened = 0;
     return this.queued.splice(0, this.queued.length);
   }
 
@@ -203,10 +208,13 @@ export class Steering {
 
   /** Messages still queued travel to the next run. */
   carry(): CarriedSteering {
-    return { queued: this.takeQueued(), ...(this.ended ? { ended: true } : {}) };
+    const screened = this.screened;
+    return { queued: this.takeQueued(), ...(this.ended ? { ended: true } : {}), ...(screened ? { screened } : {}) };
   }
 
   restore(carried: CarriedSteering): void {
+    // Messages that reached this run before its handlers were set come first, unscreened: screening then starts over.
+    if (this.queued.length === 0) this.screened = carried.screened ?? 0;
     this.queued.push(...carried.queued);
     if (carried.ended) this.ended = true;
   }

@@ -79,11 +79,13 @@ export function decideTurnEnd(
      * compacting again and again (hook, compaction, hook…).
      */
     hookBlockKeepsReactiveCompact?: boolean;
+    /** Sessions since `stop-hook-limit` end a stop hook's endless blocking with its own reason (before: `hook_stopped`). */
+    stopHookLimit?: boolean;
   },
 ): TurnEnd {
   const { hook } = facts;
   if (hook.kind === 'prevent') return { kind: 'finish', reason: 'stop_hook_prevented', error: hook.reason };
-  if (hook.kind === 'give_up') return { kind: 'finish', reason: 'hook_stopped', error: hook.reason };
+  if (hook.kind === 'give_up') return { kind: 'finish', reason: facts.stopHookLimit ? 'stop_hook_limit' : 'hook_stopped', error: hook.reason };
   if (hook.kind === 'block') {
     const continued = continueWith(state, hook.message, 'stop_hook_blocking');
     const hasAttemptedReactiveCompact = facts.hookBlockKeepsReactiveCompact ? state.hasAttemptedReactiveCompact : continued.hasAttemptedReactiveCompact;

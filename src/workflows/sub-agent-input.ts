@@ -4,11 +4,12 @@
  *
  * What the child inherits, and why (users of other agents report hooks and permissions skipped
  * for sub-agents): the workdir and host it works in, its sandbox (environment, network), the
- * permission mode, allow rules and approval timeout, the trust in the repository's hooks, the
- * limits and the model, unless its type names one. What it does not: the parent's stop hooks
+ * permission mode, allow rules and approval timeout, the input's tool hooks and the trust in the
+ * repository's, the limits and the model, unless its type names one. What it does not: stop hooks
  * (they judge the parent's end, not a helper's answer), summaries of tool batches (nobody reads
  * them) and waiting for people between turns (a sub-agent answers once).
  */
+import { inheritedHooks } from '../shared/hooks';
 import type { ResolvedAgentInput } from '../shared/input';
 import { MODEL_ALIASES } from '../shared/models';
 import { type AgentType, DEFAULT_SUB_AGENT_TOOLS, DEFAULT_SUB_AGENT_TYPE, type TaskInput } from '../shared/sub-agents';
@@ -51,6 +52,8 @@ export function subAgentInput(parent: ResolvedAgentInput, view: ParentView, tool
     ...(parent.sandboxEnv ? { sandboxEnv: parent.sandboxEnv } : {}),
     network: parent.network,
     trustRepoHooks: parent.trustRepoHooks,
+    // The input's PreToolUse and PostToolUse hooks: a policy or a formatter is never skipped in a helper.
+    ...(inheritedHooks(parent.toolHooks) ? { hooks: inheritedHooks(parent.toolHooks) } : {}),
     hostLossTimeoutMs: parent.hostLossTimeoutMs,
     // Only a type that lists Task can start sub-agents of its own; they know the same types.
     ...(parent.agents ? { agents: parent.agents } : {}),

@@ -10,7 +10,7 @@ import { contentPreview, type ToolResult, toolErrorResult } from '../shared/conv
 import { runTool, SUMMARY_OPTIONS, summarizeToolBatch, toolActivityOptions } from './activity-options';
 import type { AgentSession } from './agent-session';
 import { failureMessage } from './failures';
-import { absorbToolResults, recordFileState } from './loop-state';
+import { absorbToolResults, recordFileState, recordInstructionDirs } from './loop-state';
 import { runToolRequest } from './requests';
 import { type PersonApproval, runToolUses, summaryOf } from './run-tools';
 import type { ApprovalAnswer } from './steering';
@@ -18,10 +18,11 @@ import { isMcpCall, refreshMcpTools, runMcpCall } from './mcp-tools';
 import { needsApproval } from './stop-conditions';
 import { interruptedResult, orderToolResults, STOPPED_BY_INTERRUPT } from './tool-batches';
 import { runSubAgent } from './sub-agents';
+import { type HookDenial, needsPerson, TurnHooks } from './tool-hooks';
 import { rulesOf } from './tool-rules';
 
-/** `stopped`: an interrupt (or the workflow's cancellation) stopped the tools. */
-export type ToolTurn = { kind: 'done' } | { kind: 'stopped'; byInterrupt: boolean };
+/** `stopped`: an interrupt (or the workflow's cancellation) stopped the tools; `hook_stopped`: a hook's `continue: false`. */
+export type ToolTurn = { kind: 'done' } | { kind: 'stopped'; byInterrupt: boolean } | { kind: 'hook_stopped'; reason: string };
 
 export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUse[]): Promise<ToolTurn> {
   // (Only in sessions with durable workspaces: an extra await would reorder old histories' commands.)
@@ -34,15 +35,17 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
   // Calls that change files snapshot the workspace when they are done; one that started and
   // brought back no snapshot (cancelled, failed) leaves the turn's snapshot to an activity.
   const snapshotting = new Set<string>();
+  const hooks = new TurnHooks(session, snapshotting);
   let stopped = false;
   try {
     await session.steering.interruptible('tools', () =>
       runToolUses(toolUses, {
-        approve: (call) => approve(session, call),
-        run: (call, approval) => runToolCall(session, call, approval, snapshotting),
+        approve: (call) => approve(session, call, hooks),
+        run: (call, approval) => hooks.around(call, () => runToolCall(session, call, approval, snapshotting)),
         onBatch: (calls) => session.showToolCalls(calls),
         onResult: (call, output) => {
           collected.set(call.id, output.result);
+          if (output.instructionDirs) session.update(recordInstructionDirs(session.state, output.instructionDirs));
           if (output.fileState) session.update(recordFileState(session.state, output.fileState, rulesOf(call).readsFile === true));
           if (output.snapshot) {
             session.snapshotTaken(turn, output.snapshot);
@@ -72,16 +75,22 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
   session.noteSnapshot(turn);
   session.workspace.checkpoint(true);
   if (stopped) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
+  if (hooks.stopReason) return { kind: 'hook_stopped', reason: hooks.stopReason };
   await refreshMcpTools(session);
   session.goOn(session.state);
   if (session.features.steering && session.input.toolSummaries) summarizeInBackground(session, toolUses, results);
   return { kind: 'done' };
 }
 
-/** In permissionMode "ask", waits for a person's answer to a call that needs one. */
-async function approve(session: AgentSession, call: PlannedToolUse): Promise<ApprovalAnswer | null> {
+/**
+ * The call's PreToolUse hooks first (when any match), then, in permissionMode "ask" or when a hook
+ * asks, a person's answer to a call that needs one.
+ */
+async function approve(session: AgentSession, call: PlannedToolUse, hooks: TurnHooks): Promise<ApprovalAnswer | HookDenial | null> {
   const { permissionMode, allowRules, approvalTimeoutMs } = session.input;
-  if (!needsApproval(permissionMode, allowRules, call)) return null;
+  const hook = hooks.matches('PreToolUse', call) ? await hooks.before(call) : undefined;
+  if (hook?.decision === 'deny') return { decision: 'hook_deny', reason: hook.reason ?? 'no reason given' };
+  if (!needsPerson(hook?.decision, call, needsApproval(permissionMode, allowRules, call))) return null;
   session.status('waiting_approval');
   const answer = await session.steering.awaitApproval(call, approvalTimeoutMs);
   session.note({ type: 'approval', toolUseId: call.id, decision: answer.decision, ...('feedback' in answer && answer.feedback ? { feedback: answer.feedback } : {}) });

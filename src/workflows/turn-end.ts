@@ -10,6 +10,7 @@ import { failureMessage } from './failures';
 import { afterStop, type Finish, uncountTurn } from './loop';
 import { applyRewind } from './rewind';
 import { continueWith } from './loop-state';
+import { screeningNeeded, screenQueued } from './prompt-hooks';
 import { stopHookRequest } from './requests';
 import { decideStopHook, decideTurnEnd, type StopHookDecision } from './stop-conditions';
 
@@ -21,6 +22,7 @@ const CONTINUE: Next = { kind: 'continue' };
 /** The model ended its turn without tool calls: stop hooks, token budget, people, or the end. */
 export async function endTurn(session: AgentSession): Promise<Next> {
   const hook = await runHooks(session);
+  if (screeningNeeded(session)) await screenQueued(session);
   // The turn ends with the model's answer: a point a rewind or a fork can go back to.
   session.workspace.checkpoint(false);
   const end = decideTurnEnd(session.state, {
@@ -29,6 +31,7 @@ export async function endTurn(session: AgentSession): Promise<Next> {
     queued: session.steering.queued,
     interactive: session.input.interactive,
     hookBlockKeepsReactiveCompact: session.features.hardening,
+    stopHookLimit: session.features.stopHookLimit,
   });
   if (end.kind === 'continue') {
     if (end.takesQueued) session.steering.takeQueued();
@@ -109,7 +112,12 @@ export async function waitForMessage(session: AgentSession): Promise<boolean> {
       if (session.features.hardening && isCancellation(error)) return false;
       throw error;
     }
-    if (!session.workspace.rewindPending) break;
+    if (!session.workspace.rewindPending) {
+      // Messages pass their UserPromptSubmit hooks first: if they block them all, the wait goes on.
+      if (screeningNeeded(session)) await screenQueued(session);
+      if (session.steering.queued.length > 0 || session.steering.ended) break;
+      continue;
+    }
     // A rewind to tool results goes on with the model; to an answer (or refused), it waits again.
     const rewind = await applyRewind(session);
     if (rewind.applied && rewind.endsWithUser) return true;

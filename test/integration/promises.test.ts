@@ -121,10 +121,10 @@ test('stop hooks never run on the prompt-too-long path', async () => {
   expect(existsSync(marker)).toBe(false);
 });
 
-test("a hook that blocks every end with Claude Code's block JSON is cut off after 8 blocks: hook_stopped", async () => {
+test("a hook that blocks every end with Claude Code's block JSON is cut off after 8 blocks: stop_hook_limit", async () => {
   const requests = script(() => reply([text('done, I promise')]));
   const result = await harness.run({ prompt: 'go', workdir: makeRepo({}), stopHooks: [{ command: `echo '{"decision":"block","reason":"not yet"}'` }] });
-  expect(result).toMatchObject({ reason: 'hook_stopped', error: expect.stringContaining('blocked the end of the session 8 times in a row; the last reason: not yet') });
+  expect(result).toMatchObject({ reason: 'stop_hook_limit', error: expect.stringContaining('blocked the end of the session 8 times in a row; the last reason: not yet') });
   expect(requests).toHaveLength(9);
   expect(JSON.stringify(requests[1]!.body.messages)).toContain('Stop hook feedback:\\nnot yet');
 });

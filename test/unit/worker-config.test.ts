@@ -11,4 +11,10 @@ describe('the worker environment', () => {
     expect(workerConfigFromEnvironment({ AGENT_STORE: 'postgres://db/agent' }).store).toEqual({ kind: 'postgres', url: 'postgres://db/agent' });
     expect(() => workerConfigFromEnvironment({ AGENT_STORE: 'redis://db' })).toThrow('AGENT_STORE=redis://db');
   });
+
+  test('AGENT_INSTRUCTIONS_DIR names the directory of the user instruction files (absolute); unset: none', () => {
+    expect(workerConfigFromEnvironment({ AGENT_INSTRUCTIONS_DIR: '/etc/agent-instructions' }).instructionsDir).toBe('/etc/agent-instructions');
+    expect(workerConfigFromEnvironment({ AGENT_INSTRUCTIONS_DIR: 'relative/dir' }).instructionsDir).toBe(`${process.cwd()}/relative/dir`);
+    expect(workerConfigFromEnvironment({})).not.toHaveProperty('instructionsDir');
+  });
 });

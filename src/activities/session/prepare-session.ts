@@ -11,6 +11,7 @@ import { subAgentsSection } from './sub-agents-prompt';
 import { readRepoMcp } from '../mcp/mcp-json';
 import { type ContentStore, storeText } from '../store/content-store';
 import { TOOLS } from '../tools/registry';
+import { instructionsSection, rootInstructionFiles } from './instructions';
 import { workdirProblem } from './workdir-check';
 
 export interface SessionActivityDependencies {
@@ -31,6 +32,8 @@ export interface SessionActivityDependencies {
   sandbox: 'bwrap' | 'none';
   /** This worker's host (`AGENT_HOST_ID`), recorded as the session's host. */
   hostId?: string;
+  /** `AGENT_INSTRUCTIONS_DIR`: the user's AGENTS.md and CLAUDE.md, for every session's system prompt. */
+  instructionsDir?: string;
 }
 
 /** A directory's real path, or the path itself while it does not exist (a content store not yet written). */
@@ -70,12 +73,15 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
       const repoAgents = input.allowedTools.includes('Task') ? await readRepoAgents(workdir) : undefined;
       const usableAgents = trusted ? (repoAgents?.types ?? []) : [];
       const skippedAgents = repoAgents ? (trusted ? repoAgents.problems : repoAgents.files.map((file) => `${file} (not trusted)`)) : [];
-      const system = buildSystemPrompt({ ...input, workdir, agentTypes: [...(input.agentTypes ?? []), ...usableAgents] });
+      const instructions = await rootInstructionFiles(workdir, dependencies.instructionsDir);
+      const system = buildSystemPrompt({ ...input, workdir, agentTypes: [...(input.agentTypes ?? []), ...usableAgents], instructions: instructionsSection(instructions) });
       const systemRef = await store.put(system);
       const overheadChars = system.length + JSON.stringify(TOOLS.apiDefinitions(input.allowedTools)).length;
       return {
         workdir,
         ...(trusted && repoHooks.hooks.length ? { settingsStopHooks: repoHooks.hooks } : {}),
+        ...(trusted && repoHooks.toolHooks ? { settingsToolHooks: repoHooks.toolHooks } : {}),
+        ...(instructions.length ? { instructionFiles: instructions.map((file) => file.path) } : {}),
         ...(!trusted && repoHooks.found.length ? { skippedRepoHooks: repoHooks.found } : {}),
         ...(usableAgents.length ? { repoAgents: usableAgents } : {}),
         ...(skippedAgents.length ? { skippedRepoAgents: skippedAgents } : {}),
@@ -98,6 +104,8 @@ export function buildSystemPrompt(input: {
   allowedTools: string[];
   systemPromptAppend?: string;
   agentTypes?: { name: string; description: string }[];
+  /** The instruction files' section (AGENTS.md, CLAUDE.md), when there are any. */
+  instructions?: string;
 }): string {
   const sections = [
     'You are a coding agent working in a software repository on behalf of a user. You run unattended: ' +
@@ -131,6 +139,7 @@ export function buildSystemPrompt(input: {
     ].join('\n'),
   ];
   if (input.allowedTools.includes('Task')) sections.push(subAgentsSection(input.agentTypes ?? []));
+  if (input.instructions) sections.push(input.instructions);
   if (input.systemPromptAppend?.trim()) sections.push(input.systemPromptAppend.trim());
   return sections.join('\n\n');
 }

@@ -20,6 +20,7 @@ import type { LiveChannel } from '../live/live-channel';
 import { LivePublisher } from '../live/live-publisher';
 import { trackToolProgress } from '../live/tool-progress';
 import { inSpan } from '../spans';
+import { nestedInstructions } from '../session/instructions';
 
 export interface ToolActivityDependencies {
   store: ContentStore;
@@ -109,7 +110,10 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
         }
       }
       const withFeedback = request.approvalFeedback ? `${output.text}\n\nUser feedback on approval: ${request.approvalFeedback}` : output.text;
-      const text = await applyToolResultBudget(request, withFeedback);
+      const budgeted = await applyToolResultBudget(request, withFeedback);
+      // A file read for the first time under a directory with its own AGENTS.md or CLAUDE.md: they follow the result (after its budget, so they are never cut to a preview).
+      const nested = validation.ok && validation.tool.readsFile && output.fileState && !output.isError ? await nestedInstructions(request.workdir, output.fileState.path, request.instructionDirs ?? []) : undefined;
+      const text = nested ? `${budgeted}\n\n${nested.reminder}` : budgeted;
       const media = await Promise.all(
         (output.media ?? []).map(async ({ base64, ...about }) => ({ ...about, ref: await store.put(base64), bytes: Math.floor((base64.length * 3) / 4) })),
       );
@@ -123,6 +127,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
         },
         ...(output.fileState ? { fileState: output.fileState } : {}),
         ...(snapshot ? { snapshot } : {}),
+        ...(nested ? { instructionDirs: nested.dirs } : {}),
       };
     },
   };

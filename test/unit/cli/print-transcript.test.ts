@@ -7,9 +7,17 @@ describe("the session's setup as `durable-agent run` prints it", () => {
     expect(line).toContain('repository hooks found and not run (not trusted: input trustRepoHooks, or the worker\'s AGENT_TRUST_REPO_HOOKS=1): .agent/settings.json (1 stop hook)');
   });
 
+  test('the instruction files in the system prompt are named', () => {
+    expect(formatEntry({ type: 'session', turn: 0, workdir: '/repo', sandbox: 'bwrap', instructionFiles: ['/repo/AGENTS.md'] })).toBe('  ✎ instructions: /repo/AGENTS.md');
+  });
+
   test('a sandboxed session without repository hooks prints nothing', () => {
     expect(formatEntry({ type: 'session', turn: 0, workdir: '/repo', sandbox: 'bwrap' })).toBeUndefined();
   });
+});
+
+test("a tool hook's say is one line: its event, outcome and the first line of its detail", () => {
+  expect(formatEntry({ type: 'hook', turn: 1, event: 'PreToolUse', toolUseId: 'toolu_1', outcome: 'deny', detail: 'rm -rf is not allowed\nsee policy' })).toBe('  ⚑ PreToolUse hook deny: rm -rf is not allowed');
 });
 
 describe('the durable workspace as `durable-agent run` and `watch` print it', () => {

@@ -1,5 +1,5 @@
 import { afterModel } from '../../../src/workflows/loop';
-import { absorbToolResults, estimateTokens, fileStatesFor, recordFileState, toResult } from '../../../src/workflows/loop-state';
+import { absorbToolResults, estimateTokens, fileStatesFor, forgetShownInstructions, recordFileState, recordInstructionDirs, toResult } from '../../../src/workflows/loop-state';
 import { loopState } from '../../support/loop-state';
 import { readCall, response, usage } from '../../support/model-outcomes';
 
@@ -27,6 +27,15 @@ describe('the initial state', () => {
   test("asks for no more output than the model can give (the model table's limit)", () => {
     expect(loopState({}, { maxOutputTokens: 100_000 }).maxOutputTokens).toBe(64_000);
     expect(loopState({}, { maxOutputTokens: 20_000 }).maxOutputTokens).toBe(20_000);
+  });
+});
+
+describe('nested instruction files shown', () => {
+  test('are remembered once each, and forgotten when the conversation may have lost them', () => {
+    const shown = recordInstructionDirs(recordInstructionDirs(loopState(), ['packages', 'packages/api']), ['packages/api', 'docs']);
+    expect(shown.instructionDirs).toEqual(['packages', 'packages/api', 'docs']);
+    expect(forgetShownInstructions(shown)).not.toHaveProperty('instructionDirs');
+    expect(loopState()).not.toHaveProperty('instructionDirs');
   });
 });
 

@@ -51,5 +51,7 @@ describe('activity inputs from the loop state', () => {
     expect(runToolRequest('session-1', state, readCall, { approved: true, feedback: 'careful' })).toMatchObject({ sandbox: { env: { CI: '1' }, network: false }, approved: true, approvalFeedback: 'careful' });
     expect(stopHookRequest('session-1', state, [])).toMatchObject({ sandbox: { env: { CI: '1' }, network: false } });
     expect(runToolRequest('session-1', loopState(), readCall)).not.toHaveProperty('approved');
+    expect(runToolRequest('session-1', loopState(), readCall)).not.toHaveProperty('instructionDirs');
+    expect(runToolRequest('session-1', loopState({ instructionDirs: ['packages/api'] }), readCall)).toMatchObject({ instructionDirs: ['packages/api'] });
   });
 });

@@ -2,6 +2,7 @@
 import type { PlannedToolUse, RunToolOutput } from '../../../src/shared/activity-io';
 import { runToolUses, summaryOf, type ToolRunner } from '../../../src/workflows/run-tools';
 import type { ApprovalAnswer } from '../../../src/workflows/steering';
+import type { HookDenial } from '../../../src/workflows/tool-hooks';
 
 const call = (id: string, safe: boolean, rules: Record<string, unknown> = {}): PlannedToolUse => ({
   id,
@@ -10,7 +11,7 @@ const call = (id: string, safe: boolean, rules: Record<string, unknown> = {}): P
   plan: { ok: true, concurrencySafe: safe, summary: `${safe ? 'Read' : 'Bash'} ${id}`, rules },
 });
 
-function runner(options: { failing?: string[]; answers?: Record<string, ApprovalAnswer> } = {}) {
+function runner(options: { failing?: string[]; answers?: Record<string, ApprovalAnswer | HookDenial> } = {}) {
   const log: string[] = [];
   const results = new Map<string, RunToolOutput['result']>();
   const tools: ToolRunner = {
@@ -56,6 +57,18 @@ test('a denied or unanswered call is not run; an approval with feedback goes to 
   expect(results.get('b1')).toMatchObject({ isError: true, content: { text: expect.stringContaining('The user denied this tool call, so it was not run. Feedback: keep it') } });
   expect(results.get('b2')).toMatchObject({ isError: true, content: { text: expect.stringContaining('not approved in time') } });
   expect(results.get('b3')!.content).toEqual({ text: 'ran b3' });
+});
+
+test("a call a PreToolUse hook denied is not run, and the hook's reason is its error result", async () => {
+  const { tools, log, results } = runner({ answers: { b1: { decision: 'hook_deny', reason: 'rm -rf is not allowed here' } } });
+  await runToolUses([call('b1', false, { cancelsLaterCallsOnError: true }), call('b2', false)], tools);
+  expect(log.filter((line) => line.startsWith('start'))).toEqual(['start b2']);
+  expect(results.get('b1')).toEqual({
+    toolUseId: 'b1',
+    isError: true,
+    toolName: 'Bash',
+    content: { text: '<tool_use_error>A PreToolUse hook denied this tool call, so it was not run: rm -rf is not allowed here</tool_use_error>' },
+  });
 });
 
 test('summaries name invalid calls by their tool', () => {

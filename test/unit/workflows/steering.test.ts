@@ -37,6 +37,26 @@ describe('messages and end', () => {
     next.restore(carried);
     expect(next.queued).toEqual(['one', 'two']);
   });
+
+  test('messages their UserPromptSubmit hooks saw stay seen: across runs, until they are taken', () => {
+    const { steering: first } = steering();
+    first.receiveMessage('one');
+    first.receiveMessage('two');
+    first.screened = 1;
+    const carried = first.carry();
+    expect(carried).toEqual({ queued: ['one', 'two'], screened: 1 });
+    expect(first.screened).toBe(0);
+    const { steering: next } = steering();
+    next.restore(carried);
+    expect(next.screened).toBe(1);
+    next.takeQueued();
+    expect(next.screened).toBe(0);
+    // A message that reached the new run first is not taken for a seen one.
+    const { steering: other } = steering();
+    other.receiveMessage('early');
+    other.restore(carried);
+    expect(other.screened).toBe(0);
+  });
 });
 
 describe('interrupt', () => {

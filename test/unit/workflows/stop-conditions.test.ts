@@ -79,6 +79,10 @@ describe('the end of a turn', () => {
 
   test('a hook that prevents the end, or keeps blocking it, ends the run with its reason', () => {
     expect(decideTurnEnd(loopState(), { ...facts, hook: { kind: 'prevent', reason: 'freeze' } })).toEqual({ kind: 'finish', reason: 'stop_hook_prevented', error: 'freeze' });
+    expect(decideTurnEnd(loopState(), { ...facts, hook: { kind: 'give_up', reason: 'blocked 8 times' }, stopHookLimit: true })).toEqual({ kind: 'finish', reason: 'stop_hook_limit', error: 'blocked 8 times' });
+  });
+
+  test('sessions from before stop_hook_limit keep ending an endless block with hook_stopped', () => {
     expect(decideTurnEnd(loopState(), { ...facts, hook: { kind: 'give_up', reason: 'blocked 8 times' } })).toEqual({ kind: 'finish', reason: 'hook_stopped', error: 'blocked 8 times' });
   });
 });

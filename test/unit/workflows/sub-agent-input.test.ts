@@ -76,3 +76,21 @@ test("the tool result is the sub-agent's final text; a sub-agent that did not co
   const long = subAgentResult(call, 'explore', 'c', result('completed', 'x'.repeat(50_000)));
   expect(JSON.stringify(long.content)).toContain("characters of the sub-agent's answer cut");
 });
+
+test("the parent's PreToolUse and PostToolUse hooks go with the sub-agent; its Stop and UserPromptSubmit hooks do not", () => {
+  const parent = parentInput({
+    hooks: {
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './policy.sh', timeout: 5 }] }],
+      PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'prettier --write' }] }],
+      UserPromptSubmit: [{ hooks: [{ type: 'command', command: './screen.sh' }] }],
+      Stop: [{ hooks: [{ type: 'command', command: 'npm test' }] }],
+    },
+  });
+  const start = subAgentInput(parent, view, 'toolu_h', { description: 'd', prompt: 'p' }, agentTypes(undefined));
+  expect(start.ok && start.input.hooks).toEqual({
+    PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './policy.sh', timeout: 5 }] }],
+    PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'prettier --write' }] }],
+  });
+  expect(start.ok && start.input.stopHooks).toEqual([]);
+  expect(start.ok && checkAgentInput(start.input).ok).toBe(true);
+});

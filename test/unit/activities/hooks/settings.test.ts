@@ -26,6 +26,18 @@ test('reads stop hooks from .agent/settings.json and Claude Code settings, sayin
   });
 });
 
+test("reads PreToolUse, PostToolUse and UserPromptSubmit hooks from Claude Code's settings in any settings file", async () => {
+  const dir = repo({
+    '.claude/settings.json': { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './deny.sh', timeout: 5 }] }], Notification: [{ hooks: [] }] } },
+    '.claude/settings.local.json': { hooks: { PostToolUse: [{ matcher: 'Write|Edit', hooks: [{ type: 'command', command: 'prettier -w' }] }], Stop: [{ hooks: [{ type: 'command', command: 'npm test' }] }] } },
+  });
+  expect(await readRepoHooks(dir)).toEqual({
+    hooks: [{ command: 'npm test' }],
+    toolHooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ command: './deny.sh', timeoutMs: 5_000 }] }], PostToolUse: [{ matcher: 'Write|Edit', hooks: [{ command: 'prettier -w' }] }] },
+    found: ['.claude/settings.json (1 tool hook)', '.claude/settings.local.json (1 stop hook, 1 tool hook)'],
+  });
+});
+
 test('no settings, or settings without hooks: nothing found', async () => {
   expect(await readRepoHooks(repo({}))).toEqual({ hooks: [], found: [] });
   expect(await readRepoHooks(repo({ '.claude/settings.json': { model: 'x' } }))).toEqual({ hooks: [], found: [] });

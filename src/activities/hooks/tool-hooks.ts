@@ -1,0 +1,63 @@
+/**
+ * runToolHooks: the PreToolUse, PostToolUse or UserPromptSubmit hooks that matched one call (or
+ * prompt), run in the session's sandbox in the workdir, one after the other, each with its
+ * timeout, with Claude Code's JSON on stdin. hook-output.ts reads what each says; this activity
+ * puts PostToolUse feedback after the call's result (stored like any result) and, when asked,
+ * snapshots what the hooks changed (a formatter rewrites the file the call just wrote).
+ */
+import { Context } from '@temporalio/activity';
+import type { ToolHookInput, ToolHookOutcome } from '../../shared/hooks';
+import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../../shared/limits';
+import { whileHeartbeating } from '../heartbeat';
+import type { CommandSandbox } from '../sandbox/command-sandbox';
+import { type ContentStore, loadText, storeText } from '../store/content-store';
+import { runInProcessGroup } from '../tools/process-group';
+import { snapshotOver } from '../workspace/workspace-activities';
+import { combineVerdicts, type HookVerdict, interpretToolHook } from './hook-output';
+
+/** What a hook's output may hold before it is cut (its verdict is read from it). */
+const HOOK_OUTPUT_MAX_CHARS = 20_000;
+
+export function createToolHookActivities({ sandbox, store }: { sandbox: CommandSandbox; store: ContentStore }) {
+  return {
+    async runToolHooks(input: ToolHookInput): Promise<ToolHookOutcome> {
+      const context = Context.current();
+      const resultText = input.result ? await loadText(store, input.result.content) : undefined;
+      const stdin = JSON.stringify({
+        session_id: input.sessionId,
+        cwd: input.workdir,
+        hook_event_name: input.event,
+        ...(input.tool ? { tool_name: input.tool.name, tool_input: input.tool.input, tool_use_id: input.tool.toolUseId } : {}),
+        ...(input.result ? { tool_response: { ...(input.result.filePath ? { filePath: input.result.filePath } : {}), success: !input.result.isError, content: resultText } } : {}),
+        ...(input.prompt ? { prompt: await loadText(store, input.prompt) } : {}),
+      });
+      const verdicts: (HookVerdict & { command: string })[] = [];
+      for (const hook of input.hooks) {
+        const run = await whileHeartbeating(() =>
+          runInProcessGroup(hook.command, {
+            cwd: input.workdir,
+            stdin,
+            timeoutMs: hook.timeoutMs ?? STOP_HOOK_DEFAULT_TIMEOUT_MS,
+            signal: context.cancellationSignal,
+            maxOutputChars: HOOK_OUTPUT_MAX_CHARS,
+            sandbox,
+            session: input.sandbox,
+          }),
+        );
+        verdicts.push({ command: hook.command, ...interpretToolHook(input.event, hook.command, run) });
+      }
+      const { feedback, ...combined } = combineVerdicts(verdicts);
+      const outcome: ToolHookOutcome = { ...combined };
+      if (feedback && input.event === 'PostToolUse' && resultText !== undefined) {
+        outcome.content = await storeText(store, `${resultText}\n\n<system-reminder>\nPostToolUse hook feedback:\n${feedback}\n</system-reminder>`);
+      }
+      if (feedback && input.event === 'UserPromptSubmit') outcome.context = feedback;
+      // The workspace as the hooks left it (not when cancelled: the workflow then takes it).
+      if (input.snapshotRef && !context.cancellationSignal.aborted) {
+        const snapshot = await whileHeartbeating(() => snapshotOver(store, input.workdir, input.snapshotRef!, context.cancellationSignal));
+        if (snapshot) outcome.snapshot = snapshot;
+      }
+      return outcome;
+    },
+  };
+}

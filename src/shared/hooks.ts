@@ -1,0 +1,195 @@
+/**
+ * Hooks in Claude Code's settings format: the `hooks` object of input `hooks` and of a
+ * repository's `.claude/settings.json` (`{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command",
+ * "command":"…","timeout":30}]}], …}`), the form the workflow keeps them in, which of them a tool
+ * call matches, and what crosses the activity boundary when they run.
+ *
+ * Pure zod and plain data: imported by the workflow, the activities and the CLI alike.
+ */
+import { z } from 'zod';
+import type { TextOrRef } from './conversation';
+import { STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
+import type { SandboxRequest } from './activity-io';
+import type { StopHook } from './input';
+import type { TakenSnapshot } from './workspace';
+
+/** The events we run; Stop hooks join the session's stop hooks (input `stopHooks`). */
+export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+/** The events run by the tool-hook activity (Stop has its own, runStopHooks). */
+export type ToolHookEvent = Exclude<HookEvent, 'Stop'>;
+
+/** One command as Claude Code writes it: `timeout` in seconds. */
+export const claudeHookCommandSchema = z
+  .object({
+    type: z.literal('command'),
+    command: z.string().min(1),
+    timeout: z.number().positive().max(STOP_HOOK_MAX_TIMEOUT_MS / 1000).optional(),
+  })
+  .strict();
+
+const matcherSchema = z.string().refine((matcher) => compiles(matcher), 'must be a tool name, names joined by |, a regular expression, or * for every tool');
+
+export const claudeHookGroupSchema = z.object({ matcher: matcherSchema.optional(), hooks: z.array(claudeHookCommandSchema) }).strict();
+
+/** Input `hooks`: only the events we run, so a hook that would silently never run is an error. */
+export const hooksInputSchema = z
+  .object(Object.fromEntries(HOOK_EVENTS.map((event) => [event, z.array(claudeHookGroupSchema).optional()])) as Record<HookEvent, z.ZodOptional<z.ZodArray<typeof claudeHookGroupSchema>>>)
+  .strict();
+
+export type ClaudeHookGroup = z.infer<typeof claudeHookGroupSchema>;
+export type HooksInput = z.infer<typeof hooksInputSchema>;
+
+/** A command to run, as the activities take it (`timeoutMs`, like a stop hook's). */
+export interface HookCommand {
+  command: string;
+  timeoutMs?: number;
+}
+
+export interface HookGroup {
+  /** Claude Code's matcher over the tool name; absent, empty or `*`: every tool. */
+  matcher?: string;
+  hooks: HookCommand[];
+}
+
+/** The tool hooks of a session, by event (only events that have some). */
+export type ToolHooks = Partial<Record<ToolHookEvent, HookGroup[]>>;
+
+/** Claude Code's groups as we keep them: timeouts in milliseconds. */
+export function hookGroups(groups: readonly ClaudeHookGroup[] | undefined): HookGroup[] {
+  return (groups ?? []).map((group) => ({
+    ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
+    hooks: group.hooks.map((hook) => ({ command: hook.command, ...(hook.timeout !== undefined ? { timeoutMs: hook.timeout * 1000 } : {}) })),
+  }));
+}
+
+/** The tool-hook events of a settings `hooks` object; undefined when it has none. */
+export function toolHooksOf(hooks: Partial<Record<HookEvent, readonly ClaudeHookGroup[]>> | undefined): ToolHooks | undefined {
+  const result: ToolHooks = {};
+  for (const event of ['PreToolUse', 'PostToolUse', 'UserPromptSubmit'] as const) {
+    const groups = hookGroups(hooks?.[event]).filter((group) => group.hooks.length > 0);
+    if (groups.length) result[event] = groups;
+  }
+  return Object.keys(result).length ? result : undefined;
+}
+
+/**
+ * A sub-agent's input `hooks`: its parent's PreToolUse and PostToolUse hooks, in the input's
+ * format, so a policy or formatter is never skipped in a helper (UserPromptSubmit is for what
+ * people send, and a helper's task comes from the model). Undefined when there are none.
+ */
+export function inheritedHooks(hooks: ToolHooks | undefined): HooksInput | undefined {
+  const inherited: HooksInput = {};
+  for (const event of ['PreToolUse', 'PostToolUse'] as const) {
+    const groups = hooks?.[event];
+    if (!groups?.length) continue;
+    inherited[event] = groups.map((group) => ({
+      ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
+      hooks: group.hooks.map((hook) => ({ type: 'command' as const, command: hook.command, ...(hook.timeoutMs !== undefined ? { timeout: hook.timeoutMs / 1000 } : {}) })),
+    }));
+  }
+  return Object.keys(inherited).length ? inherited : undefined;
+}
+
+/** The input's hooks first, then the repository's: Claude Code runs every matching one. */
+export function mergeToolHooks(...sources: (ToolHooks | undefined)[]): ToolHooks {
+  const merged: ToolHooks = {};
+  for (const source of sources) {
+    for (const [event, groups] of Object.entries(source ?? {}) as [ToolHookEvent, HookGroup[]][]) merged[event] = [...(merged[event] ?? []), ...groups];
+  }
+  return merged;
+}
+
+/**
+ * Claude Code's matcher: absent, empty or `*` matches every tool; a name or names joined by `|`
+ * match exactly those tools; anything else is a regular expression tested against the name
+ * (`Notebook.*`, `mcp__github__.*`).
+ */
+export function matchesTool(matcher: string | undefined, toolName: string): boolean {
+  if (matcher === undefined || matcher === '' || matcher === '*') return true;
+  if (/^[A-Za-z0-9_|]+$/.test(matcher)) return matcher.split('|').includes(toolName);
+  try {
+    return new RegExp(matcher).test(toolName);
+  } catch {
+    return false;
+  }
+}
+
+/** The commands of `event` that apply to a call of `toolName` (every one for UserPromptSubmit), each once. */
+export function matchingHooks(hooks: ToolHooks, event: ToolHookEvent, toolName?: string): HookCommand[] {
+  const matched: HookCommand[] = [];
+  for (const group of hooks[event] ?? []) {
+    if (event !== 'UserPromptSubmit' && !matchesTool(group.matcher, toolName ?? '')) continue;
+    for (const hook of group.hooks) if (!matched.some((seen) => seen.command === hook.command)) matched.push(hook);
+  }
+  return matched;
+}
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What the tool-hook activity runs: the matched commands of one event, for one call or prompt. */
+export interface ToolHookInput {
+  sessionId: string;
+  workdir: string;
+  event: ToolHookEvent;
+  hooks: HookCommand[];
+  sandbox?: SandboxRequest;
+  /** PreToolUse and PostToolUse: the call. */
+  tool?: { name: string; toolUseId: string; input: unknown };
+  /** PostToolUse: the call's result (its text read from the store when stored), to hand the hooks and extend with their feedback. */
+  result?: { content: TextOrRef; isError: boolean; filePath?: string };
+  /** UserPromptSubmit: the prompt (stored when long). */
+  prompt?: TextOrRef;
+  /** The workspace before the hooks: they may change files, and their activity snapshots over it. */
+  snapshotRef?: string;
+}
+
+export interface ToolHookOutcome {
+  /** PreToolUse: the strongest decision of the hooks (deny, then ask, then allow); absent: they had no say. */
+  decision?: 'allow' | 'deny' | 'ask';
+  /** Why (deny, ask): what the model sees of a denial. */
+  reason?: string;
+  /** PostToolUse: the call's result content with the hooks' feedback after it (absent: no feedback). */
+  content?: TextOrRef;
+  /** UserPromptSubmit: context the hooks add to the prompt. */
+  context?: string;
+  /** UserPromptSubmit: a hook blocked the prompt (exit 2, or `decision: "block"`), with its reason. */
+  blocked?: string;
+  /** `{"continue":false}`: the run ends after this turn's tools (`hook_stopped`), with this reason. */
+  stop?: string;
+  /** Hooks that failed or timed out (they do not decide anything), for the transcript. */
+  reports: string[];
+  /** The workspace as the hooks left it, when the input named the snapshot before them. */
+  snapshot?: TakenSnapshot;
+}
+
+/** What prepareSession read of the repository's tool hooks (only when trusted). */
+export interface SessionHookSettings {
+  /** PreToolUse, PostToolUse and UserPromptSubmit hooks from the repository's settings, read once at the start. */
+  settingsToolHooks?: ToolHooks;
+}
+
+export interface StopHookInput {
+  sessionId: string;
+  workdir: string;
+  hooks: StopHook[];
+  sandbox?: SandboxRequest;
+  finalText: string;
+  stopHookActive: boolean;
+  /** The session's last snapshot: the hooks' activity snapshots the workspace over it when done. */
+  snapshotRef?: string;
+}
+
+/** `snapshot`: the workspace as the hooks left it, when the input named the last snapshot. */
+export type StopHookOutcome = { snapshot?: TakenSnapshot } & (
+  | { kind: 'allow'; reports: string[] }
+  | { kind: 'block'; reason: string; reports: string[] }
+  | { kind: 'prevent'; reason: string; reports: string[] }
+);

@@ -1,0 +1,90 @@
+import { checkAgentInput } from '../../../src/shared/input';
+import { inheritedHooks, matchesTool, matchingHooks, mergeToolHooks, toolHooksOf } from '../../../src/shared/hooks';
+
+describe("Claude Code's matcher", () => {
+  test('empty, absent or * match every tool', () => {
+    for (const matcher of [undefined, '', '*']) expect(matchesTool(matcher, 'Bash')).toBe(true);
+  });
+
+  test('a name, or names joined by |, match exactly those tools', () => {
+    expect(matchesTool('Bash', 'Bash')).toBe(true);
+    expect(matchesTool('Bash', 'BashOutput')).toBe(false);
+    expect(matchesTool('Write|Edit', 'Edit')).toBe(true);
+    expect(matchesTool('Write|Edit', 'Read')).toBe(false);
+  });
+
+  test('anything else is a regular expression over the name', () => {
+    expect(matchesTool('mcp__github__.*', 'mcp__github__create_issue')).toBe(true);
+    expect(matchesTool('mcp__github__.*', 'Bash')).toBe(false);
+    expect(matchesTool('(', 'Bash')).toBe(false);
+  });
+});
+
+test('the hooks a call matches: every matching group, each command once; UserPromptSubmit ignores matchers', () => {
+  const hooks = toolHooksOf({
+    PreToolUse: [
+      { matcher: 'Bash', hooks: [{ type: 'command', command: './policy.sh', timeout: 5 }] },
+      { matcher: '*', hooks: [{ type: 'command', command: './audit.sh' }, { type: 'command', command: './policy.sh' }] },
+    ],
+    UserPromptSubmit: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './context.sh' }] }],
+  })!;
+  expect(matchingHooks(hooks, 'PreToolUse', 'Bash')).toEqual([{ command: './policy.sh', timeoutMs: 5_000 }, { command: './audit.sh' }]);
+  expect(matchingHooks(hooks, 'PreToolUse', 'Read')).toEqual([{ command: './audit.sh' }, { command: './policy.sh' }]);
+  expect(matchingHooks(hooks, 'PostToolUse', 'Bash')).toEqual([]);
+  expect(matchingHooks(hooks, 'UserPromptSubmit')).toEqual([{ command: './context.sh' }]);
+});
+
+test('no tool hooks: undefined, so sessions without them carry nothing new', () => {
+  expect(toolHooksOf(undefined)).toBeUndefined();
+  expect(toolHooksOf({ Stop: [{ hooks: [{ type: 'command', command: 'npm test' }] }], PreToolUse: [{ hooks: [] }] })).toBeUndefined();
+  expect(mergeToolHooks(undefined, { PostToolUse: [{ hooks: [{ command: 'a' }] }] }, { PostToolUse: [{ hooks: [{ command: 'b' }] }] })).toEqual({
+    PostToolUse: [{ hooks: [{ command: 'a' }] }, { hooks: [{ command: 'b' }] }],
+  });
+});
+
+test("a sub-agent inherits its parent's PreToolUse and PostToolUse hooks as valid input hooks", () => {
+  const parent = checkAgentInput({
+    prompt: 'p',
+    workdir: '/w',
+    hooks: {
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './policy.sh', timeout: 5 }] }],
+      PostToolUse: [{ hooks: [{ type: 'command', command: './format.sh' }] }],
+      UserPromptSubmit: [{ hooks: [{ type: 'command', command: './context.sh' }] }],
+    },
+  });
+  if (!parent.ok) throw new Error(parent.message);
+  const hooks = inheritedHooks(parent.input.toolHooks);
+  const child = checkAgentInput({ prompt: 'c', workdir: '/w', hooks });
+  expect(child.ok && child.input.toolHooks).toEqual({ PreToolUse: parent.input.toolHooks!.PreToolUse, PostToolUse: parent.input.toolHooks!.PostToolUse });
+  expect(inheritedHooks(undefined)).toBeUndefined();
+});
+
+describe('input hooks', () => {
+  const base = { prompt: 'p', workdir: '/w' };
+
+  test('tool hooks are kept by event, Stop hooks join stopHooks', () => {
+    const check = checkAgentInput({
+      ...base,
+      stopHooks: [{ command: 'first' }],
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './deny.sh' }] }], Stop: [{ hooks: [{ type: 'command', command: 'npm test', timeout: 30 }] }] },
+    });
+    expect(check.ok && check.input.toolHooks).toEqual({ PreToolUse: [{ matcher: 'Bash', hooks: [{ command: './deny.sh' }] }] });
+    expect(check.ok && check.input.stopHooks).toEqual([{ command: 'first' }, { command: 'npm test', timeoutMs: 30_000 }]);
+  });
+
+  test('without hooks the resolved input has no toolHooks field', () => {
+    const check = checkAgentInput(base);
+    expect(check.ok && 'toolHooks' in check.input).toBe(false);
+  });
+
+  test.each([
+    [{ Notification: [] }, 'unknown field(s): hooks.Notification'],
+    [{ PreToolUse: [{ matcher: '(', hooks: [] }] }, 'hooks.PreToolUse.0.matcher: must be a tool name'],
+    [{ PostToolUse: [{ hooks: [{ type: 'command', command: '' }] }] }, 'hooks.PostToolUse.0.hooks.0.command:'],
+    [{ PreToolUse: [{ hooks: [{ type: 'command', command: 'x', timeout: 601 }] }] }, 'hooks.PreToolUse.0.hooks.0.timeout:'],
+  ])('invalid hooks are refused naming the field: %j', (hooks, message) => {
+    const check = checkAgentInput({ ...base, hooks });
+    expect(check.ok).toBe(false);
+    expect(!check.ok && check.message).toContain(message);
+  });
+});
