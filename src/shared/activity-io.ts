@@ -165,7 +165,7 @@ export interface PrepareContextOutput extends CheckpointMark {
   messageCount: number;
 }
 
-export interface CompactInput extends TurnEndMark {
+export interface CompactInput extends TurnEndMark, McpModelMark {
   workdir: string;
   model: string;
   systemRef: string;

@@ -51,6 +51,8 @@ export function compactRequest(state: LoopState, reason: CompactInput['reason'])
     contextWindowTokens: state.contextWindowTokens,
     maxOutputTokens: state.maxOutputTokens,
     reason,
+    // The summary request declares the same tools as the turns it summarises (their tool_use blocks name them).
+    ...(state.mcp ? { mcpToolsRef: state.mcp.toolsRef } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState, TranscriptPage } from '../../src/shared/contract';
-import { byTurn, lastToolResults, type RecordedRequest, reply, text, toolResultText, toolUse } from '../support/fake-anthropic';
+import { byTurn, isCompaction, lastToolResults, type RecordedRequest, reply, requestText, text, toolResultText, toolUse, turnOf } from '../support/fake-anthropic';
 import { fileHarness, Harness, killProcess, makeRepo } from '../support/harness';
 import { McpHttpServer, mcpStdioServerBundle } from '../support/mcp-servers';
 
@@ -153,4 +153,21 @@ test('a worker killed mid-call: the MCP call is not made again, and the model is
   } finally {
     await crashing.stop();
   }
+});
+
+test("a compaction declares the session's MCP tools too: the turns it summarises called them", async () => {
+  // A 30,000-token window: autocompact above 30,000 − 8,192 − 13,000 = 8,808 estimated tokens.
+  const files = Object.fromEntries([0, 1, 2, 3, 4, 5].map((n) => [`f${n}.txt`, `${'x'.repeat(79)}\n`.repeat(100)]));
+  harness.fake.handler = (request) => {
+    if (isCompaction(request)) return reply([text('<summary>\nSUMMARY-MARKER: looked up BUILD-7, read f0 to f4.\n</summary>')]);
+    if (requestText(request).includes('SUMMARY-MARKER')) return reply([text('Done after the summary.')]);
+    const turn = turnOf(request);
+    return turn === 0 ? reply([toolUse('mcp__tracker__lookup', { id: 'BUILD-7' })]) : reply([toolUse('Read', { file_path: `f${turn - 1}.txt` })]);
+  };
+  const handle = await harness.start({ prompt: 'Look up BUILD-7, then read every file', workdir: makeRepo(files), toolSummaries: false, contextWindowTokens: 30_000, mcpServers: { tracker: { type: 'http', url: tracker.url } } });
+  const result = (await handle.result()) as AgentResult;
+  expect(result).toMatchObject({ reason: 'completed', finalText: 'Done after the summary.' });
+  const compaction = harness.fake.requests.find(isCompaction)!;
+  expect(JSON.stringify(compaction.body.messages)).toContain('mcp__tracker__lookup');
+  expect(toolNames(compaction)).toContain('mcp__tracker__lookup');
 });

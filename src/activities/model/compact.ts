@@ -14,6 +14,7 @@ import { type ContentStore } from '../store/content-store';
 import { appendConversation, appendWithCheckpoint, loadConversation } from '../store/conversation';
 import { readIfExists } from '../tools/file-effects';
 import { displayPath, resolveInWorkdir } from '../tools/paths';
+import { McpCatalog } from '../mcp/mcp-catalog';
 import { TOOLS } from '../tools/registry';
 import { type ModelApi, type ModelReply, usageOf } from './anthropic';
 import { toApiMessages } from './api-messages';
@@ -45,8 +46,10 @@ export function createCompactActivities({ store, api }: { store: ContentStore; a
       // The previous turn's end, stored as it was before the summary replaces it (a rewind goes back to it).
       const { checkpointRef } = input.turnEnd ? await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd) : {};
       const system = await store.get(input.systemRef);
-      // Every tool stays declared (the history holds tool_use blocks of any of them), none callable.
-      const tools = TOOLS.apiDefinitions();
+      // Every tool stays declared (the history holds tool_use blocks of any of them, the session's
+      // MCP tools included), none callable.
+      const mcp = await McpCatalog.load(store, input.mcpToolsRef);
+      const tools = [...TOOLS.apiDefinitions(), ...(mcp?.apiDefinitions() ?? [])];
       const baseTokens = Math.ceil((system.length + JSON.stringify(tools).length + SUMMARY_INSTRUCTIONS.length) / CHARS_PER_TOKEN);
       // The conversation may itself be too long to summarise (that is why we are here): fit it to
       // the window, and if the endpoint still refuses it (its window may be smaller, the estimate
