@@ -6,12 +6,12 @@
  */
 import { Context } from '@temporalio/activity';
 import type { StopHookInput, StopHookOutcome } from '../../shared/activity-io';
-import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../../shared/limits';
 import { whileHeartbeating } from '../heartbeat';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
 import type { ContentStore } from '../store/content-store';
-import { type GroupRun, runInProcessGroup } from '../tools/process-group';
+import type { GroupRun } from '../tools/process-group';
 import { snapshotOver } from '../workspace/workspace-activities';
+import { runHook } from './run-hook';
 
 type HookRun = Pick<GroupRun, 'exitCode' | 'stdout' | 'stderr' | 'timedOut'>;
 
@@ -49,7 +49,6 @@ export function createStopHookActivities({ sandbox, store }: { sandbox: CommandS
   };
 
   async function runHooks(input: StopHookInput): Promise<StopHookOutcome> {
-    const context = Context.current();
     const stdin = JSON.stringify({
       session_id: input.sessionId,
       hook_event_name: 'Stop',
@@ -61,17 +60,7 @@ export function createStopHookActivities({ sandbox, store }: { sandbox: CommandS
     const reports: string[] = [];
     const blocks: string[] = [];
     for (const hook of input.hooks) {
-      const run = await whileHeartbeating(() =>
-        runInProcessGroup(hook.command, {
-          cwd: input.workdir,
-          stdin,
-          timeoutMs: hook.timeoutMs ?? STOP_HOOK_DEFAULT_TIMEOUT_MS,
-          signal: context.cancellationSignal,
-          maxOutputChars: 20_000,
-          sandbox,
-          session: input.sandbox,
-        }),
-      );
+      const run = await runHook(hook, { workdir: input.workdir, stdin, sandbox, session: input.sandbox });
       const verdict = interpretHook(hook.command, run);
       if (!verdict) continue;
       if (verdict.kind === 'prevent') return { kind: 'prevent', reason: verdict.reason, reports };

@@ -7,16 +7,12 @@
  */
 import { Context } from '@temporalio/activity';
 import type { ToolHookInput, ToolHookOutcome } from '../../shared/hooks';
-import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../../shared/limits';
 import { whileHeartbeating } from '../heartbeat';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
 import { type ContentStore, loadText, storeText } from '../store/content-store';
-import { runInProcessGroup } from '../tools/process-group';
 import { snapshotOver } from '../workspace/workspace-activities';
 import { combineVerdicts, type HookVerdict, interpretToolHook } from './hook-output';
-
-/** What a hook's output may hold before it is cut (its verdict is read from it). */
-const HOOK_OUTPUT_MAX_CHARS = 20_000;
+import { runHook } from './run-hook';
 
 export function createToolHookActivities({ sandbox, store }: { sandbox: CommandSandbox; store: ContentStore }) {
   return {
@@ -33,17 +29,7 @@ export function createToolHookActivities({ sandbox, store }: { sandbox: CommandS
       });
       const verdicts: (HookVerdict & { command: string })[] = [];
       for (const hook of input.hooks) {
-        const run = await whileHeartbeating(() =>
-          runInProcessGroup(hook.command, {
-            cwd: input.workdir,
-            stdin,
-            timeoutMs: hook.timeoutMs ?? STOP_HOOK_DEFAULT_TIMEOUT_MS,
-            signal: context.cancellationSignal,
-            maxOutputChars: HOOK_OUTPUT_MAX_CHARS,
-            sandbox,
-            session: input.sandbox,
-          }),
-        );
+        const run = await runHook(hook, { workdir: input.workdir, stdin, sandbox, session: input.sandbox });
         verdicts.push({ command: hook.command, ...interpretToolHook(input.event, hook.command, run) });
       }
       const { feedback, ...combined } = combineVerdicts(verdicts);

@@ -1,0 +1,27 @@
+/**
+ * One hook command, as every kind of hook runs it: in the session's sandbox, in the workdir, with
+ * Claude Code's JSON on stdin and its own timeout, its process group killed when the activity is
+ * cancelled, heartbeating meanwhile (a hook may run for minutes).
+ */
+import { Context } from '@temporalio/activity';
+import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../../shared/limits';
+import { whileHeartbeating } from '../heartbeat';
+import type { CommandSandbox, SessionSandbox } from '../sandbox/command-sandbox';
+import { type GroupRun, runInProcessGroup } from '../tools/process-group';
+
+/** What a hook's output may hold before it is cut (its verdict is read from it). */
+export const HOOK_OUTPUT_MAX_CHARS = 20_000;
+
+export function runHook(hook: { command: string; timeoutMs?: number }, where: { workdir: string; stdin: string; sandbox: CommandSandbox; session?: SessionSandbox }): Promise<GroupRun> {
+  return whileHeartbeating(() =>
+    runInProcessGroup(hook.command, {
+      cwd: where.workdir,
+      stdin: where.stdin,
+      timeoutMs: hook.timeoutMs ?? STOP_HOOK_DEFAULT_TIMEOUT_MS,
+      signal: Context.current().cancellationSignal,
+      maxOutputChars: HOOK_OUTPUT_MAX_CHARS,
+      sandbox: where.sandbox,
+      ...(where.session ? { session: where.session } : {}),
+    }),
+  );
+}
