@@ -6,21 +6,29 @@
  * says the file was found and skipped. Read once when the session starts (prepareSession): a
  * command the model writes cannot add servers to its own session.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors';
 import { mcpJsonSchema, type McpPrepared } from '../../shared/mcp';
+import type { Workdir } from '../../workdir/workdir';
+import { unreadableReason, WorkdirRefusal } from '../../workdir/workdir-refusal';
+
+/** A `.mcp.json` larger than this is not read (real ones are a few KB). */
+const MCP_JSON_MAX_BYTES = 1024 * 1024;
 
 export const MCP_JSON = '.mcp.json';
 
 /** What prepareSession records of the file: its servers when trusted, the note that it was skipped when not. */
-export async function readRepoMcp(workdir: string, trusted: boolean): Promise<Pick<McpPrepared, 'repoMcpServers' | 'skippedMcpJson'>> {
+export async function readRepoMcp(workdir: Workdir, trusted: boolean): Promise<Pick<McpPrepared, 'repoMcpServers' | 'skippedMcpJson'>> {
   let text: string;
   try {
-    text = await readFile(join(workdir, MCP_JSON), 'utf8');
+    const head = await workdir.readHead(MCP_JSON, MCP_JSON_MAX_BYTES + 1);
+    if (head === undefined) return {};
+    if (head.size > MCP_JSON_MAX_BYTES) return { skippedMcpJson: `${MCP_JSON} (larger than 1 MiB)` };
+    text = head.data.toString('utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    // Not a regular file inside the workdir (a FIFO, a link leading out): never opened, trusted or not.
+    if (error instanceof WorkdirRefusal) return { skippedMcpJson: `${MCP_JSON} (${unreadableReason(error)})` };
     if (!trusted) return { skippedMcpJson: `${MCP_JSON} (unreadable)` };
     throw ApplicationFailure.nonRetryable(`${MCP_JSON} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, ErrorType.InvalidWorkflowInput);
   }

@@ -13,7 +13,7 @@ import { fitForSummary } from '../context/context-edits';
 import { type ContentStore } from '../store/content-store';
 import { appendConversation, appendWithCheckpoint, loadConversation } from '../store/conversation';
 import { readIfExists } from '../tools/file-effects';
-import { displayPath, resolveInWorkdir } from '../tools/paths';
+import { displayPath, inWorkdir } from '../tools/paths';
 import { McpCatalog } from '../mcp/mcp-catalog';
 import { TOOLS } from '../tools/registry';
 import { type ModelApi, type ModelReply, usageOf } from './anthropic';
@@ -114,7 +114,7 @@ async function reattachFiles(workdir: string, recentFiles: string[], budgetChars
     if (files.length >= COMPACT_REATTACH_FILES) break;
     let content: string | null;
     try {
-      content = await readIfExists(resolveInWorkdir(workdir, path));
+      content = await inWorkdir(workdir, (opened) => readIfExists(opened, path));
     } catch {
       continue;
     }

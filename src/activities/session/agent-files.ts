@@ -4,9 +4,9 @@
  * prompt. Read once when the session starts, and only when the repository is trusted (its types
  * can grant Bash): a file the model writes later defines nothing for its own session.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { load } from 'js-yaml';
+import type { Workdir } from '../../workdir/workdir';
+import { unreadableReason } from '../../workdir/workdir-refusal';
 import { AGENT_NAME_PATTERN, type AgentType } from '../../shared/sub-agents';
 import { TOOL_NAMES } from '../../shared/tool-names';
 
@@ -22,19 +22,32 @@ export interface RepoAgents {
   problems: string[];
 }
 
-export async function readRepoAgents(workdir: string): Promise<RepoAgents> {
-  const names = await readdir(join(workdir, AGENTS_DIR)).catch(() => [] as string[]);
+/** Bytes of an agent file read at most: a character is up to four, and a longer file is refused anyway. */
+const AGENT_FILE_MAX_BYTES = AGENT_FILE_MAX_CHARS * 4 + 1;
+
+export async function readRepoAgents(workdir: Workdir): Promise<RepoAgents> {
+  const names = listNames(workdir, AGENTS_DIR);
   const files = names.filter((name) => name.endsWith('.md')).sort();
   const types: AgentType[] = [];
   const problems: string[] = [];
   for (const file of files) {
     const path = `${AGENTS_DIR}/${file}`;
-    const text = await readFile(join(workdir, path), 'utf8').catch(() => undefined);
-    const parsed = text === undefined ? 'cannot be read' : parseAgentFile(text, path);
+    // A regular file inside the workdir only: a FIFO planted here is never opened.
+    const head = await workdir.readHead(path, AGENT_FILE_MAX_BYTES).catch((error: Error) => error);
+    const parsed = head instanceof Error ? `cannot be read: ${unreadableReason(head)}` : head === undefined ? 'cannot be read' : parseAgentFile(head.data.toString('utf8'), path);
     if (typeof parsed === 'string') problems.push(`${path}: ${parsed}`);
     else types.push(parsed);
   }
   return { types, files: files.map((file) => `${AGENTS_DIR}/${file}`), problems };
+}
+
+/** The names in a directory of the workdir; none when it is missing or not a directory. */
+function listNames(workdir: Workdir, directory: string): string[] {
+  try {
+    return workdir.list(directory).map((entry) => entry.name);
+  } catch {
+    return [];
+  }
 }
 
 /** One agent file, or what is wrong with it. */

@@ -12,8 +12,8 @@
 import { dirname, relative, sep } from 'node:path';
 import { INSTRUCTION_FILE_MAX_CHARS, INSTRUCTION_FILES_MAX_CHARS } from '../../shared/limits';
 import { INSTRUCTION_FILE_NAMES } from '../../shared/instructions';
-import { resolveInWorkdir } from '../tools/paths';
-import { openRegularFile } from '../tools/regular-file';
+import { realDirectory } from '../../workdir/real-directory';
+import { Workdir } from '../../workdir/workdir';
 
 export interface InstructionFile {
   /** Its real path. */
@@ -33,7 +33,10 @@ const HEADER =
 
 /** The user's files (`AGENT_INSTRUCTIONS_DIR`), then the workdir root's. */
 export async function rootInstructionFiles(workdir: string, userDir: string | undefined): Promise<InstructionFile[]> {
-  const user = userDir ? await filesIn(userDir, '', "user's private global instructions for all projects", false) : [];
+  // The user's directory is the worker's own (AGENT_INSTRUCTIONS_DIR): its real path is the operator's to choose.
+  const real = userDir ? await realDirectory(userDir) : undefined;
+  const realUserDir = real && 'path' in real ? real.path : undefined;
+  const user = realUserDir ? await filesIn(realUserDir, '', "user's private global instructions for all projects", false) : [];
   return [...user, ...(await filesIn(workdir, '', 'project instructions, checked into the codebase', true))];
 }
 
@@ -85,34 +88,35 @@ function cutFile(file: InstructionFile, chars: number, fullChars = file.fullChar
 
 /** `AGENTS.md`, then `CLAUDE.md`, of `dir` under `root`; one file once (CLAUDE.md is often a link to AGENTS.md). */
 async function filesIn(root: string, dir: string, scope: string, inWorkdir: boolean): Promise<InstructionFile[]> {
-  const files: InstructionFile[] = [];
-  for (const name of INSTRUCTION_FILE_NAMES) {
-    const file = await readInstructionFile(root, dir ? `${dir}/${name}` : name, { scope, inWorkdir });
-    if (file && !files.some((seen) => seen.path === file.path)) files.push(file);
+  let opened: Workdir;
+  try {
+    opened = Workdir.open(root);
+  } catch {
+    return [];
   }
-  return files;
+  try {
+    const files: InstructionFile[] = [];
+    for (const name of INSTRUCTION_FILE_NAMES) {
+      const file = await readInstructionFile(opened, dir ? `${dir}/${name}` : name, { scope, inWorkdir });
+      if (file && !files.some((seen) => seen.path === file.path)) files.push(file);
+    }
+    return files;
+  } finally {
+    opened.close();
+  }
 }
 
-/** One file, its first INSTRUCTION_FILE_MAX_CHARS characters; undefined when it is missing, outside `root` or not a regular file. */
-async function readInstructionFile(root: string, name: string, about: Pick<InstructionFile, 'scope' | 'inWorkdir'>): Promise<InstructionFile | undefined> {
-  let path: string;
-  try {
-    path = resolveInWorkdir(root, name);
-  } catch {
-    return undefined;
-  }
-  const opened = await openRegularFile(path, name).catch(() => undefined);
-  if (!opened) return undefined;
-  try {
-    // Four bytes a character at most: enough bytes for the characters kept, never the whole of a huge file.
-    const buffer = Buffer.alloc(Math.min(opened.size, INSTRUCTION_FILE_MAX_CHARS * 4));
-    const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
-    const text = buffer.subarray(0, bytesRead).toString('utf8').trim();
-    if (!text) return undefined;
-    const file: InstructionFile = { path, ...about, text };
-    const cut = text.length > INSTRUCTION_FILE_MAX_CHARS || opened.size > buffer.length;
-    return cut ? cutFile(file, INSTRUCTION_FILE_MAX_CHARS, Math.max(text.length, opened.size)) : file;
-  } finally {
-    await opened.handle.close();
-  }
+/**
+ * One file, its first INSTRUCTION_FILE_MAX_CHARS characters; undefined when it is missing,
+ * outside `root` (a link leading out) or not a regular file (a FIFO is never opened).
+ */
+async function readInstructionFile(root: Workdir, name: string, about: Pick<InstructionFile, 'scope' | 'inWorkdir'>): Promise<InstructionFile | undefined> {
+  // Four bytes a character at most: enough bytes for the characters kept, never the whole of a huge file.
+  const head = await root.readHead(name, INSTRUCTION_FILE_MAX_CHARS * 4).catch(() => undefined);
+  if (!head) return undefined;
+  const text = head.data.toString('utf8').trim();
+  if (!text) return undefined;
+  const file: InstructionFile = { path: root.absolute(head.relative), ...about, text };
+  const cut = text.length > INSTRUCTION_FILE_MAX_CHARS || head.size > head.data.length;
+  return cut ? cutFile(file, INSTRUCTION_FILE_MAX_CHARS, Math.max(text.length, head.size)) : file;
 }

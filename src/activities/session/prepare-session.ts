@@ -1,11 +1,11 @@
-import { realpath, stat } from 'node:fs/promises';
 import { platform, release } from 'node:os';
-import { resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { PrepareSessionInput, PrepareSessionOutput } from '../../shared/activity-io';
 import { ErrorType } from '../../shared/errors';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, CHARS_PER_TOKEN } from '../../shared/limits';
-import { readRepoHooks } from '../hooks/settings';
+import { readRepoHooks, type RepoHooks } from '../hooks/settings';
+import { realDirectory, realOrSame } from '../../workdir/real-directory';
+import { Workdir } from '../../workdir/workdir';
 import { readRepoAgents } from './agent-files';
 import { subAgentsSection } from './sub-agents-prompt';
 import { readRepoMcp } from '../mcp/mcp-json';
@@ -36,8 +36,9 @@ export interface SessionActivityDependencies {
   instructionsDir?: string;
 }
 
-/** A directory's real path, or the path itself while it does not exist (a content store not yet written). */
-const realOrSame = (path: string) => realpath(path).catch(() => resolve(path));
+/** What the transcript lists as found and not run: hook files when untrusted, and files that could not be read either way. */
+const skippedHooks = (hooks: RepoHooks, trusted: boolean) => [...(trusted ? [] : hooks.found), ...hooks.unreadable];
+
 
 export function createSessionActivities(dependencies: SessionActivityDependencies) {
   const { store, hasApiCredentials, defaultModel } = dependencies;
@@ -53,24 +54,23 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
           ErrorType.MissingApiKey,
         );
       }
-      const info = await stat(input.workdir).catch(() => undefined);
-      if (!info?.isDirectory()) {
-        throw ApplicationFailure.nonRetryable(
-          `workdir: ${input.workdir} ${info ? 'is not a directory' : 'does not exist'} on the worker host`,
-          ErrorType.InvalidWorkdir,
-        );
-      }
-      const workdir = await realpath(input.workdir);
+      const real = await realDirectory(input.workdir);
+      if ('problem' in real) throw ApplicationFailure.nonRetryable(`workdir: ${input.workdir} ${real.problem} on the worker host`, ErrorType.InvalidWorkdir);
+      const workdir = real.path;
       const problem = workdirProblem(workdir, {
         ...(dependencies.contentDir ? { contentDir: await realOrSame(dependencies.contentDir) } : {}),
         roots: await Promise.all(dependencies.workspaceRoots.map(realOrSame)),
         privateDirs: await Promise.all((dependencies.privateDirs ?? []).map(realOrSame)),
       });
       if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}; choose the repository's own directory`, ErrorType.InvalidWorkdir);
-      const repoHooks = await readRepoHooks(workdir);
       const trusted = input.trustRepoHooks === true || dependencies.trustRepoHooks;
-      // Sub-agent types of the repository: only for sessions that can start sub-agents.
-      const repoAgents = input.allowedTools.includes('Task') ? await readRepoAgents(workdir) : undefined;
+      // The repository's own files, read beneath the workdir's descriptor (FIFOs never opened, links out refused).
+      const { repoHooks, repoAgents, repoMcp } = await Workdir.using(workdir, async (opened) => ({
+        repoHooks: await readRepoHooks(opened),
+        // Sub-agent types of the repository: only for sessions that can start sub-agents.
+        repoAgents: input.allowedTools.includes('Task') ? await readRepoAgents(opened) : undefined,
+        repoMcp: await readRepoMcp(opened, trusted),
+      }));
       const usableAgents = trusted ? (repoAgents?.types ?? []) : [];
       const skippedAgents = repoAgents ? (trusted ? repoAgents.problems : repoAgents.files.map((file) => `${file} (not trusted)`)) : [];
       const instructions = await rootInstructionFiles(workdir, dependencies.instructionsDir);
@@ -82,11 +82,11 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
         ...(trusted && repoHooks.hooks.length ? { settingsStopHooks: repoHooks.hooks } : {}),
         ...(trusted && repoHooks.toolHooks ? { settingsToolHooks: repoHooks.toolHooks } : {}),
         ...(instructions.length ? { instructionFiles: instructions.map((file) => file.path) } : {}),
-        ...(!trusted && repoHooks.found.length ? { skippedRepoHooks: repoHooks.found } : {}),
+        ...(skippedHooks(repoHooks, trusted).length ? { skippedRepoHooks: skippedHooks(repoHooks, trusted) } : {}),
         ...(usableAgents.length ? { repoAgents: usableAgents } : {}),
         ...(skippedAgents.length ? { skippedRepoAgents: skippedAgents } : {}),
         // `.mcp.json`: its servers when trusted, like the hooks; else a note that it was skipped.
-        ...(await readRepoMcp(workdir, trusted)),
+        ...repoMcp,
         sandbox: dependencies.sandbox,
         ...(dependencies.hostId ? { host: dependencies.hostId } : {}),
         model: input.model ?? defaultModel,

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { Workdir } from '../../workdir/workdir';
 
 /**
  * Intent records for file edits, one per tool call, filed under its session.
@@ -64,8 +65,26 @@ export class LocalEffectJournal implements EffectJournal {
     const names = await readdir(folder).catch(() => [] as string[]);
     for (const name of names.filter((entry) => entry.endsWith('.json'))) {
       const record = await readFile(join(folder, name), 'utf8').then((text) => JSON.parse(text) as EffectRecord, () => undefined);
-      if (record?.temporary) await rm(record.temporary, { force: true });
+      if (record?.temporary) removeTemporary(record.temporary);
     }
     await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Removes a temporary file a crashed write left in a workdir. Its directory is opened from `/`
+ * one component at a time without following links (the path was real when recorded): when the
+ * session has put a symlink on the way since, nothing is removed, rather than a file elsewhere.
+ */
+export function removeTemporary(temporary: string): void {
+  try {
+    const directory = Workdir.open(dirname(temporary));
+    try {
+      directory.remove(basename(temporary));
+    } finally {
+      directory.close();
+    }
+  } catch {
+    // Best effort: gone already, or its directory is no longer where it was.
   }
 }

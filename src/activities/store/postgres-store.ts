@@ -5,14 +5,13 @@
  * worker or client opens the store, under an advisory lock so that workers starting together
  * migrate once.
  */
-import { rm } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { Pool } from 'pg';
 import { ErrorType } from '../../shared/errors';
 import type { BlobCipher } from '../../encryption/stored-blob';
 import { type ContentStore, contentRef, RecentObjects } from './content-store';
-import type { EffectJournal, EffectRecord } from './effect-journal';
+import { type EffectJournal, type EffectRecord, removeTemporary } from './effect-journal';
 
 /** Applied in order, each once; a new version is a new entry at the end, never an edit. */
 export const MIGRATIONS: readonly string[] = [
@@ -122,6 +121,6 @@ export class PostgresEffectJournal implements EffectJournal {
   async close(sessionId: string): Promise<void> {
     const { rows } = await this.pool.query<{ record: EffectRecord }>('DELETE FROM effect_journal WHERE session = $1 RETURNING record', [sessionKey(sessionId)]);
     // A temporary file a crash left behind lives on the host that wrote it (best effort elsewhere).
-    for (const { record } of rows) if (record.temporary) await rm(record.temporary, { force: true });
+    for (const { record } of rows) if (record.temporary) removeTemporary(record.temporary);
   }
 }

@@ -1,22 +1,21 @@
-import { mkdir, rename, stat, writeFile, chmod } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { resolveInWorkdir, sha256 } from './paths';
-import { formatBytes, readRegularFile } from './regular-file';
+import { basename } from 'node:path';
+import { formatBytes } from '../../workdir/read-regular';
+import type { Workdir } from '../../workdir/workdir';
+import { inWorkdir, sha256 } from './paths';
 import { assertSettingsChangeApproved } from './settings-guard';
+import { ToolError, type ToolContext, type ToolOutput } from './tool';
 
 /** Files Write and Edit change, at most (the same as Read loads). */
 const EDITABLE_MAX_BYTES = 10 * 1024 * 1024;
-import { ToolError, type ToolContext, type ToolOutput } from './tool';
 
-/** Current content of a file, or null when it does not exist. */
-export async function readIfExists(path: string): Promise<string | null> {
+/** Current content of a file of the workdir, or null when it does not exist. */
+export async function readIfExists(workdir: Workdir, path: string): Promise<string | null> {
   try {
-    const file = await readRegularFile(path, path, {
+    const { data } = await workdir.readFile(path, path, {
       maxBytes: EDITABLE_MAX_BYTES,
-      text: false,
       tooLarge: (bytes) => `${path} is ${formatBytes(bytes)}, more than Write and Edit change (${formatBytes(EDITABLE_MAX_BYTES)}). Use Bash to change it.`,
     });
-    return file.toString('utf8');
+    return data.toString('utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
@@ -28,9 +27,11 @@ export async function readIfExists(path: string): Promise<string | null> {
  * earlier attempt's result when this is a retry whose change already landed.
  */
 export async function fileToChange(context: ToolContext, filePath: string): Promise<{ path: string; current: string | null; replayed?: ToolOutput }> {
-  const path = resolveInWorkdir(context.workdir, filePath);
-  assertSettingsChangeApproved(context, path);
-  const current = await readIfExists(path);
+  const { path, current } = await inWorkdir(context.workdir, async (workdir) => {
+    const path = workdir.realPath(filePath);
+    assertSettingsChangeApproved(context, path);
+    return { path, current: await readIfExists(workdir, path) };
+  });
   return { path, current, replayed: await alreadyApplied(context, path, current) };
 }
 
@@ -59,9 +60,10 @@ export function assertReadAndUnchanged(context: ToolContext, path: string, curre
 }
 
 /**
- * Records the intent, then replaces the file atomically (write a temporary file, rename it). The
- * temporary file's name is the call's own, so a retry after a crash mid-write overwrites and
- * renames the same file instead of leaving one behind.
+ * Records the intent, then replaces the file atomically (write a temporary file, rename it), both
+ * beneath the workdir's descriptor: a directory swapped for a symlink meanwhile is refused, never
+ * followed. The temporary file's name is the call's own, so a retry after a crash mid-write
+ * overwrites and renames the same file instead of leaving one behind.
  */
 export async function writeFileOnce(
   context: ToolContext,
@@ -71,21 +73,20 @@ export async function writeFileOnce(
   message: string,
 ): Promise<ToolOutput> {
   const afterHash = sha256(after);
-  const temporary = `${path}.${sha256(context.callKey).slice(0, 12)}.agent-tmp`;
+  const temporaryName = temporaryNameFor(basename(path), context.callKey);
   await context.journal.record(context.sessionId, context.callKey, {
     path,
     beforeHash: before === null ? null : sha256(before),
     afterHash,
     message,
-    temporary,
+    temporary: `${path.slice(0, path.length - basename(path).length)}${temporaryName}`,
   });
-  await mkdir(dirname(path), { recursive: true });
-  const mode = await stat(path).then(
-    (info) => info.mode,
-    () => undefined,
-  );
-  await writeFile(temporary, after, 'utf8');
-  if (mode !== undefined) await chmod(temporary, mode);
-  await rename(temporary, path);
+  await inWorkdir(context.workdir, (workdir) => workdir.writeFile(path, { data: after, temporaryName }));
   return { text: message, fileState: { path, sha256: afterHash } };
+}
+
+/** `.<name>.<call>.agent-tmp` beside the file; a long name is shortened to stay within 255 bytes. */
+function temporaryNameFor(name: string, callKey: string): string {
+  const stem = Buffer.byteLength(name) > 200 ? sha256(name).slice(0, 16) : name;
+  return `${stem}.${sha256(callKey).slice(0, 12)}.agent-tmp`;
 }

@@ -1,28 +1,22 @@
 /**
  * How Glob and Grep find files, confined to the workdir as strictly as Read and Write: a pattern
  * may not start outside it (absolute paths elsewhere, `~`, `..` segments, also after brace
- * expansion: `{..,x}/**`), and every entry found must really lie inside it (a symlink in the
- * repository to `/etc/passwd` is skipped) and be a regular file (FIFOs, devices and sockets
- * would block or leak).
+ * expansion: `{..,x}/**`), and the walk itself goes through directory descriptors beneath the
+ * workdir (src/workdir/), never into a symlink, so a directory swapped for a link to elsewhere
+ * while it runs is skipped, not followed. Only regular files are found (FIFOs, devices and
+ * sockets would block or leak), dotfiles included, node_modules and .git skipped (never worth
+ * showing; it keeps large repositories fast).
  */
-import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, join, posix, relative } from 'node:path';
 import braces from 'braces';
-import fastGlob from 'fast-glob';
+import picomatch from 'picomatch';
+import type { DirectoryHandle } from '../../workdir/directory-handle';
+import type { Workdir } from '../../workdir/workdir';
 import { isInside } from './paths';
 import { ToolError } from './tool';
 
-/**
- * Absolute paths of files only, dotfiles included, symlinks not followed into directories, and
- * node_modules and .git skipped (never worth showing; it keeps large repositories fast).
- */
-const FILE_SEARCH: fastGlob.Options = {
-  absolute: true,
-  dot: true,
-  onlyFiles: true,
-  followSymbolicLinks: false,
-  ignore: ['**/node_modules/**', '**/.git/**'],
-};
+/** Directories never searched. */
+const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git']);
 
 /** Brace expansions of one pattern beyond this are refused (`{a,b}{c,d}…` grows exponentially). */
 const MAX_EXPANSIONS = 1_000;
@@ -71,25 +65,83 @@ function outside(field: string, pattern: string, workdir: string): ToolError {
 }
 
 export interface FoundFile {
+  /** Absolute (real) path. */
   path: string;
   mtimeMs: number;
   size: number;
 }
 
+export interface FileSearch {
+  /** The directory searched, relative to the workdir ('' for the workdir), canonical. */
+  root: string;
+  signal: AbortSignal;
+}
+
 /**
- * The regular files matching a confined pattern under `root`, each checked to lie really inside
- * the workdir. Stops early when `signal` aborts.
+ * Visits the regular files matching a confined pattern under `search.root`, in the order of
+ * their paths (code units, as a sort of the whole list would give), each with the directory that
+ * holds it (open while the visit runs). Stops early when the signal aborts or `visit` says so.
  */
-export async function findFiles(pattern: string, { workdir, root, signal }: { workdir: string; root: string; signal: AbortSignal }): Promise<FoundFile[]> {
-  const entries = await fastGlob(pattern, { ...FILE_SEARCH, cwd: root });
-  const found: FoundFile[] = [];
-  for (const entry of entries) {
-    if (signal.aborted) break;
-    const real = await realpath(entry).catch(() => undefined);
-    if (!real || !isInside(workdir, real)) continue;
-    const info = await stat(real).catch(() => undefined);
-    if (!info?.isFile()) continue;
-    found.push({ path: entry, mtimeMs: info.mtimeMs, size: info.size });
+export async function visitFiles(
+  workdir: Workdir,
+  pattern: string,
+  search: FileSearch,
+  visit: (directory: DirectoryHandle, name: string, path: string) => Promise<boolean | void> | boolean | void,
+): Promise<void> {
+  const scanned = picomatch.scan(pattern);
+  const start = posix.normalize(posix.join(search.root || '.', scanned.base || '.'));
+  if (!scanned.isGlob) {
+    const directory = workdir.directory(posix.dirname(start));
+    if (!directory) return;
+    try {
+      if (directory.lstat(posix.basename(start))?.isFile()) await visit(directory, posix.basename(start), workdir.absolute(directory.pathOf(posix.basename(start))));
+    } finally {
+      directory.close();
+    }
+    return;
   }
+  const matches = picomatch(scanned.glob, { dot: true });
+  const maxDepth = scanned.glob.split('/').some((part) => part.includes('**')) ? Infinity : scanned.glob.split('/').length;
+  const top = workdir.directory(start === '.' ? '' : start);
+  if (!top) return;
+  const walk = async (directory: DirectoryHandle, below: string, depth: number): Promise<boolean> => {
+    // Sorted as whole paths would be: a directory's entries come where `name/` sorts.
+    const entries = directory.entries().sort((a, b) => byPath(a.name + (a.isDirectory() ? '/' : ''), b.name + (b.isDirectory() ? '/' : '')));
+    for (const entry of entries) {
+      if (search.signal.aborted) return false;
+      const relativeToStart = below === '' ? entry.name : `${below}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (depth >= maxDepth || SKIPPED_DIRECTORIES.has(entry.name)) continue;
+        const child = directory.subdirectory(entry.name);
+        if (!child) continue;
+        try {
+          if (!(await walk(child, relativeToStart, depth + 1))) return false;
+        } finally {
+          child.close();
+        }
+      } else if (entry.isFile() && matches(relativeToStart)) {
+        if ((await visit(directory, entry.name, workdir.absolute(directory.pathOf(entry.name)))) === false) return false;
+      }
+    }
+    return true;
+  };
+  try {
+    await walk(top, '', 1);
+  } finally {
+    top.close();
+  }
+}
+
+/** The regular files matching a confined pattern under the search root, with their size and mtime. */
+export async function findFiles(workdir: Workdir, pattern: string, search: FileSearch): Promise<FoundFile[]> {
+  const found: FoundFile[] = [];
+  await visitFiles(workdir, pattern, search, (directory, name, path) => {
+    const stats = directory.lstat(name);
+    if (stats?.isFile()) found.push({ path, mtimeMs: stats.mtimeMs, size: stats.size });
+  });
   return found;
+}
+
+function byPath(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

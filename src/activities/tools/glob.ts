@@ -1,7 +1,6 @@
-import { realpath, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { confinedPattern, findFiles } from './file-search';
-import { displayPath, resolveInWorkdir } from './paths';
+import { displayPath, inWorkdir } from './paths';
 import { defineTool, ToolError } from './tool';
 
 const GLOB_RESULT_LIMIT = 100;
@@ -28,12 +27,12 @@ export const globTool = defineTool({
   subject: (input) => input.pattern,
   summarize: (input) => `Glob ${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
   async execute(input, context) {
-    const workdir = await realpath(context.workdir);
-    const root = resolveInWorkdir(workdir, input.path ?? '.');
-    const info = await stat(root).catch(() => undefined);
-    if (!info?.isDirectory()) throw new ToolError(`Directory does not exist: ${input.path ?? '.'}`);
-    const pattern = confinedPattern(input.pattern, { workdir, root, field: 'pattern' });
-    const entries = await findFiles(pattern, { workdir, root, signal: context.signal });
+    const entries = await inWorkdir(context.workdir, async (workdir) => {
+      const info = workdir.stat(input.path ?? '.');
+      if (!info?.isDirectory()) throw new ToolError(`Directory does not exist: ${input.path ?? '.'}`);
+      const pattern = confinedPattern(input.pattern, { workdir: workdir.path, root: workdir.absolute(info.relative), field: 'pattern' });
+      return findFiles(workdir, pattern, { root: info.relative, signal: context.signal });
+    });
     if (entries.length === 0) return { text: 'No files found' };
     entries.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path));
     const shown = entries.slice(0, GLOB_RESULT_LIMIT).map((entry) => displayPath(context.workdir, entry.path));

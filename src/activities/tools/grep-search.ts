@@ -5,14 +5,28 @@
  * terminated: at the deadline or when the call is cancelled, the search ends as an `is_error`
  * result and the worker never notices.
  *
+ * The thread opens nothing: the files come to it as descriptors the main thread opened beneath
+ * the workdir (regular files only, see src/workdir/), in batches, so at most one batch is open
+ * at a time. The main thread owns them and closes each batch once the thread is done with it (or
+ * is terminated): a descriptor is never closed twice.
+ *
  * The thread's code is plain JavaScript in a string (eval: true), so it runs the same from
  * TypeScript sources (tsx, Jest) and from a build.
  */
 import { Worker } from 'node:worker_threads';
+import { closeQuietly } from '../../workdir/proc-fd';
 import { ToolError } from './tool';
 
+/** A file to search: a read descriptor of a regular file (the main thread's), and its name as shown. */
+export interface GrepFile {
+  fd: number;
+  shown: string;
+}
+
+/** Files handed to the thread at once (and so open at once). */
+const BATCH_FILES = 64;
+
 export interface GrepJob {
-  files: { path: string; shown: string }[];
   pattern: string;
   ignoreCase: boolean;
   mode: 'content' | 'files_with_matches' | 'count';
@@ -66,26 +80,22 @@ function multilineMatches(text) {
   }
   return { lines: [...matched].sort((a, b) => a - b), count };
 }
-for (const file of job.files) {
+function search(files) {
+for (const file of files) {
   if (entries.length >= job.maxEntries) break;
   let buffer;
   try {
-    // Non-blocking, not through symlinks, regular files only: a FIFO swapped in is skipped.
-    const fd = fs.openSync(file.path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
-    try {
-      const info = fs.fstatSync(fd);
-      if (!info.isFile() || info.size > job.maxFileBytes) continue;
-      buffer = Buffer.alloc(info.size);
-      let filled = 0;
-      while (filled < buffer.length) {
-        const read = fs.readSync(fd, buffer, filled, buffer.length - filled, filled);
-        if (read === 0) break;
-        filled += read;
-      }
-      buffer = buffer.subarray(0, filled);
-    } finally {
-      fs.closeSync(fd);
+    // The descriptor was opened for this search as a regular file; it is the main thread's to close.
+    const info = fs.fstatSync(file.fd);
+    if (!info.isFile() || info.size > job.maxFileBytes) continue;
+    buffer = Buffer.alloc(info.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = fs.readSync(file.fd, buffer, filled, buffer.length - filled, filled);
+      if (read === 0) break;
+      filled += read;
     }
+    buffer = buffer.subarray(0, filled);
   } catch {
     continue;
   }
@@ -128,40 +138,96 @@ for (const file of job.files) {
     }
   }
 }
-parentPort.postMessage(entries);
+}
+let sent = 0;
+parentPort.on('message', (files) => {
+  search(files);
+  parentPort.postMessage({ entries: entries.slice(sent), full: entries.length >= job.maxEntries });
+  sent = entries.length;
+});
 `;
 
-/** The entries of a search (paths, lines or counts), or a ToolError when it took too long. */
-export function runGrep(job: GrepJob, { signal, timeoutMs = GREP_TIMEOUT_MS }: { signal: AbortSignal; timeoutMs?: number }): Promise<string[]> {
-  return new Promise((resolve, reject) => {
+/**
+ * One search: files go in with `add` (a batch at a time reaches the thread), `finish` gives the
+ * entries (paths, lines or counts). It fails with a ToolError when it took too long or was
+ * cancelled; `close` ends the thread and closes whatever descriptors are still held, always.
+ */
+export class GrepSearch {
+  private readonly thread: Worker;
+  private readonly entries: string[] = [];
+  private batch: GrepFile[] = [];
+  private full = false;
+  private failure: ToolError | undefined;
+  private readonly failed: Promise<never>;
+  private readonly deadline: NodeJS.Timeout;
+  private readonly onAbort: () => void;
+
+  constructor(
+    private readonly job: GrepJob,
+    private readonly signal: AbortSignal,
+    timeoutMs = GREP_TIMEOUT_MS,
+  ) {
     // Small heaps: a search holds one file at a time.
-    const thread = new Worker(SEARCH, { eval: true, workerData: job, resourceLimits: { maxOldGenerationSizeMb: 256 } });
-    let settled = false;
-    const finish = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      signal.removeEventListener('abort', onAbort);
-      void thread.terminate();
-      outcome();
+    this.thread = new Worker(SEARCH, { eval: true, workerData: job, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+    let fail!: (error: ToolError) => void;
+    this.failed = new Promise<never>((_resolve, reject) => (fail = reject));
+    this.failed.catch(() => {});
+    const stop = (error: ToolError) => {
+      if (this.failure) return;
+      this.failure = error;
+      void this.thread.terminate();
+      fail(error);
     };
-    const onAbort = () => finish(() => reject(new ToolError('The search was cancelled.')));
-    const deadline = setTimeout(
+    this.onAbort = () => stop(new ToolError('The search was cancelled.'));
+    this.deadline = setTimeout(
       () =>
-        finish(() =>
-          reject(
-            new ToolError(
-              `The search was stopped after ${timeoutMs / 1000} s. The pattern may backtrack catastrophically (nested quantifiers such as (a+)+): ` +
-                'simplify it, or narrow the search with path or glob.',
-            ),
+        stop(
+          new ToolError(
+            `The search was stopped after ${timeoutMs / 1000} s. The pattern may backtrack catastrophically (nested quantifiers such as (a+)+): ` +
+              'simplify it, or narrow the search with path or glob.',
           ),
         ),
       timeoutMs,
     );
-    signal.addEventListener('abort', onAbort, { once: true });
-    thread.once('message', (entries: string[]) => finish(() => resolve(entries)));
-    thread.once('error', (error) => finish(() => reject(new ToolError(`The search failed: ${error.message}`))));
-    thread.once('exit', (code) => finish(() => reject(new ToolError(`The search ended unexpectedly (exit code ${code}).`))));
-    if (signal.aborted) onAbort();
-  });
+    signal.addEventListener('abort', this.onAbort, { once: true });
+    this.thread.once('error', (error) => stop(new ToolError(`The search failed: ${error.message}`)));
+    this.thread.once('exit', (code) => stop(new ToolError(`The search ended unexpectedly (exit code ${code}).`)));
+    if (signal.aborted) this.onAbort();
+  }
+
+  /** Adds a file (its descriptor is this search's to close from now on); false once enough entries are found. */
+  async add(file: GrepFile): Promise<boolean> {
+    this.batch.push(file);
+    if (this.batch.length >= BATCH_FILES) await this.flush();
+    return !this.full;
+  }
+
+  async finish(): Promise<string[]> {
+    await this.flush();
+    return this.entries;
+  }
+
+  /** Ends the thread, then closes what it was given: a descriptor number is never reused under a thread still reading it. */
+  async close(): Promise<void> {
+    clearTimeout(this.deadline);
+    this.signal.removeEventListener('abort', this.onAbort);
+    await this.thread.terminate();
+    this.closeBatch();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.batch.length === 0 || this.full) return this.closeBatch();
+    const reply = new Promise<{ entries: string[]; full: boolean }>((resolve) => this.thread.once('message', resolve));
+    this.thread.postMessage(this.batch);
+    // On a failure the batch stays open: close() closes it once the thread is gone.
+    const { entries, full } = await Promise.race([reply, this.failed]);
+    this.entries.push(...entries);
+    this.full = full;
+    this.closeBatch();
+  }
+
+  private closeBatch(): void {
+    for (const file of this.batch.splice(0)) closeQuietly(file.fd);
+  }
 }

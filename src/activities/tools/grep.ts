@@ -1,8 +1,8 @@
-import { realpath, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { confinedPattern, findFiles } from './file-search';
-import { GREP_TIMEOUT_MS, runGrep } from './grep-search';
-import { displayPath, resolveInWorkdir } from './paths';
+import type { Workdir } from '../../workdir/workdir';
+import { confinedPattern, visitFiles } from './file-search';
+import { GREP_TIMEOUT_MS, GrepSearch, type GrepJob } from './grep-search';
+import { displayPath, inWorkdir } from './paths';
 import { defineTool, ToolError } from './tool';
 import { FILE_TYPES, fileOfType } from './file-types';
 
@@ -56,35 +56,23 @@ export const grepTool = defineTool({
     }
     const type = input.type === undefined ? undefined : FILE_TYPES[input.type.toLowerCase()];
     if (input.type !== undefined && !type) throw new ToolError(`Unknown file type "${input.type}". Known types: ${Object.keys(FILE_TYPES).join(', ')}. Or use glob.`);
-    const workdir = await realpath(context.workdir);
-    const target = resolveInWorkdir(workdir, input.path ?? '.');
-    const info = await stat(target).catch(() => undefined);
-    if (!info) throw new ToolError(`Path does not exist: ${input.path ?? '.'}`);
-    if (!info.isDirectory() && !info.isFile()) throw new ToolError(`${input.path} is not a regular file or a directory.`);
-    const found = info.isDirectory()
-      ? (await findFiles(searchPattern(input.glob, { workdir, root: target }), { workdir, root: target, signal: context.signal })).map((file) => file.path).sort()
-      : [target];
-    const files = type ? found.filter((path) => fileOfType(type, path)) : found;
     const mode = input.output_mode ?? 'files_with_matches';
     const limit = Math.min(input.head_limit ?? SEARCH_RESULT_LIMIT, SEARCH_RESULT_LIMIT);
-    // One entry past the limit, to know whether the list was cut.
-    const entries = await runGrep(
-      {
-        files: files.map((path) => ({ path, shown: displayPath(workdir, path) })),
-        pattern: input.pattern,
-        ignoreCase: input['-i'] === true,
-        mode,
-        lineNumbers: input['-n'] !== false,
-        // Context is for matching lines only: other modes ignore it, as ripgrep does.
-        before: mode === 'content' ? (input['-B'] ?? input['-C'] ?? 0) : 0,
-        after: mode === 'content' ? (input['-A'] ?? input['-C'] ?? 0) : 0,
-        multiline: input.multiline === true,
-        maxEntries: limit + 1,
-        maxFileBytes: MAX_FILE_BYTES,
-        maxLineChars: MAX_LINE_CHARS,
-      },
-      { signal: context.signal },
-    );
+    const job: GrepJob = {
+      pattern: input.pattern,
+      ignoreCase: input['-i'] === true,
+      mode,
+      lineNumbers: input['-n'] !== false,
+      // Context is for matching lines only: other modes ignore it, as ripgrep does.
+      before: mode === 'content' ? (input['-B'] ?? input['-C'] ?? 0) : 0,
+      after: mode === 'content' ? (input['-A'] ?? input['-C'] ?? 0) : 0,
+      multiline: input.multiline === true,
+      // One entry past the limit, to know whether the list was cut.
+      maxEntries: limit + 1,
+      maxFileBytes: MAX_FILE_BYTES,
+      maxLineChars: MAX_LINE_CHARS,
+    };
+    const entries = await inWorkdir(context.workdir, (workdir) => search(workdir, job, { path: input.path, glob: input.glob, type, signal: context.signal }));
     if (entries.length === 0) return { text: mode === 'content' ? 'No matches found' : 'No files found' };
     const truncated = entries.length > limit;
     const shownEntries = entries.slice(0, limit);
@@ -93,6 +81,31 @@ export const grepTool = defineTool({
     return { text: header + shownEntries.join('\n') };
   },
 });
+
+/** Runs the search over the file or directory `path` names, opening each file beneath the workdir. */
+async function search(workdir: Workdir, job: GrepJob, where: { path?: string; glob?: string; type?: readonly string[]; signal: AbortSignal }): Promise<string[]> {
+  const target = workdir.stat(where.path ?? '.');
+  if (!target) throw new ToolError(`Path does not exist: ${where.path ?? '.'}`);
+  if (!target.isDirectory() && !target.isFile()) throw new ToolError(`${where.path} is not a regular file or a directory.`);
+  const grep = new GrepSearch(job, where.signal);
+  try {
+    if (target.isFile()) {
+      const opened = workdir.openFile(target.relative);
+      if (opened) await grep.add({ fd: opened.fd, shown: displayPath(workdir.path, workdir.absolute(opened.relative)) });
+    } else {
+      const pattern = searchPattern(where.glob, { workdir: workdir.path, root: workdir.absolute(target.relative) });
+      await visitFiles(workdir, pattern, { root: target.relative, signal: where.signal }, async (directory, name, path) => {
+        if (where.type && !fileOfType(where.type, path)) return true;
+        if ((directory.lstat(name)?.size ?? Infinity) > MAX_FILE_BYTES) return true;
+        const opened = directory.openFile(name);
+        return opened ? grep.add({ fd: opened.fd, shown: displayPath(workdir.path, path) }) : true;
+      });
+    }
+    return await grep.finish();
+  } finally {
+    await grep.close();
+  }
+}
 
 /** The files to search under a directory: all, or those `glob` names ("*.ts" anywhere, "src/**\/*.js" from the root). */
 function searchPattern(glob: string | undefined, where: { workdir: string; root: string }): string {

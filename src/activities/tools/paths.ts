@@ -1,43 +1,38 @@
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { Workdir } from '../../workdir/workdir';
+import { WorkdirRefusal } from '../../workdir/workdir-refusal';
 import { ToolError } from './tool';
 
-/** Linux's limit on a path's length. */
-const PATH_MAX = 4096;
-
 /**
- * Resolves a path the model gave (absolute, or relative to the workdir) and refuses anything
- * that lands outside the workdir, including through symlinks: the real path of the deepest
- * existing ancestor must lie inside the real workdir.
+ * The real path a path the model gave names (absolute, or relative to the workdir), links inside
+ * the workdir followed, whether or not it exists; a ToolError when it is outside. Resolved
+ * beneath the workdir's descriptor (src/workdir/), never by the path's text.
  */
 export function resolveInWorkdir(workdir: string, requested: string): string {
-  // Node throws on these before any file is touched; as tool errors the model can fix them.
-  if (requested.includes('\0')) throw new ToolError('The path contains a NUL byte; paths cannot contain one.');
-  if (requested.length > PATH_MAX) throw new ToolError(`The path is ${requested.length} characters long; paths are at most ${PATH_MAX}.`);
-  const realWorkdir = realpathSync(workdir);
-  const absolute = resolve(realWorkdir, requested);
-  let existing = absolute;
-  const missingTail: string[] = [];
-  for (;;) {
+  try {
+    const opened = Workdir.open(workdir);
     try {
-      existing = realpathSync(existing);
-      break;
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) break;
-      missingTail.unshift(basename(existing));
-      existing = parent;
+      return opened.realPath(requested);
+    } finally {
+      opened.close();
     }
+  } catch (error) {
+    throw asToolError(error);
   }
-  const real = missingTail.length ? join(existing, ...missingTail) : existing;
-  if (!isInside(realWorkdir, real)) {
-    throw new ToolError(
-      `Path ${requested} resolves to ${real}, which is outside the working directory ${realWorkdir}. ` +
-        'Only files inside the working directory can be accessed.',
-    );
+}
+
+/** Runs `use` on the session's workdir; refusals (outside, not a regular file…) become ToolErrors. */
+export async function inWorkdir<T>(workdir: string, use: (opened: Workdir) => Promise<T> | T): Promise<T> {
+  try {
+    return await Workdir.using(workdir, use);
+  } catch (error) {
+    throw asToolError(error);
   }
-  return real;
+}
+
+export function asToolError(error: unknown): unknown {
+  return error instanceof WorkdirRefusal ? new ToolError(error.message) : error;
 }
 
 export function isInside(root: string, candidate: string): boolean {

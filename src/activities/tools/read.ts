@@ -1,7 +1,7 @@
 import { extname } from 'node:path';
 import { z } from 'zod';
-import { displayPath, resolveInWorkdir, sha256 } from './paths';
-import { formatBytes, readRegularFile } from './regular-file';
+import { formatBytes } from '../../workdir/read-regular';
+import { displayPath, inWorkdir, sha256 } from './paths';
 import { defineTool, ToolError } from './tool';
 
 /** Claude Code's values: lines read by default, and the length at which a line is cut. */
@@ -52,19 +52,25 @@ export const readTool = defineTool({
   summarize: (input) => `Read ${input.file_path}`,
   targetPath: (input) => input.file_path,
   async execute(input, context) {
-    const path = resolveInWorkdir(context.workdir, input.file_path);
-    const shown = displayPath(context.workdir, path);
-    const media = MEDIA[extname(path).toLowerCase()];
-    const buffer = await readRegularFile(path, shown, {
-      maxBytes: media ? MAX_MEDIA_BYTES[media.kind] : READ_MAX_FILE_BYTES,
-      text: !media,
-      tooLarge: (bytes) =>
-        media
-          ? `${shown} is ${(bytes / 1e6).toFixed(1)} MB; ${media.kind === 'image' ? 'images' : 'PDFs'} of at most ${MAX_MEDIA_BYTES[media.kind] / 1e6} MB can be shown. Use a smaller version.`
-          : `${shown} is ${formatBytes(bytes)}, more than Read loads (${formatBytes(READ_MAX_FILE_BYTES)}). Use Grep to find what you need, or Bash (head, tail, sed -n) to see parts of it.`,
-    }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') throw new ToolError(`File does not exist: ${shown}`);
-      throw error;
+    const { path, shown, media, buffer } = await inWorkdir(context.workdir, async (workdir) => {
+      const path = workdir.realPath(input.file_path);
+      const shown = displayPath(context.workdir, path);
+      const media = MEDIA[extname(path).toLowerCase()];
+      const { data } = await workdir
+        .readFile(path, shown, {
+          maxBytes: media ? MAX_MEDIA_BYTES[media.kind] : READ_MAX_FILE_BYTES,
+          ...(media ? {} : { binary: (bytes: number) => `${shown} looks like a binary file (${formatBytes(bytes)}) and cannot be read as text.` }),
+          tooLarge: (bytes) =>
+            media
+              ? `${shown} is ${(bytes / 1e6).toFixed(1)} MB; ${media.kind === 'image' ? 'images' : 'PDFs'} of at most ${MAX_MEDIA_BYTES[media.kind] / 1e6} MB can be shown. Use a smaller version.`
+              : `${shown} is ${formatBytes(bytes)}, more than Read loads (${formatBytes(READ_MAX_FILE_BYTES)}). Use Grep to find what you need, or Bash (head, tail, sed -n) to see parts of it.`,
+          signal: context.signal,
+        })
+        .catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') throw new ToolError(`File does not exist: ${shown}`);
+          throw error;
+        });
+      return { path, shown, media, buffer: data };
     });
     if (media) return readMedia(shown, buffer, media);
     const content = buffer.toString('utf8');

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
@@ -13,7 +12,8 @@ import type { EffectJournal } from '../store/effect-journal';
 import type { FileChange, TakenSnapshot } from '../../shared/workspace';
 import { snapshotOver } from '../workspace/workspace-activities';
 import { takeSnapshot } from '../workspace/snapshot';
-import { resolveInWorkdir } from './paths';
+import { WorkdirRefusal } from '../../workdir/workdir-refusal';
+import { inWorkdir } from './paths';
 import { TOOLS, type ToolRegistry } from './registry';
 import { ToolError, type ToolOutput } from './tool';
 import type { LiveChannel } from '../live/live-channel';
@@ -89,7 +89,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
             });
           } catch (error) {
             if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
-            if (error instanceof ToolError) return { text: toolUseError(error.message), isError: true };
+            if (error instanceof ToolError || error instanceof WorkdirRefusal) return { text: toolUseError(error.message), isError: true };
             if (isActionableError(error)) return { text: toolUseError((error as Error).message), isError: true };
             throw error;
           } finally {
@@ -167,21 +167,20 @@ async function applyToolResultBudget(request: RunToolInput, text: string): Promi
 }
 
 /**
- * Writes a file under `<workdir>/.agent/`, the agent's scratch space: never through a symlink
- * that leads out of the workdir, and with a `.gitignore` of `*` created once (a file the user
- * put there is left as it is).
+ * Writes a file under `<workdir>/.agent/`, the agent's scratch space, beneath the workdir's
+ * descriptor (a symlinked `.agent/` leading out is refused, never written through), with a
+ * `.gitignore` of `*` created once (a file the user put there is left as it is).
  */
 async function saveInScratchSpace(workdir: string, relativePath: string, text: string): Promise<void> {
-  await mkdir(resolveInWorkdir(workdir, dirname(relativePath)), { recursive: true });
-  // Resolved again now that the folders exist: a symlinked folder must still lead inside.
-  const folder = resolveInWorkdir(workdir, dirname(relativePath));
-  // 'wx' creates, or fails on anything already there, a symlink included.
-  await writeFile(join(dirname(folder), '.gitignore'), '*\n', { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
+  await inWorkdir(workdir, async (opened) => {
+    const folder = dirname(relativePath);
+    opened.makeDirectories(folder);
+    const ignoreFile = join(dirname(folder), '.gitignore');
+    if (!opened.stat(ignoreFile, { followLast: false })) {
+      await opened.writeFile(ignoreFile, { data: '*\n', temporaryName: `.gitignore.${randomBytes(6).toString('hex')}.tmp` }, { followLast: false });
+    }
+    // A fresh file renamed into place: an existing file or symlink of that name is replaced, never written through.
+    const name = basename(relativePath);
+    await opened.writeFile(relativePath, { data: text, temporaryName: `.${name}.${randomBytes(6).toString('hex')}.tmp` }, { followLast: false });
   });
-  // A fresh file renamed into place: an existing file or symlink of that name is replaced, never written through.
-  const name = basename(relativePath);
-  const temporary = join(folder, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
-  await writeFile(temporary, text, { flag: 'wx' });
-  await rename(temporary, join(folder, name));
 }

@@ -5,7 +5,6 @@
  * repository, a type can grant sub-agents Bash, so no allow rule approves such a change, a person
  * must; in permissionMode "auto", where nobody is asked, it is refused.
  */
-import { realpathSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { SETTINGS_FILES } from '../hooks/settings';
 import { MCP_JSON } from '../mcp/mcp-json';
@@ -14,7 +13,8 @@ import { type ApprovalFacts, type ToolContext, ToolError } from './tool';
 
 /** The settings file a resolved path is, relative to the workdir; undefined for any other file. */
 export function settingsFileAt(workdir: string, path: string): string | undefined {
-  const shown = relative(realpathSync(workdir), path).split(sep).join('/');
+  // The workdir is its real path (prepareSession resolved it), and so is `path` (resolveInWorkdir).
+  const shown = relative(workdir, path).split(sep).join('/');
   if (isAgentFile(shown)) return shown;
   return [...SETTINGS_FILES, MCP_JSON].find((file) => file === shown);
 }

@@ -19,6 +19,8 @@ export type DiffSide = { kind: 'absent' } | { kind: 'text'; text: string } | { k
 export async function loadDiffSide(store: ContentStore, entry: LeafEntry | undefined): Promise<DiffSide> {
   if (entry === undefined) return { kind: 'absent' };
   if (entry.t === 'l') return { kind: 'text', text: entry.to };
+  // A FIFO, socket or device has no content; it shows as binary, as git would show a file it cannot diff.
+  if (entry.t === 's') return { kind: 'binary' };
   if (entry.big) return { kind: 'big' };
   const data = await store.getBytes(entry.h);
   if (data.subarray(0, BINARY_PROBE_BYTES).includes(0)) return { kind: 'binary' };
@@ -32,6 +34,7 @@ export function textOf(side: DiffSide): string {
 /** The mode git shows for an entry. */
 export function gitModeOf(entry: LeafEntry): string {
   if (entry.t === 'l') return '120000';
+  if (entry.t === 's') return '100644';
   return entry.x ? '100755' : '100644';
 }
 

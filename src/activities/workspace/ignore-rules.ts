@@ -3,9 +3,14 @@
  * directory (each relative to its own directory) and `.git/info/exclude`. Without them a snapshot
  * would copy node_modules and build output into the store at every turn.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import type { Stats } from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
+import type { DirectoryHandle } from '../../workdir/directory-handle';
+import { readWithin } from '../../workdir/read-regular';
+import type { Workdir } from '../../workdir/workdir';
+
+/** An ignore file larger than this is not read (git has no limit; nothing real comes near it). */
+const IGNORE_FILE_MAX_BYTES = 1024 * 1024;
 
 interface RuleLayer {
   /** The directory the rules belong to, relative to the workdir ('' for the workdir itself). */
@@ -20,10 +25,21 @@ interface RuleLayer {
 export class IgnoreRules {
   private constructor(private readonly layers: readonly RuleLayer[]) {}
 
-  /** The workdir's `.git/info/exclude`, the layer below every `.gitignore` (as in git). */
-  static async forWorkdir(workdir: string): Promise<IgnoreRules> {
-    const exclude = await readFile(join(workdir, '.git', 'info', 'exclude'), 'utf8').catch(() => undefined);
+  /**
+   * The workdir's `.git/info/exclude`, the layer below every `.gitignore` (as in git). Only a
+   * regular file counts: a FIFO planted there is never opened (it would stall the read).
+   */
+  static async forWorkdir(workdir: Workdir): Promise<IgnoreRules> {
+    const opened = workdirFile(workdir, '.git/info/exclude');
+    const exclude = opened && (await readIgnoreFile(opened));
     return new IgnoreRules(exclude === undefined ? [] : [{ base: '', rules: newRules(exclude) }]);
+  }
+
+  /** These rules with those of a directory's own `.gitignore`, when it has a regular one (git does not follow a symlinked one either). */
+  async withGitignoreOf(directory: DirectoryHandle): Promise<IgnoreRules> {
+    const opened = directory.openFile('.gitignore');
+    const text = opened && (await readIgnoreFile(opened));
+    return text === undefined ? this : this.withGitignore(directory.relative, text);
   }
 
   /** The rules for a directory that holds a `.gitignore` with this text. */
@@ -48,6 +64,19 @@ export class IgnoreRules {
     }
     return false;
   }
+}
+
+function workdirFile(workdir: Workdir, path: string): { fd: number; stats: Stats } | undefined {
+  try {
+    return workdir.openFile(path);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readIgnoreFile({ fd, stats }: { fd: number; stats: Stats }): Promise<string | undefined> {
+  const data = await readWithin(fd, stats, '.gitignore', { maxBytes: IGNORE_FILE_MAX_BYTES, tooLarge: () => 'too large' }).catch(() => undefined);
+  return data?.toString('utf8');
 }
 
 function newRules(text: string): Ignore {

@@ -19,7 +19,11 @@ export interface FileEntry {
   x?: true;
   mt: number;
   i: number;
-  /** Over the size limit: `h` is its hash, but the store does not hold its content. */
+  /**
+   * Over the size limit: the store does not hold its content, and `h` is not a content reference.
+   * Snapshots since the limit became AGENT_SNAPSHOT_MAX_FILE_BYTES record such a file by its
+   * metadata (`meta:<size>:<mtime>:<inode>`, never read); older ones hold the content's hash.
+   */
   big?: true;
 }
 
@@ -29,13 +33,22 @@ export interface LinkEntry {
   to: string;
 }
 
+/**
+ * A FIFO, socket or device: recorded as what it is, never opened or read (a FIFO would stall the
+ * reader, a device could be anything). A restore cannot make one, and says so.
+ */
+export interface SpecialEntry {
+  t: 's';
+  k: 'fifo' | 'socket' | 'device';
+}
+
 export interface DirectoryEntry {
   t: 'd';
   h: string;
 }
 
 /** What a path holds in a snapshot once directories are flattened away. */
-export type LeafEntry = FileEntry | LinkEntry;
+export type LeafEntry = FileEntry | LinkEntry | SpecialEntry;
 export type TreeEntry = LeafEntry | DirectoryEntry;
 
 export interface TreeNode {
@@ -82,7 +95,8 @@ export function isLeaf(entry: TreeEntry | undefined): entry is LeafEntry {
 export function sameLeaf(a: LeafEntry | undefined, b: LeafEntry | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   if (a.t === 'l') return b.t === 'l' && a.to === b.to;
-  if (b.t === 'l') return false;
+  if (a.t === 's') return b.t === 's' && a.k === b.k;
+  if (b.t !== 'f') return false;
   return a.h === b.h && Boolean(a.x) === Boolean(b.x);
 }
 

@@ -4,8 +4,7 @@
  * are content-addressed (writing one twice stores nothing new), a restore or materialization
  * counts files already at their target as done, and checks and diffs only read.
  */
-import { mkdir, realpath } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors';
@@ -22,6 +21,7 @@ import type {
   TakenSnapshot,
 } from '../../shared/workspace';
 import { whileHeartbeating } from '../heartbeat';
+import { realOrSame } from '../../workdir/real-directory';
 import { workdirProblem } from '../session/workdir-check';
 import type { ContentStore } from '../store/content-store';
 import { materializeSnapshot, restoreSnapshot } from './restore';
@@ -40,7 +40,6 @@ export interface WorkspaceActivityDependencies {
   hostId?: string;
 }
 
-const realOrSame = (path: string) => realpath(path).catch(() => resolve(path));
 
 /** What changed in the working tree since `expectedRef` and is not already as in `targetRef`: changes made beside the session. */
 export async function outsideChanges(store: ContentStore, workdir: string, expectedRef: string, targetRef: string, signal?: AbortSignal): Promise<FileChange[]> {
@@ -89,7 +88,6 @@ export function createWorkspaceActivities({ store, contentDir, workspaceRoots, p
       const fileStore = contentDir ? { contentDir: await realOrSame(contentDir) } : {};
       const problem = workdirProblem(await realOrSame(workdir), { ...fileStore, roots: await Promise.all(workspaceRoots.map(realOrSame)), privateDirs: await Promise.all(privateDirs.map(realOrSame)) });
       if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}`, ErrorType.InvalidWorkdir);
-      await mkdir(dirname(workdir), { recursive: true });
       try {
         const written = await whileHeartbeating(() => materializeSnapshot(store, workdir, input.ref));
         return hostId ? { ...written, host: hostId } : written;

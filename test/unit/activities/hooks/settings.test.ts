@@ -1,7 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readRepoHooks } from '../../../../src/activities/hooks/settings';
+import { readRepoHooks as readOpenRepoHooks } from '../../../../src/activities/hooks/settings';
+import { Workdir } from '../../../../src/workdir/workdir';
+
+const readRepoHooks = (workdir: string) => Workdir.using(workdir, readOpenRepoHooks);
 
 function repo(files: Record<string, unknown>): string {
   const dir = mkdtempSync(join(tmpdir(), 'settings-'));
@@ -23,6 +27,7 @@ test('reads stop hooks from .agent/settings.json and Claude Code settings, sayin
   expect(await readRepoHooks(dir)).toEqual({
     hooks: [{ command: 'npm test' }, { command: 'make lint', timeoutMs: 30_000 }, { command: 'make fmt' }],
     found: ['.agent/settings.json (1 stop hook)', '.claude/settings.json (2 stop hooks)'],
+    unreadable: [],
   });
 });
 
@@ -35,12 +40,13 @@ test("reads PreToolUse, PostToolUse and UserPromptSubmit hooks from Claude Code'
     hooks: [{ command: 'npm test' }],
     toolHooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ command: './deny.sh', timeoutMs: 5_000 }] }], PostToolUse: [{ matcher: 'Write|Edit', hooks: [{ command: 'prettier -w' }] }] },
     found: ['.claude/settings.json (1 tool hook)', '.claude/settings.local.json (1 stop hook, 1 tool hook)'],
+    unreadable: [],
   });
 });
 
 test('no settings, or settings without hooks: nothing found', async () => {
-  expect(await readRepoHooks(repo({}))).toEqual({ hooks: [], found: [] });
-  expect(await readRepoHooks(repo({ '.claude/settings.json': { model: 'x' } }))).toEqual({ hooks: [], found: [] });
+  expect(await readRepoHooks(repo({}))).toEqual({ hooks: [], found: [], unreadable: [] });
+  expect(await readRepoHooks(repo({ '.claude/settings.json': { model: 'x' } }))).toEqual({ hooks: [], found: [], unreadable: [] });
 });
 
 test('invalid settings name the file and the field, never the contents', async () => {
@@ -50,4 +56,16 @@ test('invalid settings name the file and the field, never the contents', async (
   );
   await expect(readRepoHooks(repo({ '.agent/settings.json': { stopHooks: [{ command: secret, timeoutMs: -1 }] } }))).rejects.not.toThrow(/evil/);
   await expect(readRepoHooks(repo({ '.claude/settings.json': `{"hooks": ${secret}` }))).rejects.toThrow(/^\.claude\/settings\.json is not valid JSON$/);
+});
+
+test('a settings file that is a FIFO, or a link leading out, is skipped with a note and never opened', async () => {
+  const dir = repo({ '.agent/settings.json': { stopHooks: [{ command: 'npm test' }] } });
+  mkdirSync(join(dir, '.claude'), { recursive: true });
+  execFileSync('mkfifo', [join(dir, '.claude/settings.json')]);
+  symlinkSync('/etc/hostname', join(dir, '.claude/settings.local.json'));
+  expect(await readRepoHooks(dir)).toEqual({
+    hooks: [{ command: 'npm test' }],
+    found: ['.agent/settings.json (1 stop hook)'],
+    unreadable: ['.claude/settings.json (not a regular file (a FIFO))', '.claude/settings.local.json (a symbolic link leading outside the working directory)'],
+  });
 });

@@ -1,8 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readRepoMcp } from '../../../../src/activities/mcp/mcp-json';
+import { readRepoMcp as readOpenRepoMcp } from '../../../../src/activities/mcp/mcp-json';
 import { settingsApproval } from '../../../../src/activities/tools/settings-guard';
 import { scratchDir } from '../../../support/paths';
+import { Workdir } from '../../../../src/workdir/workdir';
+
+const readRepoMcp = (workdir: string, trusted: boolean) => Workdir.using(workdir, (opened) => readOpenRepoMcp(opened, trusted));
 
 function repoWith(mcpJson?: string): string {
   const dir = scratchDir('mcp-json');

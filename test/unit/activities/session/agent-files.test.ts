@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAgentFile, readRepoAgents } from '../../../../src/activities/session/agent-files';
+import { Workdir } from '../../../../src/workdir/workdir';
 import { scratchDir } from '../../../support/paths';
 
 test('front matter gives name, description, tools (a list or a comma-separated string) and model; the body is the prompt', () => {
@@ -30,9 +31,9 @@ test('reads every .md of .claude/agents, in order, and lists the problems', asyn
   writeFileSync(join(workdir, '.claude', 'agents', 'b.md'), '---\nname: b\ndescription: B\n---\nDo b.');
   writeFileSync(join(workdir, '.claude', 'agents', 'a.md'), 'broken');
   writeFileSync(join(workdir, '.claude', 'agents', 'notes.txt'), 'ignored');
-  const found = await readRepoAgents(workdir);
+  const found = await Workdir.using(workdir, readRepoAgents);
   expect(found.files).toEqual(['.claude/agents/a.md', '.claude/agents/b.md']);
   expect(found.types.map((type) => type.name)).toEqual(['b']);
   expect(found.problems).toEqual(['.claude/agents/a.md: no front matter (--- name, description … ---)']);
-  expect(await readRepoAgents(scratchDir('no-agents'))).toEqual({ types: [], files: [], problems: [] });
+  expect(await Workdir.using(scratchDir('no-agents'), readRepoAgents)).toEqual({ types: [], files: [], problems: [] });
 });

@@ -3,7 +3,7 @@
  * security review, called directly against a real filesystem.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, symlinkSync, writeFileSync } from 'node:fs';
 import { truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -13,7 +13,7 @@ import { LocalEffectJournal } from '../../../../src/activities/store/effect-jour
 import { editTool } from '../../../../src/activities/tools/edit';
 import { globTool } from '../../../../src/activities/tools/glob';
 import { grepTool } from '../../../../src/activities/tools/grep';
-import { runGrep } from '../../../../src/activities/tools/grep-search';
+import { GrepSearch } from '../../../../src/activities/tools/grep-search';
 import { readTool } from '../../../../src/activities/tools/read';
 import { TOOLS } from '../../../../src/activities/tools/registry';
 import { createToolActivities } from '../../../../src/activities/tools/run-tool';
@@ -102,13 +102,15 @@ describe('nothing stalls the worker', () => {
   test('a catastrophic regex is stopped at its deadline while the event loop keeps running', async () => {
     let ticks = 0;
     const ticking = setInterval(() => ticks++, 20);
-    const job = { files: [] as { path: string; shown: string }[], pattern: '(a+)+$', ignoreCase: false, mode: 'content' as const, lineNumbers: true, before: 0, after: 0, multiline: false, maxEntries: 10, maxFileBytes: 1e6, maxLineChars: 500 };
+    const job = { pattern: '(a+)+$', ignoreCase: false, mode: 'content' as const, lineNumbers: true, before: 0, after: 0, multiline: false, maxEntries: 10, maxFileBytes: 1e6, maxLineChars: 500 };
     writeFileSync(join(workdir, 'evil.txt'), `${'a'.repeat(40)}b\n`);
-    job.files.push({ path: join(workdir, 'evil.txt'), shown: 'evil.txt' });
+    const search = new GrepSearch(job, new AbortController().signal, 1_000);
     try {
-      await expect(runGrep(job, { signal: new AbortController().signal, timeoutMs: 1_000 })).rejects.toThrow(/stopped after 1 s.*backtrack catastrophically/);
+      await search.add({ fd: openSync(join(workdir, 'evil.txt'), 'r'), shown: 'evil.txt' });
+      await expect(search.finish()).rejects.toThrow(/stopped after 1 s.*backtrack catastrophically/);
     } finally {
       clearInterval(ticking);
+      await search.close();
     }
     // A blocked event loop would not have ticked at all during that second.
     expect(ticks).toBeGreaterThan(10);

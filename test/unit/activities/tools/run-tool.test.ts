@@ -125,11 +125,11 @@ test('a write that crashed between its temporary file and the rename leaves noth
   writeFileSync(join(workdir, 'a.ts'), 'x = 1\n');
   const journal = new LocalEffectJournal(scratchDir('journal'));
   const { runTool: activity } = createToolActivities({ store, journal, sandbox: unconfined() });
-  const fsPromises = jest.requireActual<typeof import('node:fs/promises')>('node:fs/promises');
-  const realRename = fsPromises.rename;
+  const fs = jest.requireActual<typeof import('node:fs')>('node:fs');
+  const realRename = fs.renameSync;
   let crashed = false;
   // The first attempt dies between writing the file's temporary copy and renaming it into place.
-  const rename = jest.spyOn(fsPromises, 'rename').mockImplementation(async (from, to) => {
+  const rename = jest.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
     if (!crashed && String(from).endsWith('.agent-tmp')) {
       crashed = true;
       throw Object.assign(new Error('the worker died here'), { code: 'EIO' });

@@ -168,7 +168,7 @@ describe('restoreSnapshot', () => {
     symlinkSync(elsewhere, join(ws.workdir, 'out'));
     const now = (await takeSnapshot(ws.store, ws.workdir, withOut)).ref;
     await expect(restoreSnapshot(ws.store, ws.workdir, { targetRef: withOut, expectedRef: now, force: false })).rejects.toThrow(
-      'Cannot restore out/x.txt: out is not a directory',
+      'Cannot restore out/x.txt: out is a symbolic link, not a directory',
     );
     expect(readdirSync(elsewhere)).toEqual([]);
   });

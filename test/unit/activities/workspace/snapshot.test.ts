@@ -16,6 +16,7 @@ async function contents(ref: string): Promise<Record<string, string>> {
   const shown: Record<string, string> = {};
   for (const [path, entry] of await flattenSnapshot(ws.store, ref)) {
     if (entry.t === 'l') shown[path] = `-> ${entry.to}`;
+    else if (entry.t === 's') shown[path] = `(${entry.k})`;
     else if (entry.big) shown[path] = `(big ${entry.s} bytes)`;
     else shown[path] = (await ws.store.getBytes(entry.h)).toString('utf8') + (entry.x ? ' (x)' : '');
   }
@@ -85,12 +86,13 @@ describe('what a snapshot holds', () => {
     }
   });
 
-  test('files over the size limit are hashed but not stored', async () => {
+  test('files over the size limit are recorded by their metadata: never read, hashed or stored', async () => {
     ws.write('small.txt', '0123456789');
     ws.write('large.bin', 'x'.repeat(11));
     const { ref } = await takeSnapshot(ws.store, ws.workdir, undefined, { maxFileBytes: 10 });
     const entries = await flattenSnapshot(ws.store, ref);
-    expect(entries.get('large.bin')).toMatchObject({ t: 'f', h: contentRef('x'.repeat(11)), s: 11, big: true });
+    const info = statSync(join(ws.workdir, 'large.bin'));
+    expect(entries.get('large.bin')).toMatchObject({ t: 'f', h: `meta:11:${info.mtimeMs}:${info.ino}`, s: 11, big: true });
     expect(await ws.store.has(contentRef('x'.repeat(11)))).toBe(false);
     expect(entries.get('small.txt')).not.toHaveProperty('big');
     expect(await ws.store.has(contentRef('0123456789'))).toBe(true);
