@@ -66,6 +66,26 @@ export default tseslint.config(
     },
   },
   {
+    // A session's files are touched only through src/workdir/, which resolves every path beneath
+    // the workdir's descriptor: code that reads or writes them by path with the worker's
+    // privileges would follow a link the session planted (a race no check can win).
+    files: ['src/activities/tools/**/*.ts', 'src/activities/workspace/**/*.ts', 'src/activities/session/**/*.ts', 'src/activities/hooks/**/*.ts', 'src/activities/mcp/**/*.ts'],
+    // bash-commands.ts reads the bash grammar its npm package ships, never a session's file.
+    ignores: ['src/activities/tools/bash-commands.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'].map((name) => ({
+            name,
+            allowTypeImports: true,
+            message: "Touch a session's files through src/workdir/ (Workdir, DirectoryHandle), never by path.",
+          })),
+        },
+      ],
+    },
+  },
+  {
     // The one exception: plans recorded before the rules travelled with them get them by name.
     files: ['src/workflows/tool-rules.ts'],
     rules: { 'no-restricted-syntax': 'off' },
