@@ -1,6 +1,7 @@
 /**
  * The recorded paths of Claude Code's capabilities: sub-agents (Task) as child workflows, one of
- * which asks for approval through its parent. The sub-agent's own history is recorded too.
+ * which asks for approval through its parent, and one whose type asks for tools its parent does
+ * not have (`patched('sub-agent-bounds')`). The sub-agents' own histories are recorded too.
  */
 import type { FakeReply, RecordedRequest } from '../../test/support/fake-anthropic';
 import { reply, text, toolUse, turnOf } from '../../test/support/fake-anthropic';
@@ -21,6 +22,13 @@ function subAgentsHandler(request: RecordedRequest): FakeReply {
   return reply([text('Both sub-agents answered.')]);
 }
 
+/** A read-only parent delegates to a type listing Bash and Write: the sub-agent has Read only, and its Bash call is refused. */
+function boundedSubAgentHandler(request: RecordedRequest): FakeReply {
+  if (firstText(request).includes('Fix the bug')) return turnOf(request) === 0 ? reply([toolUse('Bash', { command: 'echo fixed > src/a.ts' }, 'toolu_child_bash')]) : reply([text('Bash is not mine to use.')]);
+  if (turnOf(request) === 0) return reply([toolUse('Task', { description: 'fix the bug', prompt: 'Fix the bug in src/a.ts', subagent_type: 'fixer' }, 'toolu_fixer')]);
+  return reply([text('The sub-agent could not fix it.')]);
+}
+
 export const capabilityScenarios: Scenario[] = [
   {
     name: 'sub-agents',
@@ -36,5 +44,16 @@ export const capabilityScenarios: Scenario[] = [
       await stateWhere(handle, (state) => state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_stamp'));
       await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_stamp', decision: 'allow' }] });
     },
+  },
+  {
+    name: 'sub-agent-bounds',
+    files: { 'src/a.ts': 'a\n' },
+    handler: boundedSubAgentHandler,
+    input: {
+      toolSummaries: false,
+      allowedTools: ['Read', 'Glob', 'Grep', 'Task'],
+      agents: { fixer: { description: 'Fixes bugs', prompt: 'You fix bugs.', tools: ['Read', 'Bash', 'Write'] } },
+    },
+    childToolUseIds: ['toolu_fixer'],
   },
 ];

@@ -56,6 +56,8 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
       return `  ⏹ interrupted (${entry.stopped})`;
     case 'tool_summary':
       return `  ≡ ${entry.text}`;
+    case 'sub_agent_tools':
+      return `  ⚑ ${entry.detail} (Task ${entry.toolUseId})`;
     case 'snapshot':
       if (entry.error) return `  ⚠ snapshot after turn ${entry.turn} failed: ${entry.error}`;
       return entry.filesChanged ? `  ◆ snapshot: ${entry.filesChanged} file(s) changed` : undefined;

@@ -159,6 +159,11 @@ export type TranscriptEntry =
   | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
   | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }
   | { type: 'tool_summary'; turn: number; text: string }
+  /**
+   * A sub-agent's type asked for tools its parent does not have: they were left out. In the
+   * parent's transcript (at its `Task` call, `toolUseId`) and in the sub-agent's (turn 0).
+   */
+  | { type: 'sub_agent_tools'; turn: number; toolUseId: string; agentType: string; leftOut: string[]; detail: string }
   /** The workspace snapshot taken after the turn (its reference and how many files changed), or why it failed. */
   | { type: 'snapshot'; turn: number; ref?: string; filesChanged?: number; error?: string }
   | { type: 'end'; turn: number; reason: TerminalReason; error?: string };

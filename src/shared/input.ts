@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_HOST_LOSS_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS, MAX_OUTPUT_TOKENS_ACCEPTED, STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
 import type { ConversationMessage } from './conversation';
-import { agentsSchema, DEFAULT_MAX_PARALLEL_AGENTS } from './sub-agents';
+import { AGENT_NAME_PATTERN, agentsSchema, DEFAULT_MAX_PARALLEL_AGENTS } from './sub-agents';
 import { type McpServers, mcpServersSchema } from './mcp';
 import { TOOL_NAMES } from './tool-names';
 import { hookGroups, hooksInputSchema, type ToolHooks, toolHooksOf } from './hooks';
@@ -98,7 +98,16 @@ export const agentInputSchema = z
     agents: agentsSchema.optional(),
     maxParallelAgents: z.number().int().positive().max(32).optional(),
     /** Set by the `Task` tool on the sub-agents it starts: whose call they answer. */
-    parentSession: z.object({ workflowId: z.string().min(1), toolUseId: z.string().min(1), description: z.string() }).strict().optional(),
+    parentSession: z
+      .object({
+        workflowId: z.string().min(1),
+        toolUseId: z.string().min(1),
+        description: z.string(),
+        /** The tools its type asked for that the parent does not have (a note for its transcript; it grants nothing). */
+        toolsLeftOut: z.object({ agentType: z.string().regex(AGENT_NAME_PATTERN), tools: z.array(z.enum(TOOL_NAMES)).min(1).max(TOOL_NAMES.length) }).strict().optional(),
+      })
+      .strict()
+      .optional(),
     /** Internal: the state a run carries into the next one when it continues as new. */
     resume: z.record(z.string(), z.unknown()).optional(),
   })
@@ -154,7 +163,7 @@ export interface ResolvedAgentInput {
   /** How many sub-agents run at the same time. */
   maxParallelAgents: number;
   /** This session is a sub-agent: the session and the `Task` call it answers. */
-  parentSession?: { workflowId: string; toolUseId: string; description: string };
+  parentSession?: { workflowId: string; toolUseId: string; description: string; toolsLeftOut?: { agentType: string; tools: string[] } };
   resume?: Record<string, unknown>;
 }
 

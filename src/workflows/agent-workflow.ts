@@ -22,6 +22,7 @@ import { outputLimit, withTransition } from './loop-state';
 import { prepareTurnContext, recover } from './recovery';
 import { callModelRequest, modelCallSummary } from './requests';
 import { hasPromptHooks, screeningNeeded, screenQueued, submitTask } from './prompt-hooks';
+import { toolsLeftOutNote } from './sub-agent-input';
 import { runToolTurn } from './tool-turn';
 import { afterStopped, endTurn, type Next, rewindBetweenTurns } from './turn-end';
 
@@ -41,6 +42,9 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     session = await AgentSession.open(input, features);
     // A sub-agent's calls waiting for approval show in its parent's state, which passes the answers on.
     if (input.parentSession) session.steering.reportApprovalsTo(input.parentSession);
+    // A sub-agent whose type asked for more than its parent has says so, once (not again after continue-as-new).
+    const parent = input.parentSession;
+    if (parent?.toolsLeftOut && !input.resume) session.note(toolsLeftOutNote(parent.toolUseId, parent.toolsLeftOut.agentType, parent.toolsLeftOut.tools));
     // The task passes its UserPromptSubmit hooks (a session without them awaits nothing here);
     // a sub-agent's task comes from its parent's model, not from a person: no such hooks.
     const task = !input.resume && !input.parentSession && hasPromptHooks(session) ? await submitTask(session) : undefined;

@@ -20,3 +20,15 @@ export interface Features {
    */
   stopHookLimit: boolean;
 }
+
+/**
+ * Issue 22: a sub-agent's tools are those of its type that its parent has (`Task` only when both
+ * allow it); what its type asked for beyond them is left out and noted in both transcripts.
+ * Unlike the switches above, asked with `patched()` at each sub-agent's start (sub-agents.ts): a
+ * session already running when this shipped bounds its next sub-agents too, while the starts in
+ * its history carry no marker and replay with the tools they were started with.
+ *
+ * Temporal's patching steps: `patched` now; `deprecatePatch` once no run started before it can
+ * still replay (the parent's histories from before the bound are gone); then the branch removed.
+ */
+export const SUB_AGENT_BOUNDS_PATCH = 'sub-agent-bounds';

@@ -8,7 +8,13 @@
  * repository's, the limits and the model, unless its type names one. What it does not: stop hooks
  * (they judge the parent's end, not a helper's answer), summaries of tool batches (nobody reads
  * them) and waiting for people between turns (a sub-agent answers once).
+ *
+ * A sub-agent never exceeds its parent (issue 22): its tools are those of its type that the
+ * parent has, and the bounds (permission mode, allow rules, sandbox, network, trust, hooks) are
+ * the parent's alone. A type is text a repository or a caller wrote: it names tools and a
+ * model, nothing else reaches the child's input from it.
  */
+import type { TranscriptEntry } from '../shared/contract';
 import { inheritedHooks } from '../shared/hooks';
 import type { ResolvedAgentInput } from '../shared/input';
 import { MODEL_ALIASES } from '../shared/models';
@@ -23,13 +29,39 @@ export interface ParentView {
   model: string;
 }
 
-export type SubAgentStart = { ok: true; type: AgentType; input: Record<string, unknown> } | { ok: false; error: string };
+/** `toolsLeftOut`: the tools its type asked for that the parent does not have (none: nothing was cut). */
+export type SubAgentStart = { ok: true; type: AgentType; input: Record<string, unknown>; toolsLeftOut: string[] } | { ok: false; error: string };
 
-export function subAgentInput(parent: ResolvedAgentInput, view: ParentView, toolUseId: string, task: TaskInput, types: readonly AgentType[]): SubAgentStart {
+export interface SubAgentOptions {
+  /**
+   * The child's tools are cut to the parent's (`patched('sub-agent-bounds')`). Off only for the
+   * starts of histories recorded before the bound: they replay with the tools they were started with.
+   */
+  boundByParent: boolean;
+}
+
+/**
+ * The tools a sub-agent gets: those its type asks for (its list, or the defaults) that its parent
+ * has, in the type's order; `Task` only when both allow it. The rest is left out, and said so.
+ */
+export function subAgentTools(asked: readonly string[], parentTools: readonly string[]): { tools: string[]; leftOut: string[] } {
+  const unique = [...new Set(asked)];
+  return { tools: unique.filter((tool) => parentTools.includes(tool)), leftOut: unique.filter((tool) => !parentTools.includes(tool)) };
+}
+
+/** What both transcripts say of a type cut down to its parent's tools. */
+export function toolsLeftOutNote(toolUseId: string, agentType: string, leftOut: readonly string[]): Omit<Extract<TranscriptEntry, { type: 'sub_agent_tools' }>, 'turn'> {
+  const detail = `Sub-agent type ${agentType} asked for ${leftOut.join(', ')}; the parent does not have ${leftOut.length === 1 ? 'it' : 'them'}: left out.`;
+  return { type: 'sub_agent_tools', toolUseId, agentType, leftOut: [...leftOut], detail };
+}
+
+export function subAgentInput(parent: ResolvedAgentInput, view: ParentView, toolUseId: string, task: TaskInput, types: readonly AgentType[], options: SubAgentOptions): SubAgentStart {
   const name = task.subagent_type ?? DEFAULT_SUB_AGENT_TYPE;
   const type = types.find((candidate) => candidate.name === name);
   if (!type) return { ok: false, error: `No agent type "${name}". Agent types: ${types.map((candidate) => candidate.name).join(', ')}.` };
   const model = !type.model || type.model === 'inherit' ? view.model : (MODEL_ALIASES[type.model] ?? type.model);
+  const asked = type.tools ?? DEFAULT_SUB_AGENT_TOOLS;
+  const { tools, leftOut } = options.boundByParent ? subAgentTools(asked, parent.allowedTools) : { tools: [...asked], leftOut: [] };
   const input: Record<string, unknown> = {
     prompt: task.prompt,
     workdir: view.workdir,
@@ -38,12 +70,14 @@ export function subAgentInput(parent: ResolvedAgentInput, view: ParentView, tool
     maxTurns: parent.maxTurns,
     maxOutputTokens: parent.maxOutputTokens,
     systemPrompt: type.prompt,
-    allowedTools: [...(type.tools ?? DEFAULT_SUB_AGENT_TOOLS)],
+    allowedTools: tools,
     ...(parent.contextWindowTokens ? { contextWindowTokens: parent.contextWindowTokens } : {}),
     ...(parent.fallbackModel ? { fallbackModel: parent.fallbackModel } : {}),
     fallbackAfterOverloads: parent.fallbackAfterOverloads,
     stopHooks: [],
     interactive: false,
+    // The parent's own mode: no type names one (input types reject the field, front matter's is
+    // not read), so a child of an `ask` parent asks too.
     permissionMode: parent.permissionMode,
     allowRules: parent.allowRules,
     approvalTimeoutMs: parent.approvalTimeoutMs,
@@ -58,9 +92,15 @@ export function subAgentInput(parent: ResolvedAgentInput, view: ParentView, tool
     // Only a type that lists Task can start sub-agents of its own; they know the same types.
     ...(parent.agents ? { agents: parent.agents } : {}),
     maxParallelAgents: parent.maxParallelAgents,
-    parentSession: { workflowId: view.workflowId, toolUseId, description: task.description },
+    parentSession: {
+      workflowId: view.workflowId,
+      toolUseId,
+      description: task.description,
+      // Only when something was cut: the child's transcript says so too.
+      ...(leftOut.length ? { toolsLeftOut: { agentType: type.name, tools: leftOut } } : {}),
+    },
   };
-  return { ok: true, type, input };
+  return { ok: true, type, input, toolsLeftOut: leftOut };
 }
 
 /** The child's workflow id: the parent's and the call's, so a replayed start finds the same child. */

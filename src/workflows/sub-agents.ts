@@ -5,14 +5,15 @@
  * and is cancelled with the parent's tool batch (an interrupt, or the parent's cancellation):
  * it then ends as an interrupted session does, with a result the parent waits for.
  */
-import { ChildWorkflowCancellationType, condition, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
+import { ChildWorkflowCancellationType, condition, isCancellation, ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
 import type { PlannedToolUse, RunToolOutput } from '../shared/activity-io';
 import { type AgentResult, WORKFLOW_TYPE } from '../shared/contract';
 import { addUsage, type ToolResult, toolErrorResult } from '../shared/conversation';
 import { agentTypes, SUB_AGENT_RESULT_MAX_CHARS, type TaskInput } from '../shared/sub-agents';
 import type { AgentSession } from './agent-session';
+import { SUB_AGENT_BOUNDS_PATCH } from './features';
 import { failureMessage } from './failures';
-import { subAgentInput, subAgentWorkflowId } from './sub-agent-input';
+import { subAgentInput, subAgentWorkflowId, toolsLeftOutNote } from './sub-agent-input';
 
 /** Sub-agents of each session running now: at most `maxParallelAgents` (a workflow-local count, replayed alike). */
 const running = new WeakMap<AgentSession, { count: number }>();
@@ -21,8 +22,11 @@ export async function runSubAgent(session: AgentSession, call: PlannedToolUse): 
   const task = call.input as TaskInput;
   const types = agentTypes(session.input.agents, session.prepared.repoAgents);
   const view = { workflowId: session.id, workdir: session.state.workdir, model: session.state.model, ...(session.prepared.host ? { host: session.prepared.host } : {}) };
-  const start = subAgentInput(session.input, view, call.id, task, types);
+  // Asked at each start, not once per run (see features.ts): a session running since before the
+  // bound bounds its next sub-agents; a start already in its history has no marker and replays as recorded.
+  const start = subAgentInput(session.input, view, call.id, task, types, { boundByParent: patched(SUB_AGENT_BOUNDS_PATCH) });
   if (!start.ok) return { result: toolErrorResult(call, start.error) };
+  if (start.toolsLeftOut.length) session.note(toolsLeftOutNote(call.id, start.type.name, start.toolsLeftOut));
 
   const slots = running.get(session) ?? { count: 0 };
   running.set(session, slots);

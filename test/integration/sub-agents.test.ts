@@ -206,3 +206,76 @@ test('SIGKILL of the worker while sub-agents run changes nothing in the outcome'
     await own.stop();
   }
 });
+
+describe('a sub-agent never exceeds its parent', () => {
+  const READ_ONLY = ['Read', 'Glob', 'Grep', 'Task'];
+
+  /**
+   * The parent delegates `prompt` to `type`; the sub-agent makes one call a turn (a failed call
+   * would cancel its siblings), then says what its last call got back.
+   */
+  function delegating(prompt: string, type: string, childCalls: Parameters<typeof toolUse>[]) {
+    return (request: RecordedRequest): FakeReply => {
+      if (taskOf(request).includes(prompt)) {
+        const call = childCalls[turnOf(request)];
+        return call ? reply([toolUse(...call)]) : reply([text(`sub-agent got: ${requestTextOf(request)}`)]);
+      }
+      return turnOf(request) === 0 ? reply([toolUse('Task', { description: `${type} work`, prompt, subagent_type: type }, `toolu_${type}`)]) : reply([text('done')]);
+    };
+  }
+
+  async function transcriptOf(workflowId: string) {
+    return (await harness.client.workflow.getHandle(workflowId).query<TranscriptPage>('transcript')).entries;
+  }
+
+  test('an input type listing Bash and Write under a parent without them: neither is offered nor run, and both transcripts say so', async () => {
+    const workdir = makeRepo({ 'src/a.ts': 'a\n' });
+    harness.fake.handler = delegating('Fix the bug in src/a.ts', 'fixer', [
+      ['Bash', { command: 'echo ran > bash-ran.txt' }, 'toolu_child_bash'],
+      ['Write', { file_path: 'written.txt', content: 'x' }, 'toolu_child_write'],
+    ]);
+    const handle = await harness.start({
+      prompt: 'Get the bug fixed',
+      workdir,
+      allowedTools: READ_ONLY,
+      toolSummaries: false,
+      agents: { fixer: { description: 'Fixes bugs', prompt: 'You fix bugs.', tools: ['Read', 'Bash', 'Write'] } },
+    });
+    expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'done' });
+
+    const childRequests = harness.fake.requests.filter((request) => taskOf(request).includes('Fix the bug'));
+    // What the sub-agent's API requests declared: Read, the only tool of its type that the parent has.
+    expect(childRequests.map((request) => request.body.tools?.map((tool) => tool.name))).toEqual([['Read'], ['Read'], ['Read']]);
+    const results = [1, 2].map((turn) => lastToolResults(childRequests[turn]!)[0]!);
+    expect(results.map((block) => [block.tool_use_id, block.is_error])).toEqual([['toolu_child_bash', true], ['toolu_child_write', true]]);
+    expect(toolResultText(results[0]!)).toContain('No such tool available: Bash. Available tools: Read');
+    expect(toolResultText(results[1]!)).toContain('No such tool available: Write. Available tools: Read');
+    expect(existsSync(join(workdir, 'bash-ran.txt'))).toBe(false);
+    expect(existsSync(join(workdir, 'written.txt'))).toBe(false);
+
+    const childId = `${handle.workflowId}-task-toolu_fixer`;
+    const child = (await harness.client.workflow.getHandle(childId).result()) as AgentResult;
+    expect(child).toMatchObject({ reason: 'completed' });
+    expect(child.finalText).toContain('No such tool available: Write');
+
+    const note = { type: 'sub_agent_tools', toolUseId: 'toolu_fixer', agentType: 'fixer', leftOut: ['Bash', 'Write'], detail: 'Sub-agent type fixer asked for Bash, Write; the parent does not have them: left out.' };
+    expect((await transcriptOf(handle.workflowId)).filter((entry) => entry.type === 'sub_agent_tools')).toEqual([{ ...note, turn: 1 }]);
+    expect((await transcriptOf(childId)).filter((entry) => entry.type === 'sub_agent_tools')).toEqual([{ ...note, turn: 0 }]);
+  });
+
+  test("a trusted repository's .claude/agents type asking for Bash under the same parent gets no Bash", async () => {
+    const workdir = makeRepo({ '.claude/agents/shell.md': '---\nname: shell\ndescription: Runs shell commands\ntools: Bash, Read\n---\nYou run the tests.\n' });
+    harness.fake.handler = delegating('Run the tests', 'shell', [['Bash', { command: 'echo ran > bash-ran.txt' }, 'toolu_child_bash']]);
+    const handle = await harness.start({ prompt: 'Have the tests run', workdir, allowedTools: READ_ONLY, trustRepoHooks: true, toolSummaries: false });
+    expect(await handle.result()).toMatchObject({ reason: 'completed' });
+
+    const childRequests = harness.fake.requests.filter((request) => taskOf(request).includes('Run the tests'));
+    expect(childRequests[0]!.body.tools?.map((tool) => tool.name)).toEqual(['Read']);
+    expect(toolResultText(lastToolResults(childRequests[1]!)[0]!)).toContain('No such tool available: Bash');
+    expect(existsSync(join(workdir, 'bash-ran.txt'))).toBe(false);
+    const childId = `${handle.workflowId}-task-toolu_shell`;
+    for (const workflowId of [handle.workflowId, childId]) {
+      expect((await transcriptOf(workflowId)).find((entry) => entry.type === 'sub_agent_tools')).toMatchObject({ agentType: 'shell', leftOut: ['Bash'] });
+    }
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * What a recorded history covers, read from its events: how it ended, the transitions it took
  * (the AgentLastTransition search attribute and the model calls' summaries), and the paths that
- * leave other marks (a cancellation request, a timer that fired, continue-as-new, a run input).
+ * leave other marks (a cancellation request, a timer that fired, continue-as-new, a run input,
+ * a patch marker, a child's input).
  */
 import { readFileSync } from 'node:fs';
 
@@ -15,6 +16,8 @@ interface Event {
   workflowExecutionContinuedAsNewEventAttributes?: unknown;
   workflowExecutionCancelRequestedEventAttributes?: unknown;
   timerFiredEventAttributes?: unknown;
+  markerRecordedEventAttributes?: { markerName?: string; details?: { 'patch-data'?: { payloads?: Payload[] } } };
+  startChildWorkflowExecutionInitiatedEventAttributes?: { input?: { payloads?: Payload[] } };
   childWorkflowExecutionCompletedEventAttributes?: unknown;
   signalExternalWorkflowExecutionInitiatedEventAttributes?: unknown;
   upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes?: { indexedFields?: Record<string, Payload> } };
@@ -24,7 +27,7 @@ interface Event {
 
 export interface Coverage {
   name: string;
-  input: { tokenBudget?: number; parentSession?: unknown };
+  input: { tokenBudget?: number; parentSession?: { toolsLeftOut?: unknown } };
   result?: { reason: string; error?: string; usage: { outputTokens: number } };
   transitions: string[];
   continuedAsNew: boolean;
@@ -34,6 +37,10 @@ export interface Coverage {
   childCompleted: boolean;
   /** A signal went to another workflow (a sub-agent to its parent, or a parent's answer to a sub-agent). */
   signalledExternal: boolean;
+  /** The ids of its `patched()` markers. */
+  patches: string[];
+  /** A sub-agent it started had tools of its type left out (what the child's input says). */
+  startedCutDownChild: boolean;
 }
 
 const decode = (payload: Payload | undefined): unknown => (payload?.data ? JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) : undefined);
@@ -58,5 +65,13 @@ export function coverageOf(name: string, path: string): Coverage {
     timerFired: events.some((event) => event.timerFiredEventAttributes),
     childCompleted: events.some((event) => event.childWorkflowExecutionCompletedEventAttributes),
     signalledExternal: events.some((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes),
+    patches: events.flatMap((event) => {
+      const patch = event.markerRecordedEventAttributes?.markerName === 'core_patch' ? decode(event.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0]) : undefined;
+      return patch && typeof patch === 'object' && 'id' in patch ? [String(patch.id)] : [];
+    }),
+    startedCutDownChild: events.some((event) => {
+      const input = decode(event.startChildWorkflowExecutionInitiatedEventAttributes?.input?.payloads?.[0]) as Coverage['input'] | undefined;
+      return input?.parentSession?.toolsLeftOut !== undefined;
+    }),
   };
 }

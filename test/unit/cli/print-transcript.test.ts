@@ -20,6 +20,11 @@ test("a tool hook's say is one line: its event, outcome and the first line of it
   expect(formatEntry({ type: 'hook', turn: 1, event: 'PreToolUse', toolUseId: 'toolu_1', outcome: 'deny', detail: 'rm -rf is not allowed\nsee policy' })).toBe('  ⚑ PreToolUse hook deny: rm -rf is not allowed');
 });
 
+test('a sub-agent type cut down to its parent\'s tools is one line, with the Task call it belongs to', () => {
+  const entry = { type: 'sub_agent_tools' as const, turn: 1, toolUseId: 'toolu_f', agentType: 'fixer', leftOut: ['Bash', 'Write'], detail: 'Sub-agent type fixer asked for Bash, Write; the parent does not have them: left out.' };
+  expect(formatEntry(entry)).toBe('  ⚑ Sub-agent type fixer asked for Bash, Write; the parent does not have them: left out. (Task toolu_f)');
+});
+
 describe('the durable workspace as `durable-agent run` and `watch` print it', () => {
   test('a fork says where it comes from; snapshots that changed files and failed snapshots are shown', () => {
     expect(formatEntry({ type: 'session', turn: 2, workdir: '/copy', sandbox: 'bwrap', forkedFrom: { workflowId: 'agent-1', turn: 2 } })).toBe('  ⑂ forked from agent-1 at turn 2 into /copy');
