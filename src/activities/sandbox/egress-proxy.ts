@@ -73,7 +73,10 @@ export class EgressProxy {
     // Accept errors (EMFILE) are passing: the server keeps listening.
     server.on('error', () => {});
     // The sandbox's user is not the worker's; see egress-proxies.ts for why 0666 is fine.
-    await chmod(socketPath, 0o666);
+    await chmod(socketPath, 0o666).catch(async (error: unknown) => {
+      await proxy.close();
+      throw error;
+    });
     return proxy;
   }
 
