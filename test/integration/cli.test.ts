@@ -138,6 +138,8 @@ test("with a key, run starts a codec server beside its embedded dev server, and 
   const token = readFileSync(tokenFile, 'utf8').trim();
   expect(result.stderr).not.toContain(token);
   expect(result.stderr).toContain(`--codec-endpoint http://127.0.0.1:${codecPort} --codec-auth "Bearer $(cat ${tokenFile})"`);
+  // The dev server's UI cannot send a bearer token: a browser signs in, and the UI sends its cookie.
+  expect(result.stderr).toContain(`sign this browser in once at http://127.0.0.1:${codecPort}/login with the token (in ${tokenFile})`);
   const decode = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${codecPort}/decode`, { method: 'POST', body: '{"payloads":[]}', headers });
   expect((await decode({ 'X-Namespace': 'default' })).status).toBe(401);
   expect((await decode({ 'X-Namespace': 'default', Authorization: `Bearer ${token}` })).status).toBe(200);

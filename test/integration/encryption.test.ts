@@ -230,4 +230,30 @@ describe('the codec server wants a token', () => {
     const listed = codecProcess(['--port', String(await freePort())], TOKEN, { TEMPORAL_NAMESPACE: 'team-a', AGENT_CODEC_NAMESPACES: 'team-b, team-c' });
     await listed.waitFor('stdout', /; namespaces team-b, team-c;/);
   });
+
+  test('a browser signs in at /login with the token and then decodes with its cookie, as the Web UI does', async () => {
+    const port = await freePort();
+    const server = codecProcess(['--port', String(port)], TOKEN);
+    await server.waitFor('stdout', /codec server on/);
+    const login = `http://127.0.0.1:${port}/login`;
+    const form = await fetch(login);
+    expect(form.status).toBe(200);
+    expect(await form.text()).toContain('<form method="post">');
+    const wrong = await fetch(login, { method: 'POST', body: new URLSearchParams({ token: 'not-the-token-at-all' }) });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    const signedIn = await fetch(login, { method: 'POST', body: new URLSearchParams({ token: TOKEN }) });
+    expect(signedIn.status).toBe(200);
+    const setCookie = signedIn.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(new RegExp(`^durable-agent-codec-${port}=[\\w-]+; HttpOnly; SameSite=Strict; Path=/$`));
+    expect(setCookie).not.toContain(TOKEN);
+    const cookie = setCookie.split(';')[0]!;
+    // What the UI's fetch sends with "include credentials": its origin, X-Namespace and the cookie.
+    const decode = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${port}/decode`, { method: 'POST', body: PLAIN, headers: { Origin: 'http://127.0.0.1:8233', 'X-Namespace': 'default', ...headers } });
+    const decoded = await decode({ Cookie: `theme=dark; ${cookie}` });
+    expect(decoded.status).toBe(200);
+    expect(decoded.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8233');
+    expect(decoded.headers.get('access-control-allow-credentials')).toBe('true');
+    expect((await decode({ Cookie: `${cookie.split('=')[0]}=forged` })).status).toBe(401);
+  });
 });
