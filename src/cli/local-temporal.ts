@@ -51,7 +51,7 @@ export async function ensureTemporal(environment: NodeJS.ProcessEnv, log: (line:
       uiUrl: server.uiUrl,
       started:
         `Started a Temporal dev server (pid ${server.pid}, data in ${join(stateDir, 'temporal.db')}); it keeps running for the Web UI. Stop it with: kill ${server.pid}` +
-        (codec?.started ? `\n${codec.started}` : codec ? `\nIts Web UI decodes payloads with the codec server already on ${codec.endpoint}` : ''),
+        (codec ? `\n${codec.message}` : ''),
     };
   }
   // Last resort: the SDK downloads the CLI itself (needs the Temporal download site).

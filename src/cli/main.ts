@@ -44,8 +44,9 @@ const USAGE = `Usage:
                                                           what the session changed (default: start to now)
   durable-agent move <workflow-id> --host <host id> [--workdir <dir>]
                                                           a session waiting for its lost host goes on on another
-  durable-agent codec-server [--port 8081] [--host 127.0.0.1]
+  durable-agent codec-server [--port 8081] [--host 127.0.0.1] [--namespace <ns>]… [--insecure-no-auth]
                                                           decrypts payloads for the Temporal UI and CLI (AGENT_ENCRYPTION_KEY)
+                                                          for the token in AGENT_CODEC_AUTH (or, insecure, for anyone on loopback)
 
 Options for run:
   --workdir <dir>          Repository the agent works in (this, or --repo)
@@ -81,7 +82,7 @@ export async function main(argv: string[], environment: NodeJS.ProcessEnv = proc
     return await sessionCommand(command, rest, environment);
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`durable-agent: ${error.message}\n\n${USAGE}`);
+      console.error(error.showUsage ? `durable-agent: ${error.message}\n\n${USAGE}` : `durable-agent: ${error.message}`);
       return 2;
     }
     console.error(`durable-agent: ${error instanceof Error ? error.message : String(error)}`);

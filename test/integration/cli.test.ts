@@ -4,7 +4,7 @@
  * session turn by turn, and ends with the result and the UI link.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { AgentState } from '../../src/shared/contract';
@@ -130,6 +130,19 @@ test("with a key, run starts a codec server beside its embedded dev server, and 
   expect(settings.Codec?.Endpoint).toBe(`http://127.0.0.1:${codecPort}`);
   const preflight = await fetch(`http://127.0.0.1:${codecPort}/decode`, { method: 'OPTIONS', headers: { Origin: `http://127.0.0.1:${uiPort}` } });
   expect(preflight.headers.get('access-control-allow-origin')).toBe(`http://127.0.0.1:${uiPort}`);
+
+  // Sandboxed commands share this loopback: the local codec server wants the token it made, kept
+  // owner-only where sandboxes do not look, and printed only as where to find it.
+  const tokenFile = join(environment.DURABLE_AGENT_HOME, 'codec-token');
+  expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+  const token = readFileSync(tokenFile, 'utf8').trim();
+  expect(result.stderr).not.toContain(token);
+  expect(result.stderr).toContain(`--codec-endpoint http://127.0.0.1:${codecPort} --codec-auth "Bearer $(cat ${tokenFile})"`);
+  // The dev server's UI cannot send a bearer token: a browser signs in, and the UI sends its cookie.
+  expect(result.stderr).toContain(`sign this browser in once at http://127.0.0.1:${codecPort}/login with the token (in ${tokenFile})`);
+  const decode = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${codecPort}/decode`, { method: 'POST', body: '{"payloads":[]}', headers });
+  expect((await decode({ 'X-Namespace': 'default' })).status).toBe(401);
+  expect((await decode({ 'X-Namespace': 'default', Authorization: `Bearer ${token}` })).status).toBe(200);
 });
 
 test('a missing API key is a clear error before anything starts', async () => {

@@ -12,8 +12,13 @@ import { PROJECT_ROOT } from '../support/paths';
 jest.setTimeout(300_000);
 
 const run = promisify(execFile);
+const TOKEN = '5f2b8c1e9a7d4036b1e2c3d4e5f60718';
+/** What compose requires to be set, and `environment` over it. */
 const composeConfig = (environment: NodeJS.ProcessEnv) =>
-  run('go', ['run', '.', join(PROJECT_ROOT, 'docker-compose.yml')], { cwd: join(PROJECT_ROOT, 'scripts', 'compose-config'), env: { ...process.env, ...environment } });
+  run('go', ['run', '.', join(PROJECT_ROOT, 'docker-compose.yml')], {
+    cwd: join(PROJECT_ROOT, 'scripts', 'compose-config'),
+    env: { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-test', AGENT_ENCRYPTION_KEY: 'k1:test-key', AGENT_CODEC_AUTH: TOKEN, ...environment },
+  });
 
 test('the compose file is valid, and its worker is sandboxed and rooted in /workspace', async () => {
   const { stdout } = await composeConfig({ ANTHROPIC_API_KEY: 'sk-ant-test', AGENT_ENCRYPTION_KEY: 'k1:test-key' });
@@ -33,7 +38,15 @@ test('the compose file is valid, and its worker is sandboxed and rooted in /work
   const codec = stdout.slice(stdout.indexOf('\n    codec-server:'), stdout.indexOf('\n    postgresql:'));
   expect(codec).toContain('AGENT_ENCRYPTION_KEY: k1:test-key');
   expect(codec).toMatch(/- codec-server\n\s+- --host\n\s+- 0\.0\.0\.0/);
-  expect(stdout.slice(stdout.indexOf('\n    temporal-ui:'))).toContain('TEMPORAL_CODEC_ENDPOINT: http://localhost:8081');
+  // On all of its container's interfaces (the compose network, the worker's sandboxes included), so never without its token.
+  expect(codec).toContain(`AGENT_CODEC_AUTH: ${TOKEN}`);
+  expect(codec).not.toContain('--insecure-no-auth');
+  expect(codec).toContain('AGENT_CODEC_NAMESPACES: default');
+  expect(worker).not.toContain('AGENT_CODEC_AUTH');
+  // The UI cannot send a bearer token: it sends the cookie a browser gets by signing in at the codec server.
+  const ui = stdout.slice(stdout.indexOf('\n    temporal-ui:'));
+  expect(ui).toContain('TEMPORAL_CODEC_ENDPOINT: http://localhost:8081');
+  expect(ui).toContain('TEMPORAL_CODEC_INCLUDE_CREDENTIALS: "true"');
   // The collector is optional: not in the default set of services.
   expect(stdout).not.toContain('otel-collector:');
 });
@@ -51,9 +64,9 @@ test("the namespace setup registers every search attribute of the contract, as t
   expect(listed).toEqual(AGENT_SEARCH_ATTRIBUTES.map((key) => `${key.name}=${cliTypeName(key)}`));
 });
 
-test('without ANTHROPIC_API_KEY or AGENT_ENCRYPTION_KEY it refuses to start, saying what to set', async () => {
-  const failure = (await composeConfig({ ANTHROPIC_API_KEY: '', AGENT_ENCRYPTION_KEY: 'k1:test-key' }).catch((error: unknown) => error)) as { stderr: string };
-  expect(failure.stderr).toContain('set ANTHROPIC_API_KEY before docker compose up');
-  const noKey = (await composeConfig({ ANTHROPIC_API_KEY: 'sk-ant-test', AGENT_ENCRYPTION_KEY: '' }).catch((error: unknown) => error)) as { stderr: string };
-  expect(noKey.stderr).toContain('set AGENT_ENCRYPTION_KEY before docker compose up');
+test('without ANTHROPIC_API_KEY, AGENT_ENCRYPTION_KEY or AGENT_CODEC_AUTH it refuses to start, saying what to set', async () => {
+  const refusal = async (environment: NodeJS.ProcessEnv) => ((await composeConfig(environment).catch((error: unknown) => error)) as { stderr: string }).stderr;
+  expect(await refusal({ ANTHROPIC_API_KEY: '' })).toContain('set ANTHROPIC_API_KEY before docker compose up');
+  expect(await refusal({ AGENT_ENCRYPTION_KEY: '' })).toContain('set AGENT_ENCRYPTION_KEY before docker compose up');
+  expect(await refusal({ AGENT_CODEC_AUTH: '' })).toContain('set AGENT_CODEC_AUTH before docker compose up (the codec server decrypts only for it)');
 });

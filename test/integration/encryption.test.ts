@@ -86,15 +86,22 @@ async function storeHits(): Promise<string[]> {
   return hits;
 }
 
+const TOKEN = randomBytes(32).toString('hex');
+
 async function codecServer(keys: string): Promise<string> {
   const port = await freePort();
-  const server = durableAgent(['codec-server', '--port', String(port)], keys);
+  const server = new CliProcess(['codec-server', '--port', String(port)], { ...environment(keys), AGENT_CODEC_AUTH: TOKEN });
+  processes.push(server);
   await server.waitFor('stdout', /codec server on/);
   return `http://127.0.0.1:${port}`;
 }
 
+// The temporal CLI sends X-Namespace (default here) with every request, and the token as given.
 const show = (workflowId: string, codec?: string) =>
-  run(process.env.TEMPORAL_CLI_PATH!, ['workflow', 'show', '--workflow-id', workflowId, '--address', temporalAddress(), '--detailed', ...(codec ? ['--codec-endpoint', codec] : [])]).then(({ stdout }) => stdout);
+  run(process.env.TEMPORAL_CLI_PATH!, [
+    'workflow', 'show', '--workflow-id', workflowId, '--address', temporalAddress(), '--detailed',
+    ...(codec ? ['--codec-endpoint', codec, '--codec-auth', `Bearer ${TOKEN}`] : []),
+  ]).then(({ stdout }) => stdout);
 
 test('with a key, neither history nor the store holds the session in plaintext; the codec server shows it; a rotated key still decrypts', async () => {
   let worker: ChildProcess = await harness.startWorkerProcess({ AGENT_ENCRYPTION_KEY: FIRST });
@@ -138,11 +145,11 @@ test('with a key, neither history nor the store holds the session in plaintext; 
   await killProcess(worker);
 });
 
-test("the codec server answers the UI's preflight for its origin only, and wants the bearer token when one is set", async () => {
+test("the codec server answers the UI's preflight for its origin only, and wants the bearer token", async () => {
   const port = await freePort();
-  const server = new CliProcess(['codec-server', '--port', String(port)], { ...environment(FIRST), AGENT_CODEC_AUTH: 'team-token' });
+  const server = new CliProcess(['codec-server', '--port', String(port)], { ...environment(FIRST), AGENT_CODEC_AUTH: TOKEN });
   processes.push(server);
-  await server.waitFor('stdout', /codec server on .*bearer token required/);
+  await server.waitFor('stdout', /codec server on .*: bearer token required/);
   const url = `http://127.0.0.1:${port}/decode`;
   const preflight = await fetch(url, { method: 'OPTIONS', headers: { Origin: 'http://localhost:8233', 'Access-Control-Request-Method': 'POST' } });
   expect(preflight.status).toBe(204);
@@ -150,12 +157,103 @@ test("the codec server answers the UI's preflight for its origin only, and wants
   const elsewhere = await fetch(url, { method: 'OPTIONS', headers: { Origin: 'https://evil.example' } });
   expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
 
-  const body = JSON.stringify({ payloads: [{ metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from('"hello"').toString('base64') }] });
-  expect((await fetch(url, { method: 'POST', body })).status).toBe(401);
-  expect((await fetch(url, { method: 'POST', body, headers: { Authorization: 'Bearer wrong-token' } })).status).toBe(401);
-  const encoded = await fetch(`http://127.0.0.1:${port}/encode`, { method: 'POST', body, headers: { Authorization: 'Bearer team-token' } });
+  expect((await fetch(url, { method: 'POST', body: PLAIN })).status).toBe(401);
+  expect((await fetch(url, { method: 'POST', body: PLAIN, headers: { Authorization: 'Bearer wrong-token' } })).status).toBe(401);
+  expect((await fetch(url, { method: 'POST', body: PLAIN, headers: { Authorization: TOKEN } })).status).toBe(401);
+  const encoded = await fetch(`http://127.0.0.1:${port}/encode`, { method: 'POST', body: PLAIN, headers: { Authorization: `Bearer ${TOKEN}` } });
+  expect(encoded.status).toBe(200);
   const sealed = (await encoded.json()) as { payloads: { metadata: Record<string, string>; data: string }[] };
   expect(Buffer.from(sealed.payloads[0]!.metadata.encoding!, 'base64').toString()).toBe('binary/encrypted');
-  const decoded = await fetch(url, { method: 'POST', body: JSON.stringify(sealed), headers: { Authorization: 'Bearer team-token' } });
+  const decoded = await fetch(url, { method: 'POST', body: JSON.stringify(sealed), headers: { Authorization: `Bearer ${TOKEN}` } });
+  expect(decoded.status).toBe(200);
   expect(((await decoded.json()) as { payloads: { data: string }[] }).payloads[0]!.data).toBe(Buffer.from('"hello"').toString('base64'));
+});
+
+const PLAIN = JSON.stringify({ payloads: [{ metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from('"hello"').toString('base64') }] });
+
+/** `durable-agent codec-server` as configured, with no token but what `token` says. */
+function codecProcess(args: string[], token?: string, extra: NodeJS.ProcessEnv = {}): CliProcess {
+  const { AGENT_CODEC_AUTH: _inherited, ...rest } = environment(FIRST);
+  const server = new CliProcess(['codec-server', ...args], { ...rest, ...(token ? { AGENT_CODEC_AUTH: token } : {}), ...extra });
+  processes.push(server);
+  return server;
+}
+
+const lines = (cli: CliProcess) => cli.stderr.map((line) => line.text).filter(Boolean);
+
+describe('the codec server wants a token', () => {
+  test('without AGENT_CODEC_AUTH it refuses to start, in one line naming the variable and the flag', async () => {
+    const server = codecProcess(['--port', String(await freePort())]);
+    expect(await server.exited).toBe(2);
+    expect(lines(server)).toEqual([expect.stringMatching(/^durable-agent: .*set AGENT_CODEC_AUTH .*or pass --insecure-no-auth/)]);
+    expect(server.stdout).toEqual([]);
+  });
+
+  test('--insecure-no-auth refuses any --host but loopback: all interfaces, a LAN address, IPv6 all', async () => {
+    for (const host of ['0.0.0.0', '192.168.1.20', '::']) {
+      const server = codecProcess(['--insecure-no-auth', '--host', host, '--port', String(await freePort())]);
+      expect(await server.exited).toBe(2);
+      expect(lines(server)).toEqual([`durable-agent: --insecure-no-auth listens on loopback only, not --host ${host}: set AGENT_CODEC_AUTH to serve other machines`]);
+    }
+  });
+
+  test('--insecure-no-auth on 127.0.0.1 starts, says so, and decrypts without a token', async () => {
+    const port = await freePort();
+    const server = codecProcess(['--insecure-no-auth', '--host', '127.0.0.1', '--port', String(port)]);
+    await server.waitFor('stdout', /codec server on http:\/\/127\.0\.0\.1:\d+: NO AUTHENTICATION \(--insecure-no-auth\)/);
+    const encoded = await fetch(`http://127.0.0.1:${port}/encode`, { method: 'POST', body: PLAIN, headers: { 'X-Namespace': 'default' } });
+    expect(encoded.status).toBe(200);
+  });
+
+  test('a request without the token gets 401, with it 200; an X-Namespace not served gets 403', async () => {
+    const port = await freePort();
+    const server = codecProcess(['--port', String(port), '--namespace', 'agents', '--namespace', 'agents-staging'], TOKEN);
+    await server.waitFor('stdout', /bearer token required .*; namespaces agents, agents-staging;/);
+    const encode = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${port}/encode`, { method: 'POST', body: PLAIN, headers });
+    const bearer = { Authorization: `Bearer ${TOKEN}` };
+    expect((await encode({ 'X-Namespace': 'agents' })).status).toBe(401);
+    expect((await encode({ ...bearer, 'X-Namespace': 'agents' })).status).toBe(200);
+    expect((await encode({ ...bearer, 'X-Namespace': 'agents-staging' })).status).toBe(200);
+    const elsewhere = await encode({ ...bearer, 'X-Namespace': 'payments' });
+    expect(elsewhere.status).toBe(403);
+    expect(await elsewhere.json()).toEqual({ message: expect.stringContaining('namespace "payments" is not served here (serving: agents, agents-staging)') });
+    // An unauthenticated caller learns nothing of the namespaces: the token comes first.
+    expect((await encode({ 'X-Namespace': 'payments' })).status).toBe(401);
+    // No X-Namespace at all (not the temporal CLI nor the UI): the token is what counts.
+    expect((await encode(bearer)).status).toBe(200);
+  });
+
+  test('the namespaces default to TEMPORAL_NAMESPACE; AGENT_CODEC_NAMESPACES lists others', async () => {
+    const port = await freePort();
+    const server = codecProcess(['--port', String(port)], TOKEN, { TEMPORAL_NAMESPACE: 'team-a' });
+    await server.waitFor('stdout', /; namespaces team-a;/);
+    const listed = codecProcess(['--port', String(await freePort())], TOKEN, { TEMPORAL_NAMESPACE: 'team-a', AGENT_CODEC_NAMESPACES: 'team-b, team-c' });
+    await listed.waitFor('stdout', /; namespaces team-b, team-c;/);
+  });
+
+  test('a browser signs in at /login with the token and then decodes with its cookie, as the Web UI does', async () => {
+    const port = await freePort();
+    const server = codecProcess(['--port', String(port)], TOKEN);
+    await server.waitFor('stdout', /codec server on/);
+    const login = `http://127.0.0.1:${port}/login`;
+    const form = await fetch(login);
+    expect(form.status).toBe(200);
+    expect(await form.text()).toContain('<form method="post">');
+    const wrong = await fetch(login, { method: 'POST', body: new URLSearchParams({ token: 'not-the-token-at-all' }) });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    const signedIn = await fetch(login, { method: 'POST', body: new URLSearchParams({ token: TOKEN }) });
+    expect(signedIn.status).toBe(200);
+    const setCookie = signedIn.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(new RegExp(`^durable-agent-codec-${port}=[\\w-]+; HttpOnly; SameSite=Strict; Path=/$`));
+    expect(setCookie).not.toContain(TOKEN);
+    const cookie = setCookie.split(';')[0]!;
+    // What the UI's fetch sends with "include credentials": its origin, X-Namespace and the cookie.
+    const decode = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${port}/decode`, { method: 'POST', body: PLAIN, headers: { Origin: 'http://127.0.0.1:8233', 'X-Namespace': 'default', ...headers } });
+    const decoded = await decode({ Cookie: `theme=dark; ${cookie}` });
+    expect(decoded.status).toBe(200);
+    expect(decoded.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8233');
+    expect(decoded.headers.get('access-control-allow-credentials')).toBe('true');
+    expect((await decode({ Cookie: `${cookie.split('=')[0]}=forged` })).status).toBe(401);
+  });
 });
