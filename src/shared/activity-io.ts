@@ -2,6 +2,7 @@
  * What crosses the workflow/activity boundary: each activity's input and output.
  * No classes, Maps, Dates or functions: everything here is serialised into Temporal history.
  */
+import type { PreparedNetwork, SandboxRequest } from './sandbox';
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
 import type { SessionHookSettings } from './hooks';
@@ -239,7 +240,10 @@ export interface PrepareSessionInput extends SubAgentsToPrepare {
   startedAt: string;
   /** Input `trustRepoHooks`: the repository's own hooks may run. */
   trustRepoHooks?: boolean;
+  /** What the session asks of its commands' sandbox: the worker says what network that gives them. */
+  sandbox?: SandboxRequest;
 }
+
 
 export interface PrepareSessionOutput extends PreparedSubAgents, McpPrepared, SessionHookSettings, InstructionFilesLoaded {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
@@ -250,6 +254,8 @@ export interface PrepareSessionOutput extends PreparedSubAgents, McpPrepared, Se
   skippedRepoHooks?: string[];
   /** Where the preparing worker runs commands (absent in sessions prepared before sandboxes). */
   sandbox?: 'bwrap' | 'none';
+  /** The network its commands get (absent in sessions prepared before network modes). */
+  network?: PreparedNetwork;
   /** The host that holds the workdir (`AGENT_HOST_ID`): its queue gets the workspace activities (absent before hosts). */
   host?: string;
   /** A `repo` session: where its clone came from, the commit it started at, the branch it commits to. */
@@ -271,13 +277,8 @@ export interface CloseSessionInput {
 /** `transcriptRef`: where they are stored (JSON `{ entries, snapshots }`). */
 export type CloseSessionOutput = { transcriptRef?: string };
 
-/** A session's wishes for the sandbox of its commands. */
-export interface SandboxRequest {
-  /** Extra environment variables (input `sandboxEnv`). */
-  env?: Record<string, string>;
-  /** false: no network (input `network: false`). */
-  network?: boolean;
-}
+
+
 
 /** The stop hooks' activity (runStopHooks): its input and outcome live with the other hooks. */
 export type { StopHookInput, StopHookOutcome } from './hooks';

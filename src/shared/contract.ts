@@ -11,6 +11,7 @@ import type { BranchResult } from './repository';
 import type { FileChangeStat, SnapshotRecord } from './workspace';
 import type { McpServerStatus, McpSessionNote } from './mcp';
 import type { Todo } from './todos';
+import type { PreparedNetwork } from './sandbox';
 
 /** Workflow type users pass to `temporal workflow start --type`. */
 export const WORKFLOW_TYPE = 'agentWorkflow';
@@ -146,7 +147,18 @@ export interface AgentState {
 export type TranscriptEntry =
   | { type: 'user'; turn: number; text: string }
   /** The worker prepared the session: its real workdir, its sandbox, its instruction files, repository hooks and agent types found and not used. */
-  | { type: 'session'; turn: number; workdir: string; sandbox: 'bwrap' | 'none'; skippedRepoHooks?: string[]; skippedRepoAgents?: string[]; instructionFiles?: string[]; forkedFrom?: { workflowId: string; turn: number } } & McpSessionNote
+  | {
+      type: 'session';
+      turn: number;
+      workdir: string;
+      sandbox: 'bwrap' | 'none';
+      /** The network its commands get: mode, allowed domains, warnings (host network granted or refused). */
+      network?: PreparedNetwork;
+      skippedRepoHooks?: string[];
+      skippedRepoAgents?: string[];
+      instructionFiles?: string[];
+      forkedFrom?: { workflowId: string; turn: number };
+    } & McpSessionNote
   | { type: 'assistant'; turn: number; text: string; stopReason: string; usage: Usage }
   | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
   | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { TextOrRef } from './conversation';
 import { STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
-import type { SandboxRequest } from './activity-io';
+import type { SandboxRequest } from './sandbox';
 import type { StopHook } from './input';
 import type { TakenSnapshot } from './workspace';
 

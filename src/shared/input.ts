@@ -4,6 +4,7 @@ import type { ConversationMessage } from './conversation';
 import { AGENT_NAME_PATTERN, agentsSchema, DEFAULT_MAX_PARALLEL_AGENTS } from './sub-agents';
 import { type McpServers, mcpServersSchema } from './mcp';
 import { TOOL_NAMES } from './tool-names';
+import { allowedDomainSchema, MAX_ALLOWED_DOMAINS, type NetworkMode } from './sandbox';
 import { hookGroups, hooksInputSchema, type ToolHooks, toolHooksOf } from './hooks';
 
 /**
@@ -89,7 +90,8 @@ export const agentInputSchema = z
         }
       })
       .optional(),
-    network: z.boolean().optional(),
+    network: z.union([z.boolean(), z.enum(['filtered', 'none', 'host'])]).optional(),
+    allowedDomains: z.array(allowedDomainSchema).max(MAX_ALLOWED_DOMAINS).optional(),
     trustRepoHooks: z.boolean().optional(),
     mcpServers: mcpServersSchema.optional(),
     fork: forkSchema.optional(),
@@ -146,8 +148,10 @@ export interface ResolvedAgentInput {
   continueAsNewAfterTurns?: number;
   /** Extra environment variables for the session's commands (they see no other of the worker's). */
   sandboxEnv?: Record<string, string>;
-  /** false: the session's commands have no network. */
-  network: boolean;
+  /** How the session's commands reach the network (`true`: the default, filtered; `false`: none). */
+  network: boolean | NetworkMode;
+  /** Hosts the session's commands may reach besides the worker's allowed domains. */
+  allowedDomains?: string[];
   /** The repository's own hooks (`.agent/settings.json`, `.claude/settings.json`) may run. */
   trustRepoHooks: boolean;
   /** MCP servers in Claude Code's format (src/shared/mcp.ts); `.mcp.json`'s join them when trusted. */
@@ -217,6 +221,7 @@ export function checkAgentInput(raw: unknown): InputCheck {
       continueAsNewAfterTurns: input.continueAsNewAfterTurns,
       sandboxEnv: input.sandboxEnv,
       network: input.network ?? true,
+      ...(input.allowedDomains?.length ? { allowedDomains: input.allowedDomains } : {}),
       trustRepoHooks: input.trustRepoHooks ?? false,
       ...(input.mcpServers ? { mcpServers: input.mcpServers } : {}),
       ...(input.fork ? { fork: input.fork as ForkInput } : {}),

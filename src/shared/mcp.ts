@@ -4,6 +4,7 @@
  * (`mcp__<server>__<tool>`), and what the session knows of each server. Pure: imported by the
  * workflow, the activities and the tests alike.
  */
+import type { SandboxRequest } from './sandbox';
 import { z } from 'zod';
 
 /** A server's name: it becomes part of tool names and allow rules, so it is kept plain. */
@@ -112,7 +113,7 @@ export interface ListMcpToolsInput {
   sessionId: string;
   workdir: string;
   servers: McpServers;
-  sandbox?: { env?: Record<string, string>; network?: boolean };
+  sandbox?: SandboxRequest;
 }
 
 export interface ListMcpToolsOutput {
@@ -134,7 +135,7 @@ export interface CallMcpToolInput {
   tool: string;
   arguments: unknown;
   workdir: string;
-  sandbox?: { env?: Record<string, string>; network?: boolean };
+  sandbox?: SandboxRequest;
   /** What the person who approved the call added: it follows the result. */
   approvalFeedback?: string;
   /** The call had started on a host that was lost: it is not made again (its outcome is unknown). */

@@ -6,7 +6,8 @@
  * Recovery budgets are per turn (reset by every normal turn), as in Claude Code: a long task can
  * recover in every one of its turns.
  */
-import type { FileState, PlannedToolUse, PrepareSessionOutput, SandboxRequest } from '../shared/activity-io';
+import type { FileState, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
+import { type SandboxRequest, sessionAllowedDomains } from '../shared/sandbox';
 import type { AgentResult, TerminalReason, Transition } from '../shared/contract';
 import { type ConversationMessage, conversationChars, type ToolResult, type Usage, ZERO_USAGE } from '../shared/conversation';
 import type { ResolvedAgentInput } from '../shared/input';
@@ -127,11 +128,17 @@ export function initialLoopState(input: ResolvedAgentInput, session: PrepareSess
   };
 }
 
-/** The input's wishes for the sandbox, only when it has any (so other sessions' histories do not change). */
+/**
+ * The input's wishes for the sandbox, only when it has any (so other sessions' histories do not
+ * change). `network` only when it is not the default (`true`, `'filtered'`); `false` stays
+ * `false`, as sessions recorded before the modes had it.
+ */
 export function sandboxRequest(input: ResolvedAgentInput): { sandbox?: SandboxRequest } {
   const env = input.sandboxEnv && Object.keys(input.sandboxEnv).length ? input.sandboxEnv : undefined;
-  if (!env && input.network) return {};
-  return { sandbox: { ...(env ? { env } : {}), ...(input.network ? {} : { network: false }) } };
+  const network = input.network === true || input.network === 'filtered' ? undefined : input.network;
+  const allowedDomains = sessionAllowedDomains(input);
+  if (!env && network === undefined && allowedDomains.length === 0) return {};
+  return { sandbox: { ...(env ? { env } : {}), ...(network !== undefined ? { network } : {}), ...(allowedDomains.length ? { allowedDomains } : {}) } };
 }
 
 /** Transitions that start a new turn (the others retry the current one). */

@@ -13,6 +13,7 @@ import { cloneName, sessionBranch } from '../shared/repository';
 import { AGENT_FORKED_FROM } from '../shared/search-attributes';
 import { cloneRepository, prepareSession, REPOSITORY_OPTIONS, SESSION_OPTIONS } from './activity-options';
 import { forkPrompt } from './checkpoints';
+import { sandboxRequest } from './loop-state';
 import { listMcpServers } from './mcp-tools';
 import type { SessionWorkspace } from './workspace';
 
@@ -54,6 +55,7 @@ export async function prepareNewSession(input: ResolvedAgentInput, fork: ForkInp
       prompt: fork ? forkPrompt(fork, workdir, input.prompt) : input.prompt,
       startedAt: new Date(workflowInfo().startTime).toISOString(),
       ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
+      ...sandboxRequest(input),
       ...agentTypesToPrepare(input.agents),
     },
   ]);

@@ -128,6 +128,7 @@ export class SessionView {
       turn: forkedFrom?.turn ?? 0,
       workdir: session.workdir,
       sandbox: session.sandbox,
+      ...(session.network ? { network: session.network } : {}),
       ...(session.skippedRepoHooks?.length ? { skippedRepoHooks: session.skippedRepoHooks } : {}),
       ...(session.skippedRepoAgents?.length ? { skippedRepoAgents: session.skippedRepoAgents } : {}),
       ...mcpSessionNote(session),

@@ -14,6 +14,7 @@
  * the parent's alone. A type is text a repository or a caller wrote: it names tools and a
  * model, nothing else reaches the child's input from it.
  */
+import { sessionAllowedDomains } from '../shared/sandbox';
 import type { TranscriptEntry } from '../shared/contract';
 import { inheritedHooks } from '../shared/hooks';
 import type { ResolvedAgentInput } from '../shared/input';
@@ -85,6 +86,8 @@ export function subAgentInput(parent: ResolvedAgentInput, view: ParentView, tool
     ...(parent.continueAsNewAfterTurns ? { continueAsNewAfterTurns: parent.continueAsNewAfterTurns } : {}),
     ...(parent.sandboxEnv ? { sandboxEnv: parent.sandboxEnv } : {}),
     network: parent.network,
+    // The parent's hosts, its repo's remote included: the child works in the same clone.
+    ...(sessionAllowedDomains(parent).length ? { allowedDomains: sessionAllowedDomains(parent) } : {}),
     trustRepoHooks: parent.trustRepoHooks,
     // The input's PreToolUse and PostToolUse hooks: a policy or a formatter is never skipped in a helper.
     ...(inheritedHooks(parent.toolHooks) ? { hooks: inheritedHooks(parent.toolHooks) } : {}),
