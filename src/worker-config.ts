@@ -1,5 +1,13 @@
 import { delimiter, resolve } from 'node:path';
+import { parseAllowedDomainsList } from './activities/sandbox/allowed-domains';
+import type { CgroupSettings } from './activities/sandbox/cgroup';
 import type { SandboxSettings } from './activities/sandbox/command-sandbox';
+import { byteSize, defaultLimits, limitsFromEnvironment, type SandboxLimits } from './activities/sandbox/sandbox-limits';
+
+/** Who a root worker's sandboxes run as when root owns the workdir (AGENT_SANDBOX_UID). */
+export const DEFAULT_SANDBOX_UID = 1000;
+/** memory.max of one command in AGENT_SANDBOX_CGROUP, unless AGENT_SANDBOX_CGROUP_MEMORY says otherwise. */
+const DEFAULT_CGROUP_MEMORY = 8 * 1024 ** 3;
 import { type StoreSetting, storeSetting } from './activities/store/store-setting';
 import { DEFAULT_TASK_QUEUE } from './shared/contract';
 import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL } from './shared/models';
@@ -80,14 +88,49 @@ export function hostIdentity(value: string): string {
   return value;
 }
 
-/** `AGENT_SANDBOX` (auto | bwrap | none), `AGENT_SANDBOX_PASS_ENV` (names, comma-separated), `AGENT_SANDBOX_NETWORK` (on | off). */
+/**
+ * `AGENT_SANDBOX` (auto | bwrap | none), `AGENT_SANDBOX_PASS_ENV` (names, comma-separated),
+ * `AGENT_SANDBOX_NETWORK` (on | off), `AGENT_SANDBOX_ALLOW_HOST_NETWORK` (1),
+ * `AGENT_SANDBOX_ALLOWED_DOMAINS` (comma-separated), `AGENT_SANDBOX_UID`, the limits
+ * (`AGENT_SANDBOX_MAX_*`) and `AGENT_SANDBOX_CGROUP` (+ `AGENT_SANDBOX_CGROUP_MEMORY`).
+ */
 export function sandboxSettings(environment: NodeJS.ProcessEnv = process.env): SandboxSettings {
   const mode = read(environment, 'AGENT_SANDBOX') ?? 'auto';
   if (mode !== 'auto' && mode !== 'bwrap' && mode !== 'none') throw new Error(`AGENT_SANDBOX=${mode}: use auto, bwrap or none`);
   const network = read(environment, 'AGENT_SANDBOX_NETWORK') ?? 'on';
   if (network !== 'on' && network !== 'off') throw new Error(`AGENT_SANDBOX_NETWORK=${network}: use on or off`);
+  const allowHost = read(environment, 'AGENT_SANDBOX_ALLOW_HOST_NETWORK') ?? '0';
+  if (allowHost !== '0' && allowHost !== '1') throw new Error(`AGENT_SANDBOX_ALLOW_HOST_NETWORK=${allowHost}: use 1 (or leave it unset)`);
   const passEnv = (read(environment, 'AGENT_SANDBOX_PASS_ENV') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
-  return { mode, passEnv, network: network === 'on' };
+  const domains = read(environment, 'AGENT_SANDBOX_ALLOWED_DOMAINS');
+  const limits = limitsFromEnvironment(environment);
+  return {
+    mode,
+    passEnv,
+    network: network === 'on',
+    allowHostNetwork: allowHost === '1',
+    ...(domains ? { allowedDomains: parseAllowedDomainsList(domains, 'AGENT_SANDBOX_ALLOWED_DOMAINS') } : {}),
+    sandboxUid: sandboxUid(read(environment, 'AGENT_SANDBOX_UID')),
+    limits,
+    ...cgroupSetting(environment, limits),
+  };
+}
+
+/** `AGENT_SANDBOX_UID`: 1000 unless set; a number (0 keeps a root worker's sandboxes mapped to root). */
+function sandboxUid(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_SANDBOX_UID;
+  if (!/^\d+$/.test(value) || Number(value) > 2 ** 31) throw new Error(`AGENT_SANDBOX_UID=${value}: a user id (a number)`);
+  return Number(value);
+}
+
+/** `AGENT_SANDBOX_CGROUP` (a delegated cgroup v2 directory) and `AGENT_SANDBOX_CGROUP_MEMORY` (memory.max of one command). */
+function cgroupSetting(environment: NodeJS.ProcessEnv, limits: SandboxLimits): { cgroup?: CgroupSettings } {
+  const path = read(environment, 'AGENT_SANDBOX_CGROUP');
+  if (!path) return {};
+  const memory = read(environment, 'AGENT_SANDBOX_CGROUP_MEMORY');
+  const memoryMax = memory === undefined ? DEFAULT_CGROUP_MEMORY : byteSize(memory);
+  if (!memoryMax) throw new Error(`AGENT_SANDBOX_CGROUP_MEMORY=${memory}: a number of bytes (8g, 512m)`);
+  return { cgroup: { path: resolve(path), memoryMax, pidsMax: limits.processes ?? defaultLimits().processes! } };
 }
 
 export function hasApiCredentials(config: WorkerConfig): boolean {

@@ -8,7 +8,8 @@ import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createActivities } from './activities';
-import { resolveSandbox } from './activities/sandbox/command-sandbox';
+import type { CommandSandbox, SandboxSettings } from './activities/sandbox/command-sandbox';
+import { resolveSandbox } from './activities/sandbox/resolve-sandbox';
 import { agentDataConverter, describeEncryption } from './encryption/data-converter';
 import { openStore } from './activities/store/open-store';
 import { describeStore } from './activities/store/store-setting';
@@ -48,6 +49,8 @@ export class AgentWorker {
     /** Absent without AGENT_HOST_ID (one host). */
     readonly host: Worker | undefined,
     readonly hostId: string | undefined,
+    /** Its sandbox: the egress proxies close with the worker. */
+    private readonly sandbox?: CommandSandbox,
   ) {}
 
   private get workers(): Worker[] {
@@ -61,6 +64,8 @@ export class AgentWorker {
     } catch (error) {
       this.shutdown();
       throw error;
+    } finally {
+      await this.sandbox?.close().catch(() => {});
     }
   }
 
@@ -75,7 +80,9 @@ export class AgentWorker {
 
 export async function createWorker(config: WorkerConfig, options: CreateWorkerOptions = {}): Promise<AgentWorker> {
   const sandbox = await resolveSandbox(config.sandbox);
-  if (sandbox.kind === 'none') (options.warn ?? console.warn)(`durable-agent worker: commands run unconfined, with the worker's privileges: ${sandbox.reason}`);
+  const warn = options.warn ?? console.warn;
+  if (sandbox.kind === 'none') warn(`durable-agent worker: commands run unconfined, with the worker's privileges: ${sandbox.reason}`);
+  for (const warning of sandboxWarnings(sandbox, config.sandbox)) warn(`durable-agent worker: ${warning}`);
   await ensureSearchAttributes(config);
   const store = await openStore(config.store, config.encryption);
   const connection =
@@ -107,7 +114,17 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
   const host = config.hostId
     ? await Worker.create({ ...common, ...(config.deployment ? versionedWorkerOptions(config.deployment) : {}), taskQueue: hostTaskQueue(config.taskQueue, config.hostId) })
     : undefined;
-  return new AgentWorker(shared, host, config.hostId);
+  return new AgentWorker(shared, host, config.hostId, sandbox);
+}
+
+/** What an operator should know of the sandbox at start: no filtered network here, root-mapped sandboxes. */
+function sandboxWarnings(sandbox: CommandSandbox, settings: SandboxSettings): string[] {
+  if (sandbox.kind !== 'bwrap') return [];
+  const warnings = sandbox.network().warnings.filter((warning) => warning.includes('cannot run on this worker'));
+  if (process.getuid?.() === 0 && settings.sandboxUid === 0) {
+    warnings.push("AGENT_SANDBOX_UID=0: sandboxes run mapped to root, so the files commands make are root's on the host (set-uid binaries included)");
+  }
+  return warnings;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
-import { resolveSandbox } from '../../src/activities/sandbox/command-sandbox';
+import { resolveSandbox } from '../../src/activities/sandbox/resolve-sandbox';
 import { openStore } from '../../src/activities/store/open-store';
 import type { CallModelOutcome, PrepareSessionOutput, RunToolOutput } from '../../src/shared/activity-io';
 import type { ConversationMessage } from '../../src/shared/conversation';

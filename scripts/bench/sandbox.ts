@@ -2,8 +2,9 @@
  * What the sandbox costs each Bash call: 50 `true` commands through the Bash tool, with
  * bubblewrap and unconfined, interleaved in one run so both see the same machine.
  */
-import { bubblewrap, unconfined } from '../../src/activities/sandbox/command-sandbox';
-import { probeBubblewrap } from '../../src/activities/sandbox/bubblewrap';
+import { unconfined } from '../../src/activities/sandbox/command-sandbox';
+import { resolveSandbox } from '../../src/activities/sandbox/resolve-sandbox';
+import { sandboxSettings } from '../../src/worker-config';
 import { bashTool } from '../../src/activities/tools/bash';
 import type { ToolContext } from '../../src/activities/tools/tool';
 import { makeRepo } from '../../test/support/harness';
@@ -13,11 +14,9 @@ import { median, round, type Row } from './support';
 const CALLS = 50;
 
 export async function sandbox(): Promise<Row[]> {
-  const probe = await probeBubblewrap();
-  if (!probe.ok) throw new Error(`bubblewrap does not work here: ${probe.reason}`);
   const workdir = makeRepo({ 'README.md': 'x\n' });
   const context = (commandSandbox: ToolContext['sandbox']) => toolContext(workdir, { sandbox: commandSandbox });
-  const sandboxed = context(bubblewrap({ passEnv: [], network: true }));
+  const sandboxed = context(await resolveSandbox({ ...sandboxSettings({}), mode: 'bwrap' }));
   const plain = context(unconfined());
   const timings = { sandboxed: [] as number[], plain: [] as number[] };
   const time = async (into: number[], toolContext: ToolContext) => {

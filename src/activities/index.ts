@@ -54,7 +54,7 @@ export function createActivities(config: ActivityConfig) {
       workspaceRoots: config.workspaceRoots ?? [],
       privateDirs: [gitRoot],
       trustRepoHooks: config.trustRepoHooks ?? false,
-      sandbox: config.sandbox.kind,
+      sandbox: config.sandbox,
       ...(config.hostId ? { hostId: config.hostId } : {}),
       ...(config.instructionsDir ? { instructionsDir: config.instructionsDir } : {}),
     }),

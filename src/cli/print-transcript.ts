@@ -17,6 +17,8 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
         entry.sandbox === 'none'
           ? "  ⚠ sandbox: none: this session's commands run unconfined, with the worker's privileges (install bubblewrap, or see AGENT_SANDBOX in the README)"
           : undefined,
+        entry.network ? `  ⇄ network: ${describeNetwork(entry.network)}` : undefined,
+        ...(entry.network?.warnings ?? []).map((warning) => `  ⚠ ${warning}`),
         entry.forkedFrom ? `  ⑂ forked from ${entry.forkedFrom.workflowId} at turn ${entry.forkedFrom.turn} into ${entry.workdir}` : undefined,
         entry.instructionFiles?.length ? `  ✎ instructions: ${entry.instructionFiles.join(', ')}` : undefined,
         entry.skippedRepoHooks?.length
@@ -75,4 +77,12 @@ export function formatResult(result: AgentResult): string {
     ...(result.filesChanged ? [result.filesChanged.length ? `Files changed:\n${formatDiffStat(result.filesChanged)}` : 'Files changed: none'] : []),
     ...(result.branch ? [`Branch: ${result.branch.name} at ${result.branch.commit.slice(0, 12)}, ${result.branch.pushed ? 'pushed' : `not pushed (${result.branch.pushError})`}`] : []),
   ].join('\n');
+}
+
+/** `filtered: 21 allowed domains (registry.npmjs.org, pypi.org, …)`, `none`, `host`. */
+function describeNetwork(network: { mode: string; allowedDomains?: string[] }): string {
+  if (network.mode !== 'filtered') return network.mode === 'none' ? 'none (commands have only a loopback)' : "host (the worker's own network)";
+  const domains = network.allowedDomains ?? [];
+  const shown = domains.slice(0, 4).join(', ');
+  return `filtered, through the worker's proxy to ${domains.length} allowed domain(s)${domains.length ? ` (${shown}${domains.length > 4 ? ', …' : ''})` : ''}`;
 }

@@ -5,11 +5,12 @@
  * itself is opened once per use from its real path, every component `O_NOFOLLOW`: a link put in
  * place of the workdir or one of its parents is refused, not followed.
  */
-import { constants, type Dirent, fchmodSync, mkdirSync, openSync, readSync, rmdirSync, type Stats } from 'node:fs';
+import { type Dirent, fchmodSync, mkdirSync, readSync, rmdirSync, type Stats } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { DirectoryHandle } from './directory-handle';
 import { type FileOwner, ownEntry, ownerFor } from './file-owner';
-import { closeQuietly, fdPath, O_PATH, openSubdirectory, statOf } from './proc-fd';
+import { openRealDirectory } from './open-real-directory';
+import { closeQuietly, fdPath, statOf } from './proc-fd';
 import { openRegular, readWithin, type ReadLimits } from './read-regular';
 import { type Location, release, resolveBeneath } from './resolve-beneath';
 import { type FileContent, linkAtomically, removeIfPresent, writeAtomically } from './write-atomically';
@@ -36,22 +37,8 @@ export class Workdir {
 
   /** Opens the workdir at `path`, a real path: no component may be a symlink. */
   static open(path: string): Workdir {
-    if (!isAbsolute(path)) throw new Error(`workdir ${path} is not an absolute path`);
-    let fd = openSync('/', O_PATH | constants.O_DIRECTORY);
-    try {
-      for (const part of path.split('/').filter(Boolean)) {
-        const next = openSubdirectory(fd, part);
-        closeQuietly(fd);
-        fd = next;
-      }
-    } catch (error) {
-      closeQuietly(fd);
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOTDIR' || code === 'ELOOP') throw Object.assign(new Error(`workdir ${path} is not a directory's real path (a part of it is a symlink or a file)`), { code: 'ENOTDIR' });
-      throw error;
-    }
-    const canonical = `/${path.split('/').filter(Boolean).join('/')}`;
-    return new Workdir(canonical, fd, ownerFor(statOf(fd)));
+    const fd = openRealDirectory(path);
+    return new Workdir(`/${path.split('/').filter(Boolean).join('/')}`, fd, ownerFor(statOf(fd)));
   }
 
   /**
@@ -59,22 +46,7 @@ export class Workdir {
    * following links (a fork's new workdir), then opens it.
    */
   static create(path: string): Workdir {
-    if (!isAbsolute(path)) throw new Error(`workdir ${path} is not an absolute path`);
-    let fd = openSync('/', O_PATH | constants.O_DIRECTORY);
-    try {
-      for (const part of path.split('/').filter(Boolean)) {
-        try {
-          mkdirSync(fdPath(fd, part));
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        }
-        const next = openSubdirectory(fd, part);
-        closeQuietly(fd);
-        fd = next;
-      }
-    } finally {
-      closeQuietly(fd);
-    }
+    closeQuietly(openRealDirectory(path, { create: true }));
     return Workdir.open(path);
   }
 
@@ -90,6 +62,11 @@ export class Workdir {
 
   close(): void {
     closeQuietly(this.fd);
+  }
+
+  /** The workdir's `O_PATH` descriptor, for a child process to inherit (a root worker's staged sandbox); it stays this Workdir's. */
+  descriptor(): number {
+    return this.fd;
   }
 
   /** The workdir's own stats (its owner is the sandbox's user). */

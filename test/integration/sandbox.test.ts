@@ -138,7 +138,15 @@ describe.each(['bwrap', 'none'] as const)('AGENT_SANDBOX=%s', (mode) => {
   });
 
   test("the repository's hooks are found and skipped; the model cannot write new ones", () => {
-    expect(transcript[1]).toEqual({ type: 'session', turn: 0, workdir, sandbox: mode, skippedRepoHooks: ['.agent/settings.json (1 stop hook)'] });
+    expect(transcript[1]).toEqual({
+      type: 'session',
+      turn: 0,
+      workdir,
+      sandbox: mode,
+      // Sandboxed: the filtered network; unconfined: the worker's, and the entry says so.
+      network: mode === 'bwrap' ? { mode: 'filtered', allowedDomains: expect.arrayContaining(['registry.npmjs.org']) } : { mode: 'host', warnings: [expect.stringContaining('their network is the worker')] },
+      skippedRepoHooks: ['.agent/settings.json (1 stop hook)'],
+    });
     expect(existsSync(join(workdir, 'hook-ran'))).toBe(false);
     expect(result('write_settings_hook')).toMatchObject({ isError: true, text: expect.stringMatching(/needs a person's approval/) });
   });

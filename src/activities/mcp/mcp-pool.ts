@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { SandboxRequest } from '../../shared/activity-io';
+import type { SandboxRequest } from '../../shared/sandbox';
 import type { McpServerConfig } from '../../shared/mcp';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
 import { SandboxedStdioTransport } from './sandboxed-stdio';
@@ -150,6 +150,8 @@ export class McpPool {
 
   private transportFor(config: McpServerConfig, place: McpPlace): Transport {
     if (config.type === 'http') {
+      // The worker connects to an HTTP server itself, outside any sandbox: a session without network gets none this way either.
+      if (this.sandbox.network(place.sandbox).mode === 'none') throw new Error('the session has no network (network: "none"), so its HTTP MCP servers are not connected');
       return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
     }
     const transport = new SandboxedStdioTransport({

@@ -6,7 +6,7 @@
  * plain child of the worker, outside any sandbox and in the worker's process group, so only its
  * message framing (ReadBuffer, serializeMessage) is used here.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -49,12 +49,11 @@ export class SandboxedStdioTransport implements Transport {
     return this.child?.pid;
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
     const { command, args, workdir, sandbox, session } = this.server;
-    const spec = sandbox.spawn([command, ...args].map(shellWord).join(' '), workdir, session);
+    const child = await sandbox.start([command, ...args].map(shellWord).join(' '), workdir, session, { stdin: true });
+    this.child = child;
     return new Promise((resolve, reject) => {
-      const child = spawn(spec.file, spec.args, { cwd: workdir, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-      this.child = child;
       child.once('error', (error) => {
         reject(error);
         this.onerror?.(error);

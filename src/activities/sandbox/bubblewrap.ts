@@ -1,14 +1,15 @@
 /**
  * Bubblewrap (`bwrap`, Debian package `bubblewrap`): each command runs in its own namespaces,
  * seeing the system read-only, its session's workdir read-write at its own path, a private /tmp
- * and home, its own /proc with only its own processes, as an unprivileged user; it dies with the
- * worker, and every process it started dies with it (the PID namespace ends with its first
- * process).
+ * and home, its own /proc with only its own processes, its own network namespace (only a
+ * loopback; the filtered network reaches the worker's proxy through one socket), as an
+ * unprivileged user; it dies with the worker, and every process it started dies with it (the
+ * PID namespace ends with its first process).
  */
-import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EGRESS_SOCKET } from './launcher';
 
 /** The uid and home of the sandbox's user: not root, whatever the worker runs as. */
 export const SANDBOX_UID = 1000;
@@ -27,7 +28,12 @@ const SYSTEM = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/opt'];
 
 export interface BubblewrapCall {
   workdir: string;
-  network: boolean;
+  /** Where the workdir is bound from: itself, or the staging point a root worker bound it at (sandbox-user.ts). */
+  workdirSource?: string;
+  /** `host`: the worker's network namespace; otherwise one of the command's own, with only a loopback. */
+  network: 'none' | 'host' | 'filtered';
+  /** filtered: the egress proxy's socket on the host, bound at EGRESS_SOCKET inside. */
+  egressSocket?: string;
   environment: Record<string, string>;
 }
 
@@ -55,8 +61,9 @@ export function bubblewrapArgs(call: BubblewrapCall): string[] {
   for (const name of ETC) args.push('--ro-bind-try', join('/etc', name), join('/etc', name));
   const { passwd, group } = identityFiles();
   args.push('--ro-bind', passwd, '/etc/passwd', '--ro-bind', group, '/etc/group');
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', SANDBOX_HOME, '--bind', call.workdir, call.workdir, '--chdir', call.workdir);
-  args.push('--unshare-all', ...(call.network ? ['--share-net'] : []), '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID));
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', SANDBOX_HOME, '--bind', call.workdirSource ?? call.workdir, call.workdir, '--chdir', call.workdir);
+  if (call.network === 'filtered' && call.egressSocket) args.push('--ro-bind', call.egressSocket, EGRESS_SOCKET);
+  args.push('--unshare-all', ...(call.network === 'host' ? ['--share-net'] : []), '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID));
   args.push('--hostname', 'sandbox', '--die-with-parent', '--new-session', '--clearenv');
   for (const [name, value] of Object.entries(call.environment)) args.push('--setenv', name, value);
   return args;
@@ -65,23 +72,3 @@ export function bubblewrapArgs(call: BubblewrapCall): string[] {
 /** bwrap's own environment: nothing of the worker's (its init process would carry it). */
 export const BUBBLEWRAP_ENVIRONMENT = { PATH: SANDBOX_PATH };
 
-/**
- * Whether bubblewrap works here: the binary may be installed while user namespaces are off
- * (a sysctl, a container's seccomp profile), so a real sandbox runs `true`.
- */
-export async function probeBubblewrap(binary = 'bwrap'): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const workdir = mkdtempSync(join(tmpdir(), 'durable-agent-probe-'));
-  try {
-    await new Promise<void>((resolve, reject) =>
-      execFile(binary, [...bubblewrapArgs({ workdir, network: false, environment: BUBBLEWRAP_ENVIRONMENT }), '--', 'true'], { env: BUBBLEWRAP_ENVIRONMENT, timeout: 10_000 }, (error, _stdout, stderr) =>
-        error ? reject((error as NodeJS.ErrnoException).code === 'ENOENT' ? error : new Error((stderr.trim() || error.message).split('\n')[0])) : resolve(),
-      ),
-    );
-    return { ok: true };
-  } catch (error) {
-    const message = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'bwrap is not installed (Debian/Ubuntu package: bubblewrap)' : (error as Error).message;
-    return { ok: false, reason: message };
-  } finally {
-    rmSync(workdir, { recursive: true, force: true });
-  }
-}

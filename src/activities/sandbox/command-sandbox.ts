@@ -1,10 +1,22 @@
 /**
- * How a worker runs the commands of its sessions (Bash, stop hooks, later every executable
- * tool): inside a bubblewrap sandbox when it can, else unconfined, as `AGENT_SANDBOX` says.
+ * How a worker runs the commands of its sessions (Bash, hooks, stdio MCP servers): inside a
+ * bubblewrap sandbox when it can, else unconfined, as `AGENT_SANDBOX` says. A sandbox starts
+ * as the workdir's unprivileged owner (sandbox-user.ts), on the network its session may have
+ * (session-network.ts), within its limits (sandbox-limits.ts, cgroup.ts).
  */
-import type { SandboxRequest } from '../../shared/activity-io';
+import { type ChildProcess, spawn, type StdioOptions } from 'node:child_process';
+import type { SandboxRequest } from '../../shared/sandbox';
+import { handOver } from '../../workdir/hand-over';
+import { Workdir } from '../../workdir/workdir';
 import { commandEnvironment } from '../tools/command-environment';
-import { BUBBLEWRAP_ENVIRONMENT, bubblewrapArgs, probeBubblewrap, SANDBOX_HOME, SANDBOX_PATH } from './bubblewrap';
+import type { AllowedDomain } from './allowed-domains';
+import { BUBBLEWRAP_ENVIRONMENT, bubblewrapArgs, SANDBOX_HOME, SANDBOX_PATH } from './bubblewrap';
+import { type CgroupSettings, CommandCgroup } from './cgroup';
+import type { EgressProxies } from './egress-proxies';
+import { proxyEnvironment, sandboxLauncher, unconfinedLauncher } from './launcher';
+import { type SandboxLimits, ulimitCommand } from './sandbox-limits';
+import { sandboxUserFor } from './sandbox-user';
+import { type NetworkSettings, type SessionNetwork, sessionNetwork } from './session-network';
 
 /** `AGENT_SANDBOX`: `auto` (bubblewrap when it works here, else unconfined with a warning), `bwrap` (required), `none`. */
 export type SandboxMode = 'auto' | 'bwrap' | 'none';
@@ -14,81 +26,161 @@ export interface SandboxSettings {
   mode: SandboxMode;
   /** `AGENT_SANDBOX_PASS_ENV`: names of the worker's variables commands may see. */
   passEnv: string[];
-  /** `AGENT_SANDBOX_NETWORK=off` unshares the network of every session. */
+  /** `AGENT_SANDBOX_NETWORK=off`: no session's commands have network. */
   network: boolean;
+  /** `AGENT_SANDBOX_ALLOW_HOST_NETWORK=1`: a session may ask for the worker's own network. */
+  allowHostNetwork: boolean;
+  /** `AGENT_SANDBOX_ALLOWED_DOMAINS`; undefined: the default list. */
+  allowedDomains?: AllowedDomain[];
+  /** `AGENT_SANDBOX_UID`: who a root worker's sandboxes run as when root owns the workdir (0: root, not advised). */
+  sandboxUid: number;
+  limits: SandboxLimits;
+  /** `AGENT_SANDBOX_CGROUP`: a delegated cgroup v2 subtree for per-command memory and process limits. */
+  cgroup?: CgroupSettings;
 }
 
-/** What a session asks of its commands' sandbox (input `sandboxEnv` and `network`). */
+/** What a session asks of its commands' sandbox (input `sandboxEnv`, `network`, `allowedDomains`). */
 export type SessionSandbox = SandboxRequest;
 
-/** A process to spawn for one command. */
-export interface CommandSpawn {
-  file: string;
-  args: string[];
-  env: Record<string, string>;
-  /** Unconfined commands need a watchdog to die with the worker; sandboxed ones die with bubblewrap. */
-  confined: boolean;
+export interface StartOptions {
+  /** Pipe the command's standard input (hooks, MCP servers); otherwise it has none. */
+  stdin: boolean;
 }
 
 export interface CommandSandbox {
   kind: 'bwrap' | 'none';
   /** Why commands run unconfined, when they do. */
   reason?: string;
-  spawn(command: string, workdir: string, session?: SessionSandbox): CommandSpawn;
+  limits: SandboxLimits;
+  /** The network a session's commands get from this worker. */
+  network(session?: SessionSandbox): SessionNetwork;
+  /**
+   * Starts a command in the workdir, in a process group of its own (a timeout or a cancel kills
+   * the group, and with it the sandbox and everything inside).
+   */
+  start(command: string, workdir: string, session: SessionSandbox | undefined, options: StartOptions): Promise<ChildProcess>;
+  close(): Promise<void>;
 }
 
-/**
- * Unconfined: a watchdog beside the command kills its process group when the worker process
- * disappears, so a killed worker's command does not run on beside its retry.
- */
-const LAUNCHER = [
-  'worker_pid="$1"; user_command="$2"',
-  '( while kill -0 "$worker_pid" 2>/dev/null; do sleep 1; done; kill -KILL 0 ) </dev/null >/dev/null 2>&1 &',
-  'watchdog=$!',
-  'bash -c "$user_command"',
-  'status=$?',
-  'kill "$watchdog" 2>/dev/null',
-  'exit $status',
-].join('\n');
+/** Where a root worker binds a workdir its sandbox user cannot reach (see sandbox-user.ts). */
+const STAGE_SCRIPT = 'stage="$1"; uid="$2"; gid="$3"; shift 3; mount --bind /proc/self/fd/3 "$stage" && exec 3>&- && exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- bwrap "$@"';
 
-export function unconfined(settings: Pick<SandboxSettings, 'passEnv'> = { passEnv: [] }, reason = 'AGENT_SANDBOX=none'): CommandSandbox {
+function stdioFor(options: StartOptions, extra: (number | 'pipe' | 'ignore')[] = []): StdioOptions {
+  return [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...extra];
+}
+
+export function unconfined(settings: Pick<SandboxSettings, 'passEnv'> & Partial<Pick<SandboxSettings, 'limits'>> = { passEnv: [] }, reason = 'AGENT_SANDBOX=none'): CommandSandbox {
+  const limits = settings.limits ?? {};
+  const launcher = unconfinedLauncher({ limits: ulimitCommand(limits, { processes: false }) });
   return {
     kind: 'none',
     reason,
-    spawn: (command, _workdir, session) => ({
-      file: 'bash',
-      args: ['-c', LAUNCHER, 'durable-agent-command', String(process.pid), command],
-      env: commandEnvironment(process.env, { passNames: settings.passEnv, extra: session?.env }),
-      confined: false,
-    }),
+    limits,
+    // Nothing confines an unconfined command's network: it is the worker's, whatever was asked.
+    network: (session) => {
+      const asked = sessionNetwork(session, { enabled: true, allowHost: true, allowedDomains: [] });
+      return { mode: asked.mode === 'none' ? 'none' : 'host', allowedDomains: [], warnings: [`commands run unconfined (${reason}): their network is the worker's`] };
+    },
+    start: async (command, workdir, session, options) =>
+      spawn('bash', ['-c', launcher, 'durable-agent-command', String(process.pid), command], {
+        cwd: workdir,
+        env: commandEnvironment(process.env, { passNames: settings.passEnv, extra: session?.env }),
+        detached: true, // own process group, so the whole tree can be killed at once
+        stdio: stdioFor(options),
+      }),
+    close: async () => {},
   };
 }
 
-export function bubblewrap(settings: Pick<SandboxSettings, 'passEnv' | 'network'>): CommandSandbox {
+export interface BubblewrapDependencies {
+  proxies: EgressProxies;
+  /** An empty directory every sandbox user can reach: the staging point (sandbox-user.ts). */
+  stage: string;
+  /** Why filtered networks cannot work here, when they cannot (socat missing). */
+  filterUnavailable?: string;
+  /** The default allowed domains, when AGENT_SANDBOX_ALLOWED_DOMAINS names none. */
+  defaultDomains: AllowedDomain[];
+}
+
+export function bubblewrap(settings: SandboxSettings, dependencies: BubblewrapDependencies): CommandSandbox {
+  const networkSettings: NetworkSettings = {
+    enabled: settings.network,
+    allowHost: settings.allowHostNetwork,
+    allowedDomains: settings.allowedDomains ?? dependencies.defaultDomains,
+    ...(dependencies.filterUnavailable ? { filterUnavailable: dependencies.filterUnavailable } : {}),
+  };
+  const limits = ulimitCommand(settings.limits, { processes: true });
   return {
     kind: 'bwrap',
-    spawn: (command, workdir, session) => {
+    limits: settings.limits,
+    network: (session) => sessionNetwork(session, networkSettings),
+    async start(command, workdirPath, session, options) {
+      const network = sessionNetwork(session, networkSettings);
+      const egressSocket = network.mode === 'filtered' ? await dependencies.proxies.socketFor(network.allowedDomains) : undefined;
       const environment = commandEnvironment(process.env, {
         passNames: settings.passEnv,
         extra: session?.env,
-        overrides: { PATH: SANDBOX_PATH, HOME: SANDBOX_HOME, USER: 'agent', LOGNAME: 'agent', SHELL: '/bin/bash', TMPDIR: '/tmp' },
+        overrides: { PATH: SANDBOX_PATH, HOME: SANDBOX_HOME, USER: 'agent', LOGNAME: 'agent', SHELL: '/bin/bash', TMPDIR: '/tmp', ...(egressSocket ? proxyEnvironment() : {}) },
       });
-      const network = settings.network && session?.network !== false;
-      return { file: 'bwrap', args: [...bubblewrapArgs({ workdir, network, environment }), '--', 'bash', '-c', command], env: BUBBLEWRAP_ENVIRONMENT, confined: true };
+      const inner = ['bash', '-c', sandboxLauncher({ bridge: egressSocket !== undefined, limits }), 'durable-agent', command];
+      const workdir = Workdir.open(workdirPath);
+      try {
+        if (settings.sandboxUid !== 0 && process.getuid?.() === 0 && workdir.stats().uid === 0) handOver(workdir, { uid: settings.sandboxUid, gid: settings.sandboxUid });
+        const user = sandboxUserFor({ path: workdir.path, stats: workdir.stats() }, settings.sandboxUid);
+        const cgroup = settings.cgroup ? await CommandCgroup.create(settings.cgroup) : undefined;
+        const handshake = cgroup ? ['--info-fd', '4', '--block-fd', '5'] : [];
+        const args = [...bubblewrapArgs({ workdir: workdir.path, ...(user.staged ? { workdirSource: dependencies.stage } : {}), network: network.mode, egressSocket, environment }), ...handshake, '--', ...inner];
+        const extra: (number | 'pipe' | 'ignore')[] = [user.staged ? workdir.descriptor() : 'ignore', ...(cgroup ? (['pipe', 'pipe'] as const) : [])];
+        const child = user.staged
+          ? spawn('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', STAGE_SCRIPT, 'durable-agent-stage', dependencies.stage, String(user.uid), String(user.gid), ...args], {
+              cwd: '/',
+              env: BUBBLEWRAP_ENVIRONMENT,
+              detached: true,
+              stdio: stdioFor(options, extra),
+            })
+          : spawn('bwrap', args, {
+              cwd: '/',
+              env: BUBBLEWRAP_ENVIRONMENT,
+              detached: true,
+              stdio: stdioFor(options, extra),
+              ...(user.uid !== undefined ? { uid: user.uid, gid: user.gid } : {}),
+            });
+        if (cgroup) void joinCgroup(child, cgroup);
+        return child;
+      } finally {
+        workdir.close();
+      }
     },
+    close: () => dependencies.proxies.close(),
   };
 }
 
 /**
- * The sandbox a worker uses, from its settings; throws when bubblewrap is required and does not
- * work. `probeBinary`: the bwrap to probe (tests name a missing one).
+ * bubblewrap tells the sandbox's first process on --info-fd and waits on --block-fd: it goes
+ * into the command's cgroup before it starts the command, so everything the command starts is
+ * inside. A failure kills the command rather than letting it run without its limits.
  */
-export async function resolveSandbox(settings: SandboxSettings, probeBinary = 'bwrap'): Promise<CommandSandbox> {
-  if (settings.mode === 'none') return unconfined(settings);
-  const probe = await probeBubblewrap(probeBinary);
-  if (probe.ok) return bubblewrap(settings);
-  if (settings.mode === 'bwrap') {
-    throw new Error(`AGENT_SANDBOX=bwrap, but bubblewrap does not work here: ${probe.reason}. Install the package bubblewrap and allow user namespaces, or set AGENT_SANDBOX=auto.`);
+async function joinCgroup(child: ChildProcess, cgroup: CommandCgroup): Promise<void> {
+  const stdio = child.stdio as unknown as (NodeJS.ReadableStream & NodeJS.WritableStream | null)[];
+  const info = stdio[4] ?? null;
+  const release = stdio[5] ?? null;
+  child.once('close', () => void cgroup.remove().catch(() => {}));
+  try {
+    let text = '';
+    for await (const chunk of info ?? []) {
+      text += String(chunk);
+      const pid = /"child-pid":\s*(\d+)/.exec(text)?.[1];
+      if (!pid) continue;
+      await cgroup.add(Number(pid));
+      release?.end('x');
+      return;
+    }
+    throw new Error('bubblewrap did not say its child process');
+  } catch {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
   }
-  return unconfined(settings, `bubblewrap does not work here (${probe.reason})`);
 }

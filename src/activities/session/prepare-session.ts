@@ -3,7 +3,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { PrepareSessionInput, PrepareSessionOutput } from '../../shared/activity-io';
 import { ErrorType } from '../../shared/errors';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, CHARS_PER_TOKEN } from '../../shared/limits';
+import type { PreparedNetwork } from '../../shared/sandbox';
 import { readRepoHooks, type RepoHooks } from '../hooks/settings';
+import { formatAllowedDomain } from '../sandbox/allowed-domains';
+import type { CommandSandbox } from '../sandbox/command-sandbox';
+import type { SessionNetwork } from '../sandbox/session-network';
 import { realDirectory, realOrSame } from '../../workdir/real-directory';
 import { Workdir } from '../../workdir/workdir';
 import { readRepoAgents } from './agent-files';
@@ -28,12 +32,21 @@ export interface SessionActivityDependencies {
   privateDirs?: readonly string[];
   /** `AGENT_TRUST_REPO_HOOKS=1`: a repository's hooks run without input `trustRepoHooks`. */
   trustRepoHooks: boolean;
-  /** Where this worker runs commands, shown to people (`state.sandbox`). */
-  sandbox: 'bwrap' | 'none';
+  /** Where this worker runs commands (`state.sandbox`), and the network it gives a session's commands. */
+  sandbox: Pick<CommandSandbox, 'kind' | 'network'>;
   /** This worker's host (`AGENT_HOST_ID`), recorded as the session's host. */
   hostId?: string;
   /** `AGENT_INSTRUCTIONS_DIR`: the user's AGENTS.md and CLAUDE.md, for every session's system prompt. */
   instructionsDir?: string;
+}
+
+/** The session's network as the transcript shows it (a root worker's or an unconfined one's warnings included). */
+function preparedNetwork(network: SessionNetwork): PreparedNetwork {
+  return {
+    mode: network.mode,
+    ...(network.mode === 'filtered' ? { allowedDomains: network.allowedDomains.map(formatAllowedDomain) } : {}),
+    ...(network.warnings.length ? { warnings: network.warnings } : {}),
+  };
 }
 
 /** What the transcript lists as found and not run: hook files when untrusted, and files that could not be read either way. */
@@ -87,7 +100,8 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
         ...(skippedAgents.length ? { skippedRepoAgents: skippedAgents } : {}),
         // `.mcp.json`: its servers when trusted, like the hooks; else a note that it was skipped.
         ...repoMcp,
-        sandbox: dependencies.sandbox,
+        sandbox: dependencies.sandbox.kind,
+        network: preparedNetwork(dependencies.sandbox.network(input.sandbox)),
         ...(dependencies.hostId ? { host: dependencies.hostId } : {}),
         model: input.model ?? defaultModel,
         systemRef,

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { BASH_ACTIVITY_MARGIN_MS, BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_OUTPUT_CHARS, BASH_MAX_TIMEOUT_MS } from '../../shared/limits';
 import { parseCommandLine } from './bash-commands';
-import { runInProcessGroup } from './process-group';
+import { describeLimits, type SandboxLimits } from '../sandbox/sandbox-limits';
+import { type GroupRun, runInProcessGroup } from './process-group';
 import type { FileChange } from '../../shared/workspace';
 import { describeChanges } from '../workspace/changes';
 import { defineTool } from './tool';
@@ -64,14 +65,29 @@ export const bashTool = defineTool({
       parts.push(`Command timed out after ${timeoutMs} ms and was killed.`);
       return { text: parts.join('\n\n'), isError: true };
     }
+    const limit = limitNote(run, context.sandbox.limits);
     if (run.exitCode === null) {
-      parts.push(`Command was killed by signal ${run.signal}.`);
+      parts.push(`Command was killed by signal ${run.signal}.${limit ? ` ${limit}` : ''}`);
       return { text: parts.join('\n\n'), isError: true };
     }
+    if (limit && run.exitCode !== 0) parts.push(limit);
     parts.push(`Exit code: ${run.exitCode}`);
     return { text: parts.join('\n\n'), isError: run.exitCode !== 0 };
   },
 });
+
+/** What a process says when the sandbox's limits stopped it (fork, an allocation), or the signal a limit sends. */
+const LIMIT_SYMPTOMS = /fork: (retry|Resource temporarily unavailable)|Resource temporarily unavailable|Cannot allocate memory|MemoryError|[Oo]ut of memory|ENOMEM|EAGAIN|File too large/;
+
+/** A note saying a command may have hit the sandbox's limits, naming them and how to raise them. */
+function limitNote(run: GroupRun, limits: SandboxLimits): string | undefined {
+  const named = run.signal === 'SIGXCPU' ? 'its CPU time limit' : run.signal === 'SIGXFSZ' ? 'its file size limit' : undefined;
+  if (!named && !LIMIT_SYMPTOMS.test(run.output)) return undefined;
+  return (
+    `Note: ${named ? `the command reached ${named}` : 'the command may have reached a limit'}: each command here is limited to ${describeLimits(limits)} ` +
+    '(the worker sets them: AGENT_SANDBOX_MAX_PROCESSES, AGENT_SANDBOX_MAX_MEMORY, AGENT_SANDBOX_MAX_FILE_SIZE, AGENT_SANDBOX_MAX_CPU_SECONDS).'
+  );
+}
 
 function lostRunReport(attempt: number, changes: FileChange[]): { text: string; isError: true } {
   const what = changes.length ? `Since it started, the workspace changed: ${describeChanges(changes)}.` : 'No file in the workspace changed since it started.';

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import type { CommandSandbox, SessionSandbox } from '../sandbox/command-sandbox';
 
 /**
@@ -55,15 +54,9 @@ export interface GroupOptions {
   onOutput?: (chunk: string) => void;
 }
 
-export function runInProcessGroup(command: string, options: GroupOptions): Promise<GroupRun> {
+export async function runInProcessGroup(command: string, options: GroupOptions): Promise<GroupRun> {
+  const child = await options.sandbox.start(command, options.cwd, options.session, { stdin: options.stdin !== undefined });
   return new Promise((resolve, reject) => {
-    const spec = options.sandbox.spawn(command, options.cwd, options.session);
-    const child = spawn(spec.file, spec.args, {
-      cwd: options.cwd,
-      env: spec.env,
-      detached: true, // own process group, so the whole tree can be killed at once
-      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
     const output = new CappedOutput(options.maxOutputChars);
     const stdout = new CappedOutput(options.maxOutputChars);
     const stderr = new CappedOutput(options.maxOutputChars);

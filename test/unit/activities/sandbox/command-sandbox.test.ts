@@ -1,19 +1,20 @@
 /** The sandbox as a worker resolves it, and what a command sees inside it (real bubblewrap). */
-import { execFile } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { resolveSandbox, type CommandSandbox } from '../../../../src/activities/sandbox/command-sandbox';
+import type { CommandSandbox } from '../../../../src/activities/sandbox/command-sandbox';
+import { resolveSandbox } from '../../../../src/activities/sandbox/resolve-sandbox';
 import { sandboxSettings } from '../../../../src/worker-config';
 import { scratchDir } from '../../../support/paths';
 
-const run = promisify(execFile);
 const settings = (environment: NodeJS.ProcessEnv) => sandboxSettings(environment);
 
-async function inside(sandbox: CommandSandbox, command: string, workdir: string, session?: Parameters<CommandSandbox['spawn']>[2]): Promise<string> {
-  const spec = sandbox.spawn(command, workdir, session);
-  const { stdout } = await run(spec.file, spec.args, { env: spec.env, cwd: workdir }).catch((error: { stdout: string }) => error);
+async function inside(sandbox: CommandSandbox, command: string, workdir: string, session?: Parameters<CommandSandbox['start']>[2]): Promise<string> {
+  const child = await sandbox.start(command, workdir, session, { stdin: false });
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.resume();
+  await new Promise((resolve) => child.once('close', resolve));
   return stdout;
 }
 
@@ -32,7 +33,7 @@ describe('AGENT_SANDBOX', () => {
   test('settings are checked and named', () => {
     expect(() => settings({ AGENT_SANDBOX: 'docker' })).toThrow('AGENT_SANDBOX=docker: use auto, bwrap or none');
     expect(() => settings({ AGENT_SANDBOX_NETWORK: 'no' })).toThrow('AGENT_SANDBOX_NETWORK=no: use on or off');
-    expect(settings({ AGENT_SANDBOX_PASS_ENV: ' NPM_TOKEN, ,GOPROXY ' })).toEqual({ mode: 'auto', passEnv: ['NPM_TOKEN', 'GOPROXY'], network: true });
+    expect(settings({ AGENT_SANDBOX_PASS_ENV: ' NPM_TOKEN, ,GOPROXY ' })).toMatchObject({ mode: 'auto', passEnv: ['NPM_TOKEN', 'GOPROXY'], network: true, allowHostNetwork: false, sandboxUid: 1000 });
   });
 });
 
@@ -42,7 +43,7 @@ describe('inside bubblewrap', () => {
 
   beforeAll(async () => {
     // .ci/run installs bubblewrap: here it must work.
-    sandbox = await resolveSandbox({ mode: 'bwrap', passEnv: ['DURABLE_AGENT_PASSED'], network: true });
+    sandbox = await resolveSandbox({ ...settings({}), mode: 'bwrap', passEnv: ['DURABLE_AGENT_PASSED'] });
     workdir = scratchDir('sandboxed');
     writeFileSync(join(workdir, 'file.txt'), 'in the workdir\n');
   });
@@ -61,7 +62,8 @@ describe('inside bubblewrap', () => {
   test('its own processes only; no shadow file; the system read-only', async () => {
     const output = await inside(sandbox, `ls /proc | grep -c '^[0-9]'; cat /etc/shadow >/dev/null 2>&1 || echo no-shadow; touch /usr/x 2>/dev/null || echo read-only`, workdir);
     const [processes, ...rest] = output.trim().split('\n');
-    expect(Number(processes)).toBeLessThanOrEqual(4);
+    // bwrap's init, the shell, ls and grep, and the bridge to the egress proxy (socat).
+    expect(Number(processes)).toBeLessThanOrEqual(5);
     expect(rest).toEqual(['no-shadow', 'read-only']);
   });
 
@@ -80,8 +82,48 @@ describe('inside bubblewrap', () => {
     }
   });
 
+  afterAll(() => sandbox.close());
+
   test('network: false leaves only the loopback device', async () => {
     const devices = (text: string) => text.split('\n').slice(2).map((line) => line.split(':')[0]!.trim()).filter(Boolean);
     expect(devices(await inside(sandbox, 'cat /proc/net/dev', workdir, { network: false }))).toEqual(['lo']);
+  });
+});
+
+describe('who the sandbox is on the host, and what it may use', () => {
+  let sandbox: CommandSandbox;
+
+  beforeAll(async () => {
+    sandbox = await resolveSandbox({ ...settings({ AGENT_SANDBOX_MAX_PROCESSES: '64', AGENT_SANDBOX_MAX_MEMORY: '1g' }), mode: 'bwrap' });
+  });
+  afterAll(() => sandbox.close());
+
+  const asRoot = process.getuid?.() === 0 ? test : test.skip;
+
+  asRoot('under a root worker, a root-owned workdir is handed to the sandbox user, and what commands make is that user\'s, set-uid bits included', async () => {
+    const workdir = scratchDir('handed-over');
+    writeFileSync(join(workdir, 'existing.txt'), 'x');
+    expect(statSync(workdir).uid).toBe(0);
+    expect(await inside(sandbox, 'cp /usr/bin/id made && chmod 4755 made && echo done', workdir)).toBe('done\n');
+    for (const name of ['', 'existing.txt', 'made']) expect(statSync(join(workdir, name)).uid).toBe(1000);
+    // A set-uid binary of uid 1000 gives nobody root.
+    expect(statSync(join(workdir, 'made')).mode & 0o4000).toBe(0o4000);
+  });
+
+  asRoot('a workdir under a directory the sandbox user cannot enter is reached through a staging mount, invisible on the host', async () => {
+    const locked = scratchDir('locked');
+    chmodSync(locked, 0o700);
+    const workdir = join(locked, 'repo');
+    mkdirSync(workdir);
+    chownSync(workdir, 1000, 1000);
+    expect(await inside(sandbox, 'pwd; echo hello > greeting.txt; id -u', workdir)).toBe(`${workdir}\n1000\n`);
+    expect(readFileSync(join(workdir, 'greeting.txt'), 'utf8')).toBe('hello\n');
+    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain('durable-agent-stage');
+  });
+
+  test('limits are hard limits inside: processes and memory per process', async () => {
+    const workdir = scratchDir('limits');
+    const output = await inside(sandbox, 'ulimit -Hu; ulimit -Hd; ulimit -u 100000 2>/dev/null || echo cannot-raise', workdir, { network: 'none' });
+    expect(output).toBe(`64\n${1024 * 1024}\ncannot-raise\n`);
   });
 });
