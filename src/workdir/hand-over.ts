@@ -33,10 +33,7 @@ function handOverEntries(directory: DirectoryHandle, owner: FileOwner): number {
   for (const entry of directory.entries()) {
     const stats = directory.lstat(entry.name);
     if (!stats) continue;
-    if (stats.uid === 0) {
-      lchownSync(fdPath(directory.fd, entry.name), owner.uid, owner.gid);
-      given++;
-    }
+    if (stats.uid === 0 && changeOwner(directory, entry.name, owner)) given++;
     if (!stats.isDirectory()) continue;
     const child = directory.subdirectory(entry.name);
     if (!child) continue;
@@ -47,4 +44,15 @@ function handOverEntries(directory: DirectoryHandle, owner: FileOwner): number {
     }
   }
   return given;
+}
+
+/** lchown of one entry; false when it went away meanwhile. */
+function changeOwner(directory: DirectoryHandle, name: string, owner: FileOwner): boolean {
+  try {
+    lchownSync(fdPath(directory.fd, name), owner.uid, owner.gid);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
 }

@@ -18,6 +18,8 @@ import { linkLeadsOutside, outside, WorkdirRefusal } from './workdir-refusal';
 
 /** Linux's limit on symlinks followed in one resolution. */
 const MAX_LINKS = 40;
+/** Times a component may change under us (a link that is no longer one when read) before the path counts as unusable. */
+const MAX_CHANGES = 1000;
 
 export interface ResolveOptions {
   /** Follow a symlink in the last component (read or write through it) or not (remove the link itself). */
@@ -71,6 +73,7 @@ export function resolveBeneath(where: Where, components: readonly string[], opti
   const stack: { fd: number; name: string }[] = [];
   const pending = components.filter(isStep);
   let links = 0;
+  let changes = 0;
   const top = () => (stack.length ? stack[stack.length - 1]!.fd : where.root);
   const pathOf = (name: string) => [...stack.map((entry) => entry.name), name].filter(Boolean).join('/');
   try {
@@ -100,7 +103,15 @@ export function resolveBeneath(where: Where, components: readonly string[], opti
         closeQuietly(fd);
         if (options.followLinks === false) throw Object.assign(new Error(`${pathOf(part)} is a symbolic link, not a directory`), { code: 'ENOTDIR' });
         if (++links > MAX_LINKS) throw new WorkdirRefusal(`Path ${where.requested} goes through too many symbolic links (a loop?).`);
-        const expansion = linkSteps(where, readlinkSync(fdPath(top(), part)));
+        const target = readLink(top(), part);
+        if (target === undefined) {
+          // Swapped for something else since it was opened: look at it again (a racer cannot keep us here for ever).
+          if (++changes > MAX_CHANGES) throw new WorkdirRefusal(`Path ${where.requested} keeps changing while it is resolved; try again.`, 'changing while resolved');
+          links--;
+          pending.unshift(part);
+          continue;
+        }
+        const expansion = linkSteps(where, target);
         if (expansion.absolute) stack.splice(0).forEach((entry) => closeQuietly(entry.fd));
         pending.unshift(...expansion.steps);
         continue;
@@ -134,6 +145,16 @@ function linkSteps(where: Where, target: string): { steps: string[]; absolute: b
   if (!target.startsWith('/')) return { steps: target.split('/').filter(isStep), absolute: false };
   if (target !== where.rootPath && !target.startsWith(`${where.rootPath}/`)) throw linkLeadsOutside(where.requested, where.rootPath);
   return { steps: target.slice(where.rootPath.length).split('/').filter(isStep), absolute: true };
+}
+
+/** A link's target; undefined when the entry is no longer a link, or gone. */
+function readLink(parent: number, name: string): string | undefined {
+  try {
+    return readlinkSync(fdPath(parent, name));
+  } catch (error) {
+    if (['EINVAL', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
+    throw error;
+  }
 }
 
 function createDirectory(parent: number, name: string, options: ResolveOptions): void {

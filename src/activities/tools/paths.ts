@@ -18,7 +18,7 @@ export function resolveInWorkdir(workdir: string, requested: string): string {
       opened.close();
     }
   } catch (error) {
-    throw asToolError(error);
+    throw unresolvable(requested, error);
   }
 }
 
@@ -33,6 +33,18 @@ export async function inWorkdir<T>(workdir: string, use: (opened: Workdir) => Pr
 
 export function asToolError(error: unknown): unknown {
   return error instanceof WorkdirRefusal ? new ToolError(error.message) : error;
+}
+
+/**
+ * Why a path cannot be resolved, as the model can act on it: a refusal, or what the file system
+ * said (a part of it is a file, a link loop). Planning a call must not fail its model call over
+ * a path the session controls (a racer can change it at any moment): the tool reports it instead.
+ */
+function unresolvable(requested: string, error: unknown): unknown {
+  if (error instanceof WorkdirRefusal) return new ToolError(error.message);
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code && ['ENOENT', 'ENOTDIR', 'ELOOP', 'EINVAL', 'EACCES', 'EPERM', 'ENAMETOOLONG'].includes(code)) return new ToolError(`Path ${requested} cannot be resolved (${code}).`);
+  return error;
 }
 
 export function isInside(root: string, candidate: string): boolean {

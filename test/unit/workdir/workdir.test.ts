@@ -171,6 +171,22 @@ describe('a racer swapping a directory for a link to outside', () => {
     expect(outcomes.written + outcomes.refused).toBe(200);
   });
 
+  test('2,000 resolutions give a path inside or a refusal, never a stray system error', async () => {
+    mkdirSync(join(path, 'd'));
+    await race(join(path, 'd'));
+    const outcomes = new Set<string>();
+    await using(async (workdir) => {
+      for (let attempt = 0; attempt < 2000; attempt++) {
+        try {
+          outcomes.add(workdir.realPath('d/file.txt') === join(path, 'd/file.txt') ? 'inside' : 'elsewhere');
+        } catch (error) {
+          outcomes.add(error instanceof WorkdirRefusal ? 'refused' : `error ${(error as NodeJS.ErrnoException).code}`);
+        }
+      }
+    });
+    expect([...outcomes].filter((outcome) => outcome !== 'inside' && outcome !== 'refused')).toEqual([]);
+  });
+
   test('200 reads return what is inside or are refused; none returns the secret', async () => {
     mkdirSync(join(path, 'd'));
     writeFileSync(join(path, 'd/id_rsa'), 'inside');
