@@ -5,9 +5,13 @@
  *
  * Tools: `echo` (its text back), `env` (the names of the variables it sees, and MCP_GREETING),
  * `grow` (adds the tool `late` and says the list changed), `crash` (the server dies mid-call),
- * `slow` (notes in `mcp-calls.log` in its working directory that it started, then never answers).
+ * `slow` (notes in `mcp-calls.log` in its working directory that it started, then never answers),
+ * `connect` (tries TCP connections to 127.0.0.1 ports, directly and through its HTTP_PROXY, and says
+ * which answered: what a server in the sandbox can reach).
  */
 import { appendFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { connect } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -37,6 +41,35 @@ server.registerTool('crash', { description: 'Dies in the middle of the call' }, 
 server.registerTool('slow', { description: 'Starts something and takes forever' }, async () => {
   appendFileSync('mcp-calls.log', 'slow started\n');
   return new Promise<never>(() => {});
+});
+
+/** Whether 127.0.0.1:port accepts a TCP connection (within a second). */
+function direct(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port, timeout: 1000 });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+}
+
+/** The status the proxy answers a CONNECT to 127.0.0.1:port with (0: no proxy to ask). */
+function throughProxy(port: number): Promise<number> {
+  const proxy = process.env.HTTP_PROXY ? new URL(process.env.HTTP_PROXY) : undefined;
+  if (!proxy) return Promise.resolve(0);
+  return new Promise((resolve) => {
+    const asking = request({ host: proxy.hostname, port: Number(proxy.port), method: 'CONNECT', path: `127.0.0.1:${port}`, timeout: 2000 });
+    asking.once('connect', (response, socket) => (socket.destroy(), resolve(response.statusCode ?? 0)));
+    asking.once('error', () => resolve(-1));
+    asking.once('timeout', () => (asking.destroy(), resolve(-1)));
+    asking.end();
+  });
+}
+
+server.registerTool('connect', { description: 'Tries 127.0.0.1 ports directly and through the proxy', inputSchema: { ports: z.array(z.number()) } }, async ({ ports }) => {
+  const results: Record<number, { direct: boolean; proxy: number }> = {};
+  for (const port of ports) results[port] = { direct: await direct(port), proxy: await throughProxy(port) };
+  return { content: [{ type: 'text', text: JSON.stringify(results) }] };
 });
 
 void server.connect(new StdioServerTransport());
