@@ -3,7 +3,8 @@
  * always in the worker's own git root, never in a session's directory. Our git directory lies
  * outside every workdir and workspace root (`~/.durable-agent/git`, refused as a workdir): the
  * session can change its own `.git` (hooks, `core.fsmonitor`, filter drivers — all of them
- * commands), so no git call the worker makes reads it.
+ * commands) and every file of its work tree, so no git call the worker makes reads either: the
+ * commit is built from the session's snapshots and given to git on its standard input.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
@@ -29,8 +30,6 @@ export interface GitCall {
   /** Standard input, streamed with backpressure (fast-import). */
   input?: AsyncIterable<Buffer>;
   signal?: AbortSignal;
-  /** Variables of this call (an index of its own). */
-  env?: Record<string, string>;
   /** `false`: the output as git wrote it (NUL-separated listings, where a name may end in a space). */
   trim?: false;
 }
@@ -54,7 +53,7 @@ export class Git {
     // The git root may not exist yet (the first clone makes it); every call runs in it.
     await (this.homeMade ??= mkdir(home, { recursive: true }));
     const global = call.remote ? remoteConfig : undefined;
-    const env = { ...gitEnvironment(process.env, { cwd: home, ...(global ? { globalConfig: global, configuresSsh: await this.configuresSsh(global) } : {}) }), ...call.env };
+    const env = gitEnvironment(process.env, { cwd: home, ...(global ? { globalConfig: global, configuresSsh: await this.configuresSsh(global) } : {}) });
     const argv = [...gitPrefix(call.gitDir), ...args];
     const output = call.input ? await runWithInput(argv, args, env, home, call) : await runPlain(argv, args, env, home, call.signal);
     return call.trim === false ? output : output.trim();

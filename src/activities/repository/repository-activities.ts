@@ -6,12 +6,11 @@
  * `durable-agent/<id>`, committed and pushed from there. `name` is new for every clone (the
  * session id, its first run, the move), so no two clones ever share a directory. Each activity is
  * safe to retry: a clone is built under temporary names of its attempt and renamed into place
- * last; the commit is made with an index of its own from the tree as found (a retry finds
+ * last; the commit is made from the session's snapshots (commit-snapshots.ts: a retry finds
  * nothing new to commit) and moves the branch only from the commit it started from; pushing the
  * same commit twice is a no-op. Every git call runs with the clean configuration of
  * git-environment.ts; only clone and push read the operator's `AGENT_GIT_CONFIG`.
  */
-import { randomUUID } from 'node:crypto';
 import { access, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -22,6 +21,7 @@ import type { BranchResult, CloneRepositoryInput, CloneRepositoryOutput, CommitB
 import { whileHeartbeating } from '../heartbeat';
 import type { ContentStore } from '../store/content-store';
 import { restoreSnapshot } from '../workspace/restore';
+import { commitSnapshots } from './commit-snapshots';
 import { Git, GitError } from './git';
 
 export interface RepositoryActivityDependencies {
@@ -40,7 +40,11 @@ export interface RepositoryActivityDependencies {
 export const DEFAULT_CLONE_ROOT = join(homedir(), '.durable-agent', 'workspaces');
 export const DEFAULT_GIT_ROOT = join(homedir(), '.durable-agent', 'git');
 
-/** What `git add` must not do with the session's files, whatever its `.gitattributes` say: run filters, convert them. */
+/**
+ * Nothing of ours reads files through git's attributes any more (commits come from snapshots),
+ * but should anything ever: no filter runs and no bytes are converted, whatever a
+ * `.gitattributes` in the tree says.
+ */
 const PLAIN_ATTRIBUTES = '* -filter -text -eol -ident -working-tree-encoding\n';
 
 const exists = (path: string) => access(path).then(() => true, () => false);
@@ -78,33 +82,20 @@ export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId, 
       });
     },
 
-    /** Commits the workdir's files (what `.gitignore` keeps out stays out) to the branch, and pushes it. */
+    /**
+     * Commits the session's changes (its first snapshot to its last, over the base commit) to the
+     * branch, and pushes it. Git reads only what we stream to it, never the session's files.
+     */
     async commitBranch(input: CommitBranchInput): Promise<BranchResult> {
       const gitDir = gitDirOf(input.workdir);
-      // An index of this attempt's own: a crashed attempt's lock or half-written index is not in the way.
-      const index = join(gitDir, `index.agent-${randomUUID()}`);
-      const reading = { gitDir, env: { GIT_INDEX_FILE: index } };
-      const tree = [`--work-tree=${input.workdir}`];
       return whileHeartbeating(async () => {
-        const base = await git.run(['rev-parse', `refs/heads/${input.branch}`], { gitDir });
-        let commit = base;
-        try {
-          await git.run([...tree, 'read-tree', base], reading);
-          await git.run([...tree, 'add', '--all'], reading);
-          const written = await git.run([...tree, 'write-tree'], reading);
-          if (written !== (await git.run(['rev-parse', `${base}^{tree}`], { gitDir }))) {
-            // Plumbing, not `git commit`: no hooks, no editor, no config of the session's involved.
-            commit = await git.run(['commit-tree', written, '-p', base, '-m', input.message], { gitDir });
-            await git.run(['update-ref', `refs/heads/${input.branch}`, commit, base], { gitDir });
-          }
-        } finally {
-          await rm(index, { force: true });
-        }
+        const { commit, notCommitted } = await commitSnapshots({ git, store }, input, gitDir, Context.current().cancellationSignal);
+        const left = notCommitted.length > 0 ? { notCommitted } : {};
         try {
           await git.run(['push', '--quiet', '--no-verify', 'origin', `refs/heads/${input.branch}:refs/heads/${input.branch}`], { gitDir, remote: true });
-          return { name: input.branch, commit, pushed: true };
+          return { name: input.branch, commit, pushed: true, ...left };
         } catch (error) {
-          return { name: input.branch, commit, pushed: false, pushError: (error as Error).message };
+          return { name: input.branch, commit, pushed: false, pushError: (error as Error).message, ...left };
         }
       });
     },
