@@ -268,7 +268,8 @@ export class AgentSession {
           changes = await this.workspace.filesChanged().catch(() => ({}));
         }
         if (this.prepared?.repo) {
-          changes.branch = await this.host.commitBranch(() => this.loop.workdir, `durable-agent session ${this.id} (${reason}, ${this.loop.turnCount} turns)\n\n${this.input.prompt.slice(0, 2_000)}`);
+          const message = `durable-agent session ${this.id} (${reason}, ${this.loop.turnCount} turns)\n\n${this.input.prompt.slice(0, 2_000)}`;
+          changes.branch = await this.host.commitBranch(() => this.loop.workdir, message, this.workspace.changeRange());
         }
         // No call of this session can be retried any more: its edit journal goes. Best effort.
         const closed = await closeSession

@@ -145,13 +145,24 @@ export class SessionWorkspace {
     if (this.enabled) this.log = recordSnapshot(this.log, { turn, ...taken });
   }
 
-  /** The session's changes, first snapshot to last, for its result. */
-  async filesChanged(): Promise<{ filesChanged?: Awaited<ReturnType<typeof diffSnapshots>> }> {
+  /**
+   * The two snapshots the session's changes lie between: its first and its last. The result's
+   * `filesChanged` compares them, and a `repo` session's commit is made from them, so the two
+   * always agree.
+   */
+  changeRange(): { fromRef: string; toRef: string } | undefined {
     const first = this.log.snapshots[0];
     const last = latestSnapshot(this.log);
-    if (!this.enabled || !first || !last) return {};
-    if (first.ref === last.ref) return { filesChanged: [] };
-    const filesChanged = await diffSnapshots.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'files changed' }, [{ fromRef: first.ref, toRef: last.ref }]);
+    if (!this.enabled || !first || !last) return undefined;
+    return { fromRef: first.ref, toRef: last.ref };
+  }
+
+  /** The session's changes, first snapshot to last, for its result. */
+  async filesChanged(): Promise<{ filesChanged?: Awaited<ReturnType<typeof diffSnapshots>> }> {
+    const range = this.changeRange();
+    if (!range) return {};
+    if (range.fromRef === range.toRef) return { filesChanged: [] };
+    const filesChanged = await diffSnapshots.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'files changed' }, [range]);
     return { filesChanged };
   }
 
