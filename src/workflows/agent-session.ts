@@ -20,7 +20,7 @@ import { AGENT_HOST } from '../shared/search-attributes';
 import type { TakenSnapshot } from '../shared/workspace';
 import type { BranchResult } from '../shared/repository';
 import { CLOSE_SESSION_OPTIONS, closeSession } from './activity-options';
-import { type Checkpoint, forkedState, rewoundLog, rewoundState } from './checkpoints';
+import { type Checkpoint, forkedState, rewoundLog, rewoundState, startSnapshot } from './checkpoints';
 import { movedState } from './host-loss';
 import { prepareNewSession } from './prepare';
 import { reportRunEnded } from './run-trace';
@@ -87,7 +87,7 @@ export class AgentSession {
     this.host = new SessionHost({
       input,
       prepared: () => this.prepared,
-      snapshots: () => ({ first: this.workspace.log.snapshots[0]?.ref, last: this.workspace.log.snapshots.at(-1) }),
+      snapshots: () => ({ first: startSnapshot(this.workspace.log), last: this.workspace.log.snapshots.at(-1) }),
       moved: (next, detail) => {
         this.prepared = next;
         this.loop = movedState(this.loop, next.workdir, next.systemRef);

@@ -14,6 +14,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { DEFAULT_GIT_ROOT } from '../../src/activities/repository/repository-activities';
 import { cloneName } from '../../src/shared/repository';
+import { endSignal, rewindUpdate } from '../../src/workflows/definitions';
 import { byTurn, lastToolResults, type RecordedRequest, reply, text, toolResultText, toolUse, turnOf } from '../support/fake-anthropic';
 import { activityRuns } from '../support/history';
 import { Harness, killProcess, makeRepo } from '../support/harness';
@@ -159,6 +160,32 @@ test('a repo session that plants a gitfile and a nested repository: its branch h
     .map(([status, path]) => ({ path, change: kinds[status!] }));
   expect(result.filesChanged?.map(({ path, change }) => ({ path, change }))).toEqual(committed);
   expect(committed.map((change) => change.path)).toEqual(['README.md', 'fakemod/index.js', 'nested/inner.txt']);
+});
+
+test('a repo session rewound to turn 0 keeping its files: its branch and filesChanged still hold what it did before the rewind', async () => {
+  harness = await Harness.start();
+  const remote = bareRemote();
+  let rewound = false;
+  harness.fake.handler = (request) => {
+    const results = lastToolResults(request);
+    if (results.length > 0) return reply([text(rewound ? 'B written.' : 'A written.')]);
+    return reply([toolUse('Write', { file_path: rewound ? 'b.txt' : 'a.txt', content: rewound ? 'b\n' : 'a\n' })]);
+  };
+  await harness.startWorker({ workspaceRoots: [scratchDir('roots')] });
+  const handle = await harness.start({ prompt: 'Write', repo: { url: `file://${remote}`, ref: 'main' }, interactive: true, toolSummaries: false });
+  await stateWhere(handle, (state) => state.status === 'waiting_input');
+  rewound = true;
+  expect(await handle.executeUpdate(rewindUpdate, { args: [{ turn: 0, files: false }] })).toMatchObject({ turn: 0 });
+  await stateWhere(handle, (state) => state.status === 'waiting_input' && state.transitions.includes('rewind'));
+  await handle.signal(endSignal);
+  const result = (await handle.result()) as AgentResult;
+  expect(result).toMatchObject({ reason: 'completed', finalText: 'B written.', branch: { pushed: true } });
+  expect(result.filesChanged?.map(({ path, change }) => ({ path, change }))).toEqual([
+    { path: 'a.txt', change: 'added' },
+    { path: 'b.txt', change: 'added' },
+  ]);
+  const branch = `durable-agent/${handle.workflowId}`;
+  expect(git(['--git-dir', remote, 'diff', '--name-status', '--no-renames', 'main', branch])).toBe('A\ta.txt\nA\tb.txt');
 });
 
 async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState) => boolean): Promise<AgentState> {
