@@ -147,9 +147,9 @@ export class SessionWorkspace {
   }
 
   /**
-   * The two snapshots the session's changes lie between: the one it started from and its last. The result's
-   * `filesChanged` compares them, and a `repo` session's commit is made from them, so the two
-   * always agree.
+   * The two snapshots the session's changes lie between: the one it started from and its last.
+   * The result's `filesChanged` compares them, and a `repo` session's commit is made from them,
+   * so the two always agree.
    */
   changeRange(): { fromRef: string; toRef: string } | undefined {
     const first = this.log.snapshots[0];

@@ -61,7 +61,7 @@ export class Git {
 
   /** Whether the operator's config names its own `core.sshCommand` (asked once). */
   private configuresSsh(file: string): Promise<boolean> {
-    this.sshConfigured ??= this.run(['config', '--file', file, '--get', 'core.sshCommand']).then(
+    this.sshConfigured ??= this.run(['config', '--includes', '--file', file, '--get', 'core.sshCommand']).then(
       (value) => value !== '',
       () => false,
     );

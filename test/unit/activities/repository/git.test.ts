@@ -31,7 +31,7 @@ function bareRemote(file = 'README.md'): string {
 /** A program that leaves a marker when git runs it. */
 function tattletale(marker: string): string {
   const script = join(scratchDir('git-tattle'), 'run.sh');
-  writeFileSync(script, `#!/bin/sh\ntouch ${marker}\ncat >/dev/null 2>&1 || true\n`);
+  writeFileSync(script, `#!/bin/sh\ntouch ${marker}\nexit 1\n`);
   chmodSync(script, 0o755);
   return script;
 }
@@ -136,6 +136,18 @@ test('transports other than https, http, ssh, git and file are refused, whatever
   await expect(run(cloneRepository, cloneInput(url))).rejects.toThrow(/could not be cloned/);
   await expect(run(cloneRepository, cloneInput('fd::3', 'clean/3'))).rejects.toThrow(/could not be cloned/);
   expect(existsSync(marker)).toBe(false);
+});
+
+test("ssh: the user's core.sshCommand is not run, the operator's is (our batch-mode default does not hide it)", async () => {
+  const url = 'ssh://git@127.0.0.1:1/app.git';
+  await expect(run(activities().cloneRepository, cloneInput(url))).rejects.toThrow(/could not be cloned/);
+  expect(existsSync(marker)).toBe(false);
+  const operator = join(scratchDir('git-operator'), 'gitconfig');
+  const included = join(scratchDir('git-operator'), 'ssh.gitconfig');
+  writeFileSync(included, `[core]\n\tsshCommand = ${tattletale(marker)}\n`);
+  writeFileSync(operator, `[include]\n\tpath = ${included}\n`);
+  await expect(run(activities(operator).cloneRepository, cloneInput(url, 'clean/4'))).rejects.toThrow(/could not be cloned/);
+  expect(existsSync(marker)).toBe(true);
 });
 
 test('the environment of a call: GIT_* dropped but the SSH command, no askpass, ssh in batch mode unless the operator chose a command', () => {
