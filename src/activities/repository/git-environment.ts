@@ -4,9 +4,9 @@
  * session (or a stray config on the worker host) could have changed. So:
  *
  * - no system config (`GIT_CONFIG_NOSYSTEM`) and no user config (`GIT_CONFIG_GLOBAL=/dev/null`),
- *   except that clone, fetch and push read the operator's `AGENT_GIT_CONFIG` as their global
- *   config (credential helpers, `url.<base>.insteadOf`, `http.*`): the operator's file, never
- *   the session's;
+ *   except that the calls that reach a remote (clone, push) read the operator's
+ *   `AGENT_GIT_CONFIG` as their global config (credential helpers, `url.<base>.insteadOf`,
+ *   `http.*`): the operator's file, never the session's;
  * - no `GIT_*` variable of the worker's environment (`GIT_DIR`, `GIT_CONFIG_PARAMETERS`,
  *   `GIT_EXTERNAL_DIFF`, `GIT_ALLOW_PROTOCOL`, `GIT_ASKPASS`…) but the SSH command the operator
  *   chose (`GIT_SSH_COMMAND`, `GIT_SSH`, `GIT_SSH_VARIANT`); no askpass program, no prompt;
