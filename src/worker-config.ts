@@ -43,6 +43,11 @@ export interface WorkerConfig {
   hostId?: string;
   /** `AGENT_INSTRUCTIONS_DIR`: a directory whose AGENTS.md and CLAUDE.md go into every session's system prompt. */
   instructionsDir?: string;
+  /**
+   * `AGENT_GIT_CONFIG`: a git config file that the clone and push of `repo` sessions read as
+   * their global config (credential helpers, `url.<base>.insteadOf`); no other git config is read.
+   */
+  gitConfig?: string;
 }
 
 export { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, temporalSettings, type TemporalSettings } from './temporal-connection';
@@ -71,6 +76,7 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     trustRepoHooks: read(environment, 'AGENT_TRUST_REPO_HOOKS') === '1',
     ...hostSetting(read(environment, 'AGENT_HOST_ID')),
     ...withInstructionsDir(read(environment, 'AGENT_INSTRUCTIONS_DIR')),
+    ...withGitConfig(read(environment, 'AGENT_GIT_CONFIG')),
   };
 }
 
@@ -142,5 +148,6 @@ export const MISSING_API_KEY_MESSAGE =
   '(ANTHROPIC_BASE_URL points at any Anthropic-compatible endpoint).';
 
 const withInstructionsDir = (directory: string | undefined) => (directory ? { instructionsDir: resolve(directory) } : {});
+const withGitConfig = (file: string | undefined) => (file ? { gitConfig: resolve(file) } : {});
 const withEncryption = (encryption: EncryptionKeys | undefined) => (encryption ? { encryption } : {});
 const withDeployment = (deployment: DeploymentSetting | undefined) => (deployment ? { deployment } : {});

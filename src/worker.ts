@@ -2,6 +2,8 @@
  * `npm run worker`: polls the task queue and runs agent workflows and their activities.
  * Configuration comes from the environment only (see worker-config.ts and the README).
  */
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
@@ -79,6 +81,10 @@ export class AgentWorker {
 }
 
 export async function createWorker(config: WorkerConfig, options: CreateWorkerOptions = {}): Promise<AgentWorker> {
+  // Git would take a missing file for an empty config: a typo must not silently drop the credentials.
+  if (config.gitConfig) await access(config.gitConfig, constants.R_OK).catch(() => {
+    throw new Error(`AGENT_GIT_CONFIG=${config.gitConfig}: no readable file there (a git config file for the clone and push of repo sessions)`);
+  });
   const sandbox = await resolveSandbox(config.sandbox);
   const warn = options.warn ?? console.warn;
   if (sandbox.kind === 'none') warn(`durable-agent worker: commands run unconfined, with the worker's privileges: ${sandbox.reason}`);

@@ -1,4 +1,4 @@
-/** The recorded paths of durable workspaces: rewinds (refused, forced, conversation only, across continue-as-new, of a running call) and a fork. */
+/** The recorded paths of durable workspaces: rewinds (refused, forced, conversation only, to the start keeping the files, across continue-as-new, of a running call) and a fork. */
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,24 @@ export const workspaceScenarios: Scenario[] = [
       await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 2);
       await handle.executeUpdate('rewind', { args: [{ turn: 1, files: false }] });
       await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 2 && state.transitions.filter((name) => name === 'rewind').length === 2);
+      await handle.signal('end');
+    },
+  },
+  {
+    // A rewind to turn 0 that keeps the files: the session's changes still count from its start (patched('session-start-snapshot')).
+    name: 'rewind-to-start',
+    files: { 'notes.txt': 'one\n' },
+    input: { interactive: true },
+    handler: sequence([
+      () => reply([toolUse('Write', { file_path: 'a.txt', content: 'a\n' })]),
+      () => reply([text('A written.')]),
+      () => reply([toolUse('Write', { file_path: 'b.txt', content: 'b\n' })]),
+      () => reply([text('B written.')]),
+    ]),
+    drive: async (handle) => {
+      await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 2);
+      await handle.executeUpdate('rewind', { args: [{ turn: 0, files: false }] });
+      await stateWhere(handle, (state) => state.status === 'waiting_input' && state.transitions.includes('rewind') && state.turn === 2);
       await handle.signal('end');
     },
   },

@@ -34,6 +34,8 @@ export interface ActivityConfig {
   hostId?: string;
   /** `AGENT_INSTRUCTIONS_DIR`: the user's instruction files (AGENTS.md, CLAUDE.md) for every session. */
   instructionsDir?: string;
+  /** `AGENT_GIT_CONFIG`: the global git config of `repo` sessions' clone and push. */
+  gitConfig?: string;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
@@ -69,7 +71,13 @@ export function createActivities(config: ActivityConfig) {
     ...createMcpActivities({ store, pool: mcpPool }),
     ...createProbeHostActivities(config.hostId ? { hostId: config.hostId } : {}),
     ...createWorkspaceActivities({ store, contentDir, workspaceRoots: config.workspaceRoots ?? [], privateDirs: [gitRoot], ...(config.hostId ? { hostId: config.hostId } : {}) }),
-    ...createRepositoryActivities({ store, cloneRoot: config.workspaceRoots?.[0] ?? DEFAULT_CLONE_ROOT, gitRoot, ...(config.hostId ? { hostId: config.hostId } : {}) }),
+    ...createRepositoryActivities({
+      store,
+      cloneRoot: config.workspaceRoots?.[0] ?? DEFAULT_CLONE_ROOT,
+      gitRoot,
+      ...(config.hostId ? { hostId: config.hostId } : {}),
+      ...(config.gitConfig ? { gitConfig: config.gitConfig } : {}),
+    }),
   };
 }
 

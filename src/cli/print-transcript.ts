@@ -76,6 +76,7 @@ export function formatResult(result: AgentResult): string {
     ...(result.error ? [`Error: ${result.error}`] : []),
     ...(result.filesChanged ? [result.filesChanged.length ? `Files changed:\n${formatDiffStat(result.filesChanged)}` : 'Files changed: none'] : []),
     ...(result.branch ? [`Branch: ${result.branch.name} at ${result.branch.commit.slice(0, 12)}, ${result.branch.pushed ? 'pushed' : `not pushed (${result.branch.pushError})`}`] : []),
+    ...(result.branch?.notCommitted?.length ? [`Not committed:\n${result.branch.notCommitted.map(({ path, reason }) => `  ${path}: ${reason}`).join('\n')}`] : []),
   ].join('\n');
 }
 

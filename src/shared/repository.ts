@@ -37,6 +37,20 @@ export interface CommitBranchInput {
   workdir: string;
   branch: string;
   message: string;
+  /**
+   * The session's first snapshot (its files as cloned, the base commit's) and its last: the
+   * commit is the base commit plus the changes between the two, the same two the result's
+   * `filesChanged` compares. Absent in activities scheduled by workflow code from before they
+   * were passed: the commit is then the workdir's files now, snapshotted over the base commit.
+   */
+  fromRef?: string;
+  toRef?: string;
+}
+
+/** A change of the session's that the branch does not hold, and why. */
+export interface NotCommitted {
+  path: string;
+  reason: string;
 }
 
 /** The result's `branch`: where a `repo` session's changes are. */
@@ -48,6 +62,12 @@ export interface BranchResult {
   pushed: boolean;
   /** Why it was not pushed (git's message). */
   pushError?: string;
+  /**
+   * Changes in `filesChanged` that the commit does not hold: FIFOs, sockets and devices (git
+   * holds none), paths with a `.git` component, files over the snapshot size limit that changed
+   * after the session's last snapshot. Absent when there are none.
+   */
+  notCommitted?: NotCommitted[];
 }
 
 /**

@@ -154,9 +154,12 @@ export class Workdir {
     }
   }
 
-  /** A regular file opened for reading (the caller closes `fd`); undefined when it is missing or not a regular file. */
-  openFile(requested: string): { fd: number; stats: Stats; relative: string } | undefined {
-    const location = this.locate(requested, { followLast: true });
+  /**
+   * A regular file opened for reading (the caller closes `fd`); undefined when it is missing or
+   * not a regular file (with `followLast: false`, a link is not one).
+   */
+  openFile(requested: string, { followLast = true, followLinks }: Following = {}): { fd: number; stats: Stats; relative: string } | undefined {
+    const location = this.locate(requested, { followLast, followLinks });
     try {
       if (location.fd === undefined || !location.stats?.isFile()) return undefined;
       return { ...openRegular(location.fd, requested), relative: location.relative };

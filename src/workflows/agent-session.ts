@@ -20,7 +20,7 @@ import { AGENT_HOST } from '../shared/search-attributes';
 import type { TakenSnapshot } from '../shared/workspace';
 import type { BranchResult } from '../shared/repository';
 import { CLOSE_SESSION_OPTIONS, closeSession } from './activity-options';
-import { type Checkpoint, forkedState, rewoundLog, rewoundState } from './checkpoints';
+import { type Checkpoint, forkedState, rewoundLog, rewoundState, startSnapshot } from './checkpoints';
 import { movedState } from './host-loss';
 import { prepareNewSession } from './prepare';
 import { reportRunEnded } from './run-trace';
@@ -87,7 +87,7 @@ export class AgentSession {
     this.host = new SessionHost({
       input,
       prepared: () => this.prepared,
-      snapshots: () => ({ first: this.workspace.log.snapshots[0]?.ref, last: this.workspace.log.snapshots.at(-1) }),
+      snapshots: () => ({ first: startSnapshot(this.workspace.log), last: this.workspace.log.snapshots.at(-1) }),
       moved: (next, detail) => {
         this.prepared = next;
         this.loop = movedState(this.loop, next.workdir, next.systemRef);
@@ -268,7 +268,8 @@ export class AgentSession {
           changes = await this.workspace.filesChanged().catch(() => ({}));
         }
         if (this.prepared?.repo) {
-          changes.branch = await this.host.commitBranch(() => this.loop.workdir, `durable-agent session ${this.id} (${reason}, ${this.loop.turnCount} turns)\n\n${this.input.prompt.slice(0, 2_000)}`);
+          const message = `durable-agent session ${this.id} (${reason}, ${this.loop.turnCount} turns)\n\n${this.input.prompt.slice(0, 2_000)}`;
+          changes.branch = await this.host.commitBranch(() => this.loop.workdir, message, this.workspace.changeRange());
         }
         // No call of this session can be retried any more: its edit journal goes. Best effort.
         const closed = await closeSession

@@ -29,6 +29,13 @@ export interface Checkpoint {
 export interface TurnLog {
   checkpoints: Checkpoint[];
   snapshots: SnapshotRecord[];
+  /**
+   * The session's first snapshot (its files as it started: a `repo` session's clone), set only
+   * once a rewind left the files as they were and made them turn 0's: `snapshots[0]` is then no
+   * longer what the session started from, and its changes (the result, the branch) must not
+   * forget what it did before that rewind.
+   */
+  start?: string;
 }
 
 export const EMPTY_TURN_LOG: TurnLog = { checkpoints: [], snapshots: [] };
@@ -145,9 +152,18 @@ export function rewoundState(state: LoopState, checkpoint: Checkpoint, { filesRe
 export function rewoundLog(log: TurnLog, turn: number, { currentRef }: { currentRef?: string }): TurnLog {
   const checkpoints = log.checkpoints.filter((entry) => entry.turn <= turn);
   const earlier = log.snapshots.filter((entry) => entry.turn <= turn);
-  if (currentRef === undefined) return { checkpoints, snapshots: earlier };
-  const kept = earlier.filter((entry) => entry.turn < turn);
-  return { checkpoints, snapshots: [...kept, { turn, ref: currentRef, filesChanged: 0 }] };
+  const kept = log.start === undefined ? {} : { start: log.start };
+  if (currentRef === undefined) return { checkpoints, snapshots: earlier, ...kept };
+  const before = earlier.filter((entry) => entry.turn < turn);
+  const first = log.snapshots[0];
+  // The first snapshot is being replaced (a rewind to turn 0 that keeps the files): remember it.
+  const start = log.start ?? (before.length === 0 && first && first.ref !== currentRef ? first.ref : undefined);
+  return { checkpoints, snapshots: [...before, { turn, ref: currentRef, filesChanged: 0 }], ...(start === undefined ? {} : { start }) };
+}
+
+/** The snapshot the session started from: its first, unless a rewind replaced that one. */
+export function startSnapshot(log: TurnLog): string | undefined {
+  return log.start ?? log.snapshots[0]?.ref;
 }
 
 /** What a fork of turn `turn` starts from, or undefined when that turn has no checkpoint or snapshot. */

@@ -32,3 +32,11 @@ export interface Features {
  * still replay (the parent's histories from before the bound are gone); then the branch removed.
  */
 export const SUB_AGENT_BOUNDS_PATCH = 'sub-agent-bounds';
+
+/**
+ * Issue 22: a session's changes (the result's `filesChanged`, a `repo` session's branch) are
+ * counted from the snapshot it started from even after a rewind to turn 0 that kept the files
+ * made those turn 0's (`TurnLog.start`). Asked with `patched()` only when that happened, as the
+ * session ends: sessions that ended before it replay comparing `snapshots[0]`, as they did.
+ */
+export const SESSION_START_PATCH = 'session-start-snapshot';

@@ -91,12 +91,16 @@ export class SessionHost {
     }
   }
 
-  /** A `repo` session's changes, committed to its branch and pushed (the branch at its base commit when that fails). */
-  async commitBranch(workdir: () => string, message: string): Promise<BranchResult> {
+  /**
+   * A `repo` session's changes, committed to its branch and pushed (the branch at its base commit
+   * when that fails): the changes between `range`'s two snapshots, those of its `filesChanged`.
+   * (The references only add to the activity's input: a replay compares no activity inputs.)
+   */
+  async commitBranch(workdir: () => string, message: string, range: { fromRef: string; toRef: string } | undefined): Promise<BranchResult> {
     const repo = this.session.prepared().repo!;
     try {
       return await this.call((where) =>
-        commitBranch.executeWithOptions({ ...REPOSITORY_OPTIONS, ...where, summary: `commit ${repo.branch}` }, [{ workdir: workdir(), branch: repo.branch, message }]),
+        commitBranch.executeWithOptions({ ...REPOSITORY_OPTIONS, ...where, summary: `commit ${repo.branch}` }, [{ workdir: workdir(), branch: repo.branch, message, ...range }]),
       );
     } catch (error) {
       return { name: repo.branch, commit: repo.commit, pushed: false, pushError: `not committed: ${failureMessage(error)}` };

@@ -8,7 +8,7 @@
  * validator rejects what can be known without files (an unknown turn, a rewind in progress); the
  * check for changes made beside the session needs the files, so it runs as an activity first.
  */
-import { ApplicationFailure, CancellationScope, condition, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, patched, setHandler } from '@temporalio/workflow';
 import type { RewindResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
 import type { FileChange, SnapshotRecord, TakenSnapshot } from '../shared/workspace';
@@ -30,6 +30,7 @@ import {
 } from './checkpoints';
 import { checkpointQuery, diffQuery, rewindUpdate } from './definitions';
 import { failureMessage } from './failures';
+import { SESSION_START_PATCH } from './features';
 import type { LoopState } from './loop-state';
 
 /** What the workspace needs of its session. */
@@ -145,13 +146,27 @@ export class SessionWorkspace {
     if (this.enabled) this.log = recordSnapshot(this.log, { turn, ...taken });
   }
 
-  /** The session's changes, first snapshot to last, for its result. */
-  async filesChanged(): Promise<{ filesChanged?: Awaited<ReturnType<typeof diffSnapshots>> }> {
+  /**
+   * The two snapshots the session's changes lie between: the one it started from and its last.
+   * The result's `filesChanged` compares them, and a `repo` session's commit is made from them,
+   * so the two always agree.
+   */
+  changeRange(): { fromRef: string; toRef: string } | undefined {
     const first = this.log.snapshots[0];
     const last = latestSnapshot(this.log);
-    if (!this.enabled || !first || !last) return {};
-    if (first.ref === last.ref) return { filesChanged: [] };
-    const filesChanged = await diffSnapshots.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'files changed' }, [{ fromRef: first.ref, toRef: last.ref }]);
+    if (!this.enabled || !first || !last) return undefined;
+    const start = this.log.start;
+    // Only where a rewind replaced the first snapshot, and only for sessions ending since this shipped.
+    const fromRef = start !== undefined && start !== first.ref && patched(SESSION_START_PATCH) ? start : first.ref;
+    return { fromRef, toRef: last.ref };
+  }
+
+  /** The session's changes, first snapshot to last, for its result. */
+  async filesChanged(): Promise<{ filesChanged?: Awaited<ReturnType<typeof diffSnapshots>> }> {
+    const range = this.changeRange();
+    if (!range) return {};
+    if (range.fromRef === range.toRef) return { filesChanged: [] };
+    const filesChanged = await diffSnapshots.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'files changed' }, [range]);
     return { filesChanged };
   }
 

@@ -1,3 +1,4 @@
+import { createWorker } from '../../src/worker';
 import { workerConfigFromEnvironment } from '../../src/worker-config';
 
 describe('the worker environment', () => {
@@ -16,5 +17,12 @@ describe('the worker environment', () => {
     expect(workerConfigFromEnvironment({ AGENT_INSTRUCTIONS_DIR: '/etc/agent-instructions' }).instructionsDir).toBe('/etc/agent-instructions');
     expect(workerConfigFromEnvironment({ AGENT_INSTRUCTIONS_DIR: 'relative/dir' }).instructionsDir).toBe(`${process.cwd()}/relative/dir`);
     expect(workerConfigFromEnvironment({})).not.toHaveProperty('instructionsDir');
+  });
+
+  test('AGENT_GIT_CONFIG names the git config of clone and push (absolute); a worker refuses to start when it is not a readable file', async () => {
+    expect(workerConfigFromEnvironment({ AGENT_GIT_CONFIG: '/etc/agent/gitconfig' }).gitConfig).toBe('/etc/agent/gitconfig');
+    expect(workerConfigFromEnvironment({ AGENT_GIT_CONFIG: 'gitconfig' }).gitConfig).toBe(`${process.cwd()}/gitconfig`);
+    expect(workerConfigFromEnvironment({})).not.toHaveProperty('gitConfig');
+    await expect(createWorker(workerConfigFromEnvironment({ AGENT_GIT_CONFIG: '/nonexistent/gitconfig' }))).rejects.toThrow('AGENT_GIT_CONFIG=/nonexistent/gitconfig: no readable file there');
   });
 });

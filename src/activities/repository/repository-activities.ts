@@ -6,11 +6,11 @@
  * `durable-agent/<id>`, committed and pushed from there. `name` is new for every clone (the
  * session id, its first run, the move), so no two clones ever share a directory. Each activity is
  * safe to retry: a clone is built under temporary names of its attempt and renamed into place
- * last; the commit is made with an index of its own from the tree as found (a retry finds nothing
- * new to commit) and moves the branch only from the commit it started from; pushing the same
- * commit twice is a no-op.
+ * last; the commit is made from the session's snapshots (commit-snapshots.ts: a retry finds
+ * nothing new to commit) and moves the branch only from the commit it started from; pushing the
+ * same commit twice is a no-op. Every git call runs with the clean configuration of
+ * git-environment.ts; only clone and push read the operator's `AGENT_GIT_CONFIG`.
  */
-import { randomUUID } from 'node:crypto';
 import { access, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -21,7 +21,8 @@ import type { BranchResult, CloneRepositoryInput, CloneRepositoryOutput, CommitB
 import { whileHeartbeating } from '../heartbeat';
 import type { ContentStore } from '../store/content-store';
 import { restoreSnapshot } from '../workspace/restore';
-import { git, GitError, WITHOUT_USER_CONFIG } from './git';
+import { commitSnapshots } from './commit-snapshots';
+import { Git, GitError } from './git';
 
 export interface RepositoryActivityDependencies {
   store: ContentStore;
@@ -31,18 +32,25 @@ export interface RepositoryActivityDependencies {
   gitRoot: string;
   /** This worker's host (`AGENT_HOST_ID`). */
   hostId?: string;
+  /** `AGENT_GIT_CONFIG`: the git config file clone and push read as their global config (credentials, `insteadOf`). */
+  gitConfig?: string;
 }
 
 /** The clone root when `AGENT_WORKSPACE_ROOTS` names none. */
 export const DEFAULT_CLONE_ROOT = join(homedir(), '.durable-agent', 'workspaces');
 export const DEFAULT_GIT_ROOT = join(homedir(), '.durable-agent', 'git');
 
-/** What `git add` must not do with the session's files, whatever its `.gitattributes` say: run filters, convert them. */
+/**
+ * Nothing of ours reads files through git's attributes any more (commits come from snapshots),
+ * but should anything ever: no filter runs and no bytes are converted, whatever a
+ * `.gitattributes` in the tree says.
+ */
 const PLAIN_ATTRIBUTES = '* -filter -text -eol -ident -working-tree-encoding\n';
 
 const exists = (path: string) => access(path).then(() => true, () => false);
 
-export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId }: RepositoryActivityDependencies) {
+export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId, gitConfig }: RepositoryActivityDependencies) {
+  const git = new Git({ home: gitRoot, ...(gitConfig ? { remoteConfig: gitConfig } : {}) });
   const gitDirOf = (workdir: string) => join(gitRoot, `${basename(workdir)}.git`);
   return {
     /**
@@ -56,14 +64,14 @@ export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId }
         // shared-queue worker (its host queue gone) must not take it back.
         throw ApplicationFailure.retryable(`this worker cannot take the session (host ${hostId ?? 'not set'}; moving away from ${input.move.lostHost})`, ErrorType.WrongHost);
       }
-      await git(['check-ref-format', `refs/heads/${input.branch}`]).catch(() => {
+      await git.run(['check-ref-format', `refs/heads/${input.branch}`]).catch(() => {
         throw ApplicationFailure.nonRetryable(`the session id cannot name a git branch (${input.branch}): start repo sessions with a workflow id made of letters, digits, '-', '_' and '/'`, ErrorType.InvalidRepository);
       });
       const workdir = join(cloneRoot, input.name);
       const gitDir = gitDirOf(workdir);
       return whileHeartbeating(async () => {
-        if (!(await exists(workdir))) await cloneInto(input, { workdir, gitDir });
-        const commit = await git(['rev-parse', `refs/heads/${input.branch}`], { gitDir });
+        if (!(await exists(workdir))) await cloneInto(git, input, { workdir, gitDir });
+        const commit = await git.run(['rev-parse', `refs/heads/${input.branch}`], { gitDir });
         const move = input.move;
         if (move?.snapshotRef) {
           // A fresh clone at the base commit holds the first snapshot's files: the last snapshot
@@ -74,32 +82,20 @@ export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId }
       });
     },
 
-    /** Commits the workdir's files (what `.gitignore` keeps out stays out) to the branch, and pushes it. */
+    /**
+     * Commits the session's changes (its first snapshot to its last, over the base commit) to the
+     * branch, and pushes it. Git reads only what we stream to it, never the session's files.
+     */
     async commitBranch(input: CommitBranchInput): Promise<BranchResult> {
       const gitDir = gitDirOf(input.workdir);
-      // An index of this attempt's own: a crashed attempt's lock or half-written index is not in the way.
-      const index = join(gitDir, `index.agent-${randomUUID()}`);
-      const reading = { gitDir, workTree: input.workdir, env: { ...WITHOUT_USER_CONFIG, GIT_INDEX_FILE: index } };
       return whileHeartbeating(async () => {
-        const base = await git(['rev-parse', `refs/heads/${input.branch}`], { gitDir });
-        let commit = base;
+        const { commit, notCommitted } = await commitSnapshots({ git, store }, input, gitDir, Context.current().cancellationSignal);
+        const left = notCommitted.length > 0 ? { notCommitted } : {};
         try {
-          await git(['read-tree', base], reading);
-          await git(['add', '--all'], reading);
-          const tree = await git(['write-tree'], reading);
-          if (tree !== (await git(['rev-parse', `${base}^{tree}`], { gitDir }))) {
-            // Plumbing, not `git commit`: no hooks, no editor, no config of the session's involved.
-            commit = await git(['commit-tree', tree, '-p', base, '-m', input.message], { gitDir, env: WITHOUT_USER_CONFIG });
-            await git(['update-ref', `refs/heads/${input.branch}`, commit, base], { gitDir });
-          }
-        } finally {
-          await rm(index, { force: true });
-        }
-        try {
-          await git(['push', '--quiet', 'origin', `refs/heads/${input.branch}:refs/heads/${input.branch}`], { gitDir });
-          return { name: input.branch, commit, pushed: true };
+          await git.run(['push', '--quiet', '--no-verify', 'origin', `refs/heads/${input.branch}:refs/heads/${input.branch}`], { gitDir, remote: true });
+          return { name: input.branch, commit, pushed: true, ...left };
         } catch (error) {
-          return { name: input.branch, commit, pushed: false, pushError: (error as Error).message };
+          return { name: input.branch, commit, pushed: false, pushError: (error as Error).message, ...left };
         }
       });
     },
@@ -107,35 +103,35 @@ export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId }
 }
 
 /** Our git directory and the session's clone, built under names of this attempt, then renamed into place. */
-async function cloneInto(input: CloneRepositoryInput, { workdir, gitDir }: { workdir: string; gitDir: string }): Promise<void> {
+async function cloneInto(git: Git, input: CloneRepositoryInput, { workdir, gitDir }: { workdir: string; gitDir: string }): Promise<void> {
   const attempt = `${Context.current().info.attempt}.agent-clone`;
   const temporaryGitDir = `${gitDir}.${attempt}`;
   const temporaryWorkdir = `${workdir}.${attempt}`;
   await Promise.all([rm(temporaryGitDir, { recursive: true, force: true }), rm(temporaryWorkdir, { recursive: true, force: true })]);
   await Promise.all([mkdir(dirname(gitDir), { recursive: true }), mkdir(dirname(workdir), { recursive: true })]);
   try {
-    await git(['clone', '--bare', '--quiet', '--', input.url, temporaryGitDir]);
+    await git.run(['clone', '--bare', '--quiet', '--no-recurse-submodules', '--', input.url, temporaryGitDir], { remote: true });
   } catch (error) {
     throw ApplicationFailure.create({ message: `repo.url: ${input.url} could not be cloned: ${(error as Error).message}`, type: ErrorType.InvalidRepository });
   }
-  const commit = input.move?.commit ?? (await baseCommit(temporaryGitDir, input));
-  await git(['config', 'core.bare', 'false'], { gitDir: temporaryGitDir });
-  await git(['update-ref', `refs/heads/${input.branch}`, commit], { gitDir: temporaryGitDir });
-  await git(['symbolic-ref', 'HEAD', `refs/heads/${input.branch}`], { gitDir: temporaryGitDir });
+  const commit = input.move?.commit ?? (await baseCommit(git, temporaryGitDir, input));
+  await git.run(['update-ref', `refs/heads/${input.branch}`, commit], { gitDir: temporaryGitDir });
+  await git.run(['symbolic-ref', 'HEAD', `refs/heads/${input.branch}`], { gitDir: temporaryGitDir });
   await mkdir(join(temporaryGitDir, 'info'), { recursive: true });
   await writeFile(join(temporaryGitDir, 'info', 'attributes'), PLAIN_ATTRIBUTES);
   // The session's own clone, for its git commands; its remote is the repository's.
-  await git(['clone', '--quiet', '--no-hardlinks', '--branch', input.branch, '--', temporaryGitDir, temporaryWorkdir]);
-  await git(['remote', 'set-url', 'origin', input.url], { cwd: temporaryWorkdir });
+  await git.run(['clone', '--quiet', '--no-hardlinks', '--no-recurse-submodules', '--branch', input.branch, '--', temporaryGitDir, temporaryWorkdir]);
+  // Named by --git-dir, in a clone made just now: no session has touched it yet.
+  await git.run(['remote', 'set-url', 'origin', input.url], { gitDir: join(temporaryWorkdir, '.git') });
   await rm(gitDir, { recursive: true, force: true });
   await rename(temporaryGitDir, gitDir);
   await rename(temporaryWorkdir, workdir);
 }
 
-async function baseCommit(gitDir: string, input: CloneRepositoryInput): Promise<string> {
+async function baseCommit(git: Git, gitDir: string, input: CloneRepositoryInput): Promise<string> {
   const ref = input.ref ?? 'HEAD';
   try {
-    return await git(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], { gitDir });
+    return await git.run(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], { gitDir });
   } catch (error) {
     const what = input.ref ? `repo.ref: ${input.url} has no branch, tag or commit named ${input.ref}` : `repo.url: ${input.url} has no commits`;
     throw ApplicationFailure.nonRetryable(`${what} (${error instanceof GitError ? error.stderr.trim() : String(error)})`, ErrorType.InvalidRepository);

@@ -47,5 +47,12 @@ describe('the durable workspace as `durable-agent run` and `watch` print it', ()
     const commit = 'c0ffee'.repeat(6) + 'abcd';
     expect(formatResult({ ...result, branch: { name: 'durable-agent/s1', commit, pushed: true } })).toContain('Branch: durable-agent/s1 at c0ffeec0ffee, pushed');
     expect(formatResult({ ...result, branch: { name: 'durable-agent/s1', commit, pushed: false, pushError: 'permission denied' } })).toContain('not pushed (permission denied)');
+    expect(formatResult({ ...result, branch: { name: 'durable-agent/s1', commit, pushed: true } })).not.toContain('Not committed');
+  });
+
+  test('what the branch could not hold is listed with its reason', () => {
+    const result = { reason: 'completed' as const, turnCount: 1, finalText: '', usage: { inputTokens: 1, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } };
+    const branch = { name: 'durable-agent/s1', commit: 'c0ffee'.repeat(7), pushed: true, notCommitted: [{ path: 'run/pipe', reason: 'a FIFO: git cannot hold one' }] };
+    expect(formatResult({ ...result, branch })).toContain('Not committed:\n  run/pipe: a FIFO: git cannot hold one');
   });
 });

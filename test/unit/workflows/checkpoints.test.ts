@@ -11,6 +11,7 @@ import {
   rewoundLog,
   rewoundState,
   snapshotAt,
+  startSnapshot,
   turnEndFor,
   type TurnLog,
 } from '../../../src/workflows/checkpoints';
@@ -94,6 +95,20 @@ describe('rewind', () => {
     const log = threeTurns();
     expect(rewoundLog(log, 1, {})).toEqual({ checkpoints: log.checkpoints.slice(0, 2), snapshots: log.snapshots.slice(0, 2) });
     expect(rewoundLog(log, 2, { currentRef: ref(3) }).snapshots).toEqual([...log.snapshots.slice(0, 2), { turn: 2, ref: ref(3), filesChanged: 0 }]);
+    expect(startSnapshot(rewoundLog(log, 2, { currentRef: ref(3) }))).toBe(ref(0));
+  });
+
+  test('a rewind to turn 0 that keeps the files remembers what the session started from, through later rewinds', () => {
+    const log = threeTurns();
+    expect(startSnapshot(log)).toBe(ref(0));
+    const kept = rewoundLog(log, 0, { currentRef: ref(3) });
+    expect(kept.snapshots).toEqual([{ turn: 0, ref: ref(3), filesChanged: 0 }]);
+    expect(startSnapshot(kept)).toBe(ref(0));
+    expect(startSnapshot(rewoundLog(recordSnapshot(kept, { turn: 1, ref: ref(4), filesChanged: 1 }), 0, { currentRef: ref(4) }))).toBe(ref(0));
+    expect(startSnapshot(rewoundLog(kept, 0, {}))).toBe(ref(0));
+    // Files restored to turn 0: its snapshot is still the first.
+    expect(rewoundLog(log, 0, {})).not.toHaveProperty('start');
+    expect(startSnapshot(EMPTY_TURN_LOG)).toBeUndefined();
   });
 });
 
