@@ -58,7 +58,9 @@ export class SandboxedStdioTransport implements Transport {
         reject(error);
         this.onerror?.(error);
       });
-      child.once('spawn', () => resolve());
+      // Started already ('spawn' came before this listener could): a pid means it runs; without one, 'error' follows.
+      if (child.pid !== undefined) resolve();
+      else child.once('spawn', () => resolve());
       child.once('close', () => this.ended());
       child.stdout!.on('data', (chunk: Buffer) => {
         this.buffer.append(chunk);
