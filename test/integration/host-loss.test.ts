@@ -12,7 +12,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
-import { DEFAULT_GIT_ROOT } from '../../src/activities/repository/repository-activities';
 import { cloneName } from '../../src/shared/repository';
 import { endSignal, rewindUpdate } from '../../src/workflows/definitions';
 import { byTurn, lastToolResults, type RecordedRequest, reply, text, toolResultText, toolUse, turnOf } from '../support/fake-anthropic';
@@ -120,46 +119,6 @@ test('host-a is SIGKILLed for good mid-command: the repo session moves to host-b
   const models = runs.filter((run) => run.type === 'callModel');
   for (const run of models) expect(run.queue).toBe(harness.taskQueue);
   expect(new Set(models.map((run) => run.host))).toEqual(new Set(['host-a', 'host-b']));
-});
-
-test('a repo session that plants a gitfile and a nested repository: its branch holds them as plain files, nothing of the outside repository, exactly its filesChanged', async () => {
-  harness = await Harness.start();
-  const remote = bareRemote();
-  // Another repository on the worker host, with a commit the session must never get at.
-  const outside = scratchDir('outside');
-  writeFileSync(join(outside, 'SECRET.txt'), 'the outside secret\n');
-  git(['init', '-q', '-b', 'main'], outside);
-  git(['add', '-A'], outside);
-  git(['commit', '-q', '-m', 'secret'], outside);
-  const secret = git(['rev-parse', 'HEAD'], outside);
-  const plant = [
-    `mkdir fakemod && printf 'gitdir: ${join(outside, '.git')}\\n' > fakemod/.git && echo 'module.exports = 1;' > fakemod/index.js`,
-    'mkdir nested && cd nested && git init -q && echo inner > inner.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm nested && cd ..',
-    'echo changed >> README.md',
-  ].join(' && ');
-  harness.fake.handler = byTurn([reply([toolUse('Bash', { command: plant })]), reply([text('Done.')])]);
-  await harness.startWorker({ workspaceRoots: [scratchDir('roots')] });
-  const handle = await harness.start({ prompt: 'Plant repositories', repo: { url: `file://${remote}`, ref: 'main' }, toolSummaries: false });
-  const result = (await handle.result()) as AgentResult;
-  expect(toolResultText(lastToolResults(harness.fake.requests[1]!)[0]!)).not.toMatch(/error|fatal/i);
-  expect(result.branch).toMatchObject({ name: `durable-agent/${handle.workflowId}`, pushed: true });
-  expect(result.branch?.notCommitted).toBeUndefined();
-
-  const branch = `durable-agent/${handle.workflowId}`;
-  const tree = git(['--git-dir', remote, 'ls-tree', '-r', branch]);
-  expect(tree).not.toMatch(/^160000/m);
-  expect(tree).toMatch(/^100644 blob \w+\tfakemod\/index\.js$/m);
-  expect(tree).toMatch(/^100644 blob \w+\tnested\/inner\.txt$/m);
-  const ourGitDir = join(DEFAULT_GIT_ROOT, `${cloneName(handle.workflowId, handle.firstExecutionRunId, 0)}.git`);
-  for (const gitDir of [ourGitDir, remote]) expect(() => git(['--git-dir', gitDir, 'cat-file', '-e', secret])).toThrow();
-  // The result's filesChanged is the commit's change list, path for path.
-  const kinds: Record<string, string> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted' };
-  const committed = git(['--git-dir', remote, 'diff', '--name-status', '--no-renames', 'main', branch])
-    .split('\n')
-    .map((line) => line.split('\t'))
-    .map(([status, path]) => ({ path, change: kinds[status!] }));
-  expect(result.filesChanged?.map(({ path, change }) => ({ path, change }))).toEqual(committed);
-  expect(committed.map((change) => change.path)).toEqual(['README.md', 'fakemod/index.js', 'nested/inner.txt']);
 });
 
 test('a repo session rewound to turn 0 keeping its files: its branch and filesChanged still hold what it did before the rewind', async () => {

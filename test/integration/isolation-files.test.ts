@@ -3,8 +3,9 @@
  * AGENT_SANDBOX=bwrap and its secrets in its home (~/.ssh): a racer in the sandbox swaps a
  * directory for a symlink to ~/.ssh as fast as it can while the worker writes, edits,
  * snapshots, forks and rewinds through that directory; FIFOs sit where the worker reads a
- * session's files; a 60 GB sparse file waits for the next snapshot. Nothing outside the workdir
- * is read, written or stored, and every session goes on.
+ * session's files; a 60 GB sparse file waits for the next snapshot; a repo session plants a
+ * gitfile and a nested repository for the worker's commit. Nothing outside the workdir is read,
+ * written, stored or committed, and every session goes on.
  */
 import { type ChildProcess, execFileSync } from 'node:child_process';
 import { constants, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { takeSnapshot } from '../../src/activities/workspace/snapshot';
 import { flattenSnapshot } from '../../src/activities/workspace/tree';
-import type { AgentState } from '../../src/shared/contract';
+import type { AgentResult, AgentState } from '../../src/shared/contract';
+import { cloneName } from '../../src/shared/repository';
 import { endSignal, rewindUpdate, stateQuery } from '../../src/workflows/definitions';
 import { lastToolResults, reply, text, toolResultText, toolUse, type RecordedRequest } from '../support/fake-anthropic';
 import { Harness, makeRepo } from '../support/harness';
@@ -50,6 +52,20 @@ function filesUnder(directory: string): string[] {
     const path = join(directory, entry.name);
     return entry.isDirectory() ? filesUnder(path) : entry.isFile() ? [path] : [];
   });
+}
+
+const git = (args: string[], cwd?: string) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+
+/** A bare repository reached by a file:// URL, as a repo session's remote. */
+function bareRemote(): string {
+  const work = scratchDir('remote-work');
+  writeFileSync(join(work, 'README.md'), '# app\n');
+  git(['init', '-q', '-b', 'main'], work);
+  git(['add', '-A'], work);
+  git(['commit', '-q', '-m', 'start'], work);
+  const bare = join(scratchDir('remote'), 'app.git');
+  git(['clone', '-q', '--bare', work, bare]);
+  return bare;
 }
 
 async function stateWhere(workflowId: string, predicate: (state: AgentState) => boolean): Promise<AgentState> {
@@ -207,6 +223,45 @@ test('(6) FIFOs where the worker reads a session\'s files: the session goes on, 
   expect(reads.join('\n')).toContain('AGENTS.md is not a regular file (a FIFO), so it cannot be read.');
   // A FIFO that nobody holds open for reading refuses a non-blocking writer: the worker never opened one.
   for (const fifo of [...fifos, 'later.fifo']) expect(() => openSync(join(workdir, fifo), constants.O_WRONLY | constants.O_NONBLOCK)).toThrow(/ENXIO/);
+});
+
+test('(9) a repo session that plants a gitfile and a nested repository: its branch holds them as plain files, nothing of the outside repository, exactly its filesChanged', async () => {
+  const remote = bareRemote();
+  // Another repository on the worker host, with a commit the session must never get at.
+  const outside = scratchDir('outside-repository');
+  writeFileSync(join(outside, 'SECRET.txt'), 'the outside secret\n');
+  git(['init', '-q', '-b', 'main'], outside);
+  git(['add', '-A'], outside);
+  git(['commit', '-q', '-m', 'secret'], outside);
+  const outsideCommit = git(['rev-parse', 'HEAD'], outside);
+  const plant = [
+    `mkdir fakemod && printf 'gitdir: ${join(outside, '.git')}\\n' > fakemod/.git && echo 'module.exports = 1;' > fakemod/index.js`,
+    'mkdir nested && cd nested && git init -q && echo inner > inner.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm nested && cd ..',
+    'echo changed >> README.md',
+  ].join(' && ');
+  router.set('git-plant', [reply([toolUse('Bash', { command: plant })]), reply([text('Planted.')])]);
+  const handle = await harness.start({ prompt: 'ROLE:git-plant', repo: { url: `file://${remote}`, ref: 'main' }, toolSummaries: false });
+  const result = (await handle.result()) as AgentResult;
+  expect(lastResults('git-plant')).toEqual([{ text: expect.not.stringMatching(/error|fatal/i), isError: false }]);
+  expect(result.branch).toMatchObject({ name: `durable-agent/${handle.workflowId}`, pushed: true });
+  expect(result.branch?.notCommitted).toBeUndefined();
+
+  const branch = `durable-agent/${handle.workflowId}`;
+  const tree = git(['--git-dir', remote, 'ls-tree', '-r', branch]);
+  expect(tree).not.toMatch(/^160000/m);
+  expect(tree).toMatch(/^100644 blob \w+\tfakemod\/index\.js$/m);
+  expect(tree).toMatch(/^100644 blob \w+\tnested\/inner\.txt$/m);
+  // The worker's git directory of the session (under its HOME) and the remote hold nothing of the outside repository.
+  const ourGitDir = join(home, '.durable-agent', 'git', `${cloneName(handle.workflowId, handle.firstExecutionRunId, 0)}.git`);
+  for (const gitDir of [ourGitDir, remote]) expect(() => git(['--git-dir', gitDir, 'cat-file', '-e', outsideCommit])).toThrow();
+  // The result's filesChanged is the commit's change list, path for path.
+  const kinds: Record<string, string> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted' };
+  const committed = git(['--git-dir', remote, 'diff', '--name-status', '--no-renames', 'main', branch])
+    .split('\n')
+    .map((line) => line.split('\t'))
+    .map(([status, path]) => ({ path, change: kinds[status!] }));
+  expect(result.filesChanged?.map(({ path, change }) => ({ path, change }))).toEqual(committed);
+  expect(committed.map((change) => change.path)).toEqual(['README.md', 'fakemod/index.js', 'nested/inner.txt']);
 });
 
 test('(8) a 60 GB sparse file is recorded by its size, not read: the next snapshot takes well under a second', async () => {
