@@ -21,7 +21,8 @@ const LISTENING = `0100007F:${PROXY_PORT.toString(16).toUpperCase().padStart(4, 
 /**
  * Inside the sandbox: `bash -c <this> durable-agent <command>`. socat bridges 127.0.0.1:3128 to
  * the proxy's socket (the sandbox's own network namespace has nothing else); the wait for it to
- * listen reads /proc/net/tcp with builtins only, so a command that connects at once finds it.
+ * listen reads /proc/net/tcp with builtins (sleeping only when it is slow to come up, on a loaded
+ * machine), so a command that connects at once finds it.
  * The limits are hard limits: the command cannot raise them again.
  */
 export function sandboxLauncher({ bridge, limits }: { bridge: boolean; limits: string }): string {
@@ -29,8 +30,10 @@ export function sandboxLauncher({ bridge, limits }: { bridge: boolean; limits: s
   if (bridge) {
     lines.push(
       `socat TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${EGRESS_SOCKET} </dev/null >/dev/null 2>&1 &`,
-      'for ((tries = 0; tries < 20000; tries++)); do',
+      // A few quick looks first (socat is usually up within a millisecond), then short sleeps, for 10 s at most.
+      'for ((tries = 0; tries < 2200; tries++)); do',
       `  while read -r _ local _ state _; do [[ $local == ${LISTENING} && $state == 0A ]] && break 2; done < /proc/net/tcp`,
+      '  ((tries < 200)) || sleep 0.005',
       'done',
     );
   }
