@@ -1,10 +1,11 @@
 # The durable-agent worker. The agent's tools run here: bash, git and a C toolchain are part of
 # the image because the model's commands (builds, tests, git) need them; bubblewrap confines each
 # session's commands to its workspace (the container must allow user namespaces, e.g.
-# `security_opt: [seccomp=unconfined]` or a profile that allows clone(CLONE_NEWUSER)).
+# `security_opt: [seccomp=unconfined]` or a profile that allows clone(CLONE_NEWUSER)), and socat
+# bridges a sandbox's own network namespace to the worker's egress proxy.
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bash bubblewrap git ca-certificates python3 build-essential ripgrep \
+ && apt-get install -y --no-install-recommends bash bubblewrap socat git ca-certificates python3 build-essential ripgrep \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./

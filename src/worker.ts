@@ -126,7 +126,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
 /** What an operator should know of the sandbox at start: no filtered network here, root-mapped sandboxes. */
 function sandboxWarnings(sandbox: CommandSandbox, settings: SandboxSettings): string[] {
   if (sandbox.kind !== 'bwrap') return [];
-  const warnings = sandbox.network().warnings.filter((warning) => warning.includes('cannot run on this worker'));
+  const warnings = [...sandbox.startWarnings, ...sandbox.network().warnings.filter((warning) => warning.includes('cannot run on this worker'))];
   if (process.getuid?.() === 0 && settings.sandboxUid === 0) {
     warnings.push("AGENT_SANDBOX_UID=0: sandboxes run mapped to root, so the files commands make are root's on the host (set-uid binaries included)");
   }

@@ -52,6 +52,8 @@ export interface CommandSandbox {
   /** Why commands run unconfined, when they do. */
   reason?: string;
   limits: SandboxLimits;
+  /** What the worker says about its sandbox when it starts (a part of it that does not work here). */
+  startWarnings: string[];
   /** The network a session's commands get from this worker. */
   network(session?: SessionSandbox): SessionNetwork;
   /**
@@ -76,6 +78,7 @@ export function unconfined(settings: Pick<SandboxSettings, 'passEnv'> & Partial<
     kind: 'none',
     reason,
     limits,
+    startWarnings: [],
     // Nothing confines an unconfined command's network: it is the worker's, whatever was asked.
     network: (session) => {
       const asked = sessionNetwork(session, { enabled: true, allowHost: true, allowedDomains: [] });
@@ -100,6 +103,8 @@ export interface BubblewrapDependencies {
   filterUnavailable?: string;
   /** The default allowed domains, when AGENT_SANDBOX_ALLOWED_DOMAINS names none. */
   defaultDomains: AllowedDomain[];
+  /** Why the staging bind cannot work here (no CAP_SYS_ADMIN in a container), found by the worker's probe. */
+  staging: { unavailable?: string };
 }
 
 export function bubblewrap(settings: SandboxSettings, dependencies: BubblewrapDependencies): CommandSandbox {
@@ -113,6 +118,7 @@ export function bubblewrap(settings: SandboxSettings, dependencies: BubblewrapDe
   return {
     kind: 'bwrap',
     limits: settings.limits,
+    startWarnings: [],
     network: (session) => sessionNetwork(session, networkSettings),
     async start(command, workdirPath, session, options) {
       const network = sessionNetwork(session, networkSettings);
@@ -127,6 +133,12 @@ export function bubblewrap(settings: SandboxSettings, dependencies: BubblewrapDe
       try {
         if (settings.sandboxUid !== 0 && process.getuid?.() === 0 && workdir.stats().uid === 0) handOver(workdir, { uid: settings.sandboxUid, gid: settings.sandboxUid });
         const user = sandboxUserFor({ path: workdir.path, stats: workdir.stats() }, settings.sandboxUid);
+        if (user.staged && dependencies.staging.unavailable) {
+          throw new Error(
+            `the sandbox's user (uid ${user.uid}) cannot enter the directories above ${workdir.path}, and binding it for that user does not work here ` +
+              `(${dependencies.staging.unavailable}): make them searchable (chmod o+x), or keep workdirs where that user can reach them (AGENT_WORKSPACE_ROOTS)`,
+          );
+        }
         const cgroup = settings.cgroup ? await CommandCgroup.create(settings.cgroup) : undefined;
         const handshake = cgroup ? ['--info-fd', '4', '--block-fd', '5'] : [];
         const args = [...bubblewrapArgs({ workdir: workdir.path, ...(user.staged ? { workdirSource: dependencies.stage } : {}), network: network.mode, egressSocket, environment }), ...handshake, '--', ...inner];

@@ -5,7 +5,7 @@
  * seccomp or AppArmor profile), so only a run says it works.
  */
 import { type ChildProcess, execFile } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultAllowedDomains } from './allowed-domains';
@@ -20,14 +20,28 @@ export async function resolveSandbox(settings: SandboxSettings, probeBinary = 'b
   const socat = await runs('socat', ['-V']);
   const stage = mkdtempSync(join(tmpdir(), 'durable-agent-stage-'));
   chmodSync(stage, 0o755);
+  const staging: { unavailable?: string } = {};
   const sandbox = bubblewrap(settings, {
     proxies: new EgressProxies(),
     stage,
     defaultDomains: defaultAllowedDomains(),
     ...(socat ? {} : { filterUnavailable: 'socat is not installed (Debian package socat)' }),
+    staging,
   });
   const probe = (await runs(probeBinary, ['--version'])) ? await probeStart(sandbox, settings) : 'bwrap is not installed (Debian/Ubuntu package: bubblewrap)';
-  if (probe === undefined) return sandbox;
+  if (probe === undefined) {
+    // A root worker binds workdirs its sandbox user cannot reach at a staging point: does that work here?
+    if (process.getuid?.() === 0 && settings.sandboxUid !== 0) {
+      const staged = await probeStart(sandbox, settings, { locked: true });
+      if (staged !== undefined) {
+        staging.unavailable = staged;
+        sandbox.startWarnings.push(
+          `workdirs under a directory the sandbox's user (uid ${settings.sandboxUid}) cannot enter cannot be used here: binding them for it fails (${staged}); keep them where that user can reach them`,
+        );
+      }
+    }
+    return sandbox;
+  }
   await sandbox.close();
   if (settings.mode === 'bwrap') {
     throw new Error(`AGENT_SANDBOX=bwrap, but bubblewrap does not work here: ${probe}. Install the package bubblewrap and allow user namespaces, or set AGENT_SANDBOX=auto.`);
@@ -35,9 +49,15 @@ export async function resolveSandbox(settings: SandboxSettings, probeBinary = 'b
   return unconfined(settings, `bubblewrap does not work here (${probe})`);
 }
 
-/** Starts `true` in a throwaway workdir of the sandbox's user; undefined when it ran, else why not. */
-async function probeStart(sandbox: CommandSandbox, settings: SandboxSettings): Promise<string | undefined> {
-  const workdir = mkdtempSync(join(tmpdir(), 'durable-agent-probe-'));
+/**
+ * Starts `true` in a throwaway workdir of the sandbox's user; undefined when it ran, else why
+ * not. `locked`: under a directory that user cannot enter (the staging bind's case).
+ */
+async function probeStart(sandbox: CommandSandbox, settings: SandboxSettings, { locked = false } = {}): Promise<string | undefined> {
+  const root = mkdtempSync(join(tmpdir(), 'durable-agent-probe-'));
+  if (locked) chmodSync(root, 0o700);
+  const workdir = locked ? join(root, 'workdir') : root;
+  if (locked) mkdirSync(workdir);
   try {
     if (process.getuid?.() === 0 && settings.sandboxUid !== 0) chownSync(workdir, settings.sandboxUid, settings.sandboxUid);
     const child = await sandbox.start('true', workdir, { network: 'none' }, { stdin: false });
@@ -48,7 +68,7 @@ async function probeStart(sandbox: CommandSandbox, settings: SandboxSettings): P
   } catch (error) {
     return (error as Error).message;
   } finally {
-    rmSync(workdir, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
   }
 }
 
