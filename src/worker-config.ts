@@ -48,6 +48,8 @@ export interface WorkerConfig {
    * their global config (credential helpers, `url.<base>.insteadOf`); no other git config is read.
    */
   gitConfig?: string;
+  /** `AGENT_SNAPSHOT_MAX_FILE_BYTES`: files larger than this are recorded by metadata in snapshots (64 MiB by default). */
+  snapshotMaxFileBytes?: number;
 }
 
 export { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, temporalSettings, type TemporalSettings } from './temporal-connection';
@@ -77,6 +79,7 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     ...hostSetting(read(environment, 'AGENT_HOST_ID')),
     ...withInstructionsDir(read(environment, 'AGENT_INSTRUCTIONS_DIR')),
     ...withGitConfig(read(environment, 'AGENT_GIT_CONFIG')),
+    ...snapshotLimit(read(environment, 'AGENT_SNAPSHOT_MAX_FILE_BYTES')),
   };
 }
 
@@ -120,6 +123,14 @@ export function sandboxSettings(environment: NodeJS.ProcessEnv = process.env): S
     limits,
     ...cgroupSetting(environment, limits),
   };
+}
+
+/** `AGENT_SNAPSHOT_MAX_FILE_BYTES`: bytes, or `64m`, `1g`. */
+function snapshotLimit(value: string | undefined): { snapshotMaxFileBytes?: number } {
+  if (value === undefined) return {};
+  const bytes = byteSize(value);
+  if (!bytes) throw new Error(`AGENT_SNAPSHOT_MAX_FILE_BYTES=${value}: a number of bytes (64m, 1g, 67108864)`);
+  return { snapshotMaxFileBytes: bytes };
 }
 
 /** `AGENT_SANDBOX_UID`: 1000 unless set; a number (0 keeps a root worker's sandboxes mapped to root). */

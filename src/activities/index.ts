@@ -14,6 +14,7 @@ import { createProbeHostActivities } from './session/probe-host';
 import type { Store } from './store/open-store';
 import { createToolActivities } from './tools/run-tool';
 import { createRepositoryActivities, DEFAULT_CLONE_ROOT, DEFAULT_GIT_ROOT } from './repository/repository-activities';
+import { setSnapshotMaxFileBytes } from './workspace/snapshot';
 import { createWorkspaceActivities } from './workspace/workspace-activities';
 
 export interface ActivityConfig {
@@ -36,11 +37,14 @@ export interface ActivityConfig {
   instructionsDir?: string;
   /** `AGENT_GIT_CONFIG`: the global git config of `repo` sessions' clone and push. */
   gitConfig?: string;
+  /** `AGENT_SNAPSHOT_MAX_FILE_BYTES`: the size over which snapshots record a file by its metadata. */
+  snapshotMaxFileBytes?: number;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
 export function createActivities(config: ActivityConfig) {
   const { content: store, journal, directory: contentDir } = config.store;
+  if (config.snapshotMaxFileBytes) setSnapshotMaxFileBytes(config.snapshotMaxFileBytes);
   // `repo` sessions' git directories: like the store, never part of a workdir.
   const gitRoot = DEFAULT_GIT_ROOT;
   const api = ModelApi.fromSettings(config.anthropic);

@@ -13,6 +13,12 @@ describe('the worker environment', () => {
     expect(() => workerConfigFromEnvironment({ AGENT_STORE: 'redis://db' })).toThrow('AGENT_STORE=redis://db');
   });
 
+  test('AGENT_SNAPSHOT_MAX_FILE_BYTES: bytes or a size; unset: the default', () => {
+    expect(workerConfigFromEnvironment({ AGENT_SNAPSHOT_MAX_FILE_BYTES: '16m' }).snapshotMaxFileBytes).toBe(16 * 1024 ** 2);
+    expect(workerConfigFromEnvironment({}).snapshotMaxFileBytes).toBeUndefined();
+    expect(() => workerConfigFromEnvironment({ AGENT_SNAPSHOT_MAX_FILE_BYTES: 'big' })).toThrow('AGENT_SNAPSHOT_MAX_FILE_BYTES=big: a number of bytes');
+  });
+
   test('AGENT_INSTRUCTIONS_DIR names the directory of the user instruction files (absolute); unset: none', () => {
     expect(workerConfigFromEnvironment({ AGENT_INSTRUCTIONS_DIR: '/etc/agent-instructions' }).instructionsDir).toBe('/etc/agent-instructions');
     expect(workerConfigFromEnvironment({ AGENT_INSTRUCTIONS_DIR: 'relative/dir' }).instructionsDir).toBe(`${process.cwd()}/relative/dir`);

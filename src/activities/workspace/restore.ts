@@ -8,7 +8,7 @@ import { Workdir } from '../../workdir/workdir';
 import type { ContentStore } from '../store/content-store';
 import { applyChanges } from './apply-changes';
 import { metadataHash, readOpenedFile } from './file-content';
-import { isAgentTemporary, snapshotOf, SNAPSHOT_MAX_FILE_BYTES } from './snapshot';
+import { isAgentTemporary, snapshotMaxFileBytes, snapshotOf } from './snapshot';
 import { diffTrees, flattenSnapshot, type EntryChange } from './tree';
 import { sameLeaf, type LeafEntry } from './tree-node';
 
@@ -64,7 +64,7 @@ export async function materializeSnapshot(store: ContentStore, workdirPath: stri
 async function materializeInto(store: ContentStore, workdir: Workdir, ref: string, options: { signal?: AbortSignal; maxFileBytes?: number }): Promise<MaterializeSnapshotOutput> {
   const { signal } = options;
   const target = await flattenSnapshot(store, ref, signal);
-  const { present, foreign } = await listAgainst(workdir, target, { signal, maxFileBytes: options.maxFileBytes ?? SNAPSHOT_MAX_FILE_BYTES });
+  const { present, foreign } = await listAgainst(workdir, target, { signal, maxFileBytes: options.maxFileBytes ?? snapshotMaxFileBytes() });
   if (foreign.length > 0) {
     const more = foreign.length > FOREIGN_PATHS_SHOWN ? ` and ${foreign.length - FOREIGN_PATHS_SHOWN} more` : '';
     throw new Error(

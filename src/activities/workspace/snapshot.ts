@@ -21,9 +21,26 @@ import { byName, loadTree, treeNodeOf, type FileEntry, type LinkEntry, type Spec
 
 /**
  * Files larger than this are recorded by their metadata, not read or stored (their entry says
- * `big`): the worker's `AGENT_SNAPSHOT_MAX_FILE_BYTES`, 64 MiB by default.
+ * `big`): 64 MiB unless the worker's `AGENT_SNAPSHOT_MAX_FILE_BYTES` says otherwise.
  */
 export const SNAPSHOT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The limit snapshots take unless told otherwise: one per worker process, set when its
+ * activities are made (activities/index.ts), so that every snapshot of a session it takes —
+ * after a call, a hook, a rewind, a move — records big files the same way (workers of one
+ * deployment should agree on it too: a file recorded by metadata on one and by content on
+ * another counts as changed once).
+ */
+let processMaxFileBytes = SNAPSHOT_MAX_FILE_BYTES;
+
+export function setSnapshotMaxFileBytes(bytes: number): void {
+  processMaxFileBytes = bytes;
+}
+
+export function snapshotMaxFileBytes(): number {
+  return processMaxFileBytes;
+}
 
 /**
  * Racy-mtime guard (git's "racily clean" problem): a file written within the same mtime tick as
@@ -74,7 +91,7 @@ export async function takeSnapshot(store: ContentStore, workdir: string, previou
 export async function snapshotOf(store: ContentStore, workdir: Workdir, previousRef?: string, options: SnapshotOptions = {}): Promise<Snapshot> {
   const scan: Scan = {
     store,
-    maxFileBytes: options.maxFileBytes ?? SNAPSHOT_MAX_FILE_BYTES,
+    maxFileBytes: options.maxFileBytes ?? processMaxFileBytes,
     racyFrom: Date.now() - RACY_WINDOW_MS,
     signal: options.signal,
     files: 0,
