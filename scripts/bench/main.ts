@@ -3,7 +3,8 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, workspace, stores, hostloss, live, noworker
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, isolation, workspace, stores, hostloss, live, noworker
+ *   AGENT_BENCH_AGAINST=../before npm run bench -- --only isolation   # beside another checkout
  *   npm run bench -- --only concurrency --sessions 200
  *
  * Timings on a shared machine are noisy: each figure is a median of repetitions, and ratios
@@ -23,6 +24,7 @@ import { concurrency } from './concurrency';
 import { history } from './history';
 import { hostLoss } from './host-loss';
 import { interrupt } from './interrupt';
+import { isolation } from './isolation';
 import { liveOutput } from './live-output';
 import { noWorker } from './no-worker';
 import { overhead } from './overhead';
@@ -43,6 +45,7 @@ const BENCHES: Record<string, { run: (harness: Harness, options: { sessions: num
   interrupt: { run: interrupt, worker: true },
   cache: { run: promptCache, worker: true },
   sandbox: { run: sandbox, worker: false },
+  isolation: { run: () => isolation(), worker: false },
   stores: { run: () => stores(), worker: false },
   workspace: { run: workspace, worker: true },
   hostloss: { run: hostLoss, worker: false },
