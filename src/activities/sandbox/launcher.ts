@@ -15,14 +15,10 @@ export function proxyEnvironment(): Record<string, string> {
   return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: local, no_proxy: local };
 }
 
-/** `0100007F:0C38` and listening (0A), as /proc/net/tcp lists the bridge once it is up. */
-const LISTENING = `0100007F:${PROXY_PORT.toString(16).toUpperCase().padStart(4, '0')}`;
-
 /**
  * Inside the sandbox: `bash -c <this> durable-agent <command>`. socat bridges 127.0.0.1:3128 to
- * the proxy's socket (the sandbox's own network namespace has nothing else); the wait for it to
- * listen reads /proc/net/tcp with builtins (sleeping only when it is slow to come up, on a loaded
- * machine), so a command that connects at once finds it.
+ * the proxy's socket (the sandbox's own network namespace has nothing else); the shell waits for
+ * it to accept (bash's /dev/tcp, no process started), so a command that connects at once finds it.
  * The limits are hard limits: the command cannot raise them again.
  */
 export function sandboxLauncher({ bridge, limits }: { bridge: boolean; limits: string }): string {
@@ -30,10 +26,12 @@ export function sandboxLauncher({ bridge, limits }: { bridge: boolean; limits: s
   if (bridge) {
     lines.push(
       `socat TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${EGRESS_SOCKET} </dev/null >/dev/null 2>&1 &`,
-      // A few quick looks first (socat is usually up within a millisecond), then short sleeps, for 10 s at most.
-      'for ((tries = 0; tries < 2200; tries++)); do',
-      `  while read -r _ local _ state _; do [[ $local == ${LISTENING} && $state == 0A ]] && break 2; done < /proc/net/tcp`,
-      '  ((tries < 200)) || sleep 0.005',
+      // Ready when it accepts a connection (an empty one: the proxy sees it open and close). Quick
+      // tries first: socat listens within a few milliseconds; then short sleeps, for 10 s at most.
+      // (/proc/net/tcp would say so without a connection, but reading it costs milliseconds.)
+      'for ((tries = 0; tries < 2100; tries++)); do',
+      `  if { exec 3<>/dev/tcp/127.0.0.1/${PROXY_PORT}; } 2>/dev/null; then exec 3>&-; break; fi`,
+      '  ((tries < 100)) || sleep 0.005',
       'done',
     );
   }
