@@ -32,7 +32,14 @@ export async function inWorkdir<T>(workdir: string, use: (opened: Workdir) => Pr
 }
 
 export function asToolError(error: unknown): unknown {
-  return error instanceof WorkdirRefusal ? new ToolError(error.message) : error;
+  if (error instanceof WorkdirRefusal) return new ToolError(error.message);
+  // A system error names the descriptor path it failed on (`open '/proc/self/fd/23/a'`): the
+  // model needs the name, not the worker's descriptor numbers.
+  const errno = error as NodeJS.ErrnoException;
+  if (typeof errno?.code === 'string' && typeof errno.message === 'string' && errno.message.includes('/proc/self/fd/')) {
+    errno.message = errno.message.replace(/\/proc\/self\/fd\/\d+\/?/g, '');
+  }
+  return error;
 }
 
 /**

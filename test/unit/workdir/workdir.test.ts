@@ -203,3 +203,11 @@ describe('a racer swapping a directory for a link to outside', () => {
     expect(seen.has('PRIVATE KEY')).toBe(false);
   });
 });
+
+test("a system error the model sees names the file, not the worker's descriptors", async () => {
+  const { inWorkdir } = await import('../../../src/activities/tools/paths');
+  const long = 'n'.repeat(300);
+  const error = await inWorkdir(path, (workdir) => workdir.readFile(`src/${long}`, long, { maxBytes: 10, tooLarge: () => 'too large' })).catch((caught: Error) => caught);
+  expect(error).toMatchObject({ code: 'ENAMETOOLONG', message: expect.stringContaining(long) });
+  expect((error as Error).message).not.toContain('/proc/self/fd');
+});
