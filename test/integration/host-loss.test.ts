@@ -7,8 +7,7 @@
  * A `workdir` session instead waits (`waiting_host`) until its host is back or `durable-agent move`
  * names another.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
@@ -17,6 +16,7 @@ import { endSignal, rewindUpdate } from '../../src/workflows/definitions';
 import { byTurn, lastToolResults, type RecordedRequest, reply, text, toolResultText, toolUse, turnOf } from '../support/fake-anthropic';
 import { activityRuns } from '../support/history';
 import { Harness, killProcess, makeRepo } from '../support/harness';
+import { bareRemote, git } from '../support/git-remote';
 import { scratchDir } from '../support/paths';
 
 jest.setTimeout(240_000);
@@ -30,22 +30,6 @@ afterEach(async () => {
   await harness?.stop();
 });
 
-const git = (args: string[], cwd?: string) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
-
-/** A bare repository reached by a file:// URL, as the session's remote. */
-function bareRemote(): string {
-  const work = scratchDir('remote-work');
-  writeFileSync(join(work, 'README.md'), '# app\n');
-  writeFileSync(join(work, '.gitignore'), '.marks/\n');
-  mkdirSync(join(work, 'src'));
-  writeFileSync(join(work, 'src', 'config.ts'), 'export function parseConfig() {}\n');
-  git(['init', '-q', '-b', 'main'], work);
-  git(['add', '-A'], work);
-  git(['commit', '-q', '-m', 'start'], work);
-  const bare = join(scratchDir('remote'), 'app.git');
-  git(['clone', '-q', '--bare', work, bare]);
-  return bare;
-}
 
 /**
  * Writes a file, runs a command that writes another (on host-a, where the workdir lies in
@@ -65,7 +49,7 @@ const WORKSPACE_ACTIVITIES = ['prepareSession', 'runTool', 'runStopHooks', 'snap
 
 test('host-a is SIGKILLed for good mid-command: the repo session moves to host-b and its branch holds exactly what an uncrashed run gives', async () => {
   harness = await Harness.start();
-  const remote = bareRemote();
+  const remote = bareRemote({ 'README.md': '# app\n', '.gitignore': '.marks/\n', 'src/config.ts': 'export function parseConfig() {}\n' });
   const rootA = join(scratchDir('roots'), 'host-a');
   const rootB = join(scratchDir('roots'), 'host-b');
   harness.fake.handler = script();
@@ -123,7 +107,7 @@ test('host-a is SIGKILLed for good mid-command: the repo session moves to host-b
 
 test('a repo session rewound to turn 0 keeping its files: its branch and filesChanged still hold what it did before the rewind', async () => {
   harness = await Harness.start();
-  const remote = bareRemote();
+  const remote = bareRemote({ 'README.md': '# app\n', '.gitignore': '.marks/\n', 'src/config.ts': 'export function parseConfig() {}\n' });
   let rewound = false;
   harness.fake.handler = (request) => {
     const results = lastToolResults(request);

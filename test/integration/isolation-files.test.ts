@@ -19,6 +19,7 @@ import { endSignal, rewindUpdate, stateQuery } from '../../src/workflows/definit
 import { lastToolResults, reply, text, toolResultText, toolUse, type RecordedRequest } from '../support/fake-anthropic';
 import { Harness, makeRepo } from '../support/harness';
 import { appears, isolatedWorker, raceCommand, racerSource, roleOf, RoleRouter, secrets, transcriptOf, workerHome } from '../support/isolation';
+import { bareRemote, git } from '../support/git-remote';
 import { scratchDir } from '../support/paths';
 
 jest.setTimeout(300_000);
@@ -54,19 +55,6 @@ function filesUnder(directory: string): string[] {
   });
 }
 
-const git = (args: string[], cwd?: string) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
-
-/** A bare repository reached by a file:// URL, as a repo session's remote. */
-function bareRemote(): string {
-  const work = scratchDir('remote-work');
-  writeFileSync(join(work, 'README.md'), '# app\n');
-  git(['init', '-q', '-b', 'main'], work);
-  git(['add', '-A'], work);
-  git(['commit', '-q', '-m', 'start'], work);
-  const bare = join(scratchDir('remote'), 'app.git');
-  git(['clone', '-q', '--bare', work, bare]);
-  return bare;
-}
 
 async function stateWhere(workflowId: string, predicate: (state: AgentState) => boolean): Promise<AgentState> {
   const handle = harness.client.workflow.getHandle(workflowId);
@@ -226,7 +214,7 @@ test('(6) FIFOs where the worker reads a session\'s files: the session goes on, 
 });
 
 test('(9) a repo session that plants a gitfile and a nested repository: its branch holds them as plain files, nothing of the outside repository, exactly its filesChanged', async () => {
-  const remote = bareRemote();
+  const remote = bareRemote({ 'README.md': '# app\n' });
   // Another repository on the worker host, with a commit the session must never get at.
   const outside = scratchDir('outside-repository');
   writeFileSync(join(outside, 'SECRET.txt'), 'the outside secret\n');
