@@ -2,10 +2,13 @@
  * A throwaway PostgreSQL cluster for the tests, from the machine's PostgreSQL binaries (Debian's
  * `postgresql` package; `.ci/run` installs it): initdb into a scratch directory, listening on
  * 127.0.0.1 only, trust authentication. As root (CI) it runs as the package's `postgres` user,
- * since PostgreSQL refuses to run as root.
+ * since PostgreSQL refuses to run as root; its directory is then made in the system's temporary
+ * directory, which that user can reach wherever the checkout lies (a clone in a `mktemp -d`
+ * directory is root's alone).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface ThrowawayPostgres {
@@ -28,12 +31,14 @@ function binDirectory(): string | undefined {
 function run(binDir: string, program: string, args: string[]): void {
   const path = join(binDir, program);
   const asRoot = process.getuid?.() === 0;
-  execFileSync(asRoot ? 'runuser' : path, asRoot ? ['-u', 'postgres', '--', path, ...args] : args, { stdio: 'pipe' });
+  execFileSync(asRoot ? 'runuser' : path, asRoot ? ['-u', 'postgres', '--', path, ...args] : args, { stdio: 'pipe', cwd: '/' });
 }
 
-export function startThrowawayPostgres(dataDir: string, port: number): ThrowawayPostgres | undefined {
+/** `scratch`: where the cluster lives when this process is not root (as root: the temporary directory). */
+export function startThrowawayPostgres(scratch: string, port: number): ThrowawayPostgres | undefined {
   const binDir = binDirectory();
   if (!binDir) return undefined;
+  const dataDir = process.getuid?.() === 0 ? mkdtempSync(join(tmpdir(), `durable-agent-postgres-${port}-`)) : scratch;
   mkdirSync(dataDir, { recursive: true });
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
@@ -52,4 +57,5 @@ export function stopThrowawayPostgres({ dataDir, binDir }: Pick<ThrowawayPostgre
   } catch {
     // not running any more
   }
+  if (dataDir.startsWith(join(tmpdir(), 'durable-agent-postgres-'))) rmSync(dataDir, { recursive: true, force: true });
 }
