@@ -11,6 +11,17 @@ describe("the session's setup as `durable-agent run` prints it", () => {
     expect(formatEntry({ type: 'session', turn: 0, workdir: '/repo', sandbox: 'bwrap', instructionFiles: ['/repo/AGENTS.md'] })).toBe('  ✎ instructions: /repo/AGENTS.md');
   });
 
+  test("the session's network: its mode and allowed domains, and warnings said out loud", () => {
+    const filtered = { mode: 'filtered' as const, allowedDomains: ['github.com', 'pypi.org', 'registry.npmjs.org', 'rubygems.org', 'sum.golang.org'] };
+    expect(formatEntry({ type: 'session', turn: 0, workdir: '/repo', sandbox: 'bwrap', network: filtered })).toBe(
+      "  ⇄ network: filtered, through the worker's proxy to 5 allowed domain(s) (github.com, pypi.org, registry.npmjs.org, rubygems.org, …)",
+    );
+    const host = { mode: 'host' as const, warnings: ['network "host": the session\'s commands share the worker\'s network'] };
+    expect(formatEntry({ type: 'session', turn: 0, workdir: '/repo', sandbox: 'bwrap', network: host })).toBe(
+      "  ⇄ network: host (the worker's own network)\n  ⚠ network \"host\": the session's commands share the worker's network",
+    );
+  });
+
   test('a sandboxed session without repository hooks prints nothing', () => {
     expect(formatEntry({ type: 'session', turn: 0, workdir: '/repo', sandbox: 'bwrap' })).toBeUndefined();
   });
