@@ -277,6 +277,8 @@ export interface ForkPoint {
   /** The turn ended with a message for the model (tool results): the model can go on from it. */
   endsWithUser: boolean;
   model: string;
+  /** The files read by then (workdir-relative path → sha256 of the content seen): a fork's Edits of them work. */
+  readState?: Record<string, string>;
 }
 
 /** Query `diff`: `{ fromTurn?, toTurn? }` (default: the session's start to its last snapshot). */

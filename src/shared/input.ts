@@ -20,6 +20,24 @@ export const stopHookSchema = z
   })
   .strict();
 
+/** Files a fork's `readState` may name: more than a session reads, far less than history can hold. */
+export const MAX_FORK_READ_STATE_FILES = 10_000;
+
+/** A path relative to the workdir, one that stays beneath it: no leading `/`, no `.`, `..` or empty component. */
+function isRelativeBeneath(path: string): boolean {
+  return path.length <= 4096 && !path.includes('\0') && path.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+}
+
+/** What the original had read by the fork's turn: path → sha256 of the content it saw. */
+const forkReadStateSchema = z
+  .record(z.string(), z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 (64 hex digits)'))
+  .superRefine((readState, context) => {
+    const paths = Object.keys(readState);
+    if (paths.length > MAX_FORK_READ_STATE_FILES) context.addIssue({ code: 'custom', message: `names more than ${MAX_FORK_READ_STATE_FILES} files` });
+    const outside = paths.find((path) => !isRelativeBeneath(path));
+    if (outside !== undefined) context.addIssue({ code: 'custom', path: [outside], message: 'must be a path relative to the workdir, beneath it' });
+  });
+
 /**
  * A fork: the session starts from another session's turn (what query `checkpoint` answers),
  * materializes that turn's files into its (empty) workdir, and continues with `prompt`.
@@ -35,6 +53,7 @@ export const forkSchema = z
     contextTokens: z.number().min(0),
     endsWithUser: z.boolean(),
     model: z.string().min(1).optional(),
+    readState: forkReadStateSchema.optional(),
   })
   .strict();
 

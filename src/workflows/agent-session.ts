@@ -158,10 +158,11 @@ export class AgentSession {
   /** The rewind went through: the conversation (and the files, already put back) are those of the checkpoint's turn. */
   rewound(checkpoint: Checkpoint, request: Required<RewindRequest>, previousSnapshot: string | undefined): void {
     const latest = this.workspace.latestRef;
+    const fileStates = this.workspace.readStateOf(checkpoint.turn); // before the log loses later turns
     this.workspace.log = rewoundLog(this.workspace.log, checkpoint.turn, request.files ? {} : latest ? { currentRef: latest } : {});
     this.view.workspace(this.workspace.log.snapshots);
     const detail = request.files ? `to turn ${checkpoint.turn}, files restored${previousSnapshot ? ` (the files before it: ${previousSnapshot})` : ''}` : `to turn ${checkpoint.turn}, conversation only`;
-    this.goOn(rewoundState(this.loop, checkpoint, { filesRestored: request.files }), detail);
+    this.goOn(rewoundState(this.loop, checkpoint, { filesRestored: request.files, ...(fileStates ? { fileStates } : {}) }), detail);
   }
 
   get state(): LoopState {

@@ -13,6 +13,7 @@ import type { DiffRange, DiffRequest, ForkPoint, RewindRequest } from '../shared
 import type { ConversationMessage } from '../shared/conversation';
 import type { SnapshotRecord } from '../shared/workspace';
 import { estimateTokens, forgetShownInstructions, type LoopState, PER_TURN_RESET } from './loop-state';
+import { absoluteReadState, readsOfTurn, readStateAt, relativeReadState, type ReadStateChanges } from './read-state';
 
 export interface Checkpoint {
   turn: number;
@@ -24,6 +25,8 @@ export interface Checkpoint {
   contextTokens: number;
   /** The turn ended with a message for the model (tool results, or the first prompt). */
   endsWithUser: boolean;
+  /** What the turn changed in the read-state (see read-state.ts); absent in checkpoints from before it was kept. */
+  reads?: ReadStateChanges;
 }
 
 export interface TurnLog {
@@ -49,6 +52,7 @@ export function recordCheckpoint(log: TurnLog, state: LoopState, endsWithUser: b
     pending: state.pendingMessages,
     contextTokens: estimateTokens(state),
     endsWithUser,
+    reads: readsOfTurn(log.checkpoints, state.turnCount, relativeReadState(state.fileStates, state.workdir)),
   };
   return { ...log, checkpoints: [...log.checkpoints.filter((entry) => entry.turn < checkpoint.turn), checkpoint] };
 }
@@ -126,8 +130,30 @@ export function checkRewind(log: TurnLog, request: RewindRequest | undefined, co
   return { ok: true, request: { turn, files, force } };
 }
 
-/** The loop state just after the checkpoint's turn: its conversation, its recovery budgets fresh. */
-export function rewoundState(state: LoopState, checkpoint: Checkpoint, { filesRestored }: { filesRestored: boolean }): LoopState {
+/**
+ * The file states after a rewind to `turn` (sessions since `read-state-in-checkpoints`): the
+ * turn's read-state, with the files put back or not. It never claims more than the model saw: a
+ * file read only after the turn is gone from the conversation, so it counts as not read. With the
+ * files left as they are (conversation only), a file changed after the turn keeps the hash the
+ * model read, not the one on disk: the Edit tool compares that hash with the file's content, so
+ * such a file fails "modified since it was last read" and is read again, while an unchanged one
+ * can be edited. A turn whose checkpoint did not keep the read-state gives none (read again).
+ */
+export function rewoundFileStates(log: TurnLog, turn: number, workdir: string): Record<string, string> {
+  const readState = readStateAt(log.checkpoints, turn);
+  return readState ? absoluteReadState(readState, workdir) : {};
+}
+
+/**
+ * The loop state just after the checkpoint's turn: its conversation, its recovery budgets fresh.
+ * `fileStates`: the read-state to go on with (see rewoundFileStates); without it (sessions
+ * before it), a rewind that put files back forgets every read and one that did not keeps them.
+ */
+export function rewoundState(
+  state: LoopState,
+  checkpoint: Checkpoint,
+  { filesRestored, fileStates }: { filesRestored: boolean; fileStates?: Record<string, string> },
+): LoopState {
   return {
     ...forgetShownInstructions(state),
     ...PER_TURN_RESET,
@@ -140,8 +166,9 @@ export function rewoundState(state: LoopState, checkpoint: Checkpoint, { filesRe
     lastTransition: 'rewind',
     stopHookActive: false,
     consecutiveStopHookBlocks: 0,
-    // The files changed under the session: what it read before no longer holds (read again before editing).
+    // The files changed under the session: what it read most recently may be other files now.
     ...(filesRestored ? { fileStates: {}, recentFiles: [] } : {}),
+    ...(fileStates ? { fileStates } : {}),
   };
 }
 
@@ -171,6 +198,7 @@ export function forkPoint(log: TurnLog, turn: number, model: string): ForkPoint 
   const checkpoint = checkpointAt(log, turn);
   const snapshot = snapshotAt(log, turn);
   if (!checkpoint || !snapshot) return undefined;
+  const readState = readStateAt(log.checkpoints, turn);
   return {
     turn,
     snapshotRef: snapshot.ref,
@@ -180,6 +208,7 @@ export function forkPoint(log: TurnLog, turn: number, model: string): ForkPoint 
     contextTokens: checkpoint.contextTokens,
     endsWithUser: checkpoint.endsWithUser,
     model,
+    ...(readState ? { readState } : {}),
   };
 }
 
@@ -195,10 +224,14 @@ export function diffRange(log: TurnLog, request: DiffRequest = {}): DiffRange {
   return { fromTurn: request.fromTurn ?? from.turn, toTurn: request.toTurn ?? to.turn, fromRef: from.ref, toRef: to.ref };
 }
 
-/** A fork's first state: the original's conversation up to the fork's turn, then the new instruction. */
+/**
+ * A fork's first state: the original's conversation up to the fork's turn, then the new
+ * instruction, and what it had read by then, under the fork's workdir (its files are the turn's).
+ */
 export function forkedState(state: LoopState, fork: Omit<ForkPoint, 'model'>): LoopState {
   return {
     ...state,
+    ...(fork.readState ? { fileStates: absoluteReadState(fork.readState, state.workdir) } : {}),
     turnCount: fork.turn,
     conversationRef: fork.conversationRef,
     messageCount: fork.messageCount,

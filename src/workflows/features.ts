@@ -40,3 +40,11 @@ export const SUB_AGENT_BOUNDS_PATCH = 'sub-agent-bounds';
  * session ends: sessions that ended before it replay comparing `snapshots[0]`, as they did.
  */
 export const SESSION_START_PATCH = 'session-start-snapshot';
+
+/**
+ * Issue 23: a rewind puts back the read-state of its turn (checkpoints keep it, see
+ * read-state.ts), so an Edit of a file the model read before the turn works after it. Asked with
+ * `patched()` only when a rewind is carried out: sessions rewound before it replay the old
+ * behaviour (every read forgotten when the files were put back, all kept when they were not).
+ */
+export const READ_STATE_PATCH = 'read-state-in-checkpoints';

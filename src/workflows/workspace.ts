@@ -24,13 +24,14 @@ import {
   type NormalizedRewind,
   recordCheckpoint,
   recordSnapshot,
+  rewoundFileStates,
   snapshotAt,
   turnEndFor,
   type TurnLog,
 } from './checkpoints';
 import { checkpointQuery, diffQuery, rewindUpdate } from './definitions';
 import { failureMessage } from './failures';
-import { SESSION_START_PATCH } from './features';
+import { READ_STATE_PATCH, SESSION_START_PATCH } from './features';
 import type { LoopState } from './loop-state';
 
 /** What the workspace needs of its session. */
@@ -196,6 +197,11 @@ export class SessionWorkspace {
 
   snapshotOf(turn: number) {
     return snapshotAt(this.log, turn);
+  }
+
+  /** The file states a rewind to `turn` goes on with; undefined in sessions rewound before they came back (replay). */
+  readStateOf(turn: number): Record<string, string> | undefined {
+    return patched(READ_STATE_PATCH) ? rewoundFileStates(this.log, turn, this.host.state.workdir) : undefined;
   }
 
   private validate(request: Parameters<typeof checkRewind>[1]): void {

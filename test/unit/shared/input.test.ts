@@ -83,4 +83,18 @@ describe('checkAgentInput', () => {
     expect(check.ok).toBe(false);
     expect(!check.ok && check.message).toMatch(message);
   });
+
+  const ref = (n: number) => `sha256:${String(n).padStart(64, '0')}`;
+  const hash = (n: number) => String(n).padStart(64, 'a');
+  test('fork.readState: relative paths beneath the workdir and sha256 hashes only', () => {
+    const fork = { workflowId: 'w', turn: 2, snapshotRef: ref(1), conversationRef: null, messageCount: 0, pending: [], contextTokens: 0, endsWithUser: true };
+    const check = (readState: unknown) => checkAgentInput({ prompt: 'go', workdir: '/fork', fork: { ...fork, readState } });
+    expect(check({ 'src/a.ts': hash(1) }).ok).toBe(true);
+    for (const path of ['/etc/passwd', '../up', 'a/../../b', 'a//b', './a', '', 'a\0b']) {
+      expect(check({ [path]: hash(1) })).toMatchObject({ ok: false, message: expect.stringContaining('relative to the workdir') });
+    }
+    expect(check({ a: 'not-a-hash' })).toMatchObject({ ok: false, message: expect.stringContaining('sha256') });
+    expect(check([hash(1)]).ok).toBe(false);
+    expect(check(Object.fromEntries(Array.from({ length: 10_001 }, (_, n) => [`f${n}`, hash(1)]))).ok).toBe(false);
+  });
 });

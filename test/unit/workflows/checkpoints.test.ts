@@ -8,6 +8,7 @@ import {
   forkPoint,
   recordCheckpoint,
   recordSnapshot,
+  rewoundFileStates,
   rewoundLog,
   rewoundState,
   snapshotAt,
@@ -15,6 +16,7 @@ import {
   turnEndFor,
   type TurnLog,
 } from '../../../src/workflows/checkpoints';
+import { readStateAt } from '../../../src/workflows/read-state';
 import { loopState } from '../../support/loop-state';
 
 const ref = (n: number) => `sha256:${String(n).padStart(64, '0')}`;
@@ -41,7 +43,7 @@ describe('the turn log', () => {
     const log = recordCheckpoint(EMPTY_TURN_LOG, state, true);
     expect(turnEndFor(log, { ...state, pendingMessages: [...state.pendingMessages, { role: 'user', kind: 'text', content: { text: 'queued' } }] })).toBe(2);
     const stored = checkpointStored(log, ref(8));
-    expect(stored.checkpoints).toEqual([{ turn: 2, conversationRef: ref(8), messageCount: 5, contextTokens: expect.any(Number), endsWithUser: true }]);
+    expect(stored.checkpoints).toEqual([{ turn: 2, conversationRef: ref(8), messageCount: 5, contextTokens: expect.any(Number), endsWithUser: true, reads: {} }]);
     expect(turnEndFor(stored, state)).toBeUndefined();
   });
 
@@ -116,7 +118,7 @@ describe('fork and diff', () => {
   test('a fork point is the turn\'s conversation and files; the fork goes on from it with its instruction', () => {
     const log = threeTurns();
     const point = forkPoint(log, 2, 'claude-sonnet-5-5')!;
-    expect(point).toEqual({ turn: 2, snapshotRef: ref(1), conversationRef: ref(12), messageCount: 5, pending: [], contextTokens: expect.any(Number), endsWithUser: true, model: 'claude-sonnet-5-5' });
+    expect(point).toEqual({ turn: 2, snapshotRef: ref(1), conversationRef: ref(12), messageCount: 5, pending: [], contextTokens: expect.any(Number), endsWithUser: true, model: 'claude-sonnet-5-5', readState: {} });
     expect(forkPoint(log, 7, 'm')).toBeUndefined();
     const state = forkedState(loopState(), point);
     expect(state).toMatchObject({ turnCount: 2, conversationRef: ref(12), messageCount: 5, pendingMessages: [{ role: 'user', kind: 'text', content: { text: 'do it' } }] });
@@ -127,5 +129,54 @@ describe('fork and diff', () => {
     expect(diffRange(log)).toEqual({ fromTurn: 0, toTurn: 3, fromRef: ref(0), toRef: ref(3) });
     expect(diffRange(log, { fromTurn: 2, toTurn: 3 })).toEqual({ fromTurn: 2, toTurn: 3, fromRef: ref(1), toRef: ref(3) });
     expect(() => diffRange(EMPTY_TURN_LOG)).toThrow('no workspace snapshots');
+  });
+});
+
+const hash = (n: number) => String(n).padStart(64, 'a');
+
+/** Turn 1 reads a and b, turn 2 edits a and reads c, turn 3 reads d; snapshots after every turn. */
+function readingTurns(): TurnLog {
+  const turns: Record<string, string>[] = [
+    {},
+    { '/real/repo/a': hash(1), '/real/repo/b': hash(2) },
+    { '/real/repo/a': hash(11), '/real/repo/b': hash(2), '/real/repo/c': hash(3) },
+    { '/real/repo/a': hash(11), '/real/repo/b': hash(2), '/real/repo/c': hash(3), '/real/repo/sub/d': hash(4) },
+  ];
+  return turns.reduce(
+    (log, fileStates, turn) => recordSnapshot(recordCheckpoint(log, loopState({ turnCount: turn, fileStates }), true), { turn, ref: ref(turn), filesChanged: 1 }),
+    EMPTY_TURN_LOG,
+  );
+}
+
+describe('a rewind puts the read-state of its turn back', () => {
+  test('the files as read by then, under the workdir the session has now; later reads are forgotten', () => {
+    const log = readingTurns();
+    const now = loopState({ turnCount: 3, fileStates: { '/real/repo/a': hash(11), '/real/repo/sub/d': hash(4) } });
+    const fileStates = rewoundFileStates(log, 1, '/real/repo');
+    expect(fileStates).toEqual({ '/real/repo/a': hash(1), '/real/repo/b': hash(2) });
+    const back = rewoundState(now, log.checkpoints[1]!, { filesRestored: true, fileStates });
+    expect(back).toMatchObject({ turnCount: 1, fileStates: { '/real/repo/a': hash(1), '/real/repo/b': hash(2) }, recentFiles: [] });
+    // Conversation only: a keeps the hash the model read, so the Edit tool finds it changed on disk.
+    const conversationOnly = rewoundState(now, log.checkpoints[1]!, { filesRestored: false, fileStates });
+    expect(conversationOnly.fileStates).toEqual({ '/real/repo/a': hash(1), '/real/repo/b': hash(2) });
+    expect(rewoundFileStates(log, 2, '/moved/repo')).toEqual({ '/moved/repo/a': hash(11), '/moved/repo/b': hash(2), '/moved/repo/c': hash(3) });
+  });
+
+  test('turns after the rewind record their changes against the rewound state', () => {
+    const rewound = rewoundLog(readingTurns(), 1, {});
+    const next = recordCheckpoint(rewound, loopState({ turnCount: 2, fileStates: { '/real/repo/a': hash(1), '/real/repo/e': hash(6) } }), true);
+    expect(next.checkpoints.at(-1)!.reads).toEqual({ e: hash(6), b: null });
+    expect(readStateAt(next.checkpoints, 2)).toEqual({ a: hash(1), e: hash(6) });
+  });
+});
+
+describe('a fork starts with the read-state of its turn', () => {
+  test('the fork point carries it relative to the workdir; the fork holds it under its own', () => {
+    const point = forkPoint(readingTurns(), 2, 'm')!;
+    expect(point.readState).toEqual({ a: hash(11), b: hash(2), c: hash(3) });
+    const forked = forkedState(loopState({ workdir: '/forks/copy' }), point);
+    expect(forked.fileStates).toEqual({ '/forks/copy/a': hash(11), '/forks/copy/b': hash(2), '/forks/copy/c': hash(3) });
+    const { readState: _none, ...older } = point;
+    expect(forkedState(loopState({ workdir: '/forks/copy' }), older).fileStates).toEqual({});
   });
 });
