@@ -41,11 +41,12 @@ async function stateWhere(handle: { query: (query: typeof stateQuery) => Promise
 
 test('after a rewind the files the model read can be edited; files changed since their read cannot', async () => {
   const workdir = makeRepo({ 'a.txt': 'one\n', 'b.txt': 'two\n', 'c.txt': 'three\n', 'd.txt': 'four\n' });
-  let pass: 'first' | 'rewound' | 'conversation only' = 'first';
+  type Pass = 'first' | 'rewound' | 'conversation only';
+  let pass: Pass = 'first';
   const outcomes: Record<string, Outcome[]> = {};
   /** Replies `next`, keeping the outcomes of the calls the request answers (those of the reply before) as `name`. */
   const after = (name: string, next: FakeReply) => (request: RecordedRequest) => ((outcomes[name] = outcomesOf(request)), next);
-  const script: Record<typeof pass, ((request: RecordedRequest) => FakeReply)[]> = {
+  const script: Record<Pass, ((request: RecordedRequest) => FakeReply)[]> = {
     first: [
       after('reads', reply([edit('a.txt', 'one', 'uno'), toolUse('Bash', { command: 'echo changed > b.txt' })])),
       after('first edits', reply([text('First pass done.')])),
