@@ -10,7 +10,7 @@ import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temp
 import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
-import { SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
+import { READ_STATE_PATCH, SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
 
 jest.setTimeout(120_000);
 
@@ -35,6 +35,9 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
   "bounds a sub-agent's tools by its own (patched sub-agent-bounds), leaving out what the type asked for beyond them": (history) =>
     history.patches.includes(SUB_AGENT_BOUNDS_PATCH) && history.startedCutDownChild && history.childCompleted,
   "is a sub-agent whose type was cut down to its parent's tools": (history) => history.input.parentSession?.toolsLeftOut !== undefined && history.result?.reason === 'completed',
+  'puts the read-state of the turn back on a rewind (patched read-state-in-checkpoints)': (history) =>
+    history.patches.includes(READ_STATE_PATCH) && history.transitions.includes('rewind'),
+  "is a fork that starts with its original's read-state": (history) => history.input.fork?.readState !== undefined,
   'ends on a refusal': (history) => history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
   'strips media and completes': (history) => history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',
   'stops nudging at diminishing returns': (history) =>
