@@ -20,12 +20,15 @@ export const stopHookSchema = z
   })
   .strict();
 
-/** Files a fork's `readState` may name: more than a session reads, far less than history can hold. */
-export const MAX_FORK_READ_STATE_FILES = 10_000;
+/**
+ * Files a fork's `readState` may name: more than a session usually reads, and small in the fork's
+ * start event (query `checkpoint` answers at most this many, the latest; the rest are read again).
+ */
+export const MAX_FORK_READ_STATE_FILES = 2_000;
 
 /** A path relative to the workdir, one that stays beneath it: no leading `/`, no `.`, `..` or empty component. */
 function isRelativeBeneath(path: string): boolean {
-  return path.length <= 4096 && !path.includes('\0') && path.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+  return path.length <= 1024 && !path.includes('\0') && path.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
 }
 
 /** What the original had read by the fork's turn: path → sha256 of the content it saw. */

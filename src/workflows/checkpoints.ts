@@ -11,9 +11,10 @@
  */
 import type { DiffRange, DiffRequest, ForkPoint, RewindRequest } from '../shared/contract';
 import type { ConversationMessage } from '../shared/conversation';
+import { MAX_FORK_READ_STATE_FILES } from '../shared/input';
 import type { SnapshotRecord } from '../shared/workspace';
 import { estimateTokens, forgetShownInstructions, type LoopState, PER_TURN_RESET } from './loop-state';
-import { absoluteReadState, readsOfTurn, readStateAt, relativeReadState, type ReadStateChanges } from './read-state';
+import { absoluteReadState, latestReads, readsOfTurn, readStateAt, relativeReadState, type ReadStateChanges } from './read-state';
 
 export interface Checkpoint {
   turn: number;
@@ -208,7 +209,7 @@ export function forkPoint(log: TurnLog, turn: number, model: string): ForkPoint 
     contextTokens: checkpoint.contextTokens,
     endsWithUser: checkpoint.endsWithUser,
     model,
-    ...(readState ? { readState } : {}),
+    ...(readState ? { readState: latestReads(readState, MAX_FORK_READ_STATE_FILES) } : {}),
   };
 }
 

@@ -46,11 +46,21 @@ export function readStateAt(checkpoints: readonly ReadStateCheckpoint[], turn: n
     if (checkpoint.turn > turn) continue;
     if (!checkpoint.reads) return undefined;
     for (const [path, hash] of Object.entries(checkpoint.reads)) {
-      if (hash === null) state.delete(path);
-      else state.set(path, hash);
+      // Deleted first, so the order is that of the latest change (see latestReads).
+      state.delete(path);
+      if (hash !== null) state.set(path, hash);
     }
   }
   return Object.fromEntries(state);
+}
+
+/**
+ * At most `limit` entries, those the session read or wrote last (a fork's input stays small; a
+ * file left out only has to be read again).
+ */
+export function latestReads(readState: ReadState, limit: number): ReadState {
+  const entries = Object.entries(readState);
+  return entries.length <= limit ? readState : Object.fromEntries(entries.slice(-limit));
 }
 
 /** What turn `turn` changed: `current` against the state of the checkpoints before it. */

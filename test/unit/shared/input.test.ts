@@ -95,6 +95,6 @@ describe('checkAgentInput', () => {
     }
     expect(check({ a: 'not-a-hash' })).toMatchObject({ ok: false, message: expect.stringContaining('sha256') });
     expect(check([hash(1)]).ok).toBe(false);
-    expect(check(Object.fromEntries(Array.from({ length: 10_001 }, (_, n) => [`f${n}`, hash(1)]))).ok).toBe(false);
+    expect(check(Object.fromEntries(Array.from({ length: 2_001 }, (_, n) => [`f${n}`, hash(1)]))).ok).toBe(false);
   });
 });

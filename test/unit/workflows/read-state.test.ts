@@ -1,5 +1,5 @@
 import { EMPTY_TURN_LOG, recordCheckpoint, recordSnapshot, rewoundFileStates, type TurnLog } from '../../../src/workflows/checkpoints';
-import { readStateAt, readsOfTurn, relativeReadState } from '../../../src/workflows/read-state';
+import { latestReads, readStateAt, readsOfTurn, relativeReadState } from '../../../src/workflows/read-state';
 import { loopState } from '../../support/loop-state';
 
 const hash = (n: number) => String(n).padStart(64, 'a');
@@ -41,5 +41,15 @@ describe('the read-state a checkpoint keeps', () => {
     expect(relativeReadState({ '/real/repo/x': hash(1), '/real/repository/y': hash(2), '/real/repo': hash(3), '/elsewhere/z': hash(4) }, '/real/repo')).toEqual({ x: hash(1) });
     const log = recordCheckpoint(EMPTY_TURN_LOG, loopState({ turnCount: 1, fileStates: { '/real/repo/__proto__': hash(5) } }), true);
     expect(Object.entries(readStateAt(log.checkpoints, 1)!)).toEqual([['__proto__', hash(5)]]);
+  });
+});
+
+describe('what a fork point carries of it', () => {
+  test('at most so many entries, those changed last', () => {
+    const log = readingTurns();
+    const state = readStateAt(log.checkpoints, 3)!;
+    expect(Object.keys(state)).toEqual(['b', 'a', 'c', 'sub/d']);
+    expect(latestReads(state, 2)).toEqual({ c: hash(3), 'sub/d': hash(4) });
+    expect(latestReads(state, 10)).toBe(state);
   });
 });
