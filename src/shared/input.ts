@@ -28,7 +28,8 @@ export const MAX_FORK_READ_STATE_FILES = 2_000;
 
 /** A path relative to the workdir, one that stays beneath it: no leading `/`, no `.`, `..` or empty component. */
 function isRelativeBeneath(path: string): boolean {
-  return path.length <= 1024 && !path.includes('\0') && path.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+  const beneath = path.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+  return beneath && path.length <= 1024 && !path.includes('\0');
 }
 
 /** What the original had read by the fork's turn: path → sha256 of the content it saw. */
@@ -36,9 +37,14 @@ const forkReadStateSchema = z
   .record(z.string(), z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 (64 hex digits)'))
   .superRefine((readState, context) => {
     const paths = Object.keys(readState);
-    if (paths.length > MAX_FORK_READ_STATE_FILES) context.addIssue({ code: 'custom', message: `names more than ${MAX_FORK_READ_STATE_FILES} files` });
+    if (paths.length > MAX_FORK_READ_STATE_FILES) {
+      context.addIssue({ code: 'custom', message: `names more than ${MAX_FORK_READ_STATE_FILES} files` });
+    }
     const outside = paths.find((path) => !isRelativeBeneath(path));
-    if (outside !== undefined) context.addIssue({ code: 'custom', path: [outside], message: 'must be a path relative to the workdir, beneath it' });
+    if (outside !== undefined) {
+      const message = 'must be a path relative to the workdir, beneath it';
+      context.addIssue({ code: 'custom', path: [outside], message });
+    }
   });
 
 /**

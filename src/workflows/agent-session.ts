@@ -162,7 +162,8 @@ export class AgentSession {
     this.workspace.log = rewoundLog(this.workspace.log, checkpoint.turn, request.files ? {} : latest ? { currentRef: latest } : {});
     this.view.workspace(this.workspace.log.snapshots);
     const detail = request.files ? `to turn ${checkpoint.turn}, files restored${previousSnapshot ? ` (the files before it: ${previousSnapshot})` : ''}` : `to turn ${checkpoint.turn}, conversation only`;
-    this.goOn(rewoundState(this.loop, checkpoint, { filesRestored: request.files, ...(fileStates ? { fileStates } : {}) }), detail);
+    const restored = { filesRestored: request.files, ...(fileStates ? { fileStates } : {}) };
+    this.goOn(rewoundState(this.loop, checkpoint, restored), detail);
   }
 
   get state(): LoopState {

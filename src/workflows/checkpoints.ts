@@ -14,7 +14,14 @@ import type { ConversationMessage } from '../shared/conversation';
 import { MAX_FORK_READ_STATE_FILES } from '../shared/input';
 import type { SnapshotRecord } from '../shared/workspace';
 import { estimateTokens, forgetShownInstructions, type LoopState, PER_TURN_RESET } from './loop-state';
-import { absoluteReadState, latestReads, readsOfTurn, readStateAt, relativeReadState, type ReadStateChanges } from './read-state';
+import {
+  absoluteReadState,
+  latestReads,
+  readsOfTurn,
+  readStateAt,
+  relativeReadState,
+  type ReadStateChanges,
+} from './read-state';
 
 export interface Checkpoint {
   turn: number;

@@ -64,7 +64,11 @@ export function latestReads(readState: ReadState, limit: number): ReadState {
 }
 
 /** What turn `turn` changed: `current` against the state of the checkpoints before it. */
-export function readsOfTurn(checkpoints: readonly ReadStateCheckpoint[], turn: number, current: ReadState): ReadStateChanges {
+export function readsOfTurn(
+  checkpoints: readonly ReadStateCheckpoint[],
+  turn: number,
+  current: ReadState,
+): ReadStateChanges {
   const before = new Map(Object.entries(readStateAt(checkpoints, turn - 1) ?? {}));
   const now = new Map(Object.entries(current));
   const changed = [...now].filter(([path, hash]) => before.get(path) !== hash);
