@@ -132,6 +132,8 @@ export function matchingHooks(hooks: ToolHooks, event: ToolHookEvent, toolName?:
 }
 
 function compiles(pattern: string): boolean {
+  // `*` is Claude Code's "every tool", not a regular expression (one that would not compile).
+  if (pattern === '*') return true;
   try {
     new RegExp(pattern);
     return true;

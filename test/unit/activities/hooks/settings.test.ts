@@ -81,12 +81,18 @@ test('the shapes that failed sessions: a hookPath field, a command without hooks
             { matcher: 'Bash', hookPath: '.claude/hooks/pre.sh', hooks: [{ type: 'command', command: './pre.sh' }] },
             { matcher: 'Edit', command: './old-shape.sh' },
             { matcher: 'Write', hooks: [{ type: 'prompt', prompt: 'Is this safe? $ARGUMENTS' }] },
+            { matcher: '*', hooks: [{ type: 'command', command: './audit.sh' }] },
           ],
         },
       },
     }),
   );
-  expect(result.toolHooks).toEqual({ PreToolUse: [{ matcher: 'Bash', hooks: [{ command: './pre.sh' }] }] });
+  expect(result.toolHooks).toEqual({
+    PreToolUse: [
+      { matcher: 'Bash', hooks: [{ command: './pre.sh' }] },
+      { matcher: '*', hooks: [{ command: './audit.sh' }] },
+    ],
+  });
   expect(result.skipped.map(({ path, reason }) => [path, reason])).toEqual([
     ['hooks.PreToolUse.0.hookPath', 'a field durable-agent does not use (ignored)'],
     ['hooks.PreToolUse.1', expect.stringContaining('no "hooks" list')],
