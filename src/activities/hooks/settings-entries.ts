@@ -30,6 +30,7 @@ const HOOK_FIELDS = new Set(['type', 'command', 'timeout']);
 const GROUP_FIELDS = new Set(['matcher', 'hooks']);
 const MAX_TIMEOUT_S = STOP_HOOK_MAX_TIMEOUT_MS / 1000;
 const RUN_EVENTS = HOOK_EVENTS.join(', ');
+const REASON_MAX_CHARS = 200;
 
 type Entries = Record<string, unknown>;
 
@@ -45,7 +46,10 @@ export function shown(text: string): string {
 /** The entries of one parsed settings file (`json` must be an object: the caller checks). */
 export function settingsEntries(file: string, json: Entries): SettingsEntries {
   const entries: SettingsEntries = { stopHooks: [], toolHooks: {}, skipped: [] };
-  const skip = (path: string, reason: string) => entries.skipped.push({ file, path, reason });
+  // Capped: a zod message can quote a key of the file, and a key can be long.
+  const skip = (path: string, reason: string) => {
+    entries.skipped.push({ file, path, reason: reason.slice(0, REASON_MAX_CHARS) });
+  };
   for (const [key, value] of Object.entries(json)) {
     if (DESCRIPTIVE_KEYS.has(key)) continue;
     if (key === 'hooks') readHooks(value, entries, skip);
@@ -134,7 +138,8 @@ function skipUnknownFields(path: string, entry: Entries, known: Set<string>, ski
 function readTimeout(path: string, timeout: unknown, skip: Skip): number | undefined | null {
   if (timeout === undefined) return undefined;
   if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) return null;
-  if (timeout <= MAX_TIMEOUT_S) return Math.round(timeout * 1000);
+  // At least 1 ms: a hook passed on to a sub-agent is checked again as input, where 0 is refused.
+  if (timeout <= MAX_TIMEOUT_S) return Math.max(1, Math.round(timeout * 1000));
   skip(path, `over ${MAX_TIMEOUT_S} s: the hook runs with ${MAX_TIMEOUT_S} s`);
   return STOP_HOOK_MAX_TIMEOUT_MS;
 }

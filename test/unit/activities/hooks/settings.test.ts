@@ -100,6 +100,12 @@ test('the shapes that failed sessions: a hookPath field, a command without hooks
   ]);
 });
 
+test('a tiny timeout is at least 1 ms, so a sub-agent that inherits the hook accepts it as input', async () => {
+  const settings = { hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: './pre.sh', timeout: 0.0001 }] }] } };
+  const { toolHooks } = await readRepoHooks(repo({ '.claude/settings.json': settings }));
+  expect(toolHooks).toEqual({ PreToolUse: [{ hooks: [{ command: './pre.sh', timeoutMs: 1 }] }] });
+});
+
 test('a hostile file cannot flood the note: at most 50 skipped entries are listed', async () => {
   const settings = Object.fromEntries(Array.from({ length: 500 }, (_, index) => [`key${index}`, index]));
   const { skipped } = await readRepoHooks(repo({ '.claude/settings.json': settings }));
