@@ -21,21 +21,22 @@ async function sessionEntry(handle: WorkflowHandle) {
   return entries.find((entry: TranscriptEntry) => entry.type === 'session');
 }
 
-test("a trusted corpus file's PostToolUse hook runs, and what cannot run is listed in the transcript and state", async () => {
+test("a trusted corpus file's PostToolUse hook runs; what cannot run is in the transcript and state", async () => {
   // SoluGenAI/claude-code-course: a formatter script after Edit, MultiEdit and Write, timeouts of 10000 s, permissions.
   const workdir = makeRepo({
     '.claude/settings.json': corpusFile('solugenai-claude-code-course.json'),
     '.claude/hooks/ruff-format.sh': '#!/bin/sh\necho formatted >> .formatter-ran\n',
   });
   chmodSync(join(workdir, '.claude/hooks/ruff-format.sh'), 0o755);
-  harness.fake.handler = byTurn([reply([toolUse('Write', { file_path: 'a.py', content: 'x = 1\n' })]), reply([text('Done.')])]);
+  const write = toolUse('Write', { file_path: 'a.py', content: 'x = 1\n' });
+  harness.fake.handler = byTurn([reply([write]), reply([text('Done.')])]);
   const handle = await harness.start({ prompt: 'add a.py', workdir, trustRepoHooks: true, toolSummaries: false });
   expect(((await handle.result()) as AgentResult).reason).toBe('completed');
 
   expect(readFileSync(join(workdir, '.formatter-ran'), 'utf8')).toBe('formatted\n');
   const clamped = { file: '.claude/settings.json', reason: 'over 600 s: the hook runs with 600 s' };
   const skippedSettings = [
-    { file: '.claude/settings.json', path: 'permissions', reason: 'a setting durable-agent does not read from repositories (only hooks run)' },
+    { file: '.claude/settings.json', path: 'permissions', reason: expect.stringContaining('a setting durable-agent') },
     { ...clamped, path: 'hooks.PostToolUse.0.hooks.0.timeout' },
     { ...clamped, path: 'hooks.PostToolUse.1.hooks.0.timeout' },
     { ...clamped, path: 'hooks.PostToolUse.2.hooks.0.timeout' },
@@ -45,7 +46,7 @@ test("a trusted corpus file's PostToolUse hook runs, and what cannot run is list
   expect((await handle.query<AgentState>('state')).skippedSettings).toEqual(skippedSettings);
 });
 
-test('a trusted corpus file of prompt hooks, async fields and events we do not run: the session completes, noting each', async () => {
+test('trusted, a corpus file of prompt hooks, async fields, other events: it completes, noting each', async () => {
   // cautiouskurns/Game-Template: a prompt-type Stop hook, SessionStart and SubagentStart, async PostToolUse hooks.
   const workdir = makeRepo({ '.claude/settings.json': corpusFile('cautiouskurns-game-template.json') });
   harness.fake.handler = () => reply([text('Nothing to do.')]);
@@ -63,22 +64,31 @@ test('a trusted corpus file of prompt hooks, async fields and events we do not r
     'hooks.Stop.0.hooks.0',
   ]);
   expect(await sessionEntry(handle)).toMatchObject({
-    skippedSettings: expect.arrayContaining([expect.objectContaining({ path: 'hooks.Stop.0.hooks.0', reason: expect.stringContaining('"prompt" is not run') })]),
+    skippedSettings: expect.arrayContaining([
+      expect.objectContaining({ path: 'hooks.Stop.0.hooks.0', reason: expect.stringContaining('"prompt" is not run') }),
+    ]),
   });
 });
 
-test('untrusted, a malformed settings file and a corpus file are only noted as skipped; nothing of them runs', async () => {
-  const malformed = makeRepo({ '.claude/settings.json': '{"hooks": {"Stop": [{"command": "touch ran"', '.agent/settings.json': '{"stopHooks": [{"command": "touch ran"}]}' });
+test('untrusted, a malformed settings file and a corpus file are only noted as skipped; none of it runs', async () => {
+  const malformed = makeRepo({
+    '.claude/settings.json': '{"hooks": {"Stop": [{"command": "touch ran"',
+    '.agent/settings.json': '{"stopHooks": [{"command": "touch ran"}]}',
+  });
   harness.fake.handler = () => reply([text('ok')]);
   const first = await harness.start({ prompt: 'go', workdir: malformed, toolSummaries: false });
   expect(((await first.result()) as AgentResult).reason).toBe('completed');
   expect(existsSync(join(malformed, 'ran'))).toBe(false);
-  expect(await sessionEntry(first)).toMatchObject({ skippedRepoHooks: ['.agent/settings.json (1 stop hook)', '.claude/settings.json (not valid JSON)'] });
+  expect(await sessionEntry(first)).toMatchObject({
+    skippedRepoHooks: ['.agent/settings.json (1 stop hook)', '.claude/settings.json (not valid JSON)'],
+  });
   expect((await first.query<AgentState>('state')).skippedSettings).toBeUndefined();
 
   const corpus = makeRepo({ '.claude/settings.json': corpusFile('disler-claude-code-hooks-mastery.json') });
   const second = await harness.start({ prompt: 'go', workdir: corpus, toolSummaries: false });
   expect(((await second.result()) as AgentResult).reason).toBe('completed');
-  expect(await sessionEntry(second)).toMatchObject({ skippedRepoHooks: ['.claude/settings.json (1 stop hook, 3 tool hooks, 4 hook entries that cannot run)'] });
+  expect(await sessionEntry(second)).toMatchObject({
+    skippedRepoHooks: ['.claude/settings.json (1 stop hook, 3 tool hooks, 4 hook entries that cannot run)'],
+  });
   expect((await sessionEntry(second)) as object).not.toHaveProperty('skippedSettings');
 });

@@ -3,7 +3,8 @@ import { failureMessage } from '../../../src/cli/failure-message';
 
 test("a failed activity's cause is said, not only Temporal's wrapper", () => {
   const cause = ApplicationFailure.nonRetryable('workdir: /nope does not exist on the worker host', 'InvalidWorkdir');
-  const activity = new ActivityFailure('Activity task failed', 'prepareSession', '1', RetryState.NON_RETRYABLE_FAILURE, undefined, cause);
+  const retry = RetryState.NON_RETRYABLE_FAILURE;
+  const activity = new ActivityFailure('Activity task failed', 'prepareSession', '1', retry, undefined, cause);
   expect(failureMessage(activity)).toBe('Activity task failed: workdir: /nope does not exist on the worker host');
 });
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { readRepoHooks } from '../../../../src/activities/hooks/settings';
 import { Workdir } from '../../../../src/workdir/workdir';
 
+const NOT_RUN = 'an event durable-agent does not run (it runs PreToolUse, PostToolUse, UserPromptSubmit, Stop)';
 const CORPUS = join(__dirname, '../../../fixtures/claude-settings');
 const corpusFiles = readdirSync(CORPUS).filter((name) => name.endsWith('.json'));
 
@@ -25,14 +26,19 @@ test('the corpus holds at least 10 real-world settings files, each named in SOUR
   for (const file of corpusFiles) expect(sources).toContain(`| \`${file}\` |`);
 });
 
-test.each(corpusFiles)('%s is read entry by entry: nothing throws, nothing is unreadable, every skip has a reason', async (fixture) => {
+test.each(corpusFiles)('%s is read entry by entry: nothing throws, each skip has a reason', async (fixture) => {
   const hooks = await readAsRepository(fixture);
   expect(hooks.unreadable).toEqual([]);
   for (const skipped of hooks.skipped) {
-    expect(skipped).toEqual({ file: '.claude/settings.json', path: expect.stringMatching(/^\S+$/), reason: expect.any(String) });
+    expect(skipped).toEqual({
+      file: '.claude/settings.json',
+      path: expect.stringMatching(/^\S+$/),
+      reason: expect.any(String),
+    });
   }
   // Whatever is kept is runnable: a command, and a timeout within our limit.
-  const commands = [...hooks.hooks, ...Object.values(hooks.toolHooks ?? {}).flatMap((groups) => groups.flatMap((group) => group.hooks))];
+  const toolHooks = Object.values(hooks.toolHooks ?? {}).flatMap((groups) => groups.flatMap((group) => group.hooks));
+  const commands = [...hooks.hooks, ...toolHooks];
   for (const hook of commands) {
     expect(hook.command.trim()).not.toBe('');
     expect(hook.timeoutMs ?? 0).toBeLessThanOrEqual(600_000);
@@ -42,12 +48,13 @@ test.each(corpusFiles)('%s is read entry by entry: nothing throws, nothing is un
 test('a prompt-type Stop hook, async fields and events we do not run are skipped; the command hooks run', async () => {
   const hooks = await readAsRepository('cautiouskurns-game-template.json');
   expect(hooks.hooks).toEqual([]);
-  expect(hooks.toolHooks?.PreToolUse).toEqual([{ matcher: 'Write', hooks: expect.arrayContaining([expect.objectContaining({ timeoutMs: 10_000 })]) }]);
-  expect(hooks.toolHooks?.PreToolUse?.[0]?.hooks).toHaveLength(4);
-  expect(hooks.toolHooks?.PostToolUse?.map((group) => [group.matcher, group.hooks.length])).toEqual([['Read', 1], ['Edit|Write', 4], ['Bash', 1]]);
+  const tenSeconds = expect.objectContaining({ timeoutMs: 10_000 });
+  expect(hooks.toolHooks?.PreToolUse).toEqual([{ matcher: 'Write', hooks: Array(4).fill(tenSeconds) }]);
+  const postToolUse = hooks.toolHooks?.PostToolUse?.map((group) => [group.matcher, group.hooks.length]);
+  expect(postToolUse).toEqual([['Read', 1], ['Edit|Write', 4], ['Bash', 1]]);
   expect(hooks.skipped.map(({ path, reason }) => `${path}: ${reason}`)).toEqual([
-    'hooks.SessionStart: an event durable-agent does not run (it runs PreToolUse, PostToolUse, UserPromptSubmit, Stop)',
-    'hooks.SubagentStart: an event durable-agent does not run (it runs PreToolUse, PostToolUse, UserPromptSubmit, Stop)',
+    `hooks.SessionStart: ${NOT_RUN}`,
+    `hooks.SubagentStart: ${NOT_RUN}`,
     'hooks.PostToolUse.1.hooks.0.async: a field durable-agent does not use (ignored)',
     'hooks.PostToolUse.1.hooks.1.async: a field durable-agent does not use (ignored)',
     'hooks.PostToolUse.1.hooks.2.async: a field durable-agent does not use (ignored)',
@@ -57,23 +64,40 @@ test('a prompt-type Stop hook, async fields and events we do not run are skipped
   expect(hooks.found).toEqual(['.claude/settings.json (10 tool hooks, 7 hook entries that cannot run)']);
 });
 
-test('statusLine, permissions and events of other days are skipped; the Stop, tool and UserPromptSubmit hooks run', async () => {
+const PROMPT_HOOK = 'uv run .claude/hooks/user_prompt_submit.py --log-only --store-last-prompt --name-agent';
+
+test('statusLine, permissions and other events are skipped; Stop, tool and UserPromptSubmit hooks run', async () => {
   const hooks = await readAsRepository('disler-claude-code-hooks-mastery.json');
   expect(hooks.hooks).toEqual([{ command: 'uv run .claude/hooks/stop.py --chat' }]);
   expect(hooks.toolHooks).toEqual({
     PreToolUse: [{ matcher: '', hooks: [{ command: 'uv run .claude/hooks/pre_tool_use.py' }] }],
     PostToolUse: [{ matcher: '', hooks: [{ command: 'uv run .claude/hooks/post_tool_use.py' }] }],
-    UserPromptSubmit: [{ hooks: [{ command: 'uv run .claude/hooks/user_prompt_submit.py --log-only --store-last-prompt --name-agent' }] }],
+    UserPromptSubmit: [
+      { hooks: [{ command: PROMPT_HOOK }] },
+    ],
   });
-  expect(hooks.skipped.map((skipped) => skipped.path)).toEqual(['permissions', 'statusLine', 'hooks.Notification', 'hooks.SubagentStop', 'hooks.PreCompact', 'hooks.SessionStart']);
+  expect(hooks.skipped.map((skipped) => skipped.path)).toEqual([
+    'permissions',
+    'statusLine',
+    'hooks.Notification',
+    'hooks.SubagentStop',
+    'hooks.PreCompact',
+    'hooks.SessionStart',
+  ]);
 });
 
-test('a timeout over our limit runs with the limit, and says so; a matcher written as a list skips its group', async () => {
+test('a timeout over our limit runs with the limit, saying so; a list as matcher skips its group', async () => {
   const course = await readAsRepository('solugenai-claude-code-course.json');
   expect(course.toolHooks?.PostToolUse?.map((group) => group.hooks[0]?.timeoutMs)).toEqual([600_000, 600_000, 600_000]);
-  expect(course.skipped).toContainEqual({ file: '.claude/settings.json', path: 'hooks.PostToolUse.0.hooks.0.timeout', reason: 'over 600 s: the hook runs with 600 s' });
+  expect(course.skipped).toContainEqual({
+    file: '.claude/settings.json',
+    path: 'hooks.PostToolUse.0.hooks.0.timeout',
+    reason: 'over 600 s: the hook runs with 600 s',
+  });
 
   const listMatcher = await readAsRepository('uc5454-digital-gorilla-quest-hook-cave.json');
-  expect(listMatcher.toolHooks).toEqual({ PreToolUse: [{ matcher: 'Bash', hooks: [{ command: "echo 'コマンド実行前！'" }] }] });
-  expect(listMatcher.skipped).toEqual([{ file: '.claude/settings.json', path: 'hooks.PostToolUse.0.matcher', reason: expect.stringMatching(/^matcher must be a tool name/) }]);
+  const bashHook = { command: "echo 'コマンド実行前！'" };
+  expect(listMatcher.toolHooks).toEqual({ PreToolUse: [{ matcher: 'Bash', hooks: [bashHook] }] });
+  const reason = expect.stringMatching(/^matcher must be a tool name/);
+  expect(listMatcher.skipped).toEqual([{ file: '.claude/settings.json', path: 'hooks.PostToolUse.0.matcher', reason }]);
 });
