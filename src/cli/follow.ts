@@ -4,6 +4,7 @@ import type { PublishedEvent } from '../shared/live-events';
 import type { Store } from '../activities/store/open-store';
 import { stateQuery, transcriptQuery } from '../workflows/definitions';
 import { answeredInTime, QUERY_DEADLINE_MS } from './cli-client';
+import { failureMessage } from './failure-message';
 import { LivePrinter } from './live-printer';
 import { SessionEvents } from './session-events';
 import { storedSession } from './stored-session';
@@ -137,9 +138,9 @@ export async function followSession(client: Client, workflowId: string, options:
     } catch (error) {
       finished = true;
       await poller;
-      const cause = error instanceof WorkflowFailedError && error.cause ? error.cause : error;
-      if (options.json) emit(events.fromFailure((cause as Error).message));
-      console.error(`Workflow ${workflowId} failed: ${(cause as Error).message}`);
+      const message = failureMessage(error instanceof WorkflowFailedError && error.cause ? error.cause : error);
+      if (options.json) emit(events.fromFailure(message));
+      console.error(`Workflow ${workflowId} failed: ${message}`);
       return 1;
     }
   }

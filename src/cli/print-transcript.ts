@@ -24,6 +24,9 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
         entry.skippedRepoHooks?.length
           ? `  ⚑ repository hooks found and not run (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1): ${entry.skippedRepoHooks.join(', ')}`
           : undefined,
+        ...(entry.skippedSettings ?? []).map(
+          ({ file, path, reason }) => `  ⚑ repository setting not used: ${file}${path ? ` ${path}` : ''}: ${reason}`,
+        ),
         entry.skippedRepoAgents?.length ? `  ⚑ repository agent types not used: ${entry.skippedRepoAgents.join(', ')}` : undefined,
         entry.skippedMcpJson ? `  ⚑ MCP servers of ${entry.skippedMcpJson} not started (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1)` : undefined,
         ...(entry.mcpServers ?? []).map((server) =>

@@ -11,6 +11,7 @@ import type { AgentResult, AgentState } from '../shared/contract';
 import { AGENT_HOST, AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { stateQuery } from '../workflows/definitions';
 import { answeredInTime } from './cli-client';
+import { failureMessage } from './failure-message';
 
 export interface SessionRow {
   workflowId: string;
@@ -66,7 +67,7 @@ export async function sessionRow(
     };
   }
   const result = await (handle.result() as Promise<AgentResult>).catch((error: Error & { cause?: Error }) => error);
-  if (result instanceof Error) return { ...row, reason: result.cause?.message ?? result.message };
+  if (result instanceof Error) return { ...row, reason: result.cause ? failureMessage(result.cause) : result.message };
   return { ...row, turn: result.turnCount, reason: result.reason, tokens: { input: result.usage.inputTokens, output: result.usage.outputTokens }, source: 'result', result };
 }
 

@@ -12,6 +12,7 @@ import type { FileChangeStat, SnapshotRecord } from './workspace';
 import type { McpServerStatus, McpSessionNote } from './mcp';
 import type { Todo } from './todos';
 import type { PreparedNetwork } from './sandbox';
+import type { SkippedSetting } from './hooks';
 
 /** Workflow type users pass to `temporal workflow start --type`. */
 export const WORKFLOW_TYPE = 'agentWorkflow';
@@ -141,12 +142,14 @@ export interface AgentState {
   todos?: Todo[];
   /** The session's MCP servers (only when it has any): connected or failed, and their tools. */
   mcpServers?: McpServerStatus[];
+  /** Entries of the trusted repository settings files that cannot run (only when there are any). */
+  skippedSettings?: SkippedSetting[];
 }
 
 /** One line of the session's log, served by the `transcript` query and printed by our CLI. */
 export type TranscriptEntry =
   | { type: 'user'; turn: number; text: string }
-  /** The worker prepared the session: its real workdir, its sandbox, its instruction files, repository hooks and agent types found and not used. */
+  /** The worker prepared the session: its real workdir, its sandbox, its instruction files, repository hooks, settings and agent types found and not used. */
   | {
       type: 'session';
       turn: number;
@@ -155,6 +158,7 @@ export type TranscriptEntry =
       /** The network its commands get: mode, allowed domains, warnings (host network granted or refused). */
       network?: PreparedNetwork;
       skippedRepoHooks?: string[];
+      skippedSettings?: SkippedSetting[];
       skippedRepoAgents?: string[];
       instructionFiles?: string[];
       forkedFrom?: { workflowId: string; turn: number };
@@ -171,10 +175,7 @@ export type TranscriptEntry =
   | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
   | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }
   | { type: 'tool_summary'; turn: number; text: string }
-  /**
-   * A sub-agent's type asked for tools its parent does not have: they were left out. In the
-   * parent's transcript (at its `Task` call, `toolUseId`) and in the sub-agent's (turn 0).
-   */
+  /** A sub-agent's type asked for tools its parent lacks: left out. In the parent's transcript (at its `Task` call) and the sub-agent's. */
   | { type: 'sub_agent_tools'; turn: number; toolUseId: string; agentType: string; leftOut: string[]; detail: string }
   /** The workspace snapshot taken after the turn (its reference and how many files changed), or why it failed. */
   | { type: 'snapshot'; turn: number; ref?: string; filesChanged?: number; error?: string }

@@ -28,7 +28,13 @@ export const claudeHookCommandSchema = z
   })
   .strict();
 
-const matcherSchema = z.string().refine((matcher) => compiles(matcher), 'must be a tool name, names joined by |, a regular expression, or * for every tool');
+const MATCHER_RULE = 'must be a tool name, names joined by |, a regular expression, or * for every tool';
+const matcherSchema = z.string().refine((matcher) => compiles(matcher), MATCHER_RULE);
+
+/** Why a repository's matcher cannot be used; undefined when it can. */
+export function matcherProblem(matcher: unknown): string | undefined {
+  return typeof matcher === 'string' && compiles(matcher) ? undefined : `matcher ${MATCHER_RULE}`;
+}
 
 export const claudeHookGroupSchema = z.object({ matcher: matcherSchema.optional(), hooks: z.array(claudeHookCommandSchema) }).strict();
 
@@ -126,6 +132,8 @@ export function matchingHooks(hooks: ToolHooks, event: ToolHookEvent, toolName?:
 }
 
 function compiles(pattern: string): boolean {
+  // `*` is Claude Code's "every tool", not a regular expression (one that would not compile).
+  if (pattern === '*') return true;
   try {
     new RegExp(pattern);
     return true;
@@ -170,10 +178,21 @@ export interface ToolHookOutcome {
   snapshot?: TakenSnapshot;
 }
 
+/** An entry of a trusted repository settings file that was not run, and why (the `session` entry and `state`). */
+export interface SkippedSetting {
+  /** The settings file, relative to the workdir (`.claude/settings.json`). */
+  file: string;
+  /** Where in it, dotted (`hooks.Notification`, `hooks.Stop.0.hooks.1`, `permissions`). */
+  path: string;
+  reason: string;
+}
+
 /** What prepareSession read of the repository's tool hooks (only when trusted). */
 export interface SessionHookSettings {
   /** PreToolUse, PostToolUse and UserPromptSubmit hooks from the repository's settings, read once at the start. */
   settingsToolHooks?: ToolHooks;
+  /** Entries of the trusted settings files that cannot run (everything else in them runs). */
+  skippedSettings?: SkippedSetting[];
 }
 
 export interface StopHookInput {

@@ -122,6 +122,7 @@ export class SessionView {
     this.state.workdir = session.workdir;
     this.state.host = session.host ?? null;
     if (session.mcp) this.state.mcpServers = session.mcp.status;
+    if (session.skippedSettings?.length) this.state.skippedSettings = session.skippedSettings;
     if (!note || session.sandbox === undefined) return;
     this.add({
       type: 'session',
@@ -130,6 +131,7 @@ export class SessionView {
       sandbox: session.sandbox,
       ...(session.network ? { network: session.network } : {}),
       ...(session.skippedRepoHooks?.length ? { skippedRepoHooks: session.skippedRepoHooks } : {}),
+      ...(session.skippedSettings?.length ? { skippedSettings: session.skippedSettings } : {}),
       ...(session.skippedRepoAgents?.length ? { skippedRepoAgents: session.skippedRepoAgents } : {}),
       ...mcpSessionNote(session),
       ...(session.instructionFiles?.length ? { instructionFiles: session.instructionFiles } : {}),

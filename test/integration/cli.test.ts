@@ -255,3 +255,22 @@ test('status, watch, diff and list of a finished session whose workers are all s
     await harness.stop();
   }
 });
+
+test('watch and status of a failed session say why it failed, not only "Activity task failed"', async () => {
+  const harness = await Harness.start();
+  try {
+    await harness.startWorker();
+    const missing = join(scratchDir('cli-failed'), 'missing');
+    const handle = await harness.start({ prompt: 'go', workdir: missing });
+    await expect(handle.result()).rejects.toThrow();
+    const environment = { TEMPORAL_ADDRESS: temporalAddress(), ...harness.storeEnvironment() };
+
+    const watched = await cli(['watch', handle.workflowId], environment);
+    expect(watched.code).toBe(1);
+    expect(watched.stderr).toContain(`Workflow ${handle.workflowId} failed: Activity task failed: workdir: ${missing} does not exist`);
+    const status = await cli(['status', handle.workflowId, '--json'], environment);
+    expect(JSON.parse(status.stdout)).toMatchObject({ reason: expect.stringContaining(`workdir: ${missing} does not exist`) });
+  } finally {
+    await harness.stop();
+  }
+});

@@ -94,6 +94,8 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
         workdir,
         ...(trusted && repoHooks.hooks.length ? { settingsStopHooks: repoHooks.hooks } : {}),
         ...(trusted && repoHooks.toolHooks ? { settingsToolHooks: repoHooks.toolHooks } : {}),
+        // Untrusted files are only noted as found; in trusted ones, what cannot run is listed.
+        ...(trusted && repoHooks.skipped.length ? { skippedSettings: repoHooks.skipped } : {}),
         ...(instructions.length ? { instructionFiles: instructions.map((file) => file.path) } : {}),
         ...(skippedHooks(repoHooks, trusted).length ? { skippedRepoHooks: skippedHooks(repoHooks, trusted) } : {}),
         ...(usableAgents.length ? { repoAgents: usableAgents } : {}),

@@ -7,6 +7,13 @@ describe("the session's setup as `durable-agent run` prints it", () => {
     expect(line).toContain('repository hooks found and not run (not trusted: input trustRepoHooks, or the worker\'s AGENT_TRUST_REPO_HOOKS=1): .agent/settings.json (1 stop hook)');
   });
 
+  test('each entry of trusted settings that cannot run is one line: file, path and why', () => {
+    const skippedSettings = [{ file: '.claude/settings.json', path: 'hooks.Stop.0.hooks.0', reason: 'hook type "prompt" is not run (durable-agent runs "command" hooks)' }];
+    expect(formatEntry({ type: 'session', turn: 0, workdir: '/repo', sandbox: 'bwrap', skippedSettings })).toBe(
+      '  ⚑ repository setting not used: .claude/settings.json hooks.Stop.0.hooks.0: hook type "prompt" is not run (durable-agent runs "command" hooks)',
+    );
+  });
+
   test('the instruction files in the system prompt are named', () => {
     expect(formatEntry({ type: 'session', turn: 0, workdir: '/repo', sandbox: 'bwrap', instructionFiles: ['/repo/AGENTS.md'] })).toBe('  ✎ instructions: /repo/AGENTS.md');
   });

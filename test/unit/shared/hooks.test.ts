@@ -72,6 +72,11 @@ describe('input hooks', () => {
     expect(check.ok && check.input.stopHooks).toEqual([{ command: 'first' }, { command: 'npm test', timeoutMs: 30_000 }]);
   });
 
+  test('matcher `*` (every tool) is accepted, though it is no regular expression', () => {
+    const check = checkAgentInput({ ...base, hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: './audit.sh' }] }] } });
+    expect(check.ok && check.input.toolHooks).toEqual({ PreToolUse: [{ matcher: '*', hooks: [{ command: './audit.sh' }] }] });
+  });
+
   test('without hooks the resolved input has no toolHooks field', () => {
     const check = checkAgentInput(base);
     expect(check.ok && 'toolHooks' in check.input).toBe(false);

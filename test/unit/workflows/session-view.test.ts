@@ -109,3 +109,18 @@ test('currentDetails and the state query show the workspace: its last snapshot, 
   expect(session.snapshot().snapshots).toEqual([{ turn: 0, ref: `sha256:${'0'.repeat(64)}`, filesChanged: 0 }, { turn: 3, ref, filesChanged: 2 }]);
   expect(currentDetails(session.snapshot(), [])).toContain('- workspace: last snapshot after turn 3 (`sha256:abababababab…`, 2 in all)');
 });
+
+test("trusted settings entries that cannot run are in the state query and the session entry, also on a later run's prepare", () => {
+  const skippedSettings = [{ file: '.claude/settings.json', path: 'hooks.Notification', reason: 'an event durable-agent does not run' }];
+  const prepared = { workdir: '/repo', sandbox: 'bwrap' as const, model: 'm', overheadTokens: 0, systemRef: 'ref', prompt: { text: 'p' }, skippedSettings };
+  const { view: session } = view();
+  session.prepared(prepared, { note: true });
+  expect(session.snapshot().skippedSettings).toEqual(skippedSettings);
+  expect(session.page({}).entries).toEqual([expect.objectContaining({ type: 'session', skippedSettings })]);
+
+  const { view: continued } = view();
+  continued.prepared(prepared, { note: false });
+  expect(continued.snapshot().skippedSettings).toEqual(skippedSettings);
+  expect(continued.page({}).entries).toEqual([]);
+  expect(view().view.snapshot()).not.toHaveProperty('skippedSettings');
+});
