@@ -7,10 +7,11 @@ import { parseArgs } from 'node:util';
 import type { AgentState } from '../shared/contract';
 import { WORKFLOW_TYPE } from '../shared/contract';
 import { todoLines, todoProgress } from '../shared/todos';
-import { AGENT_FORKED_FROM, AGENT_STATUS } from '../shared/search-attributes';
+import { AGENT_FORKED_FROM } from '../shared/search-attributes';
 import { temporalSettings } from '../worker-config';
 import { QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
 import { formatResult } from './print-transcript';
+import { isSessionStatus, SESSION_STATUSES, statusFilter } from './session-status';
 import { formatTable, type SessionRow, sessionRow } from './session-table';
 import { storedSession } from './stored-session';
 
@@ -73,8 +74,10 @@ export async function listCommand(args: string[], environment: NodeJS.ProcessEnv
   const { values } = parseArgs({ args, options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } } });
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit takes a whole number above 0, not ${values.limit}`);
+  const status = values.status;
+  if (status !== undefined && !isSessionStatus(status)) throw new UsageError(`--status takes one of ${SESSION_STATUSES.join(', ')}; not ${status}`);
   return withClient(environment, async (client) => {
-    const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(values.status ? [`${AGENT_STATUS.name}='${values.status}'`] : [])];
+    const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(status ? [statusFilter(status)] : [])];
     const rows: Promise<SessionRow>[] = [];
     // Each row is asked for at once: a running session no worker answers for costs one deadline, not one each.
     for await (const workflow of client.workflow.list({ query: filters.join(' AND ') })) {
