@@ -11,6 +11,7 @@ import { AGENT_FORKED_FROM } from '../shared/search-attributes';
 import { temporalSettings } from '../worker-config';
 import { QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
 import { formatResult } from './print-transcript';
+import { formatPendingCall, pendingCalls } from './pending-calls';
 import { isSessionStatus, SESSION_STATUSES, statusFilter } from './session-status';
 import { formatTable, type SessionRow, sessionRow } from './session-table';
 import { storedSession } from './stored-session';
@@ -40,16 +41,18 @@ export async function statusCommand(args: string[], environment: NodeJS.ProcessE
   return withClient(environment, async (client, store) => {
     const handle = client.workflow.getHandle(workflowId);
     const description = await handle.describe();
-    const row = await sessionRow(client, description);
+    const [row, calls] = await Promise.all([sessionRow(client, description), pendingCalls(client.options.loadedDataConverter, description)]);
     const forkedFrom = (description.memo as { forkedFrom?: { workflowId: string; turn: number } } | undefined)?.forkedFrom;
     const forks: string[] = [];
     for await (const fork of client.workflow.list({ query: `${AGENT_FORKED_FROM.name}='${workflowId}'` })) forks.push(fork.workflowId);
     if (values.json) {
-      console.log(JSON.stringify({ ...row, taskQueue: description.taskQueue, ...(forkedFrom ? { forkedFrom } : {}), forks }, null, 2));
+      console.log(JSON.stringify({ ...row, taskQueue: description.taskQueue, calls, ...(forkedFrom ? { forkedFrom } : {}), forks }, null, 2));
       return 0;
     }
     console.log(formatTable([row]));
     if (row.state) for (const line of stateDetails(workflowId, row.state)) console.log(line);
+    // From the calls' heartbeats, so shown with or without a worker to answer the state query.
+    for (const call of calls) console.log(`  progress: ${formatPendingCall(call)}`);
     if (row.source === 'recorded' && row.workflowStatus === 'RUNNING') {
       // A query needs a worker to replay the session: without one, what Temporal recorded.
       console.log(

@@ -55,7 +55,7 @@ function runningCommand(client: Client, handle: WorkflowHandle, line: string) {
   return until(async () => (await pendingDetails(client, handle)).find((activity) => activity.details?.lastLine === line));
 }
 
-test("describe of a running command shows its summary and last line, as plain JSON the UI shows as it is", async () => {
+test('describe of a running command shows its summary and last line, as plain JSON the UI shows as it is', async () => {
   const { workdir, release } = gatedWorkdir();
   harness.fake.handler = byTurn([reply([toolUse('Bash', { command: GATED_COMMAND, description: 'Build in three steps' })]), reply([text('Built.')])]);
   const handle = await harness.start({ prompt: 'build it', workdir, toolSummaries: false });
@@ -66,6 +66,10 @@ test("describe of a running command shows its summary and last line, as plain JS
       encoding: 'json/plain',
       details: { tool: 'Bash', summary: `Bash ${GATED_COMMAND}`, elapsedMs: expect.any(Number), lastLine: 'step 1 of 3' },
     });
+    // Our status reads the same details.
+    const status = await harness.cli(['status', handle.workflowId]);
+    expect(status.stdout).toContain(`  progress: Bash ${GATED_COMMAND} · `);
+    expect(status.stdout).toMatch(/ · \d+ s · step 1 of 3$/m);
   } finally {
     release();
   }
