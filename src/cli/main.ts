@@ -205,7 +205,12 @@ export async function startAndFollow(
     const workflowId = options.workflowId ?? prepared.workflowId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const start = async () => {
       const staticSummary = staticSummaryOf(prepared.input.prompt);
-      await client.workflow.start(WORKFLOW_TYPE, { taskQueue: config.taskQueue, workflowId, args: [prepared.input], ...(staticSummary ? { staticSummary } : {}) });
+      await client.workflow.start(WORKFLOW_TYPE, {
+        taskQueue: config.taskQueue,
+        workflowId,
+        args: [prepared.input],
+        ...(staticSummary ? { staticSummary } : {}),
+      });
       link = workflowUrl(temporal.uiUrl, config.namespace, workflowId);
       say(`Started workflow ${workflowId} on task queue ${config.taskQueue}${link ? `\nTemporal UI: ${link}` : ''}${worker ? `\nWorker logs: ${log.path}` : ''}`);
     };

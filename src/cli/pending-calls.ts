@@ -19,7 +19,10 @@ const callDetailsSchema = z.object({
 }) satisfies z.ZodType<CallDetails>;
 
 /** `converter`: the client's (`client.options.loadedDataConverter`). */
-export async function pendingCalls(converter: LoadedDataConverter, description: Pick<WorkflowExecutionDescription, 'raw'>): Promise<CallDetails[]> {
+export async function pendingCalls(
+  converter: LoadedDataConverter,
+  description: Pick<WorkflowExecutionDescription, 'raw'>,
+): Promise<CallDetails[]> {
   const calls: CallDetails[] = [];
   for (const activity of description.raw.pendingActivities ?? []) {
     const payloads = activity.heartbeatDetails?.payloads;
@@ -32,7 +35,7 @@ export async function pendingCalls(converter: LoadedDataConverter, description: 
   return calls;
 }
 
-/** `Bash npm test -- --ci · 12 s · Tests: 41 passed`, `Stop hook: ./check.sh · 3 s`: what `status` prints of a call. */
+/** What `status` prints of a call: `Bash npm test · 12 s · Tests: 41 passed`, `Stop hook: ./check.sh · 3 s`. */
 export function formatPendingCall(call: CallDetails): string {
   // A tool call's summary starts with the tool's name; a hook's is its command.
   const what = call.summary.startsWith(call.tool) ? call.summary : `${call.tool}: ${call.summary}`;

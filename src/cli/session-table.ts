@@ -15,7 +15,7 @@ import { sessionStatus } from './session-status';
 
 export interface SessionRow {
   workflowId: string;
-  /** AgentStatus while the workflow runs; once it closed, how: `finished`, `terminated`, `failed`… (session-status.ts). */
+  /** AgentStatus while the workflow runs; once it closed, how: `finished`, `terminated`… (session-status.ts). */
   status: string;
   /** RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, CONTINUED_AS_NEW, TIMED_OUT. */
   workflowStatus: string;

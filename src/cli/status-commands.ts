@@ -41,12 +41,16 @@ export async function statusCommand(args: string[], environment: NodeJS.ProcessE
   return withClient(environment, async (client, store) => {
     const handle = client.workflow.getHandle(workflowId);
     const description = await handle.describe();
-    const [row, calls] = await Promise.all([sessionRow(client, description), pendingCalls(client.options.loadedDataConverter, description)]);
+    const [row, calls] = await Promise.all([
+      sessionRow(client, description),
+      pendingCalls(client.options.loadedDataConverter, description),
+    ]);
     const forkedFrom = (description.memo as { forkedFrom?: { workflowId: string; turn: number } } | undefined)?.forkedFrom;
     const forks: string[] = [];
     for await (const fork of client.workflow.list({ query: `${AGENT_FORKED_FROM.name}='${workflowId}'` })) forks.push(fork.workflowId);
     if (values.json) {
-      console.log(JSON.stringify({ ...row, taskQueue: description.taskQueue, calls, ...(forkedFrom ? { forkedFrom } : {}), forks }, null, 2));
+      const json = { ...row, taskQueue: description.taskQueue, calls, ...(forkedFrom ? { forkedFrom } : {}), forks };
+      console.log(JSON.stringify(json, null, 2));
       return 0;
     }
     console.log(formatTable([row]));
@@ -78,7 +82,9 @@ export async function listCommand(args: string[], environment: NodeJS.ProcessEnv
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit takes a whole number above 0, not ${values.limit}`);
   const status = values.status;
-  if (status !== undefined && !isSessionStatus(status)) throw new UsageError(`--status takes one of ${SESSION_STATUSES.join(', ')}; not ${status}`);
+  if (status !== undefined && !isSessionStatus(status)) {
+    throw new UsageError(`--status takes one of ${SESSION_STATUSES.join(', ')}; not ${status}`);
+  }
   return withClient(environment, async (client) => {
     const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(status ? [statusFilter(status)] : [])];
     const rows: Promise<SessionRow>[] = [];

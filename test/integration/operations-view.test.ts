@@ -21,13 +21,14 @@ jest.setTimeout(120_000);
 
 const harness = fileHarness();
 
-/** A workdir where the command waits for a file the test creates (a FIFO could leave the test waiting for a killed reader). */
+/** A workdir where the command waits for a file the test creates (a FIFO's writer could wait on a dead reader). */
 function gatedWorkdir(): { workdir: string; release: () => void } {
   const workdir = makeRepo({});
   return { workdir, release: () => writeFileSync(join(workdir, 'released'), '') };
 }
 
-const GATED_COMMAND = 'echo "building…"; echo "step 1 of 3"; while [ ! -e released ]; do sleep 0.1; done; echo "step 2 of 3"';
+const GATED_COMMAND =
+  'echo "building…"; echo "step 1 of 3"; while [ ! -e released ]; do sleep 0.1; done; echo "step 2 of 3"';
 
 async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
   for (;;) {
@@ -45,26 +46,39 @@ async function pendingDetails(client: Client, handle: WorkflowHandle) {
       const payloads = activity.heartbeatDetails?.payloads ?? [];
       const [details] = await decodeArrayFromPayloads(client.options.loadedDataConverter, payloads);
       const encoding = payloads[0]?.metadata?.encoding;
-      return { type: activity.activityType?.name, encoding: encoding ? Buffer.from(encoding).toString() : undefined, details: details as CallDetails | undefined };
+      return {
+        type: activity.activityType?.name,
+        encoding: encoding ? Buffer.from(encoding).toString() : undefined,
+        details: details as CallDetails | undefined,
+      };
     }),
   );
 }
 
 /** Waits until the running command's heartbeats say it printed `line`. */
 function runningCommand(client: Client, handle: WorkflowHandle, line: string) {
-  return until(async () => (await pendingDetails(client, handle)).find((activity) => activity.details?.lastLine === line));
+  return until(async () => {
+    const activities = await pendingDetails(client, handle);
+    return activities.find((activity) => activity.details?.lastLine === line);
+  });
 }
 
 test('describe of a running command shows its summary and last line, as plain JSON the UI shows as it is', async () => {
   const { workdir, release } = gatedWorkdir();
-  harness.fake.handler = byTurn([reply([toolUse('Bash', { command: GATED_COMMAND, description: 'Build in three steps' })]), reply([text('Built.')])]);
+  const bash = toolUse('Bash', { command: GATED_COMMAND, description: 'Build in three steps' });
+  harness.fake.handler = byTurn([reply([bash]), reply([text('Built.')])]);
   const handle = await harness.start({ prompt: 'build it', workdir, toolSummaries: false });
   try {
     const running = await runningCommand(harness.client, handle, 'step 1 of 3');
     expect(running).toEqual({
       type: 'runTool',
       encoding: 'json/plain',
-      details: { tool: 'Bash', summary: `Bash ${GATED_COMMAND}`, elapsedMs: expect.any(Number), lastLine: 'step 1 of 3' },
+      details: {
+        tool: 'Bash',
+        summary: `Bash ${GATED_COMMAND}`,
+        elapsedMs: expect.any(Number),
+        lastLine: 'step 1 of 3',
+      },
     });
     // Our status reads the same details.
     const status = await harness.cli(['status', handle.workflowId]);
@@ -102,13 +116,20 @@ test('with payload encryption, heartbeat details are encrypted and a client with
   }
 });
 
+/** The workflow ids `durable-agent list --status <status>` prints. */
+async function listedIds(status: string): Promise<string[]> {
+  const listed = await harness.cli(['list', '--status', status, '--json', '--limit', '100']);
+  return (JSON.parse(listed.stdout) as { workflowId: string }[]).map((row) => row.workflowId);
+}
+
 test('a session terminated while it runs a command reads as terminated in list and status, never as running', async () => {
   const { workdir, release } = gatedWorkdir();
   harness.fake.handler = byTurn([reply([toolUse('Bash', { command: GATED_COMMAND })]), reply([text('Built.')])]);
   const handle = await harness.start({ prompt: 'build it', workdir, toolSummaries: false });
   try {
     await runningCommand(harness.client, handle, 'step 1 of 3');
-    await until(async () => ((await handle.describe()).typedSearchAttributes.get(AGENT_STATUS) === 'running_tools' ? true : undefined));
+    const agentStatus = async () => (await handle.describe()).typedSearchAttributes.get(AGENT_STATUS);
+    await until(async () => ((await agentStatus()) === 'running_tools' ? true : undefined));
     await handle.terminate('an operator stopped it');
     // Visibility follows the close a moment later; AgentStatus stays what the workflow last set.
     const query = `WorkflowId='${handle.workflowId}' AND ExecutionStatus='Terminated'`;
@@ -116,21 +137,19 @@ test('a session terminated while it runs a command reads as terminated in list a
       for await (const workflow of harness.client.workflow.list({ query })) return workflow;
       return undefined;
     });
-    expect((await handle.describe()).typedSearchAttributes.get(AGENT_STATUS)).toBe('running_tools');
+    expect(await agentStatus()).toBe('running_tools');
 
     const status = await harness.cli(['status', handle.workflowId]);
     expect(status.code).toBe(0);
     expect(status.stdout.split('\n')[1]).toMatch(new RegExp(`^${handle.workflowId} +terminated\\b`));
     const json = await harness.cli(['status', handle.workflowId, '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ workflowId: handle.workflowId, status: 'terminated', workflowStatus: 'TERMINATED' });
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'terminated', workflowStatus: 'TERMINATED' });
 
     const listed = await harness.cli(['list', '--json', '--limit', '100']);
     const rows = JSON.parse(listed.stdout) as { workflowId: string; status: string }[];
     expect(rows.find((row) => row.workflowId === handle.workflowId)).toMatchObject({ status: 'terminated' });
-    const running = await harness.cli(['list', '--status', 'running_tools', '--json', '--limit', '100']);
-    expect((JSON.parse(running.stdout) as { workflowId: string }[]).map((row) => row.workflowId)).not.toContain(handle.workflowId);
-    const terminated = await harness.cli(['list', '--status', 'terminated', '--json', '--limit', '100']);
-    expect((JSON.parse(terminated.stdout) as { workflowId: string }[]).map((row) => row.workflowId)).toContain(handle.workflowId);
+    expect(await listedIds('running_tools')).not.toContain(handle.workflowId);
+    expect(await listedIds('terminated')).toContain(handle.workflowId);
   } finally {
     release();
   }

@@ -23,7 +23,11 @@ export interface HookPlace {
 }
 
 /** `progress` (the hook's command, its output's last line) is what the activity's heartbeats carry meanwhile. */
-export function runHook(hook: { command: string; timeoutMs?: number }, where: HookPlace, progress: CallProgress): Promise<GroupRun> {
+export function runHook(
+  hook: { command: string; timeoutMs?: number },
+  where: HookPlace,
+  progress: CallProgress,
+): Promise<GroupRun> {
   return whileHeartbeating(
     () =>
       runInProcessGroup(hook.command, {

@@ -44,7 +44,10 @@ export function createStopHookActivities({ sandbox, store }: { sandbox: CommandS
       // by an activity of its own). Not when cancelled: the workflow then takes it.
       const cancelled = Context.current().cancellationSignal.aborted;
       const snapshotting = new CallProgress('Stop hooks', SNAPSHOT_AFTER_HOOKS);
-      const snapshot = input.snapshotRef && !cancelled ? await whileHeartbeating(() => snapshotOver(store, input.workdir, input.snapshotRef!), snapshotting) : undefined;
+      const snapshot =
+        input.snapshotRef && !cancelled
+          ? await whileHeartbeating(() => snapshotOver(store, input.workdir, input.snapshotRef!), snapshotting)
+          : undefined;
       return snapshot ? { ...outcome, snapshot } : outcome;
     },
   };
@@ -61,7 +64,8 @@ export function createStopHookActivities({ sandbox, store }: { sandbox: CommandS
     const reports: string[] = [];
     const blocks: string[] = [];
     for (const hook of input.hooks) {
-      const run = await runHook(hook, { workdir: input.workdir, stdin, sandbox, session: input.sandbox }, new CallProgress('Stop hook', hook.command));
+      const where = { workdir: input.workdir, stdin, sandbox, session: input.sandbox };
+      const run = await runHook(hook, where, new CallProgress('Stop hook', hook.command));
       const verdict = interpretHook(hook.command, run);
       if (!verdict) continue;
       if (verdict.kind === 'prevent') return { kind: 'prevent', reason: verdict.reason, reports };

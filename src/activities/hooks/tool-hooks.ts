@@ -42,7 +42,10 @@ export function createToolHookActivities({ sandbox, store }: { sandbox: CommandS
       // The workspace as the hooks left it (not when cancelled: the workflow then takes it).
       if (input.snapshotRef && !context.cancellationSignal.aborted) {
         const snapshotting = new CallProgress(`${input.event} hooks`, SNAPSHOT_AFTER_HOOKS);
-        const snapshot = await whileHeartbeating(() => snapshotOver(store, input.workdir, input.snapshotRef!, context.cancellationSignal), snapshotting);
+        const snapshot = await whileHeartbeating(
+          () => snapshotOver(store, input.workdir, input.snapshotRef!, context.cancellationSignal),
+          snapshotting,
+        );
         if (snapshot) outcome.snapshot = snapshot;
       }
       return outcome;

@@ -80,7 +80,10 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
       const call = new CallProgress(input.name, `${input.name} ${JSON.stringify(input.arguments ?? {})}`);
       let connection;
       try {
-        connection = await whileHeartbeating(() => pool.connect(input.sessionId, input.server, input.config, place), call);
+        connection = await whileHeartbeating(
+          () => pool.connect(input.sessionId, input.server, input.config, place),
+          call,
+        );
       } catch (error) {
         return errorOutput(store, input, `The ${server} could not be started: ${(error as Error).message}`);
       }
@@ -91,7 +94,7 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
             signal: context.cancellationSignal,
             timeout: MCP_CALL_TIMEOUT_MS,
             // A server that reports progress: its latest message is the call's last line.
-            onprogress: (update) => call.onOutput(`\n${update.message ?? `${update.progress}${update.total ? ` of ${update.total}` : ''}`}\n`),
+            onprogress: (update) => call.onOutput(`\n${update.message ?? progressOf(update)}\n`),
           }),
         call)) as CallToolResult;
       } catch (error) {
@@ -113,6 +116,11 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
       };
     },
   };
+}
+
+/** A progress notification without a message: `3 of 10`, or just `3`. */
+function progressOf(update: { progress: number; total?: number }): string {
+  return update.total ? `${update.progress} of ${update.total}` : String(update.progress);
 }
 
 /** The tools of one server as the model sees them. */

@@ -109,7 +109,10 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
         // activity of its own (calls that change files run one at a time, so it is consistent).
         else if (validation.tool.changesFiles && request.snapshotRef) {
           // The call's details still: a heartbeat without them would blank what describe shows.
-          snapshot = await whileHeartbeating(() => snapshotOver(store, request.workdir, request.snapshotRef!, context.cancellationSignal), call);
+          snapshot = await whileHeartbeating(
+            () => snapshotOver(store, request.workdir, request.snapshotRef!, context.cancellationSignal),
+            call,
+          );
         }
       }
       const withFeedback = request.approvalFeedback ? `${output.text}\n\nUser feedback on approval: ${request.approvalFeedback}` : output.text;

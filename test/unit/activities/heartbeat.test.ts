@@ -11,7 +11,9 @@ describe('heartbeat details of a running call', () => {
       beats.push(details);
       if ((details as CallDetails).lastLine === 'step 1 of 3') sawLine();
     });
-    const call = new CallProgress('Bash', 'Bash \x1b[1mmake\x1b[0m all &&\n  GITHUB_TOKEN=ghp_abcdefghijklmnop ./publish.sh');
+    const command = 'Bash \x1b[1mmake\x1b[0m all &&\n  GITHUB_TOKEN=ghp_abcdefghijklmnop ./publish.sh';
+    const summary = 'Bash make all && GITHUB_TOKEN=*** ./publish.sh';
+    const call = new CallProgress('Bash', command);
     await environment.run(() =>
       whileHeartbeating(async () => {
         call.onOutput('compiling…\n');
@@ -19,9 +21,9 @@ describe('heartbeat details of a running call', () => {
         await lineSeen;
       }, call),
     );
-    expect(beats[0]).toEqual({ tool: 'Bash', summary: 'Bash make all && GITHUB_TOKEN=*** ./publish.sh', elapsedMs: expect.any(Number) });
+    expect(beats[0]).toEqual({ tool: 'Bash', summary, elapsedMs: expect.any(Number) });
     const last = beats.at(-1) as CallDetails;
-    expect(last).toEqual({ tool: 'Bash', summary: 'Bash make all && GITHUB_TOKEN=*** ./publish.sh', elapsedMs: expect.any(Number), lastLine: 'step 1 of 3' });
+    expect(last).toEqual({ tool: 'Bash', summary, elapsedMs: expect.any(Number), lastLine: 'step 1 of 3' });
     expect(JSON.parse(JSON.stringify(last))).toEqual(last);
   });
 

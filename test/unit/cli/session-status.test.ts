@@ -27,7 +27,8 @@ describe("a session's status: ExecutionStatus first, then AgentStatus", () => {
   });
 
   test('every status list takes is one a session can read as, and nothing else gets into a query', () => {
-    expect(SESSION_STATUSES).toEqual(expect.arrayContaining(['running_tools', 'waiting_approval', 'waiting_host', 'finished', 'terminated', 'failed']));
+    const expected = ['running_tools', 'waiting_approval', 'waiting_host', 'finished', 'terminated', 'failed'];
+    expect(SESSION_STATUSES).toEqual(expect.arrayContaining(expected));
     expect(SESSION_STATUSES.filter((status) => status === 'finished')).toHaveLength(1);
     expect(isSessionStatus('running_tools')).toBe(true);
     expect(isSessionStatus('bogus')).toBe(false);
