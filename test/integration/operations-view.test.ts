@@ -90,6 +90,20 @@ test('describe of a running command shows its summary and last line, as plain JS
   expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Built.' });
 });
 
+test("describe of a running Stop hook shows the hook's command and its last line", async () => {
+  const { workdir, release } = gatedWorkdir();
+  const hook = 'echo "checking 2 files"; while [ ! -e released ]; do sleep 0.1; done';
+  harness.fake.handler = byTurn([reply([text('Done.')])]);
+  const handle = await harness.start({ prompt: 'say done', workdir, toolSummaries: false, stopHooks: [{ command: hook }] });
+  try {
+    const running = await runningCommand(harness.client, handle, 'checking 2 files');
+    expect(running).toMatchObject({ type: 'runStopHooks', details: { tool: 'Stop hook', summary: hook } });
+  } finally {
+    release();
+  }
+  expect(await handle.result()).toMatchObject({ reason: 'completed' });
+});
+
 test('with payload encryption, heartbeat details are encrypted and a client with the key reads them', async () => {
   const keys = parseKeys(`k-ops:${randomBytes(32).toString('base64')}`);
   const encrypted = await Harness.start();
