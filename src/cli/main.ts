@@ -16,6 +16,7 @@ import { agentDataConverter } from '../encryption/data-converter';
 import { openStore } from '../activities/store/open-store';
 import { ensureTemporal, workflowUrl } from './local-temporal';
 import { followSession } from './follow';
+import { staticSummaryOf } from './static-summary';
 import { openCliLog } from './log-file';
 import { connectionOptions } from '../temporal-connection';
 import { setUpTracing, type Tracing } from '../telemetry/tracing';
@@ -203,7 +204,13 @@ export async function startAndFollow(
     const prepared = await prepare(client);
     const workflowId = options.workflowId ?? prepared.workflowId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const start = async () => {
-      await client.workflow.start(WORKFLOW_TYPE, { taskQueue: config.taskQueue, workflowId, args: [prepared.input] });
+      const staticSummary = staticSummaryOf(prepared.input.prompt);
+      await client.workflow.start(WORKFLOW_TYPE, {
+        taskQueue: config.taskQueue,
+        workflowId,
+        args: [prepared.input],
+        ...(staticSummary ? { staticSummary } : {}),
+      });
       link = workflowUrl(temporal.uiUrl, config.namespace, workflowId);
       say(`Started workflow ${workflowId} on task queue ${config.taskQueue}${link ? `\nTemporal UI: ${link}` : ''}${worker ? `\nWorker logs: ${log.path}` : ''}`);
     };

@@ -12,10 +12,11 @@ import { AGENT_HOST, AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../
 import { stateQuery } from '../workflows/definitions';
 import { answeredInTime } from './cli-client';
 import { failureMessage } from './failure-message';
+import { sessionStatus } from './session-status';
 
 export interface SessionRow {
   workflowId: string;
-  /** The session's status (AgentStatus), or the workflow's when it has none (a failed start). */
+  /** AgentStatus while the workflow runs; once it closed, how: `finished`, `terminated`… (session-status.ts). */
   status: string;
   /** RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, CONTINUED_AS_NEW, TIMED_OUT. */
   workflowStatus: string;
@@ -40,7 +41,7 @@ export async function sessionRow(
   const attributes = info.typedSearchAttributes;
   const row: SessionRow = {
     workflowId: info.workflowId,
-    status: attributes.get(AGENT_STATUS) ?? info.status.name.toLowerCase(),
+    status: sessionStatus(info.status.name, attributes.get(AGENT_STATUS)),
     workflowStatus: info.status.name,
     turn: attributes.get(AGENT_TURN) ?? null,
     startedAt: info.startTime.toISOString(),
@@ -106,10 +107,8 @@ export function formatTable(rows: readonly SessionRow[], now = Date.now()): stri
 
 /** A running session's status; a closed one's end: `finished (completed)`, `terminated`, `failed (…)`. */
 function statusCell(row: SessionRow): string {
-  if (row.workflowStatus === 'RUNNING') return row.status;
-  const end = row.workflowStatus === 'COMPLETED' ? 'finished' : row.workflowStatus.toLowerCase();
-  if (!row.reason) return end;
-  return `${end} (${row.reason.length > 40 ? `${row.reason.slice(0, 39)}…` : row.reason})`;
+  if (row.workflowStatus === 'RUNNING' || !row.reason) return row.status;
+  return `${row.status} (${row.reason.length > 40 ? `${row.reason.slice(0, 39)}…` : row.reason})`;
 }
 
 /** `45 s`, `12 min`, `3 h`, `2 d`. */

@@ -7,10 +7,12 @@ import { parseArgs } from 'node:util';
 import type { AgentState } from '../shared/contract';
 import { WORKFLOW_TYPE } from '../shared/contract';
 import { todoLines, todoProgress } from '../shared/todos';
-import { AGENT_FORKED_FROM, AGENT_STATUS } from '../shared/search-attributes';
+import { AGENT_FORKED_FROM } from '../shared/search-attributes';
 import { temporalSettings } from '../worker-config';
 import { QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
 import { formatResult } from './print-transcript';
+import { formatPendingCall, pendingCalls } from './pending-calls';
+import { isSessionStatus, SESSION_STATUSES, statusFilter } from './session-status';
 import { formatTable, type SessionRow, sessionRow } from './session-table';
 import { storedSession } from './stored-session';
 
@@ -39,16 +41,22 @@ export async function statusCommand(args: string[], environment: NodeJS.ProcessE
   return withClient(environment, async (client, store) => {
     const handle = client.workflow.getHandle(workflowId);
     const description = await handle.describe();
-    const row = await sessionRow(client, description);
+    const [row, calls] = await Promise.all([
+      sessionRow(client, description),
+      pendingCalls(client.options.loadedDataConverter, description),
+    ]);
     const forkedFrom = (description.memo as { forkedFrom?: { workflowId: string; turn: number } } | undefined)?.forkedFrom;
     const forks: string[] = [];
     for await (const fork of client.workflow.list({ query: `${AGENT_FORKED_FROM.name}='${workflowId}'` })) forks.push(fork.workflowId);
     if (values.json) {
-      console.log(JSON.stringify({ ...row, taskQueue: description.taskQueue, ...(forkedFrom ? { forkedFrom } : {}), forks }, null, 2));
+      const json = { ...row, taskQueue: description.taskQueue, calls, ...(forkedFrom ? { forkedFrom } : {}), forks };
+      console.log(JSON.stringify(json, null, 2));
       return 0;
     }
     console.log(formatTable([row]));
     if (row.state) for (const line of stateDetails(workflowId, row.state)) console.log(line);
+    // From the calls' heartbeats, so shown with or without a worker to answer the state query.
+    for (const call of calls) console.log(`  progress: ${formatPendingCall(call)}`);
     if (row.source === 'recorded' && row.workflowStatus === 'RUNNING') {
       // A query needs a worker to replay the session: without one, what Temporal recorded.
       console.log(
@@ -73,8 +81,12 @@ export async function listCommand(args: string[], environment: NodeJS.ProcessEnv
   const { values } = parseArgs({ args, options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } } });
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit takes a whole number above 0, not ${values.limit}`);
+  const status = values.status;
+  if (status !== undefined && !isSessionStatus(status)) {
+    throw new UsageError(`--status takes one of ${SESSION_STATUSES.join(', ')}; not ${status}`);
+  }
   return withClient(environment, async (client) => {
-    const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(values.status ? [`${AGENT_STATUS.name}='${values.status}'`] : [])];
+    const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(status ? [statusFilter(status)] : [])];
     const rows: Promise<SessionRow>[] = [];
     // Each row is asked for at once: a running session no worker answers for costs one deadline, not one each.
     for await (const workflow of client.workflow.list({ query: filters.join(' AND ') })) {

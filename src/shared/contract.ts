@@ -87,8 +87,11 @@ export interface AgentResult {
   transcriptRef?: string;
 }
 
-/** Value of the `AgentStatus` search attribute and of `state.status`. */
-export type AgentStatus = 'running_model' | 'running_tools' | 'compacting' | 'waiting_approval' | 'waiting_input' | 'rewinding' | 'waiting_host' | 'finished';
+/** Values of the `AgentStatus` search attribute and of `state.status`. */
+export const AGENT_STATUSES = [
+  'running_model', 'running_tools', 'compacting', 'waiting_approval', 'waiting_input', 'rewinding', 'waiting_host', 'finished',
+] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 /** A tool call, as the `state` query and the Temporal UI show it. */
 export interface ToolCallView {

@@ -36,9 +36,11 @@ test('temporal workflow start runs a multi-turn task; workflow show lists each m
   await harness.startWorker();
 
   const input = JSON.stringify({ prompt: 'Rename parseConfig to loadConfig everywhere', workdir });
-  await temporal('workflow', 'start', '--task-queue', 'durable-agent', '--type', 'agentWorkflow', '--workflow-id', 'refactor-1', '--input', input);
+  const summary = 'Rename parseConfig to loadConfig everywhere';
+  await temporal('workflow', 'start', '--task-queue', 'durable-agent', '--type', 'agentWorkflow', '--workflow-id', 'refactor-1', '--static-summary', summary, '--input', input);
 
   const result = await harness.client.workflow.getHandle('refactor-1').result();
+  expect(await (await harness.client.workflow.getHandle('refactor-1').describe()).staticSummary()).toBe(summary);
   expect(result).toMatchObject({ reason: 'completed', turnCount: 4, finalText: 'Renamed parseConfig to loadConfig everywhere.' });
   expect(readFileSync(join(workdir, 'src/config.js'), 'utf8')).toBe('exports.loadConfig = (t) => JSON.parse(t);\n');
 

@@ -5,23 +5,41 @@
  */
 import { Context } from '@temporalio/activity';
 import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../../shared/limits';
-import { whileHeartbeating } from '../heartbeat';
+import { type CallProgress, whileHeartbeating } from '../heartbeat';
 import type { CommandSandbox, SessionSandbox } from '../sandbox/command-sandbox';
 import { type GroupRun, runInProcessGroup } from '../tools/process-group';
 
 /** What a hook's output may hold before it is cut (its verdict is read from it). */
 export const HOOK_OUTPUT_MAX_CHARS = 20_000;
 
-export function runHook(hook: { command: string; timeoutMs?: number }, where: { workdir: string; stdin: string; sandbox: CommandSandbox; session?: SessionSandbox }): Promise<GroupRun> {
-  return whileHeartbeating(() =>
-    runInProcessGroup(hook.command, {
-      cwd: where.workdir,
-      stdin: where.stdin,
-      timeoutMs: hook.timeoutMs ?? STOP_HOOK_DEFAULT_TIMEOUT_MS,
-      signal: Context.current().cancellationSignal,
-      maxOutputChars: HOOK_OUTPUT_MAX_CHARS,
-      sandbox: where.sandbox,
-      ...(where.session ? { session: where.session } : {}),
-    }),
+/** What a hook activity's heartbeats say once its hooks ran. */
+export const SNAPSHOT_AFTER_HOOKS = 'snapshot of the workspace as the hooks left it';
+
+export interface HookPlace {
+  workdir: string;
+  stdin: string;
+  sandbox: CommandSandbox;
+  session?: SessionSandbox;
+}
+
+/** `progress` (the hook's command, its output's last line) is what the activity's heartbeats carry meanwhile. */
+export function runHook(
+  hook: { command: string; timeoutMs?: number },
+  where: HookPlace,
+  progress: CallProgress,
+): Promise<GroupRun> {
+  return whileHeartbeating(
+    () =>
+      runInProcessGroup(hook.command, {
+        cwd: where.workdir,
+        stdin: where.stdin,
+        timeoutMs: hook.timeoutMs ?? STOP_HOOK_DEFAULT_TIMEOUT_MS,
+        signal: Context.current().cancellationSignal,
+        maxOutputChars: HOOK_OUTPUT_MAX_CHARS,
+        sandbox: where.sandbox,
+        onOutput: progress.onOutput,
+        ...(where.session ? { session: where.session } : {}),
+      }),
+    progress,
   );
 }

@@ -6,12 +6,12 @@
  */
 import { Context } from '@temporalio/activity';
 import type { StopHookInput, StopHookOutcome } from '../../shared/activity-io';
-import { whileHeartbeating } from '../heartbeat';
+import { CallProgress, whileHeartbeating } from '../heartbeat';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
 import type { ContentStore } from '../store/content-store';
 import type { GroupRun } from '../tools/process-group';
 import { snapshotOver } from '../workspace/workspace-activities';
-import { runHook } from './run-hook';
+import { runHook, SNAPSHOT_AFTER_HOOKS } from './run-hook';
 
 type HookRun = Pick<GroupRun, 'exitCode' | 'stdout' | 'stderr' | 'timedOut'>;
 
@@ -43,7 +43,11 @@ export function createStopHookActivities({ sandbox, store }: { sandbox: CommandS
       // Hooks are commands: the workspace as they left it is the turn's snapshot (taken here, not
       // by an activity of its own). Not when cancelled: the workflow then takes it.
       const cancelled = Context.current().cancellationSignal.aborted;
-      const snapshot = input.snapshotRef && !cancelled ? await whileHeartbeating(() => snapshotOver(store, input.workdir, input.snapshotRef!)) : undefined;
+      const snapshotting = new CallProgress('Stop hooks', SNAPSHOT_AFTER_HOOKS);
+      const snapshot =
+        input.snapshotRef && !cancelled
+          ? await whileHeartbeating(() => snapshotOver(store, input.workdir, input.snapshotRef!), snapshotting)
+          : undefined;
       return snapshot ? { ...outcome, snapshot } : outcome;
     },
   };
@@ -60,7 +64,8 @@ export function createStopHookActivities({ sandbox, store }: { sandbox: CommandS
     const reports: string[] = [];
     const blocks: string[] = [];
     for (const hook of input.hooks) {
-      const run = await runHook(hook, { workdir: input.workdir, stdin, sandbox, session: input.sandbox });
+      const where = { workdir: input.workdir, stdin, sandbox, session: input.sandbox };
+      const run = await runHook(hook, where, new CallProgress('Stop hook', hook.command));
       const verdict = interpretHook(hook.command, run);
       if (!verdict) continue;
       if (verdict.kind === 'prevent') return { kind: 'prevent', reason: verdict.reason, reports };

@@ -7,12 +7,12 @@
  */
 import { Context } from '@temporalio/activity';
 import type { ToolHookInput, ToolHookOutcome } from '../../shared/hooks';
-import { whileHeartbeating } from '../heartbeat';
+import { CallProgress, whileHeartbeating } from '../heartbeat';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
 import { type ContentStore, loadText, storeText } from '../store/content-store';
 import { snapshotOver } from '../workspace/workspace-activities';
 import { combineVerdicts, type HookVerdict, interpretToolHook } from './hook-output';
-import { runHook } from './run-hook';
+import { runHook, SNAPSHOT_AFTER_HOOKS } from './run-hook';
 
 export function createToolHookActivities({ sandbox, store }: { sandbox: CommandSandbox; store: ContentStore }) {
   return {
@@ -29,7 +29,8 @@ export function createToolHookActivities({ sandbox, store }: { sandbox: CommandS
       });
       const verdicts: (HookVerdict & { command: string })[] = [];
       for (const hook of input.hooks) {
-        const run = await runHook(hook, { workdir: input.workdir, stdin, sandbox, session: input.sandbox });
+        const progress = new CallProgress(`${input.event} hook`, hook.command);
+        const run = await runHook(hook, { workdir: input.workdir, stdin, sandbox, session: input.sandbox }, progress);
         verdicts.push({ command: hook.command, ...interpretToolHook(input.event, hook.command, run) });
       }
       const { feedback, ...combined } = combineVerdicts(verdicts);
@@ -40,7 +41,11 @@ export function createToolHookActivities({ sandbox, store }: { sandbox: CommandS
       if (feedback && input.event === 'UserPromptSubmit') outcome.context = feedback;
       // The workspace as the hooks left it (not when cancelled: the workflow then takes it).
       if (input.snapshotRef && !context.cancellationSignal.aborted) {
-        const snapshot = await whileHeartbeating(() => snapshotOver(store, input.workdir, input.snapshotRef!, context.cancellationSignal));
+        const snapshotting = new CallProgress(`${input.event} hooks`, SNAPSHOT_AFTER_HOOKS);
+        const snapshot = await whileHeartbeating(
+          () => snapshotOver(store, input.workdir, input.snapshotRef!, context.cancellationSignal),
+          snapshotting,
+        );
         if (snapshot) outcome.snapshot = snapshot;
       }
       return outcome;

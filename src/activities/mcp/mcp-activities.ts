@@ -22,7 +22,7 @@ import {
   type McpToolDefinition,
   mcpToolName,
 } from '../../shared/mcp';
-import { whileHeartbeating } from '../heartbeat';
+import { CallProgress, whileHeartbeating } from '../heartbeat';
 import { type ContentStore, putJson, storeText } from '../store/content-store';
 import type { McpPool } from './mcp-pool';
 
@@ -37,6 +37,7 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
     async listMcpTools(input: ListMcpToolsInput): Promise<ListMcpToolsOutput> {
       const signal = Context.current().cancellationSignal;
       const place = { workdir: input.workdir, ...(input.sandbox ? { sandbox: input.sandbox } : {}) };
+      const listing = new CallProgress('MCP servers', `list the tools of ${Object.keys(input.servers).join(', ')}`);
       const listed = await whileHeartbeating(() =>
         Promise.all(
           Object.entries(input.servers).map(async ([name, config]): Promise<{ status: McpServerStatus; tools: McpToolDefinition[] }> => {
@@ -50,7 +51,7 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
             }
           }),
         ),
-      );
+      listing);
       // Two tools that come out with one name (cut, or characters replaced): the first is offered.
       const seen = new Set<string>();
       const catalog = listed.flatMap(({ tools }) => tools).filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
@@ -76,9 +77,13 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
         );
       }
       const place = { workdir: input.workdir, ...(input.sandbox ? { sandbox: input.sandbox } : {}) };
+      const call = new CallProgress(input.name, `${input.name} ${JSON.stringify(input.arguments ?? {})}`);
       let connection;
       try {
-        connection = await whileHeartbeating(() => pool.connect(input.sessionId, input.server, input.config, place));
+        connection = await whileHeartbeating(
+          () => pool.connect(input.sessionId, input.server, input.config, place),
+          call,
+        );
       } catch (error) {
         return errorOutput(store, input, `The ${server} could not be started: ${(error as Error).message}`);
       }
@@ -88,8 +93,10 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
           connection.client.callTool({ name: input.tool, arguments: (input.arguments ?? {}) as Record<string, unknown> }, undefined, {
             signal: context.cancellationSignal,
             timeout: MCP_CALL_TIMEOUT_MS,
+            // A server that reports progress: its latest message is the call's last line.
+            onprogress: (update) => call.onOutput(`\n${update.message ?? progressOf(update)}\n`),
           }),
-        )) as CallToolResult;
+        call)) as CallToolResult;
       } catch (error) {
         if (context.cancellationSignal.aborted) throw new CancelledFailure('MCP tool call cancelled');
         const died = connection.closed ? ` The server stopped during the call (it is started again for the next call); the call may or may not have taken effect.` : '';
@@ -109,6 +116,11 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
       };
     },
   };
+}
+
+/** A progress notification without a message: `3 of 10`, or just `3`. */
+function progressOf(update: { progress: number; total?: number }): string {
+  return update.total ? `${update.progress} of ${update.total}` : String(update.progress);
 }
 
 /** The tools of one server as the model sees them. */

@@ -5,7 +5,7 @@ import { CancelledFailure } from '@temporalio/common';
 import type { RunToolInput, RunToolOutput } from '../../shared/activity-io';
 import { toolUseError } from '../../shared/conversation';
 import { TOOL_RESULT_MAX_CHARS, TOOL_RESULT_PREVIEW_CHARS } from '../../shared/limits';
-import { whileHeartbeating } from '../heartbeat';
+import { CallProgress, whileHeartbeating } from '../heartbeat';
 import { type ContentStore, storeText } from '../store/content-store';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
 import type { EffectJournal } from '../store/effect-journal';
@@ -65,8 +65,10 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
       if (!validation.ok) {
         output = { text: validation.errorText, isError: true };
       } else {
-        const progress = trackToolProgress(LivePublisher.forActivity(live), request.toolUseId, request.name);
         const tool = validation.tool;
+        // The command, the path, the pattern: what an operator looking at the pending call wants to see.
+        const call = new CallProgress(request.name, `${request.name} ${tool.subject(validation.input)}`);
+        const progress = trackToolProgress(LivePublisher.forActivity(live), request.toolUseId, call);
         const attributes = { 'durable_agent.tool.name': request.name, 'durable_agent.tool.subject': tool.summarize(validation.input), 'durable_agent.attempt': context.info.attempt };
         output = await inSpan('tool.call', attributes, (span) => whileHeartbeating(async () => {
           try {
@@ -84,7 +86,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
               sandbox,
               sessionSandbox: request.sandbox,
               approved: request.approved === true,
-              onOutput: progress.onOutput,
+              onOutput: call.onOutput,
               ...(request.snapshotRef ? { changesSinceSnapshot: () => changesSince(store, request.workdir, request.snapshotRef!) } : {}),
             });
           } catch (error) {
@@ -95,7 +97,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
           } finally {
             await progress.stop();
           }
-        }).then((done) => {
+        }, call).then((done) => {
           span.setAttributes(toolResultAttributes(done));
           return done;
         }));
@@ -106,7 +108,11 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
         // The workspace as this call left it: the turn's snapshot, taken here rather than by an
         // activity of its own (calls that change files run one at a time, so it is consistent).
         else if (validation.tool.changesFiles && request.snapshotRef) {
-          snapshot = await whileHeartbeating(() => snapshotOver(store, request.workdir, request.snapshotRef!, context.cancellationSignal));
+          // The call's details still: a heartbeat without them would blank what describe shows.
+          snapshot = await whileHeartbeating(
+            () => snapshotOver(store, request.workdir, request.snapshotRef!, context.cancellationSignal),
+            call,
+          );
         }
       }
       const withFeedback = request.approvalFeedback ? `${output.text}\n\nUser feedback on approval: ${request.approvalFeedback}` : output.text;

@@ -17,7 +17,7 @@ const row = (fields: Partial<SessionRow>): SessionRow => ({
 describe('durable-agent list and status for people', () => {
   test('one row per session under a header: a closed session shows how it ended, unknowns a dash', () => {
     const table = formatTable(
-      [row({}), row({ workflowId: 'agent-2', status: 'finished', workflowStatus: 'COMPLETED', reason: 'completed', host: 'host-a' }), row({ workflowId: 'agent-3', workflowStatus: 'TERMINATED', turn: null, tokens: null, lastTransition: null })],
+      [row({}), row({ workflowId: 'agent-2', status: 'finished', workflowStatus: 'COMPLETED', reason: 'completed', host: 'host-a' }), row({ workflowId: 'agent-3', status: 'terminated', workflowStatus: 'TERMINATED', turn: null, tokens: null, lastTransition: null })],
       now,
     );
     expect(table.split('\n')).toEqual([

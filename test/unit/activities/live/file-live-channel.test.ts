@@ -3,7 +3,6 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileLiveChannel } from '../../../../src/activities/live/file-live-channel';
-import { lastLine } from '../../../../src/activities/live/tool-progress';
 import { payloads } from '../../../../src/activities/live/postgres-live-channel';
 import { sessionChannel } from '../../../../src/activities/live/live-channel';
 import type { PublishedEvent } from '../../../../src/shared/live-events';
@@ -61,13 +60,5 @@ describe('what the live channels carry', () => {
     expect(batches.length).toBeGreaterThan(1);
     for (const batch of batches) expect(Buffer.byteLength(batch)).toBeLessThan(8000);
     expect(batches.flatMap((batch) => batch.split('\n').map((line) => (JSON.parse(line) as { index: number }).index))).toEqual(events.map((_, index) => index));
-  });
-
-  test("a tool's progress shows its last line with something on it, without terminal escapes", () => {
-    expect(lastLine('step 1\nstep 2\n\n')).toBe('step 2');
-    expect(lastLine('\x1b[32mok\x1b[0m 12 tests\r\n')).toBe('ok 12 tests');
-    expect(lastLine('progress 10%\rprogress 90%')).toBe('progress 90%');
-    expect(lastLine('   \n')).toBeUndefined();
-    expect(lastLine('x'.repeat(500))).toHaveLength(200);
   });
 });
