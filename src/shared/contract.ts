@@ -171,6 +171,8 @@ export type TranscriptEntry =
   | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
   | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }
   | { type: 'tool_summary'; turn: number; text: string }
+  /** A signal whose input did not parse was dropped (`problem` says why); the session went on as before. */
+  | { type: 'dropped_signal'; turn: number; signal: string; problem: string }
   /**
    * A sub-agent's type asked for tools its parent does not have: they were left out. In the
    * parent's transcript (at its `Task` call, `toolUseId`) and in the sub-agent's (turn 0).

@@ -40,3 +40,11 @@ export const SUB_AGENT_BOUNDS_PATCH = 'sub-agent-bounds';
  * session ends: sessions that ended before it replay comparing `snapshots[0]`, as they did.
  */
 export const SESSION_START_PATCH = 'session-start-snapshot';
+
+/**
+ * Issue 23: a signal whose input does not parse (message-inputs.ts) is dropped with a warning and
+ * a transcript note. Before, some were acted on anyway (`interrupt` with any input, `approveTool`
+ * with a number for feedback, `subAgentApprovals` with fields missing): asked with `patched()` at
+ * each malformed signal, so histories recorded before replay what those signals did then.
+ */
+export const MALFORMED_SIGNALS_PATCH = 'malformed-signals-dropped';
