@@ -72,7 +72,8 @@ const pendingApprovalSchema = z
     toolUseId: z.string().min(1),
     name: z.string(),
     summary: z.string(),
-    input: z.unknown(),
+    // Left out of the JSON when a call had none: never a reason to drop the report.
+    input: z.unknown().optional(),
     agent: z.object({ workflowId: z.string().min(1), description: z.string() }).strict().optional(),
   })
   .strict();
@@ -157,8 +158,10 @@ function kindOf(raw: unknown): string {
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.map((key) => [...issue.path, key].join('.')).join(', ')}`;
+  if (issue.code === 'unrecognized_keys') {
+    return `unknown field(s): ${issue.keys.map((key) => [...issue.path, key].join('.')).join(', ')}`;
+  }
   const field = issue.path.length ? issue.path.join('.') : '(input)';
   const missing = issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
-  return `${field}: ${missing ? 'required' : issue.message.replace(/^Invalid input: /, '')}`;
+  return `${field}: ${missing ? 'required' : issue.message.replace(/^(Invalid input|Invalid option|Too small|Too big): /, '')}`;
 }
