@@ -10,7 +10,7 @@ import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temp
 import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
-import { SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
+import { MALFORMED_SIGNALS_PATCH, SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
 
 jest.setTimeout(120_000);
 
@@ -35,6 +35,8 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
   "bounds a sub-agent's tools by its own (patched sub-agent-bounds), leaving out what the type asked for beyond them": (history) =>
     history.patches.includes(SUB_AGENT_BOUNDS_PATCH) && history.startedCutDownChild && history.childCompleted,
   "is a sub-agent whose type was cut down to its parent's tools": (history) => history.input.parentSession?.toolsLeftOut !== undefined && history.result?.reason === 'completed',
+  'drops malformed signals with a note (patched malformed-signals-dropped) and goes on to its result': (history) =>
+    history.patches.includes(MALFORMED_SIGNALS_PATCH) && history.result?.reason === 'completed',
   'ends on a refusal': (history) => history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
   'strips media and completes': (history) => history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',
   'stops nudging at diminishing returns': (history) =>
