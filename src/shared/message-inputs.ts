@@ -163,5 +163,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
   const field = issue.path.length ? issue.path.join('.') : '(input)';
   const missing = issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
-  return `${field}: ${missing ? 'required' : issue.message.replace(/^(Invalid input|Invalid option|Too small|Too big): /, '')}`;
+  // zod's own wording without its category ("Invalid input: expected string, received number").
+  const message = issue.message.replace(/^(Invalid input|Invalid option|Too small|Too big): /, '');
+  return `${field}: ${missing ? 'required' : message}`;
 }

@@ -8,7 +8,13 @@
  */
 import { CancellationScope, condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { PlannedToolUse } from '../shared/activity-io';
-import type { ApprovalDecision, ApprovalReceipt, PendingApproval, SubAgentApprovals, UserMessage } from '../shared/contract';
+import type {
+  ApprovalDecision,
+  ApprovalReceipt,
+  PendingApproval,
+  SubAgentApprovals,
+  UserMessage,
+} from '../shared/contract';
 import {
   APPROVE_TOOL_SIGNAL,
   APPROVE_TOOL_UPDATE,
@@ -103,7 +109,11 @@ export class Steering {
     };
     setHandler(
       approveToolSignal,
-      parsedSignal(APPROVE_TOOL_SIGNAL, { valid: passedOn, legacy: (raw) => passedOn(raw as ApprovalDecision), dropped }),
+      parsedSignal(APPROVE_TOOL_SIGNAL, {
+        valid: passedOn,
+        legacy: (raw) => passedOn(raw as ApprovalDecision),
+        dropped,
+      }),
     );
     setHandler(
       subAgentApprovalsSignal,
