@@ -40,6 +40,23 @@ export const steeringScenarios: Scenario[] = [
     },
   },
   {
+    // Since patched('malformed-signals-dropped'): malformed signals are dropped with a note, and the session goes on.
+    name: 'malformed-signals',
+    files: {},
+    input: { interactive: true },
+    handler: sequence([() => reply([text('Ready.')]), () => reply([text('Noted.')])]),
+    drive: async (handle) => {
+      await stateWhere(handle, (state) => state.status === 'waiting_input');
+      await handle.signal('userMessage', null);
+      await handle.signal('interrupt', 5);
+      await handle.signal('approveTool', { toolUseId: 'toolu_none', decision: 'allow', feedback: 42 });
+      await handle.signal('subAgentApprovals', {});
+      await handle.signal('userMessage', { text: 'Thanks.' });
+      await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 2);
+      await handle.signal('end');
+    },
+  },
+  {
     name: 'steering-interrupt',
     files: {},
     handler: sequence([() => reply([toolUse('Bash', { command: 'sleep 60' })])]),

@@ -61,6 +61,8 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
       return `  ⏹ interrupted (${entry.stopped})`;
     case 'tool_summary':
       return `  ≡ ${entry.text}`;
+    case 'dropped_signal':
+      return `  ⚠ signal ${entry.signal} dropped: ${entry.problem}`;
     case 'sub_agent_tools':
       return `  ⚑ ${entry.detail} (Task ${entry.toolUseId})`;
     case 'snapshot':

@@ -178,6 +178,8 @@ export type TranscriptEntry =
   | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
   | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }
   | { type: 'tool_summary'; turn: number; text: string }
+  /** A signal whose input did not parse was dropped (`problem` says why); the session went on as before. */
+  | { type: 'dropped_signal'; turn: number; signal: string; problem: string }
   /** A sub-agent's type asked for tools its parent lacks: left out. In the parent's transcript (at its `Task` call) and the sub-agent's. */
   | { type: 'sub_agent_tools'; turn: number; toolUseId: string; agentType: string; leftOut: string[]; detail: string }
   /** The workspace snapshot taken after the turn (its reference and how many files changed), or why it failed. */

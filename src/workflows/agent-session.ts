@@ -117,6 +117,8 @@ export class AgentSession {
     const initial = initialLoopState(input, session.prepared, { hardening: features.hardening });
     session.loop = resumed?.loop ?? (fork ? forkedState(initial, fork) : initial);
     session.turnsAtRunStart = session.loop.turnCount;
+    // Signals dropped so far (some before this run: its handlers got them first) are noted now, at its turn.
+    session.steering.droppedSignals.deliverTo((dropped) => session.note({ type: 'dropped_signal', ...dropped }));
     if (!resumed && features.durableWorkspace) {
       // The baseline every later snapshot, diff and rewind compares with. The first model call
       // does not need it, so it is taken meanwhile (a first snapshot of a big repository takes

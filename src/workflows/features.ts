@@ -48,3 +48,11 @@ export const SESSION_START_PATCH = 'session-start-snapshot';
  * behaviour (every read forgotten when the files were put back, all kept when they were not).
  */
 export const READ_STATE_PATCH = 'read-state-in-checkpoints';
+
+/**
+ * Issue 23: a signal whose input does not parse (message-inputs.ts) is dropped with a warning and
+ * a transcript note. Before, some were acted on anyway (`interrupt` with any input, `approveTool`
+ * with a number for feedback, `subAgentApprovals` with fields missing): asked with `patched()` at
+ * each malformed signal, so histories recorded before replay what those signals did then.
+ */
+export const MALFORMED_SIGNALS_PATCH = 'malformed-signals-dropped';

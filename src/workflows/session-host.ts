@@ -14,6 +14,7 @@ import { type ActivityFailure, ApplicationFailure, CancellationScope, condition,
 import type { PrepareSessionOutput } from '../shared/activity-io';
 import type { MoveRequest, MoveResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
+import { checkMessageInput, MOVE_UPDATE } from '../shared/message-inputs';
 import type { ResolvedAgentInput } from '../shared/input';
 import { agentTypesToPrepare } from '../shared/sub-agents';
 import { type BranchResult, cloneName, sessionBranch } from '../shared/repository';
@@ -60,7 +61,9 @@ export class SessionHost {
   constructor(private readonly session: HostedSession) {}
 
   listen(): void {
-    setHandler(moveUpdate, (request) => this.requestMove(request), { validator: (request) => this.validate(request) });
+    setHandler(moveUpdate, (request) => this.requestMove(request), {
+      validator: (...args: unknown[]) => this.validate(checkMessageInput(MOVE_UPDATE, args)),
+    });
   }
 
   /** Options that send a workspace activity to the session's host (none: the shared queue). */
@@ -213,7 +216,7 @@ export class SessionHost {
 
   private validate(request: MoveRequest): void {
     if (this.waitingFor === null) throw new Error('the session is not waiting for a lost host (status waiting_host): move applies only then');
-    if (!HOST_ID.test(request.host ?? '')) throw new Error("host: must be a worker's AGENT_HOST_ID");
+    if (!HOST_ID.test(request.host)) throw new Error("host: must be a worker's AGENT_HOST_ID");
     if (request.host === this.waitingFor) throw new Error(`${request.host} is the host the session waits for: it goes on there by itself once that host is back`);
     if (!this.session.snapshots().last) throw new Error('the session has no snapshot to move');
     if (this.requested) throw new Error('a move is already under way');

@@ -22,6 +22,7 @@ import type { PrepareSessionOutput } from '../shared/activity-io';
 import type { SnapshotRecord } from '../shared/workspace';
 import { ZERO_USAGE } from '../shared/conversation';
 import { mcpSessionNote } from '../shared/mcp';
+import { checkMessageInput, TRANSCRIPT_QUERY } from '../shared/message-inputs';
 import { type Todo, todoLines, todoProgress } from '../shared/todos';
 import { AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
 import { stateQuery, transcriptQuery } from './definitions';
@@ -101,7 +102,8 @@ export class SessionView {
   /** Registers the `state` and `transcript` queries. */
   listen(): void {
     setHandler(stateQuery, () => this.snapshot());
-    setHandler(transcriptQuery, (request = {}) => this.page(request));
+    // A bad argument is the caller's error (a query that throws leaves the workflow untouched).
+    setHandler(transcriptQuery, (...args: unknown[]) => this.page(checkMessageInput(TRANSCRIPT_QUERY, args) ?? {}));
   }
 
   snapshot(): AgentState {

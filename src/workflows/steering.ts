@@ -8,8 +8,24 @@
  */
 import { CancellationScope, condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { PlannedToolUse } from '../shared/activity-io';
-import type { ApprovalDecision, ApprovalReceipt, PendingApproval, SubAgentApprovals } from '../shared/contract';
+import type {
+  ApprovalDecision,
+  ApprovalReceipt,
+  PendingApproval,
+  SubAgentApprovals,
+  UserMessage,
+} from '../shared/contract';
+import {
+  APPROVE_TOOL_SIGNAL,
+  APPROVE_TOOL_UPDATE,
+  checkMessageInput,
+  INTERRUPT_SIGNAL,
+  INTERRUPT_UPDATE,
+  SUB_AGENT_APPROVALS,
+  USER_MESSAGE,
+} from '../shared/message-inputs';
 import { approveToolSignal, approveToolUpdate, endSignal, interruptSignal, interruptUpdate, subAgentApprovalsSignal, userMessageSignal } from './definitions';
+import { type DroppedSignal, DroppedSignals, parsedSignal } from './malformed-signals';
 
 export type ApprovalAnswer = { decision: 'allow' | 'deny'; feedback?: string } | { decision: 'timeout' };
 
@@ -44,30 +60,69 @@ export class Steering {
   /** While true, work started in `interruptible` is cancelled at once (a rewind waits to be carried out). */
   private halted: () => boolean = () => false;
 
+  /** Signals whose input did not parse (malformed-signals.ts): the session puts them in its transcript. */
+  readonly droppedSignals = new DroppedSignals();
+
   /** `onChange` refreshes what people see (the view) after a signal or update changed something. */
   constructor(private readonly onChange: () => void) {}
 
-  /** Registers the signal and update handlers. Signals that arrived earlier are delivered now. */
+  /**
+   * Registers the signal and update handlers. Signals that arrived earlier are delivered now.
+   * Every input is parsed first: a malformed signal is dropped with a note, a malformed update is
+   * refused by its validator (which never runs on replay) before it enters history.
+   */
   listen(): void {
-    setHandler(userMessageSignal, ({ text }) => this.receiveMessage(text));
+    const dropped = (note: DroppedSignal) => this.droppedSignals.note(note);
+    setHandler(
+      userMessageSignal,
+      parsedSignal(USER_MESSAGE, {
+        valid: ({ text }) => this.receiveMessage(text),
+        legacy: (raw) => this.receiveMessage((raw as UserMessage).text),
+        dropped: (note) => {
+          dropped(note);
+          this.onChange();
+        },
+      }),
+    );
     setHandler(endSignal, () => this.end());
-    setHandler(interruptSignal, () => {
-      this.requestInterrupt();
-    });
-    setHandler(interruptUpdate, async () => {
-      const stopped = this.requestInterrupt();
-      if (stopped === 'nothing') return { stopped };
-      const ticket = this.interruptsRequested;
-      await condition(() => this.interruptsHandled >= ticket);
-      return { stopped };
-    });
+    const interrupt = () => void this.requestInterrupt();
+    setHandler(interruptSignal, parsedSignal(INTERRUPT_SIGNAL, { valid: interrupt, legacy: interrupt, dropped }));
+    setHandler(
+      interruptUpdate,
+      async () => {
+        const stopped = this.requestInterrupt();
+        if (stopped === 'nothing') return { stopped };
+        const ticket = this.interruptsRequested;
+        await condition(() => this.interruptsHandled >= ticket);
+        return { stopped };
+      },
+      { validator: (...args: unknown[]) => void checkMessageInput(INTERRUPT_UPDATE, args) },
+    );
     // The validator rejects before the update enters history: unknown ids and bad decisions never reach the workflow.
-    setHandler(approveToolUpdate, (answer) => this.answer(answer), { validator: (answer) => this.checkAnswer(answer) });
-    // A parent passing on an answer: a stale one (the call already ended) is dropped.
-    setHandler(approveToolSignal, (answer) => {
-      if (this.pendingApprovals.some((pending) => pending.toolUseId === answer?.toolUseId) && (answer.decision === 'allow' || answer.decision === 'deny')) this.answer(answer);
+    setHandler(approveToolUpdate, (answer) => this.answer(answer), {
+      validator: (...args: unknown[]) => this.checkAnswer(checkMessageInput(APPROVE_TOOL_UPDATE, args)),
     });
-    setHandler(subAgentApprovalsSignal, (report) => this.subAgentWaiting(report));
+    // A parent passing on an answer: a stale one (the call already ended) is dropped.
+    const passedOn = (answer: ApprovalDecision | null | undefined) => {
+      if (!answer || !this.pendingApprovals.some((pending) => pending.toolUseId === answer.toolUseId)) return;
+      if (answer.decision === 'allow' || answer.decision === 'deny') this.answer(answer);
+    };
+    setHandler(
+      approveToolSignal,
+      parsedSignal(APPROVE_TOOL_SIGNAL, {
+        valid: passedOn,
+        legacy: (raw) => passedOn(raw as ApprovalDecision),
+        dropped,
+      }),
+    );
+    setHandler(
+      subAgentApprovalsSignal,
+      parsedSignal(SUB_AGENT_APPROVALS, {
+        valid: (report) => this.subAgentWaiting(report),
+        legacy: (raw) => this.subAgentWaiting(raw as SubAgentApprovals),
+        dropped,
+      }),
+    );
   }
 
   /** Makes this session report its calls waiting for approval to its parent (it is a sub-agent). */

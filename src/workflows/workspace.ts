@@ -11,6 +11,7 @@
 import { ApplicationFailure, CancellationScope, condition, patched, setHandler } from '@temporalio/workflow';
 import type { RewindResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
+import { CHECKPOINT_QUERY, checkMessageInput, DIFF_QUERY, REWIND_UPDATE } from '../shared/message-inputs';
 import type { FileChange, SnapshotRecord, TakenSnapshot } from '../shared/workspace';
 import { checkWorkspace, diffSnapshots, materializeSnapshot, snapshotWorkspace, WORKSPACE_OPTIONS } from './activity-options';
 import {
@@ -70,13 +71,18 @@ export class SessionWorkspace {
 
   listen(): void {
     if (!this.enabled) return;
-    setHandler(rewindUpdate, (request) => this.rewind(request), { validator: (request) => this.validate(request) });
-    setHandler(checkpointQuery, (request) => {
-      const point = forkPoint(this.log, request?.turn ?? -1, this.host.state.model);
-      if (!point) throw new Error(`turn ${request?.turn} has no checkpoint with a snapshot (turns: ${this.log.checkpoints.map((entry) => entry.turn).join(', ') || 'none'})`);
+    setHandler(rewindUpdate, (request) => this.rewind(request), {
+      validator: (...args: unknown[]) => this.validate(...args),
+    });
+    // A query that throws answers its caller with the error; the workflow goes on untouched.
+    setHandler(checkpointQuery, (...args: unknown[]) => {
+      const { turn } = checkMessageInput(CHECKPOINT_QUERY, args);
+      const point = forkPoint(this.log, turn, this.host.state.model);
+      const turns = this.log.checkpoints.map((entry) => entry.turn).join(', ') || 'none';
+      if (!point) throw new Error(`turn ${turn} has no checkpoint with a snapshot (turns: ${turns})`);
       return point;
     });
-    setHandler(diffQuery, (request) => diffRange(this.log, request ?? {}));
+    setHandler(diffQuery, (...args: unknown[]) => diffRange(this.log, checkMessageInput(DIFF_QUERY, args) ?? {}));
   }
 
   restore(carried: CarriedWorkspace): void {
@@ -204,8 +210,8 @@ export class SessionWorkspace {
     return patched(READ_STATE_PATCH) ? rewoundFileStates(this.log, turn, this.host.state.workdir) : undefined;
   }
 
-  private validate(request: Parameters<typeof checkRewind>[1]): void {
-    const check = checkRewind(this.log, request, {
+  private validate(...args: unknown[]): void {
+    const check = checkRewind(this.log, checkMessageInput(REWIND_UPDATE, args), {
       currentTurn: this.host.state.turnCount,
       interactive: this.host.interactive,
       finished: this.host.finished(),

@@ -10,7 +10,7 @@ import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temp
 import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
-import { READ_STATE_PATCH, SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
+import { MALFORMED_SIGNALS_PATCH, READ_STATE_PATCH, SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
 
 jest.setTimeout(120_000);
 
@@ -38,6 +38,8 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
   'puts the read-state of the turn back on a rewind (patched read-state-in-checkpoints)': (history) =>
     history.patches.includes(READ_STATE_PATCH) && history.transitions.includes('rewind'),
   "is a fork that starts with its original's read-state": (history) => history.input.fork?.readState !== undefined,
+  'drops malformed signals with a note (patched malformed-signals-dropped) and goes on to its result': (history) =>
+    history.patches.includes(MALFORMED_SIGNALS_PATCH) && history.result?.reason === 'completed',
   'ends on a refusal': (history) => history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
   'strips media and completes': (history) => history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',
   'stops nudging at diminishing returns': (history) =>

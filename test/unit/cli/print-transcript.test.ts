@@ -74,3 +74,8 @@ describe('the durable workspace as `durable-agent run` and `watch` print it', ()
     expect(formatResult({ ...result, branch })).toContain('Not committed:\n  run/pipe: a FIFO: git cannot hold one');
   });
 });
+
+test('a dropped signal is a warning naming the signal and the problem', () => {
+  const entry = { type: 'dropped_signal' as const, turn: 2, signal: 'userMessage', problem: 'text: expected string, received number' };
+  expect(formatEntry(entry)).toBe('  ⚠ signal userMessage dropped: text: expected string, received number');
+});
