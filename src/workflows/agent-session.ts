@@ -108,10 +108,12 @@ export class AgentSession {
       session.steering.restore(resumed);
       session.view.restore(resumed, resumed.loop.turnCount);
       session.workspace.restore(resumed);
-    } else {
+    } else if (input.prompt !== undefined) {
       session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
     }
     session.prepared = resumed?.session ?? (await prepareNewSession(input, fork, session.workspace));
+    // A prompt from the store is known once prepared: the transcript shows its beginning.
+    if (!resumed && input.prompt === undefined) session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: contentPreview(session.prepared.prompt, Infinity) });
     if (session.prepared.host) upsertSearchAttributes([{ key: AGENT_HOST, value: session.prepared.host }]);
     session.view.prepared(session.prepared, { note: !resumed, ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}) });
     const initial = initialLoopState(input, session.prepared, { hardening: features.hardening });
@@ -268,7 +270,7 @@ export class AgentSession {
           changes = await this.workspace.filesChanged().catch(() => ({}));
         }
         if (this.prepared?.repo) {
-          const message = `durable-agent session ${this.id} (${reason}, ${this.loop.turnCount} turns)\n\n${this.input.prompt.slice(0, 2_000)}`;
+          const message = `durable-agent session ${this.id} (${reason}, ${this.loop.turnCount} turns)\n\n${this.input.prompt?.slice(0, 2_000) ?? contentPreview(this.prepared.prompt, 2_000)}`;
           changes.branch = await this.host.commitBranch(() => this.loop.workdir, message, this.workspace.changeRange());
         }
         // No call of this session can be retried any more: its edit journal goes. Best effort.

@@ -40,3 +40,10 @@ export const SUB_AGENT_BOUNDS_PATCH = 'sub-agent-bounds';
  * session ends: sessions that ended before it replay comparing `snapshots[0]`, as they did.
  */
 export const SESSION_START_PATCH = 'session-start-snapshot';
+
+/**
+ * Issue 23: an inline prompt over MAX_INLINE_PROMPT_BYTES fails the session at once, naming
+ * `promptRef`. Asked with `patched()` only for such a prompt: a session that started with one
+ * before the limit replays without the marker and goes on as it was recorded.
+ */
+export const INLINE_PROMPT_LIMIT_PATCH = 'inline-prompt-limit';
