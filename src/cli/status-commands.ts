@@ -4,7 +4,7 @@
  * answers for from its search attributes, with a line naming the situation.
  */
 import { parseArgs } from 'node:util';
-import type { AgentState } from '../shared/contract';
+import type { AgentState, AgentStatus } from '../shared/contract';
 import { WORKFLOW_TYPE } from '../shared/contract';
 import { todoLines, todoProgress } from '../shared/todos';
 import { AGENT_FORKED_FROM, AGENT_STATUS } from '../shared/search-attributes';
@@ -73,6 +73,7 @@ export async function listCommand(args: string[], environment: NodeJS.ProcessEnv
   const { values } = parseArgs({ args, options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } } });
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit takes a whole number above 0, not ${values.limit}`);
+  if (values.status !== undefined) checkStatus(values.status);
   return withClient(environment, async (client) => {
     const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(values.status ? [`${AGENT_STATUS.name}='${values.status}'`] : [])];
     const rows: Promise<SessionRow>[] = [];
@@ -95,4 +96,23 @@ export async function listCommand(args: string[], environment: NodeJS.ProcessEnv
     if (unanswered) console.log(`(${unanswered} running session(s) had no worker answer within ${QUERY_DEADLINE_MS / 1000} s: their state as recorded, tokens unknown)`);
     return 0;
   });
+}
+
+/** Every value of AgentStatus (a Record, so a status added to the type must be added here). */
+const LISTABLE_STATUSES: Record<AgentStatus, true> = {
+  running_model: true,
+  running_tools: true,
+  compacting: true,
+  waiting_approval: true,
+  waiting_input: true,
+  rewinding: true,
+  waiting_host: true,
+  finished: true,
+};
+
+/** `--status` is one of them: anything else would list nothing (and it goes into a visibility query). */
+function checkStatus(status: string): void {
+  if (!Object.hasOwn(LISTABLE_STATUSES, status)) {
+    throw new UsageError(`--status ${status} is not a session status; use one of: ${Object.keys(LISTABLE_STATUSES).join(', ')}`, false);
+  }
 }
