@@ -1,5 +1,6 @@
 import type { AgentResult, TranscriptEntry } from '../shared/contract';
 import { formatDiffStat } from '../activities/workspace/diff-stat';
+import { usefulLine } from '../shared/result-preview';
 
 const indent = (text: string, prefix = '  ') =>
   text
@@ -39,8 +40,8 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
     case 'tool_call':
       return `  → ${entry.summary}`;
     case 'tool_result': {
-      const firstLine = entry.preview.split('\n').find((line) => line.trim()) ?? '';
-      const shown = firstLine.length > 120 ? `${firstLine.slice(0, 117)}...` : firstLine;
+      const line = usefulLine(entry.preview, entry.isError);
+      const shown = line.length > 120 ? `${line.slice(0, 117)}...` : line;
       return `  ${entry.isError ? '✗' : '✓'} ${entry.name}: ${shown}`;
     }
     case 'transition':
