@@ -13,6 +13,8 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
   switch (entry.type) {
     case 'user':
       return `▶ task: ${entry.text}`;
+    case 'user_message':
+      return `▶ message: ${entry.text}`;
     case 'session':
       return [
         entry.sandbox === 'none'

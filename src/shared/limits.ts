@@ -123,3 +123,6 @@ export const SLOWEST_OUTPUT_TOKENS_PER_SECOND = 20;
  * again. A longer prompt is stored first and passed as `promptRef`; `durable-agent run` does so.
  */
 export const MAX_INLINE_PROMPT_BYTES = 64 * 1024;
+
+/** A message sent with `send` (signal `userMessage`) is shown in the transcript up to this many characters. */
+export const USER_MESSAGE_SHOWN_CHARS = 2_000;

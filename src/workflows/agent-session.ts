@@ -112,7 +112,6 @@ export class AgentSession {
       session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
     }
     session.prepared = resumed?.session ?? (await prepareNewSession(input, fork, session.workspace));
-    // A prompt from the store is known once prepared: the transcript shows its beginning.
     if (!resumed && input.prompt === undefined) session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: contentPreview(session.prepared.prompt, Infinity) });
     if (session.prepared.host) upsertSearchAttributes([{ key: AGENT_HOST, value: session.prepared.host }]);
     session.view.prepared(session.prepared, { note: !resumed, ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}) });
@@ -187,7 +186,7 @@ export class AgentSession {
   /** A new turn takes the messages people queued; a retry of the current turn does not. */
   beginTurn(): { kind: 'call_model'; newTurn: boolean } | { kind: 'finish'; reason: TerminalReason } {
     const newTurn = NEW_TURN.includes(this.loop.lastTransition);
-    if (newTurn) this.loop = injectMessages(this.loop, this.steering.takeQueued());
+    if (newTurn) this.loop = injectMessages(this.loop, this.takeMessages());
     const turn = beginTurn(this.loop);
     if (turn.kind === 'finish') return turn;
     this.loop = turn.state;
@@ -204,6 +203,8 @@ export class AgentSession {
     return this.features.recoveryLayers ? decision.step : withoutRecovery(decision.step, outcome);
   }
 
+  /** The messages people queued, for the next turn: the transcript shows them in it. */
+  takeMessages = (): string[] => this.view.messagesTaken(this.loop.turnCount + 1, this.steering.takeQueued());
   /** The loop state changed, with no transition to show (context, usage, files read). */
   update(next: LoopState): void {
     this.loop = next;

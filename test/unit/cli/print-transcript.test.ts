@@ -67,3 +67,7 @@ describe('the durable workspace as `durable-agent run` and `watch` print it', ()
     expect(formatResult({ ...result, branch })).toContain('Not committed:\n  run/pipe: a FIFO: git cannot hold one');
   });
 });
+
+test('a message sent with send is printed as the turn takes it', () => {
+  expect(formatEntry({ type: 'user_message', turn: 3, text: 'Also a note' })).toBe('▶ message: Also a note');
+});
