@@ -30,7 +30,8 @@ export async function storePromptCommand(args: string[], environment: NodeJS.Pro
   try {
     const ref = await store.content.put(text);
     console.log(ref);
-    console.error(`Stored ${utf8Bytes(text)} bytes; start a session with {"promptRef":"${ref}", …} (workers need the same AGENT_STORE).`);
+    const start = `{"promptRef":"${ref}", …}`;
+    console.error(`Stored ${utf8Bytes(text)} bytes; start a session with ${start} (workers need the same AGENT_STORE).`);
     return 0;
   } finally {
     await store.close();

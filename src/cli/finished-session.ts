@@ -16,13 +16,17 @@ const HOW_IT_ENDED: Record<string, string> = {
 };
 
 /** The sentence for a session that no longer runs, or undefined while it runs. */
-export function finishedMessage(workflowId: string, description: Pick<WorkflowExecutionDescription, 'status' | 'closeTime'>): string | undefined {
+export function finishedMessage(
+  workflowId: string,
+  description: Pick<WorkflowExecutionDescription, 'status' | 'closeTime'>,
+): string | undefined {
   const status = description.status.name;
   if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') return undefined;
   const when = description.closeTime ? ` at ${description.closeTime.toISOString()}` : '';
   return (
-    `${workflowId} has finished: it ${HOW_IT_ENDED[status] ?? status.toLowerCase()}${when}, so it takes no more messages or commands. ` +
-    `Go on from one of its turns with  durable-agent fork ${workflowId} --turn N --workdir <new dir> "<instruction>", ` +
+    `${workflowId} has finished: it ${HOW_IT_ENDED[status] ?? status.toLowerCase()}${when}, ` +
+    'so it takes no more messages or commands. Go on from one of its turns with  ' +
+    `durable-agent fork ${workflowId} --turn N --workdir <new dir> "<instruction>", ` +
     'or start a new session with  durable-agent run'
   );
 }
@@ -39,7 +43,10 @@ export async function whileRunning<T>(client: Client, workflowId: string, comman
   }
 }
 
-/** Fails as whileRunning does when the session does not run; for commands that query it first (a query of a closed session needs a worker). */
+/**
+ * Fails as whileRunning does when the session does not run: for commands that query it first
+ * (a query of a closed session needs a worker).
+ */
 export async function assertRunning(client: Client, workflowId: string): Promise<void> {
   const problem = await notRunning(client, workflowId);
   if (problem) throw problem;

@@ -29,7 +29,8 @@ export async function sessionCommand(command: string, args: string[], environmen
     case 'send': {
       const [workflowId, ...words] = positional(args, 2, 'send <workflow-id> "<text>"');
       return withClient(environment, async (client) => {
-        await whileRunning(client, workflowId!, () => client.workflow.getHandle(workflowId!).signal(userMessageSignal, { text: words.join(' ') }));
+        const handle = client.workflow.getHandle(workflowId!);
+        await whileRunning(client, workflowId!, () => handle.signal(userMessageSignal, { text: words.join(' ') }));
         console.log(`Queued for the next turn of ${workflowId}.`);
         return 0;
       });
@@ -46,7 +47,8 @@ export async function sessionCommand(command: string, args: string[], environmen
       const [workflowId] = positional(args, 1, 'interrupt <workflow-id>');
       return withClient(environment, async (client) => {
         const handle = client.workflow.getHandle(workflowId!);
-        const { stopped } = await whileRunning(client, workflowId!, () => handle.executeUpdate<InterruptResult, [InterruptRequest]>(interruptUpdate.name, { args: [{}] }));
+        const interrupt = () => handle.executeUpdate<InterruptResult, [InterruptRequest]>(interruptUpdate.name, { args: [{}] });
+        const { stopped } = await whileRunning(client, workflowId!, interrupt);
         console.log(stopped === 'nothing' ? `Nothing to interrupt: ${workflowId} is not running a model call or tools.` : `Interrupted the ${stopped === 'model' ? 'model call' : 'tools'} of ${workflowId}.`);
         return 0;
       });
@@ -56,12 +58,12 @@ export async function sessionCommand(command: string, args: string[], environmen
       const [workflowId, toolUseId] = positional(positionals, 2, 'approve <workflow-id> <tool-use-id> [--deny] [--feedback "…"]');
       return withClient(environment, async (client) => {
         const decision = values.deny ? 'deny' : 'allow';
-        const request = { toolUseId: toolUseId!, decision, ...(values.feedback ? { feedback: values.feedback } : {}) } as const;
-        await whileRunning(client, workflowId!, () => client.workflow.getHandle(workflowId!).executeUpdate(approveToolUpdate, { args: [request] })).catch(
-          (error: Error & { cause?: Error }) => {
-            throw new Error(error.cause?.message ?? error.message);
-          },
-        );
+        const request = { toolUseId: toolUseId!, decision, ...(values.feedback ? { feedback: values.feedback } : {}) };
+        const handle = client.workflow.getHandle(workflowId!);
+        const approve = () => handle.executeUpdate(approveToolUpdate, { args: [request] });
+        await whileRunning(client, workflowId!, approve).catch((error: Error & { cause?: Error }) => {
+          throw new Error(error.cause?.message ?? error.message);
+        });
         console.log(`${decision === 'allow' ? 'Allowed' : 'Denied'} ${toolUseId}.`);
         return 0;
       });

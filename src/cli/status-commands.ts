@@ -113,6 +113,7 @@ const LISTABLE_STATUSES: Record<AgentStatus, true> = {
 /** `--status` is one of them: anything else would list nothing (and it goes into a visibility query). */
 function checkStatus(status: string): void {
   if (!Object.hasOwn(LISTABLE_STATUSES, status)) {
-    throw new UsageError(`--status ${status} is not a session status; use one of: ${Object.keys(LISTABLE_STATUSES).join(', ')}`, false);
+    const valid = Object.keys(LISTABLE_STATUSES).join(', ');
+    throw new UsageError(`--status ${status} is not a session status; use one of: ${valid}`, false);
   }
 }

@@ -87,7 +87,8 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
     // A closed session's snapshots are in the store: no worker needed to replay it.
     const stored = await storedSession(handle, opened);
     const asked = [toTurn, turn === undefined ? fromTurn : undefined].filter((value) => value !== undefined);
-    if (asked.length) await checkTurnsExist(workflowId, Math.max(...asked), stored ? stored.result.turnCount : () => answeredInTime(client, () => handle.query(stateQuery)));
+    const turns = stored ? stored.result.turnCount : () => answeredInTime(client, () => handle.query(stateQuery));
+    if (asked.length) await checkTurnsExist(workflowId, Math.max(...asked), turns);
     const range = stored ? diffRange({ checkpoints: [], snapshots: stored.snapshots }, request) : await answeredInTime(client, () => handle.query(diffQuery, request));
     if (!range) {
       const { taskQueue } = await handle.describe();
@@ -104,10 +105,15 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
  * that looks like "nothing changed". `turns`: the session's turn count, or how to ask for it
  * (unanswered: the diff query, which needs the same worker, says so next).
  */
-async function checkTurnsExist(workflowId: string, highest: number, turns: number | (() => Promise<AgentState | undefined>)): Promise<void> {
+async function checkTurnsExist(
+  workflowId: string,
+  highest: number,
+  turns: number | (() => Promise<AgentState | undefined>),
+): Promise<void> {
   const reached = typeof turns === 'number' ? turns : (await turns())?.turn;
   if (reached !== undefined && highest > reached) {
-    throw new Error(`turn ${highest} does not exist: ${workflowId} ${typeof turns === 'number' ? 'ended after' : 'is at'} turn ${reached}`);
+    const where = typeof turns === 'number' ? 'ended after' : 'is at';
+    throw new Error(`turn ${highest} does not exist: ${workflowId} ${where} turn ${reached}`);
   }
 }
 

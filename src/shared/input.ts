@@ -68,7 +68,10 @@ export const agentInputSchema = z
   .object({
     prompt: z.string().trim().min(1, 'must be a non-empty string').optional(),
     /** A prompt stored in the store (`durable-agent store-prompt`): the session loads it in an activity. */
-    promptRef: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be a content reference (sha256:…) from durable-agent store-prompt').optional(),
+    promptRef: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, 'must be a content reference (sha256:…) from durable-agent store-prompt')
+      .optional(),
     workdir: z
       .string()
       .min(1, 'must be an absolute path on the worker host')
@@ -126,8 +129,9 @@ export const agentInputSchema = z
   })
   .strict()
   .superRefine((input, context) => {
-    if (input.prompt === undefined && input.promptRef === undefined) context.addIssue({ code: 'custom', path: ['prompt'], message: 'required (or promptRef: "sha256:…")' });
-    if (input.prompt !== undefined && input.promptRef !== undefined) context.addIssue({ code: 'custom', path: ['promptRef'], message: 'give prompt or promptRef, not both' });
+    const issue = (field: string, message: string) => context.addIssue({ code: 'custom', path: [field], message });
+    if (input.prompt === undefined && input.promptRef === undefined) issue('prompt', 'required (or promptRef: "sha256:…")');
+    if (input.prompt !== undefined && input.promptRef !== undefined) issue('promptRef', 'give prompt or promptRef, not both');
     if (input.workdir === undefined && input.repo === undefined) context.addIssue({ code: 'custom', path: ['workdir'], message: 'required (or repo: {"url": "…"})' });
     if (input.workdir !== undefined && input.repo !== undefined) context.addIssue({ code: 'custom', path: ['repo'], message: 'give workdir or repo, not both' });
     if (input.repo !== undefined && input.fork !== undefined) context.addIssue({ code: 'custom', path: ['fork'], message: 'a fork needs a workdir (repo sessions cannot be forked yet)' });

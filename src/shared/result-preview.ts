@@ -7,9 +7,9 @@ import type { TextOrRef } from './conversation';
 
 /** What test runners, compilers and shells print where something failed, strongest first. */
 const FAILURE_PATTERNS: readonly RegExp[] = [
-  // Test runners: jest/vitest `FAIL file` and `✕ name`, pytest `FAILED …` and `E   assert …`, go `--- FAIL:`, TAP `not ok`.
+  // Test runners: jest `FAIL file` and `✕ name`, pytest `FAILED …` and `E   assert …`, go `--- FAIL:`, TAP `not ok`.
   /^\s*(FAIL|FAILED)\b|^\s*--- FAIL:|^\s*not ok\b|[✕✗✘]|^E\s+\S|AssertionError|^\s*●\s/,
-  // Errors as programs print them: `Error: …`, `TypeError: …`, `error[E0308]`, `error TS2322`, `panic: …`, `Traceback`.
+  // Errors as programs print them: `TypeError: …`, `error[E0308]`, `error TS2322`, `panic: …`, `Traceback`.
   /\b[A-Za-z]*Error\b:|\berror(\[\w+\])?[: ]|\bERR!|^panic:|^Traceback\b|\bfatal:/i,
   /\bfail(ed|ure|ing)?\b/i,
   // A command's own exit status (bash.ts ends a result with it).

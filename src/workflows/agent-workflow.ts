@@ -115,7 +115,9 @@ function validInput(rawInput: unknown): ResolvedAgentInput {
   // prompt its first run took), and asked with `patched()` only when over the limit: sessions
   // started before the limit replay, prompt and all, as they were recorded.
   const tooBig = check.input.resume ? undefined : inlinePromptProblem(check.input.prompt);
-  if (tooBig && patched(INLINE_PROMPT_LIMIT_PATCH)) throw ApplicationFailure.nonRetryable(tooBig, ErrorType.InvalidWorkflowInput);
+  if (tooBig && patched(INLINE_PROMPT_LIMIT_PATCH)) {
+    throw ApplicationFailure.nonRetryable(tooBig, ErrorType.InvalidWorkflowInput);
+  }
   return check.input;
 }
 

@@ -52,7 +52,7 @@ export async function prepareNewSession(input: ResolvedAgentInput, fork: ForkInp
       model: input.model ?? fork?.model,
       allowedTools: input.allowedTools,
       systemPromptAppend: input.systemPrompt,
-      ...promptToPrepare(input, fork ? (instruction) => forkPrompt(fork, workdir, instruction) : undefined, fork ? forkIntro(fork, workdir) : undefined),
+      ...(fork ? promptToPrepare(input, (task) => forkPrompt(fork, workdir, task), forkIntro(fork, workdir)) : promptToPrepare(input)),
       startedAt: new Date(workflowInfo().startTime).toISOString(),
       ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
       ...sandboxRequest(input),

@@ -163,7 +163,8 @@ export class SessionView {
 
   /** Messages people sent, as the turn that takes them does (watch prints them, --json writes `user_message`). */
   messagesTaken(turn: number, texts: string[]): string[] {
-    const shown = (text: string) => (text.length > USER_MESSAGE_SHOWN_CHARS ? `${text.slice(0, USER_MESSAGE_SHOWN_CHARS)}… (${text.length} chars)` : text);
+    const cut = (text: string) => `${text.slice(0, USER_MESSAGE_SHOWN_CHARS)}… (${text.length} chars)`;
+    const shown = (text: string) => (text.length > USER_MESSAGE_SHOWN_CHARS ? cut(text) : text);
     for (const text of texts) this.add({ type: 'user_message', turn, text: shown(text) });
     return texts;
   }

@@ -126,7 +126,9 @@ async function taskText(store: ContentStore, input: PrepareSessionInput): Promis
     );
   }
   const task = (await store.get(input.promptRef)).trim();
-  if (!task) throw ApplicationFailure.nonRetryable(`promptRef: ${input.promptRef} is an empty prompt`, ErrorType.InvalidWorkflowInput);
+  if (!task) {
+    throw ApplicationFailure.nonRetryable(`promptRef: ${input.promptRef} is an empty prompt`, ErrorType.InvalidWorkflowInput);
+  }
   return input.promptIntro ? `${input.promptIntro}\n\n${task}` : task;
 }
 
