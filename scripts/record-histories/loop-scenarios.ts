@@ -1,5 +1,6 @@
 /** The recorded paths of the loop and its recovery layers. */
 import { apiError, byTurn, isCompaction, reply, text, toolUse } from '../../test/support/fake-anthropic';
+import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
 import { type Scenario, sequence } from './scenario';
 
 export const loopScenarios: Scenario[] = [
@@ -115,5 +116,12 @@ export const loopScenarios: Scenario[] = [
       harness.fake.maxImageBytes = 2_000;
     },
     handler: sequence([() => reply([toolUse('Read', { file_path: 'shot.png' })]), () => reply([text('Looked at what was left.')])]),
+  },
+  {
+    // An inline prompt over the limit: the session fails at once (patched 'inline-prompt-limit'), naming promptRef.
+    name: 'inline-prompt-too-large',
+    files: {},
+    input: { prompt: `Scenario inline-prompt-too-large ${'x'.repeat(MAX_INLINE_PROMPT_BYTES)}` },
+    handler: sequence([]),
   },
 ];

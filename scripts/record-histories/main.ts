@@ -55,8 +55,13 @@ async function main(): Promise<void> {
       // A session that ends (or fails) before its drive's conditions hold must not hang the recorder.
       const driving = scenario.drive?.(handle, harness, hosts) ?? Promise.resolve();
       driving.catch(() => undefined); // what it fails with once the session is over no longer matters
-      await Promise.race([driving, handle.result()]);
-      const result = await handle.result();
+      // A scenario may record a session that fails (invalid input): its history replays all the same.
+      const ending = handle.result().then(
+        (result: { reason: string }) => result,
+        (error: Error & { cause?: Error }) => ({ reason: `failed (${error.cause?.message ?? error.message})` }),
+      );
+      await Promise.race([driving, ending]);
+      const result = await ending;
       // The Temporal CLI's JSON is the format users export for replay too (`historyFromJSON` reads it).
       const show = async (runId: string, workflowId = handle.workflowId) =>
         (

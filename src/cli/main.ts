@@ -24,6 +24,7 @@ import { UsageError } from './cli-client';
 import { sessionCommand } from './session-commands';
 import { forkCommand } from './workspace-commands';
 import { codecServerCommand } from './codec-server';
+import { storePromptCommand, withLongPromptStored } from './big-prompt';
 
 const USAGE = `Usage:
   durable-agent run --workdir <dir> [options] "<task>"   start a session and follow it
@@ -45,6 +46,8 @@ const USAGE = `Usage:
                                                           what the session changed (default: start to now)
   durable-agent move <workflow-id> --host <host id> [--workdir <dir>]
                                                           a session waiting for its lost host goes on on another
+  durable-agent store-prompt <file | ->                   store a long prompt (for the Temporal CLI, schedules):
+                                                          prints the promptRef to start a session with
   durable-agent codec-server [--port 8081] [--host 127.0.0.1] [--namespace <ns>]… [--insecure-no-auth]
                                                           decrypts payloads for the Temporal UI and CLI (AGENT_ENCRYPTION_KEY)
                                                           for the token in AGENT_CODEC_AUTH (or, insecure, for anyone on loopback)
@@ -80,6 +83,7 @@ export async function main(argv: string[], environment: NodeJS.ProcessEnv = proc
     if (command === 'run') return await runCommand(rest, environment);
     if (command === 'fork') return await forkCommand(rest, environment, startAndFollow);
     if (command === 'codec-server') return await codecServerCommand(rest, environment);
+    if (command === 'store-prompt') return await storePromptCommand(rest, environment);
     return await sessionCommand(command, rest, environment);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -149,7 +153,8 @@ function parseRunArguments(args: string[]): RunArguments {
     ...(values['token-budget'] ? { tokenBudget: integer('token-budget', values['token-budget']) } : {}),
     ...(values['allowed-tools'] ? { allowedTools: values['allowed-tools'].split(',').map((name) => name.trim()) as AgentInput['allowedTools'] } : {}),
   };
-  const check = checkAgentInput(input);
+  // A prompt over the inline limit is fine here: it is stored, and passed by reference, once the store is open.
+  const check = checkAgentInput(input, { inlinePromptLimit: false });
   if (!check.ok) throw new UsageError(check.message);
   return { input, workflowId: values['workflow-id'], startWorker: !values['no-worker'], json: values.json === true, verbose: values.verbose === true };
 }
@@ -202,13 +207,14 @@ export async function startAndFollow(
   try {
     const client = new Client({ connection, namespace: config.namespace, dataConverter: agentDataConverter(store, config.encryption) });
     const prepared = await prepare(client);
+    const input = await withLongPromptStored(prepared.input, store.content);
     const workflowId = options.workflowId ?? prepared.workflowId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const start = async () => {
       const staticSummary = staticSummaryOf(prepared.input.prompt);
       await client.workflow.start(WORKFLOW_TYPE, {
         taskQueue: config.taskQueue,
         workflowId,
-        args: [prepared.input],
+        args: [input],
         ...(staticSummary ? { staticSummary } : {}),
       });
       link = workflowUrl(temporal.uiUrl, config.namespace, workflowId);

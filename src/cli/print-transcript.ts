@@ -1,5 +1,6 @@
 import type { AgentResult, TranscriptEntry } from '../shared/contract';
 import { formatDiffStat } from '../activities/workspace/diff-stat';
+import { usefulLine } from '../shared/result-preview';
 
 const indent = (text: string, prefix = '  ') =>
   text
@@ -12,6 +13,8 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
   switch (entry.type) {
     case 'user':
       return `▶ task: ${entry.text}`;
+    case 'user_message':
+      return `▶ message: ${entry.text}`;
     case 'session':
       return [
         entry.sandbox === 'none'
@@ -42,8 +45,8 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
     case 'tool_call':
       return `  → ${entry.summary}`;
     case 'tool_result': {
-      const firstLine = entry.preview.split('\n').find((line) => line.trim()) ?? '';
-      const shown = firstLine.length > 120 ? `${firstLine.slice(0, 117)}...` : firstLine;
+      const line = usefulLine(entry.preview, entry.isError);
+      const shown = line.length > 120 ? `${line.slice(0, 117)}...` : line;
       return `  ${entry.isError ? '✗' : '✓'} ${entry.name}: ${shown}`;
     }
     case 'transition':

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { InterruptRequest, InterruptResult } from '../shared/contract';
 import { approveToolUpdate, endSignal, interruptUpdate, userMessageSignal } from '../workflows/definitions';
 import { UsageError, withClient } from './cli-client';
+import { whileRunning } from './finished-session';
 import { followSession } from './follow';
 import { moveCommand } from './host-commands';
 import { listCommand, statusCommand } from './status-commands';
@@ -28,7 +29,8 @@ export async function sessionCommand(command: string, args: string[], environmen
     case 'send': {
       const [workflowId, ...words] = positional(args, 2, 'send <workflow-id> "<text>"');
       return withClient(environment, async (client) => {
-        await client.workflow.getHandle(workflowId!).signal(userMessageSignal, { text: words.join(' ') });
+        const handle = client.workflow.getHandle(workflowId!);
+        await whileRunning(client, workflowId!, () => handle.signal(userMessageSignal, { text: words.join(' ') }));
         console.log(`Queued for the next turn of ${workflowId}.`);
         return 0;
       });
@@ -36,7 +38,7 @@ export async function sessionCommand(command: string, args: string[], environmen
     case 'end': {
       const [workflowId] = positional(args, 1, 'end <workflow-id>');
       return withClient(environment, async (client) => {
-        await client.workflow.getHandle(workflowId!).signal(endSignal);
+        await whileRunning(client, workflowId!, () => client.workflow.getHandle(workflowId!).signal(endSignal));
         console.log(`Asked ${workflowId} to end: an interactive session closes, with its result, once it waits for input.`);
         return 0;
       });
@@ -44,7 +46,9 @@ export async function sessionCommand(command: string, args: string[], environmen
     case 'interrupt': {
       const [workflowId] = positional(args, 1, 'interrupt <workflow-id>');
       return withClient(environment, async (client) => {
-        const { stopped } = await client.workflow.getHandle(workflowId!).executeUpdate<InterruptResult, [InterruptRequest]>(interruptUpdate.name, { args: [{}] });
+        const handle = client.workflow.getHandle(workflowId!);
+        const interrupt = () => handle.executeUpdate<InterruptResult, [InterruptRequest]>(interruptUpdate.name, { args: [{}] });
+        const { stopped } = await whileRunning(client, workflowId!, interrupt);
         console.log(stopped === 'nothing' ? `Nothing to interrupt: ${workflowId} is not running a model call or tools.` : `Interrupted the ${stopped === 'model' ? 'model call' : 'tools'} of ${workflowId}.`);
         return 0;
       });
@@ -54,12 +58,12 @@ export async function sessionCommand(command: string, args: string[], environmen
       const [workflowId, toolUseId] = positional(positionals, 2, 'approve <workflow-id> <tool-use-id> [--deny] [--feedback "…"]');
       return withClient(environment, async (client) => {
         const decision = values.deny ? 'deny' : 'allow';
-        await client.workflow
-          .getHandle(workflowId!)
-          .executeUpdate(approveToolUpdate, { args: [{ toolUseId: toolUseId!, decision, ...(values.feedback ? { feedback: values.feedback } : {}) }] })
-          .catch((error: Error & { cause?: Error }) => {
-            throw new Error(error.cause?.message ?? error.message);
-          });
+        const request = { toolUseId: toolUseId!, decision, ...(values.feedback ? { feedback: values.feedback } : {}) };
+        const handle = client.workflow.getHandle(workflowId!);
+        const approve = () => handle.executeUpdate(approveToolUpdate, { args: [request] });
+        await whileRunning(client, workflowId!, approve).catch((error: Error & { cause?: Error }) => {
+          throw new Error(error.cause?.message ?? error.message);
+        });
         console.log(`${decision === 'allow' ? 'Allowed' : 'Denied'} ${toolUseId}.`);
         return 0;
       });

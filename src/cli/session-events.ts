@@ -55,6 +55,8 @@ export class SessionEvents {
         return this.stamp({ type: 'tool_start', toolUseId: entry.toolUseId, name: entry.name, summary: entry.summary }, entry.turn);
       case 'tool_result':
         return this.stamp({ type: 'tool_end', toolUseId: entry.toolUseId, name: entry.name, isError: entry.isError, preview: entry.preview }, entry.turn);
+      case 'user_message':
+        return this.stamp({ type: 'user_message', text: entry.text }, entry.turn);
       case 'transition':
         return this.stamp({ type: 'transition', transition: entry.transition, ...(entry.detail ? { detail: entry.detail } : {}) }, entry.turn);
       default:

@@ -83,7 +83,7 @@ export async function listCommand(args: string[], environment: NodeJS.ProcessEnv
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit takes a whole number above 0, not ${values.limit}`);
   const status = values.status;
   if (status !== undefined && !isSessionStatus(status)) {
-    throw new UsageError(`--status takes one of ${SESSION_STATUSES.join(', ')}; not ${status}`);
+    throw new UsageError(`--status ${status} is not a session status; use one of: ${SESSION_STATUSES.join(', ')}`, false);
   }
   return withClient(environment, async (client) => {
     const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(status ? [statusFilter(status)] : [])];

@@ -16,6 +16,7 @@ import type { FileChange } from '../shared/workspace';
 import { checkpointQuery, diffQuery, rewindUpdate, stateQuery } from '../workflows/definitions';
 import { diffRange } from '../workflows/checkpoints';
 import { storedSession } from './stored-session';
+import { assertRunning, whileRunning } from './finished-session';
 import { answeredInTime, QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
 
 type StartAndFollow = (
@@ -51,8 +52,9 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
     if (!workflowId || turn === undefined) throw new UsageError('usage: durable-agent rewind <workflow-id> --turn N [--conversation-only] [--force]');
     const files = !values['conversation-only'];
     const force = values.force === true;
-    return withClient(environment, async (client, store) => {
+    return withClient(environment, (client, store) => whileRunning(client, workflowId, async () => {
       const handle = client.workflow.getHandle(workflowId);
+      await assertRunning(client, workflowId);
       if (files && !force) {
         const outside = await preflight(await handle.query(stateQuery), turn, store.content);
         if (outside.length > 0) {
@@ -68,7 +70,7 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
       if (result.notRestored.length) console.log(`Not restored (over the snapshot size limit, content not recorded): ${result.notRestored.join(', ')}`);
       if (result.previousSnapshot) console.log(`The files before the rewind are kept as snapshot ${result.previousSnapshot}.`);
       return 0;
-    });
+    }));
   }
 
   const { values, positionals } = parse(args, { turn: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, stat: { type: 'boolean' } });
@@ -84,6 +86,9 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
     const handle = client.workflow.getHandle(workflowId);
     // A closed session's snapshots are in the store: no worker needed to replay it.
     const stored = await storedSession(handle, opened);
+    const asked = [toTurn, turn === undefined ? fromTurn : undefined].filter((value) => value !== undefined);
+    const turns = stored ? stored.result.turnCount : () => answeredInTime(client, () => handle.query(stateQuery));
+    if (asked.length) await checkTurnsExist(workflowId, Math.max(...asked), turns);
     const range = stored ? diffRange({ checkpoints: [], snapshots: stored.snapshots }, request) : await answeredInTime(client, () => handle.query(diffQuery, request));
     if (!range) {
       const { taskQueue } = await handle.describe();
@@ -93,6 +98,23 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
     process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
     return 0;
   });
+}
+
+/**
+ * A turn the session has not reached would diff its last snapshot with itself: an empty diff
+ * that looks like "nothing changed". `turns`: the session's turn count, or how to ask for it
+ * (unanswered: the diff query, which needs the same worker, says so next).
+ */
+async function checkTurnsExist(
+  workflowId: string,
+  highest: number,
+  turns: number | (() => Promise<AgentState | undefined>),
+): Promise<void> {
+  const reached = typeof turns === 'number' ? turns : (await turns())?.turn;
+  if (reached !== undefined && highest > reached) {
+    const where = typeof turns === 'number' ? 'ended after' : 'is at';
+    throw new Error(`turn ${highest} does not exist: ${workflowId} ${where} turn ${reached}`);
+  }
 }
 
 /**

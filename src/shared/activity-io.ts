@@ -235,7 +235,10 @@ export interface PrepareSessionInput extends SubAgentsToPrepare {
   model?: string;
   allowedTools: string[];
   systemPromptAppend?: string;
-  prompt: string;
+  /** The task: inline, or (input `promptRef`) in the store, after `promptIntro` when set (a fork's). */
+  prompt?: string;
+  promptRef?: string;
+  promptIntro?: string;
   /** ISO date of the session's start, from workflow time (deterministic). */
   startedAt: string;
   /** Input `trustRepoHooks`: the repository's own hooks may run. */

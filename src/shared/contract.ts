@@ -152,6 +152,8 @@ export interface AgentState {
 /** One line of the session's log, served by the `transcript` query and printed by our CLI. */
 export type TranscriptEntry =
   | { type: 'user'; turn: number; text: string }
+  /** A message people sent (signal `userMessage`), in the turn that took it; cut at USER_MESSAGE_SHOWN_CHARS. */
+  | { type: 'user_message'; turn: number; text: string }
   /** The worker prepared the session: its real workdir, its sandbox, its instruction files, repository hooks, settings and agent types found and not used. */
   | {
       type: 'session';

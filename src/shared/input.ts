@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_FALLBACK_AFTER_OVERLOADS, DEFAULT_HOST_LOSS_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TURNS, MAX_OUTPUT_TOKENS_ACCEPTED, STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
+import {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_FALLBACK_AFTER_OVERLOADS,
+  DEFAULT_HOST_LOSS_TIMEOUT_MS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_MAX_TURNS,
+  MAX_INLINE_PROMPT_BYTES,
+  MAX_OUTPUT_TOKENS_ACCEPTED,
+  STOP_HOOK_MAX_TIMEOUT_MS,
+} from './limits';
 import type { ConversationMessage } from './conversation';
 import { AGENT_NAME_PATTERN, agentsSchema, DEFAULT_MAX_PARALLEL_AGENTS } from './sub-agents';
 import { type McpServers, mcpServersSchema } from './mcp';
@@ -85,7 +94,12 @@ export type RepoInput = z.infer<typeof repoSchema>;
 
 export const agentInputSchema = z
   .object({
-    prompt: z.string().trim().min(1, 'must be a non-empty string'),
+    prompt: z.string().trim().min(1, 'must be a non-empty string').optional(),
+    /** A prompt stored in the store (`durable-agent store-prompt`): the session loads it in an activity. */
+    promptRef: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, 'must be a content reference (sha256:…) from durable-agent store-prompt')
+      .optional(),
     workdir: z
       .string()
       .min(1, 'must be an absolute path on the worker host')
@@ -143,6 +157,9 @@ export const agentInputSchema = z
   })
   .strict()
   .superRefine((input, context) => {
+    const issue = (field: string, message: string) => context.addIssue({ code: 'custom', path: [field], message });
+    if (input.prompt === undefined && input.promptRef === undefined) issue('prompt', 'required (or promptRef: "sha256:…")');
+    if (input.prompt !== undefined && input.promptRef !== undefined) issue('promptRef', 'give prompt or promptRef, not both');
     if (input.workdir === undefined && input.repo === undefined) context.addIssue({ code: 'custom', path: ['workdir'], message: 'required (or repo: {"url": "…"})' });
     if (input.workdir !== undefined && input.repo !== undefined) context.addIssue({ code: 'custom', path: ['repo'], message: 'give workdir or repo, not both' });
     if (input.repo !== undefined && input.fork !== undefined) context.addIssue({ code: 'custom', path: ['fork'], message: 'a fork needs a workdir (repo sessions cannot be forked yet)' });
@@ -151,7 +168,9 @@ export const agentInputSchema = z
 export type AgentInput = z.input<typeof agentInputSchema>;
 
 export interface ResolvedAgentInput {
-  prompt: string;
+  /** Exactly one of `prompt` (the task inline) and `promptRef` (the task in the store) is set. */
+  prompt?: string;
+  promptRef?: string;
   /** Exactly one of `workdir` and `repo` is set. */
   workdir?: string;
   repo?: RepoInput;
@@ -204,8 +223,35 @@ export type StopHook = z.infer<typeof stopHookSchema>;
 
 export type InputCheck = { ok: true; input: ResolvedAgentInput } | { ok: false; message: string };
 
-/** Validates raw input; the message names every offending field, e.g. `workdir: Required`. */
-export function checkAgentInput(raw: unknown): InputCheck {
+/** UTF-8 bytes of `text`, counted without Buffer (workflow code calls this). */
+export function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (const character of text) {
+    const code = character.codePointAt(0)!;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
+
+/** Why an inline prompt is refused (over MAX_INLINE_PROMPT_BYTES), or undefined. */
+export function inlinePromptProblem(prompt: string | undefined): string | undefined {
+  // A UTF-16 code unit is at most 3 bytes of UTF-8: most prompts need no counting.
+  if (prompt === undefined || prompt.length * 3 <= MAX_INLINE_PROMPT_BYTES) return undefined;
+  const bytes = utf8Bytes(prompt);
+  if (bytes <= MAX_INLINE_PROMPT_BYTES) return undefined;
+  return (
+    `Invalid agentWorkflow input: prompt: ${Math.ceil(bytes / 1024)} KB is over the ${MAX_INLINE_PROMPT_BYTES / 1024} KB ` +
+    'an inline prompt may have; store it with `durable-agent store-prompt <file>` and pass {"promptRef":"sha256:…"} instead ' +
+    '(durable-agent run does this by itself)'
+  );
+}
+
+/**
+ * Validates raw input; the message names every offending field, e.g. `workdir: Required`.
+ * `inlinePromptLimit: false` leaves the prompt's size to the caller (the workflow, whose older
+ * sessions replay without the limit; our CLI, which stores a long prompt before it starts).
+ */
+export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boolean } = {}): InputCheck {
   if (raw === undefined || raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return {
       ok: false,
@@ -223,11 +269,13 @@ export function checkAgentInput(raw: unknown): InputCheck {
     return { ok: false, message: `Invalid agentWorkflow input: ${problems.join('; ')}` };
   }
   const input = parsed.data;
+  const tooBig = options.inlinePromptLimit === false ? undefined : inlinePromptProblem(input.prompt);
+  if (tooBig) return { ok: false, message: tooBig };
   const toolHooks = toolHooksOf(input.hooks);
   return {
     ok: true,
     input: {
-      prompt: input.prompt,
+      ...(input.prompt !== undefined ? { prompt: input.prompt } : { promptRef: input.promptRef! }),
       ...(input.workdir !== undefined ? { workdir: input.workdir } : {}),
       ...(input.repo ? { repo: input.repo } : {}),
       model: input.model,

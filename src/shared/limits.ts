@@ -116,3 +116,13 @@ export const TOOL_RETRY_INITIAL_INTERVAL_MS = 100;
 export const MODEL_CALL_MIN_TIMEOUT_MS = 10 * 60_000;
 export const MODEL_CALL_OVERHEAD_MS = 2 * 60_000;
 export const SLOWEST_OUTPUT_TOKENS_PER_SECOND = 20;
+
+/**
+ * Input `prompt` over this many UTF-8 bytes is refused: the start event holds the input whole
+ * (Temporal warns at 256 KB and refuses 2 MB), and every run that continues as new carries it
+ * again. A longer prompt is stored first and passed as `promptRef`; `durable-agent run` does so.
+ */
+export const MAX_INLINE_PROMPT_BYTES = 64 * 1024;
+
+/** A message sent with `send` (signal `userMessage`) is shown in the transcript up to this many characters. */
+export const USER_MESSAGE_SHOWN_CHARS = 2_000;

@@ -45,6 +45,8 @@ export const liveEventSchema = z.discriminatedUnion('type', [
   /** The loop's transition after the turn (`next_turn`, a recovery, a stop hook …), as in the `state` query. */
   z.object({ type: z.literal('transition'), ...base, transition: z.string(), detail: z.string().optional() }),
   z.object({ type: z.literal('approval_needed'), ...base, toolUseId: z.string(), name: z.string(), summary: z.string() }),
+  /** A message sent to the session (`durable-agent send`, signal `userMessage`), as the turn that takes it begins. */
+  z.object({ type: z.literal('user_message'), ...base, text: z.string() }),
   /** The turn's model call finished: its tokens and stop reason, and the whole text it streamed. */
   z.object({ type: z.literal('usage'), ...base, stopReason: z.string(), usage, text: z.string() }),
   /** The session ended: the workflow's result (`AgentResult`), or `failed` with the failure's message. */

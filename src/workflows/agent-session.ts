@@ -108,10 +108,11 @@ export class AgentSession {
       session.steering.restore(resumed);
       session.view.restore(resumed, resumed.loop.turnCount);
       session.workspace.restore(resumed);
-    } else {
+    } else if (input.prompt !== undefined) {
       session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
     }
     session.prepared = resumed?.session ?? (await prepareNewSession(input, fork, session.workspace));
+    if (!resumed && input.prompt === undefined) session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: contentPreview(session.prepared.prompt, Infinity) });
     if (session.prepared.host) upsertSearchAttributes([{ key: AGENT_HOST, value: session.prepared.host }]);
     session.view.prepared(session.prepared, { note: !resumed, ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}) });
     const initial = initialLoopState(input, session.prepared, { hardening: features.hardening });
@@ -189,7 +190,7 @@ export class AgentSession {
   /** A new turn takes the messages people queued; a retry of the current turn does not. */
   beginTurn(): { kind: 'call_model'; newTurn: boolean } | { kind: 'finish'; reason: TerminalReason } {
     const newTurn = NEW_TURN.includes(this.loop.lastTransition);
-    if (newTurn) this.loop = injectMessages(this.loop, this.steering.takeQueued());
+    if (newTurn) this.loop = injectMessages(this.loop, this.takeMessages());
     const turn = beginTurn(this.loop);
     if (turn.kind === 'finish') return turn;
     this.loop = turn.state;
@@ -206,6 +207,8 @@ export class AgentSession {
     return this.features.recoveryLayers ? decision.step : withoutRecovery(decision.step, outcome);
   }
 
+  /** The messages people queued, for the next turn: the transcript shows them in it. */
+  takeMessages = (): string[] => this.view.messagesTaken(this.loop.turnCount + 1, this.steering.takeQueued());
   /** The loop state changed, with no transition to show (context, usage, files read). */
   update(next: LoopState): void {
     this.loop = next;
@@ -272,7 +275,7 @@ export class AgentSession {
           changes = await this.workspace.filesChanged().catch(() => ({}));
         }
         if (this.prepared?.repo) {
-          const message = `durable-agent session ${this.id} (${reason}, ${this.loop.turnCount} turns)\n\n${this.input.prompt.slice(0, 2_000)}`;
+          const message = `durable-agent session ${this.id} (${reason}, ${this.loop.turnCount} turns)\n\n${this.input.prompt?.slice(0, 2_000) ?? contentPreview(this.prepared.prompt, 2_000)}`;
           changes.branch = await this.host.commitBranch(() => this.loop.workdir, message, this.workspace.changeRange());
         }
         // No call of this session can be retried any more: its edit journal goes. Best effort.

@@ -13,9 +13,10 @@ import { ApplicationFailure, isCancellation, patched, workflowInfo } from '@temp
 import type { CallModelOutcome } from '../shared/activity-io';
 import type { AgentResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
-import { checkAgentInput, type ResolvedAgentInput } from '../shared/input';
+import { checkAgentInput, inlinePromptProblem, type ResolvedAgentInput } from '../shared/input';
 import { callModel, modelCallOptions } from './activity-options';
 import { AgentSession } from './agent-session';
+import { INLINE_PROMPT_LIMIT_PATCH } from './features';
 import { failureMessage } from './failures';
 import { shouldContinueAsNew } from './loop';
 import { outputLimit, withTransition } from './loop-state';
@@ -108,8 +109,15 @@ async function turn(session: AgentSession): Promise<Next & { afterTools?: true }
 
 /** Invalid input fails the workflow at once (a failure, not an exception that would retry the task forever). */
 function validInput(rawInput: unknown): ResolvedAgentInput {
-  const check = checkAgentInput(rawInput);
+  const check = checkAgentInput(rawInput, { inlinePromptLimit: false });
   if (!check.ok) throw ApplicationFailure.nonRetryable(check.message, ErrorType.InvalidWorkflowInput);
+  // The prompt's size is checked in a session's first run only (a run continued as new carries a
+  // prompt its first run took), and asked with `patched()` only when over the limit: sessions
+  // started before the limit replay, prompt and all, as they were recorded.
+  const tooBig = check.input.resume ? undefined : inlinePromptProblem(check.input.prompt);
+  if (tooBig && patched(INLINE_PROMPT_LIMIT_PATCH)) {
+    throw ApplicationFailure.nonRetryable(tooBig, ErrorType.InvalidWorkflowInput);
+  }
   return check.input;
 }
 

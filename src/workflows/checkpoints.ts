@@ -250,5 +250,10 @@ export function forkedState(state: LoopState, fork: Omit<ForkPoint, 'model'>): L
 
 /** The fork's first message: where it comes from, where it works now, and what to do. */
 export function forkPrompt(fork: { workflowId: string; turn: number }, workdir: string, instruction: string): string {
-  return `This session was forked from session ${fork.workflowId} at turn ${fork.turn}, with its files as they were then, into ${workdir}: work there, not in the original directory.\n\n${instruction}`;
+  return `${forkIntro(fork, workdir)}\n\n${instruction}`;
+}
+
+/** What a fork's prompt says before its instruction. */
+export function forkIntro(fork: { workflowId: string; turn: number }, workdir: string): string {
+  return `This session was forked from session ${fork.workflowId} at turn ${fork.turn}, with its files as they were then, into ${workdir}: work there, not in the original directory.`;
 }

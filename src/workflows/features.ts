@@ -56,3 +56,10 @@ export const READ_STATE_PATCH = 'read-state-in-checkpoints';
  * each malformed signal, so histories recorded before replay what those signals did then.
  */
 export const MALFORMED_SIGNALS_PATCH = 'malformed-signals-dropped';
+
+/**
+ * Issue 23: an inline prompt over MAX_INLINE_PROMPT_BYTES fails the session at once, naming
+ * `promptRef`. Asked with `patched()` only for such a prompt: a session that started with one
+ * before the limit replays without the marker and goes on as it was recorded.
+ */
+export const INLINE_PROMPT_LIMIT_PATCH = 'inline-prompt-limit';

@@ -5,14 +5,14 @@
  * made on, whose queue then gets every workspace activity of the session.
  */
 import { workflowInfo, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
-import type { PrepareSessionOutput } from '../shared/activity-io';
+import type { PrepareSessionInput, PrepareSessionOutput } from '../shared/activity-io';
 import { hostTaskQueue } from '../shared/contract';
 import type { ForkInput, ResolvedAgentInput } from '../shared/input';
 import { agentTypesToPrepare } from '../shared/sub-agents';
 import { cloneName, sessionBranch } from '../shared/repository';
 import { AGENT_FORKED_FROM } from '../shared/search-attributes';
 import { cloneRepository, prepareSession, REPOSITORY_OPTIONS, SESSION_OPTIONS } from './activity-options';
-import { forkPrompt } from './checkpoints';
+import { forkIntro, forkPrompt } from './checkpoints';
 import { sandboxRequest } from './loop-state';
 import { listMcpServers } from './mcp-tools';
 import type { SessionWorkspace } from './workspace';
@@ -52,7 +52,7 @@ export async function prepareNewSession(input: ResolvedAgentInput, fork: ForkInp
       model: input.model ?? fork?.model,
       allowedTools: input.allowedTools,
       systemPromptAppend: input.systemPrompt,
-      prompt: fork ? forkPrompt(fork, workdir, input.prompt) : input.prompt,
+      ...(fork ? promptToPrepare(input, (task) => forkPrompt(fork, workdir, task), forkIntro(fork, workdir)) : promptToPrepare(input)),
       startedAt: new Date(workflowInfo().startTime).toISOString(),
       ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
       ...sandboxRequest(input),
@@ -63,4 +63,17 @@ export async function prepareNewSession(input: ResolvedAgentInput, fork: ForkInp
   // mcp-tools.ts. Not for sub-agents: their tools are their type's (by default they change nothing).
   const mcp = input.parentSession ? undefined : await listMcpServers(input, prepared, onHost(prepared.host, input.hostLossTimeoutMs));
   return { ...prepared, ...(repo ? { repo } : {}), ...(mcp ? { mcp } : {}) };
+}
+
+/**
+ * The task as `prepareSession` takes it: inline, or by reference (input `promptRef`), which the
+ * activity loads, so a long prompt is in history only as the start input's reference.
+ */
+export function promptToPrepare(
+  input: Pick<ResolvedAgentInput, 'prompt' | 'promptRef'>,
+  wrap?: (instruction: string) => string,
+  intro?: string,
+): Pick<PrepareSessionInput, 'prompt' | 'promptRef' | 'promptIntro'> {
+  if (input.promptRef !== undefined) return { promptRef: input.promptRef, ...(intro ? { promptIntro: intro } : {}) };
+  return { prompt: wrap ? wrap(input.prompt ?? '') : (input.prompt ?? '') };
 }

@@ -23,7 +23,7 @@ import { cloneRepository, commitBranch, materializeSnapshot, prepareSession, pro
 import { moveUpdate } from './definitions';
 import { failureMessage } from './failures';
 import { isHostLoss, startedBeforeLoss } from './host-loss';
-import { onHost } from './prepare';
+import { onHost, promptToPrepare } from './prepare';
 
 /** What the host binding needs of its session. */
 export interface HostedSession {
@@ -144,7 +144,7 @@ export class SessionHost {
         model: current.model,
         allowedTools: input.allowedTools,
         systemPromptAppend: input.systemPrompt,
-        prompt: input.prompt,
+        ...promptToPrepare(input),
         startedAt: new Date(workflowInfo().startTime).toISOString(),
         ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
         ...agentTypesToPrepare(input.agents),

@@ -21,6 +21,7 @@ import type {
 import type { PrepareSessionOutput } from '../shared/activity-io';
 import type { SnapshotRecord } from '../shared/workspace';
 import { ZERO_USAGE } from '../shared/conversation';
+import { USER_MESSAGE_SHOWN_CHARS } from '../shared/limits';
 import { mcpSessionNote } from '../shared/mcp';
 import { checkMessageInput, TRANSCRIPT_QUERY } from '../shared/message-inputs';
 import { type Todo, todoLines, todoProgress } from '../shared/todos';
@@ -162,6 +163,14 @@ export class SessionView {
 
   add(entry: TranscriptEntry): void {
     this.transcript.push(entry);
+  }
+
+  /** Messages people sent, as the turn that takes them does (watch prints them, --json writes `user_message`). */
+  messagesTaken(turn: number, texts: string[]): string[] {
+    const cut = (text: string) => `${text.slice(0, USER_MESSAGE_SHOWN_CHARS)}… (${text.length} chars)`;
+    const shown = (text: string) => (text.length > USER_MESSAGE_SHOWN_CHARS ? cut(text) : text);
+    for (const text of texts) this.add({ type: 'user_message', turn, text: shown(text) });
+    return texts;
   }
 
   transition(loop: LoopState, next: Transition, detail?: string): void {

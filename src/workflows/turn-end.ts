@@ -34,7 +34,7 @@ export async function endTurn(session: AgentSession): Promise<Next> {
     stopHookLimit: session.features.stopHookLimit,
   });
   if (end.kind === 'continue') {
-    if (end.takesQueued) session.steering.takeQueued();
+    if (end.takesQueued) session.takeMessages();
     session.goOn(end.state);
     return CONTINUE;
   }
@@ -122,7 +122,7 @@ export async function waitForMessage(session: AgentSession): Promise<boolean> {
     const rewind = await applyRewind(session);
     if (rewind.applied && rewind.endsWithUser) return true;
   }
-  const texts = session.steering.takeQueued();
+  const texts = session.takeMessages();
   if (texts.length === 0) return false;
   session.goOn(continueWith(session.state, texts.join('\n\n'), 'user_message'));
   return true;

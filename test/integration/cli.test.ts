@@ -206,6 +206,11 @@ test('status, list, approve, send, interrupt, end and watch steer a running sess
     expect(watched.stdout).toContain('✓ Write: File created successfully at: out.txt');
     expect(JSON.stringify(requests[1]!.body.messages)).toContain('User feedback on approval: looks fine');
     expect(watched.stdout).toContain('Thanks for the note.');
+    // The message sent shows where the turn that took it begins, and in --json as a user_message.
+    expect(watched.stdout).toMatch(/▶ message: Also a note\n(.*\n)*.*Thanks for the note\./);
+    const json = await cli(['watch', handle.workflowId, '--json'], environment);
+    const events = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; turn: number; text?: string });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'user_message', turn: 3, text: 'Also a note' }));
     expect(watched.stdout).toContain('Result: completed after 3 turn(s)');
     expect(readFileSync(join(workdir, 'out.txt'), 'utf8')).toBe('ok');
   } finally {

@@ -11,6 +11,7 @@ import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
 import { MALFORMED_SIGNALS_PATCH, READ_STATE_PATCH, SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
+import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
 
 jest.setTimeout(120_000);
 
@@ -97,4 +98,17 @@ test('mcp-tools.json really called MCP tools and listed them again after a serve
   const types = history.events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType.name] : []));
   expect(types.filter((type) => type === 'listMcpTools')).toHaveLength(2);
   expect(types.filter((type) => type === 'callMcpTool')).toHaveLength(6);
+});
+
+test('a session started with an inline prompt over the limit before the limit existed replays as it was recorded', async () => {
+  // max-turns.json with a prompt over MAX_INLINE_PROMPT_BYTES: no 'inline-prompt-limit' marker, so no refusal on replay.
+  const history = JSON.parse(readFileSync(join(FIXTURES, 'max-turns.json'), 'utf8')) as {
+    events: { workflowExecutionStartedEventAttributes?: { input: { payloads: { data: string }[] } } }[];
+  };
+  const payload = history.events[0]!.workflowExecutionStartedEventAttributes!.input.payloads[0]!;
+  const input = JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) as { prompt: string };
+  payload.data = Buffer.from(JSON.stringify({ ...input, prompt: `${input.prompt} ${'x'.repeat(MAX_INLINE_PROMPT_BYTES)}` })).toString('base64');
+  await expect(
+    Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), sinks: DROPPED_WORKFLOW_SPANS, replayName: 'max-turns, long prompt' }, history),
+  ).resolves.toBeUndefined();
 });

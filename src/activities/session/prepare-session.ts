@@ -107,11 +107,31 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
         ...(dependencies.hostId ? { host: dependencies.hostId } : {}),
         model: input.model ?? defaultModel,
         systemRef,
-        prompt: await storeText(store, input.prompt),
+        prompt: await storeText(store, await taskText(store, input)),
         overheadTokens: Math.ceil(overheadChars / CHARS_PER_TOKEN),
       };
     },
   };
+}
+
+/**
+ * The task: inline, or input `promptRef` loaded from the store (its own reference again once
+ * stored, so a long prompt is written once). A reference the store lacks fails the session.
+ */
+async function taskText(store: ContentStore, input: PrepareSessionInput): Promise<string> {
+  if (input.promptRef === undefined) return input.prompt ?? '';
+  if (!(await store.has(input.promptRef))) {
+    throw ApplicationFailure.nonRetryable(
+      `promptRef: ${input.promptRef} is not in the store the workers use (AGENT_STORE): store the prompt with ` +
+        '`durable-agent store-prompt <file>` where AGENT_STORE names the same store',
+      ErrorType.InvalidWorkflowInput,
+    );
+  }
+  const task = (await store.get(input.promptRef)).trim();
+  if (!task) {
+    throw ApplicationFailure.nonRetryable(`promptRef: ${input.promptRef} is an empty prompt`, ErrorType.InvalidWorkflowInput);
+  }
+  return input.promptIntro ? `${input.promptIntro}\n\n${task}` : task;
 }
 
 export function buildSystemPrompt(input: {

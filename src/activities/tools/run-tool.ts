@@ -7,6 +7,7 @@ import { toolUseError } from '../../shared/conversation';
 import { TOOL_RESULT_MAX_CHARS, TOOL_RESULT_PREVIEW_CHARS } from '../../shared/limits';
 import { CallProgress, whileHeartbeating } from '../heartbeat';
 import { type ContentStore, storeText } from '../store/content-store';
+import { withFailureLine } from '../../shared/result-preview';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
 import type { EffectJournal } from '../store/effect-journal';
 import type { FileChange, TakenSnapshot } from '../../shared/workspace';
@@ -127,7 +128,7 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
         result: {
           toolUseId: request.toolUseId,
           isError: output.isError ?? false,
-          content: await storeText(store, text),
+          content: withFailureLine(await storeText(store, text), text, output.isError ?? false),
           toolName: request.name,
           ...(media.length ? { media } : {}),
         },

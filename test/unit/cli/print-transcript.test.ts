@@ -79,3 +79,7 @@ test('a dropped signal is a warning naming the signal and the problem', () => {
   const entry = { type: 'dropped_signal' as const, turn: 2, signal: 'userMessage', problem: 'text: expected string, received number' };
   expect(formatEntry(entry)).toBe('  ⚠ signal userMessage dropped: text: expected string, received number');
 });
+
+test('a message sent with send is printed as the turn takes it', () => {
+  expect(formatEntry({ type: 'user_message', turn: 3, text: 'Also a note' })).toBe('▶ message: Also a note');
+});

@@ -26,6 +26,17 @@ describe('the --json event stream of a session', () => {
     expect(out[0]).toEqual({ type: 'turn_start', workflowId: 'agent-1', turn: 1, at: at.toISOString() });
   });
 
+  test('a message sent with send is a user_message event with its text, in the turn that took it', () => {
+    const stream = events();
+    stream.fromEntry({ type: 'assistant', turn: 1, text: 'Done.', stopReason: 'end_turn', usage: ZERO_USAGE });
+    const out = stream.fromEntry({ type: 'user_message', turn: 2, text: 'Also add a test' });
+    expect(out).toEqual([
+      { type: 'turn_start', workflowId: 'agent-1', turn: 2, at: at.toISOString() },
+      { type: 'user_message', workflowId: 'agent-1', turn: 2, at: at.toISOString(), text: 'Also add a test' },
+    ]);
+    for (const event of out) expect(liveEventSchema.parse(event)).toEqual(event);
+  });
+
   test('a live event opens its turn once, and tool progress without a turn takes its call\'s', () => {
     const stream = events();
     stream.fromEntry({ type: 'tool_call', turn: 2, toolUseId: 'toolu_b', name: 'Bash', summary: 'Bash make' });

@@ -1,4 +1,7 @@
-import { checkAgentInput } from '../../../src/shared/input';
+import { checkAgentInput, utf8Bytes } from '../../../src/shared/input';
+import { MAX_INLINE_PROMPT_BYTES } from '../../../src/shared/limits';
+
+const REF = `sha256:${'ab'.repeat(32)}`;
 
 describe('checkAgentInput', () => {
   test('fills the defaults', () => {
@@ -78,6 +81,9 @@ describe('checkAgentInput', () => {
     [{ prompt: 'p', repo: { url: 'file:///r.git', ref: '--upload-pack=x' } }, /repo\.ref: must be a branch, tag or commit/],
     [{ prompt: 'p', repo: { url: 'file:///r.git', branch: 'x' } }, /unknown field\(s\): repo.branch/],
     [{ prompt: 'p', workdir: '/w', hostLossTimeoutMs: 10 }, /hostLossTimeoutMs: /],
+    [{ workdir: '/w' }, /prompt: required \(or promptRef/],
+    [{ prompt: 'p', promptRef: REF, workdir: '/w' }, /promptRef: give prompt or promptRef, not both/],
+    [{ promptRef: 'prompt.md', workdir: '/w' }, /promptRef: must be a content reference \(sha256:…\)/],
   ])('rejects %j, naming the field', (raw, message) => {
     const check = checkAgentInput(raw);
     expect(check.ok).toBe(false);
@@ -96,5 +102,32 @@ describe('checkAgentInput', () => {
     expect(check({ a: 'not-a-hash' })).toMatchObject({ ok: false, message: expect.stringContaining('sha256') });
     expect(check([hash(1)]).ok).toBe(false);
     expect(check(Object.fromEntries(Array.from({ length: 2_001 }, (_, n) => [`f${n}`, hash(1)]))).ok).toBe(false);
+  });
+
+  test('takes a prompt by reference instead of inline', () => {
+    const check = checkAgentInput({ promptRef: REF, workdir: '/w' });
+    expect(check.ok && check.input).toMatchObject({ promptRef: REF, workdir: '/w' });
+    expect(check.ok && 'prompt' in check.input).toBe(false);
+  });
+
+  test('refuses an inline prompt over the limit, naming promptRef, and takes one at the limit', () => {
+    const atLimit = 'x'.repeat(MAX_INLINE_PROMPT_BYTES);
+    expect(checkAgentInput({ prompt: atLimit, workdir: '/w' }).ok).toBe(true);
+    const check = checkAgentInput({ prompt: `${atLimit}y`, workdir: '/w' });
+    expect(check).toEqual({ ok: false, message: expect.stringContaining('prompt: 65 KB is over the 64 KB an inline prompt may have') });
+    expect(!check.ok && check.message).toContain('{"promptRef":"sha256:…"}');
+    expect(!check.ok && check.message).toContain('durable-agent store-prompt <file>');
+    // Counted in UTF-8 bytes, as Temporal counts payloads: 30,000 three-byte characters are 90,000 bytes.
+    expect(checkAgentInput({ prompt: '€'.repeat(30_000), workdir: '/w' }).ok).toBe(false);
+    // A caller that stores long prompts itself asks without the limit.
+    expect(checkAgentInput({ prompt: `${atLimit}y`, workdir: '/w' }, { inlinePromptLimit: false }).ok).toBe(true);
+  });
+
+  test('counts UTF-8 bytes', () => {
+    expect(utf8Bytes('a')).toBe(1);
+    expect(utf8Bytes('é')).toBe(2);
+    expect(utf8Bytes('€')).toBe(3);
+    expect(utf8Bytes('😀')).toBe(4);
+    expect(utf8Bytes('a€😀')).toBe(Buffer.byteLength('a€😀'));
   });
 });
