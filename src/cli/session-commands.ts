@@ -9,7 +9,6 @@ import { UsageError, withClient } from './cli-client';
 import { followSession } from './follow';
 import { moveCommand } from './host-commands';
 import { listCommand, statusCommand } from './status-commands';
-import { workspaceCommand } from './workspace-commands';
 
 export function positional(args: string[], count: number, usage: string): string[] {
   if (args.length < count) throw new UsageError(`usage: durable-agent ${usage}`);
@@ -68,7 +67,8 @@ export async function sessionCommand(command: string, args: string[], environmen
       return listCommand(args, environment);
     case 'rewind':
     case 'diff':
-      return workspaceCommand(command, args, environment);
+      // Imported here: the workspace's modules (zod schemas, diffs) would slow every other command's start.
+      return (await import('./workspace-commands')).workspaceCommand(command, args, environment);
     case 'move':
       return moveCommand(args, environment);
     default:
