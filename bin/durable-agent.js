@@ -2,5 +2,5 @@
 // The `durable-agent` command: the compiled CLI from dist/, or its sources when that is stale (see entry.js).
 require('./entry')
   .loadEntry('cli/main')
-  .main(process.argv.slice(2))
+  .then((cli) => cli.main(process.argv.slice(2)))
   .then((code) => process.exit(code));

@@ -2,4 +2,4 @@
 export declare const BUILD_INFO: string;
 export type BuildState = { fresh: true } | { fresh: false; reason: string };
 export declare function buildState(root?: string): BuildState;
-export declare function loadEntry(name: string): unknown;
+export declare function loadEntry(name: string): Promise<unknown>;

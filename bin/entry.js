@@ -41,11 +41,17 @@ function buildState(root = PROJECT_ROOT) {
   return { fresh: true };
 }
 
-/** The module `name` (e.g. `cli/main`): compiled from dist/ when fresh, else its source through tsx. */
-function loadEntry(name) {
+/**
+ * Resolves with the module `name` (e.g. `cli/main`): compiled from dist/ when fresh, else its
+ * source through tsx.
+ */
+async function loadEntry(name) {
   const state = buildState();
   if (state.fresh) return require(join(PROJECT_ROOT, 'dist', `${name}.js`));
   process.stderr.write(`durable-agent: ${state.reason} (npm run build): running the sources through tsx, slower to start\n`);
+  // Both of tsx's loaders, as `node --import tsx` registers them: commands load their modules
+  // with import(), which tsx's CommonJS loader alone leaves to Node's (which knows no .ts).
+  (await import('tsx/esm/api')).register();
   require('tsx/cjs');
   return require(join(PROJECT_ROOT, 'src', `${name}.ts`));
 }

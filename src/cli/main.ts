@@ -40,6 +40,8 @@ const USAGE = `Usage:
                                                           what the session changed (default: start to now)
   durable-agent move <workflow-id> --host <host id> [--workdir <dir>]
                                                           a session waiting for its lost host goes on on another
+  durable-agent temporal <args>…                          the Temporal CLI (installed here when not on PATH), e.g.
+                                                          durable-agent temporal workflow show --workflow-id <id>
   durable-agent codec-server [--port 8081] [--host 127.0.0.1] [--namespace <ns>]… [--insecure-no-auth]
                                                           decrypts payloads for the Temporal UI and CLI (AGENT_ENCRYPTION_KEY)
                                                           for the token in AGENT_CODEC_AUTH (or, insecure, for anyone on loopback)
@@ -74,6 +76,7 @@ export async function main(argv: string[], environment: NodeJS.ProcessEnv = proc
   try {
     if (command === 'run') return await runCommand(rest, environment);
     if (command === 'fork') return await (await import('./workspace-commands')).forkCommand(rest, environment, startAndFollow);
+    if (command === 'temporal') return await (await import('./temporal-command')).temporalCommand(rest, environment);
     if (command === 'codec-server') return await (await import('./codec-server')).codecServerCommand(rest, environment);
     return await (await import('./session-commands')).sessionCommand(command, rest, environment);
   } catch (error) {
