@@ -6,7 +6,6 @@ import { parseArgs } from 'node:util';
 import type { InterruptRequest, InterruptResult } from '../shared/contract';
 import { approveToolUpdate, endSignal, interruptUpdate, userMessageSignal } from '../workflows/definitions';
 import { UsageError, withClient } from './cli-client';
-import { followSession } from './follow';
 import { moveCommand } from './host-commands';
 import { listCommand, statusCommand } from './status-commands';
 
@@ -20,6 +19,8 @@ export async function sessionCommand(command: string, args: string[], environmen
     case 'watch': {
       const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
       const [workflowId] = positional(positionals, 1, 'watch <workflow-id> [--json]');
+      // The printers load for watch only: every other command starts without them.
+      const { followSession } = await import('./follow');
       return withClient(environment, (client, store) => followSession(client, workflowId!, { store, json: values.json === true }));
     }
     case 'status':
