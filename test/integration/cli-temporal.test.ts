@@ -7,10 +7,17 @@ import { execFileSync } from 'node:child_process';
 import { CliProcess } from '../support/cli-process';
 import { temporalAddress, uniqueId } from '../support/harness';
 
-async function durableAgent(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function durableAgent(args: string[]): Promise<Outcome> {
   const cli = new CliProcess(['temporal', ...args], { ...process.env, TEMPORAL_ADDRESS: temporalAddress() });
   const code = await cli.exited;
-  return { code, stdout: cli.stdout.map((line) => line.text).join('\n'), stderr: cli.stderr.map((line) => line.text).join('\n') };
+  const text = (lines: { text: string }[]) => lines.map((line) => line.text).join('\n');
+  return { code, stdout: text(cli.stdout), stderr: text(cli.stderr) };
 }
 
 test('temporal --version prints the version of the installed CLI', async () => {
@@ -24,14 +31,20 @@ test('arguments with spaces and quotes reach the CLI as given, and its exit code
   const workflowId = uniqueId('temporal-passthrough');
   const input = JSON.stringify({ prompt: "it's a prompt with spaces", workdir: '/nowhere' });
   // No worker polls this queue: the workflow only has to exist for the CLI to describe it.
-  const started = await durableAgent(['workflow', 'start', '--task-queue', uniqueId('no-worker'), '--type', 'agentWorkflow', '--workflow-id', workflowId, '--input', input]);
+  const queue = uniqueId('no-worker');
+  const start = ['workflow', 'start', '--task-queue', queue, '--type', 'agentWorkflow', '--workflow-id', workflowId];
+  const started = await durableAgent([...start, '--input', input]);
   expect(started.code).toBe(0);
   try {
-    const listed = await durableAgent(['workflow', 'list', '--query', `WorkflowId='${workflowId}'`, '--output', 'json']);
+    const query = `WorkflowId='${workflowId}'`;
+    const listed = await durableAgent(['workflow', 'list', '--query', query, '--output', 'json']);
     expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ execution: expect.objectContaining({ workflowId }) })]);
+    const execution = expect.objectContaining({ workflowId });
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ execution })]);
   } finally {
-    expect((await durableAgent(['workflow', 'terminate', '--workflow-id', workflowId, '--reason', 'test over'])).code).toBe(0);
+    const terminate = ['workflow', 'terminate', '--workflow-id', workflowId, '--reason', 'test over'];
+    const terminated = await durableAgent(terminate);
+    expect(terminated.code).toBe(0);
   }
   const missing = await durableAgent(['workflow', 'describe', '--workflow-id', uniqueId('never-started')]);
   expect(missing.code).toBe(1);

@@ -15,7 +15,7 @@ export async function startInOrder<T>(start: (started: (stop: Stop) => void) => 
       // Each stop is tried: one that fails must not leave the others running.
       await Promise.resolve()
         .then(stop)
-        .catch((stopError: unknown) => console.error(`[test setup] could not stop what it started: ${String(stopError)}`));
+        .catch((stopError: unknown) => console.error(`[test setup] could not stop one: ${String(stopError)}`));
     }
     throw error;
   }

@@ -28,7 +28,8 @@ test('a build made after the last change of every source is fresh', () => {
 });
 
 test('a source changed after the build makes it stale, naming the file', () => {
-  expect(buildState(project(new Date(BUILT_AT.getTime() + 1_000), true))).toEqual({ fresh: false, reason: 'src/cli/main.ts changed after the build in dist/' });
+  const edited = project(new Date(BUILT_AT.getTime() + 1_000), true);
+  expect(buildState(edited)).toEqual({ fresh: false, reason: 'src/cli/main.ts changed after the build in dist/' });
 });
 
 test('a checkout never built (or whose build failed) has no build to run', () => {
