@@ -11,7 +11,7 @@ const toolNames = [...readFileSync(new URL('./src/shared/tool-names.ts', import.
 );
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'lib/', '.temporal-cli/', '.test-tmp/', 'coverage/'] },
+  { ignores: ['node_modules/', 'lib/', 'dist/', '.temporal-cli/', '.test-tmp/', 'coverage/'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -50,6 +50,8 @@ export interface WorkerConfig {
   gitConfig?: string;
   /** `AGENT_SNAPSHOT_MAX_FILE_BYTES`: files larger than this are recorded by metadata in snapshots (64 MiB by default). */
   snapshotMaxFileBytes?: number;
+  /** Where `repo` sessions' git directories go: ~/.durable-agent/git, no variable (the tests give their own). */
+  gitRoot?: string;
 }
 
 export { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, temporalSettings, type TemporalSettings } from './temporal-connection';

@@ -210,9 +210,12 @@ async function main(): Promise<void> {
   await tracing?.shutdown();
 }
 
-if (require.main === module) {
+/** The worker process (`npm run worker` through bin/worker.js, or `node dist/worker.js`): a failure ends it. */
+export function runWorkerProcess(): void {
   main().catch((error: unknown) => {
     console.error('durable-agent worker failed:', error instanceof Error ? error.message : error);
     process.exit(1);
   });
 }
+
+if (require.main === module) runWorkerProcess();

@@ -11,8 +11,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join, relative } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 
-const SOURCE_ROOT = __dirname;
-const PROJECT_ROOT = join(SOURCE_ROOT, '..');
+// This file runs from src/ (tsx, Jest) or dist/ (the build): the bundle is always made from the
+// TypeScript sources, so both bundle the same code and hash it the same way.
+const PROJECT_ROOT = join(__dirname, '..');
+const SOURCE_ROOT = join(PROJECT_ROOT, 'src');
 /** Everything the workflow bundle is built from (ESLint keeps workflow imports to these folders). */
 const SOURCES = ['workflows', 'shared'];
 const CACHE_DIR = join(PROJECT_ROOT, 'node_modules', '.cache', 'durable-agent');

@@ -39,6 +39,8 @@ export interface ActivityConfig {
   gitConfig?: string;
   /** `AGENT_SNAPSHOT_MAX_FILE_BYTES`: the size over which snapshots record a file by its metadata. */
   snapshotMaxFileBytes?: number;
+  /** Where `repo` sessions' git directories go (default DEFAULT_GIT_ROOT). */
+  gitRoot?: string;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
@@ -46,7 +48,7 @@ export function createActivities(config: ActivityConfig) {
   const { content: store, journal, directory: contentDir } = config.store;
   if (config.snapshotMaxFileBytes) setSnapshotMaxFileBytes(config.snapshotMaxFileBytes);
   // `repo` sessions' git directories: like the store, never part of a workdir.
-  const gitRoot = DEFAULT_GIT_ROOT;
+  const gitRoot = config.gitRoot ?? DEFAULT_GIT_ROOT;
   const api = ModelApi.fromSettings(config.anthropic);
   const { apiKey, authToken } = config.anthropic;
   // The MCP connections of the sessions this worker serves (closed with their session).

@@ -6,15 +6,8 @@ import { openStore, type Store } from '../activities/store/open-store';
 import { storeSetting } from '../activities/store/store-setting';
 import { connectionOptions, describeConnection, temporalSettings } from '../temporal-connection';
 
-export class UsageError extends Error {
-  /** showUsage false: a refusal that one line explains (a setting to give), not a misspelt command. */
-  constructor(
-    message: string,
-    readonly showUsage = true,
-  ) {
-    super(message);
-  }
-}
+// In a module of its own so the CLI can refuse bad arguments without loading the Temporal client.
+export { UsageError } from './usage-error';
 
 /** A client with the store (AGENT_STORE) its results, transcripts and snapshots are read from. */
 export async function withClient<T>(environment: NodeJS.ProcessEnv, work: (client: Client, store: Store) => Promise<T>): Promise<T> {

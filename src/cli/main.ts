@@ -6,25 +6,19 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import { WORKFLOW_TYPE } from '../shared/contract';
-import { type AgentInput, checkAgentInput } from '../shared/input';
-import { type AgentWorker, createWorker } from '../worker';
-import { hasApiCredentials, MISSING_API_KEY_MESSAGE, workerConfigFromEnvironment } from '../worker-config';
-import { agentDataConverter } from '../encryption/data-converter';
-import { openStore } from '../activities/store/open-store';
-import { ensureTemporal, workflowUrl } from './local-temporal';
-import { followSession } from './follow';
-import { staticSummaryOf } from './static-summary';
-import { openCliLog } from './log-file';
-import { connectionOptions } from '../temporal-connection';
-import { setUpTracing, type Tracing } from '../telemetry/tracing';
-import { UsageError } from './cli-client';
-import { sessionCommand } from './session-commands';
-import { forkCommand } from './workspace-commands';
-import { codecServerCommand } from './codec-server';
-import { storePromptCommand, withLongPromptStored } from './big-prompt';
+import type { AgentInput } from '../shared/input';
+import type { AgentWorker } from '../worker';
+import type { Tracing } from '../telemetry/tracing';
+import { UsageError } from './usage-error';
+
+/*
+ * Only what parsing the arguments needs is imported at load time: each command imports its own
+ * modules when it runs (`import()` below), so `--help`, `status` and `list` never load the worker,
+ * its activities, the model SDK or OpenTelemetry (seconds of start-up on a loaded machine).
+ */
 
 const USAGE = `Usage:
   durable-agent run --workdir <dir> [options] "<task>"   start a session and follow it
@@ -48,6 +42,8 @@ const USAGE = `Usage:
                                                           a session waiting for its lost host goes on on another
   durable-agent store-prompt <file | ->                   store a long prompt (for the Temporal CLI, schedules):
                                                           prints the promptRef to start a session with
+  durable-agent temporal <args>…                          the Temporal CLI (installed here when not on PATH), e.g.
+                                                          durable-agent temporal workflow show --workflow-id <id>
   durable-agent codec-server [--port 8081] [--host 127.0.0.1] [--namespace <ns>]… [--insecure-no-auth]
                                                           decrypts payloads for the Temporal UI and CLI (AGENT_ENCRYPTION_KEY)
                                                           for the token in AGENT_CODEC_AUTH (or, insecure, for anyone on loopback)
@@ -81,10 +77,11 @@ export async function main(argv: string[], environment: NodeJS.ProcessEnv = proc
   }
   try {
     if (command === 'run') return await runCommand(rest, environment);
-    if (command === 'fork') return await forkCommand(rest, environment, startAndFollow);
-    if (command === 'codec-server') return await codecServerCommand(rest, environment);
-    if (command === 'store-prompt') return await storePromptCommand(rest, environment);
-    return await sessionCommand(command, rest, environment);
+    if (command === 'fork') return await (await import('./workspace-commands')).forkCommand(rest, environment, startAndFollow);
+    if (command === 'temporal') return await (await import('./temporal-command')).temporalCommand(rest, environment);
+    if (command === 'store-prompt') return await (await import('./big-prompt')).storePromptCommand(rest, environment);
+    if (command === 'codec-server') return await (await import('./codec-server')).codecServerCommand(rest, environment);
+    return await (await import('./session-commands')).sessionCommand(command, rest, environment);
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(error.showUsage ? `durable-agent: ${error.message}\n\n${USAGE}` : `durable-agent: ${error.message}`);
@@ -153,14 +150,15 @@ function parseRunArguments(args: string[]): RunArguments {
     ...(values['token-budget'] ? { tokenBudget: integer('token-budget', values['token-budget']) } : {}),
     ...(values['allowed-tools'] ? { allowedTools: values['allowed-tools'].split(',').map((name) => name.trim()) as AgentInput['allowedTools'] } : {}),
   };
-  // A prompt over the inline limit is fine here: it is stored, and passed by reference, once the store is open.
-  const check = checkAgentInput(input, { inlinePromptLimit: false });
-  if (!check.ok) throw new UsageError(check.message);
   return { input, workflowId: values['workflow-id'], startWorker: !values['no-worker'], json: values.json === true, verbose: values.verbose === true };
 }
 
 async function runCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   const { input, workflowId, startWorker, json, verbose } = parseRunArguments(args);
+  // The input's schema (zod) is loaded only by a command that starts a session.
+  // A prompt over the inline limit is fine here: it is stored, and passed by reference, once the store is open.
+  const check = (await import('../shared/input')).checkAgentInput(input, { inlinePromptLimit: false });
+  if (!check.ok) throw new UsageError(check.message);
   return startAndFollow(environment, { startWorker, workflowId, json, verbose }, async () => ({ input }));
 }
 
@@ -174,12 +172,22 @@ export async function startAndFollow(
   options: { startWorker: boolean; workflowId?: string; json?: boolean; verbose?: boolean },
   prepare: (client: Client) => Promise<{ input: AgentInput; workflowId?: string }>,
 ): Promise<number> {
+  const { hasApiCredentials, MISSING_API_KEY_MESSAGE, workerConfigFromEnvironment } = await import('../worker-config');
   const config = workerConfigFromEnvironment(environment);
   // Checked before anything starts: without a key the session could only fail later.
   if (options.startWorker && !hasApiCredentials(config)) throw new Error(MISSING_API_KEY_MESSAGE);
 
+  const { Client, Connection } = await import('@temporalio/client');
+  const { NativeConnection, Runtime } = await import('@temporalio/worker');
+  const { ensureTemporal, workflowUrl } = await import('./local-temporal');
+  const { connectionOptions } = await import('../temporal-connection');
+  const { openStore } = await import('../activities/store/open-store');
+  const { agentDataConverter } = await import('../encryption/data-converter');
+  const { followSession } = await import('./follow');
+  const { withLongPromptStored } = await import('./big-prompt');
+  const { staticSummaryOf } = await import('./static-summary');
   // Worker and SDK logs go to a file: the terminal shows the session, not attempts' stack traces.
-  const log = openCliLog(environment, options.verbose === true);
+  const log = (await import('./log-file')).openCliLog(environment, options.verbose === true);
   Runtime.install({ logger: log.logger });
   // With --json, stdout is NDJSON only: what people read goes to stderr.
   const say = options.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
@@ -196,8 +204,8 @@ export async function startAndFollow(
   if (options.startWorker) {
     nativeConnection = await NativeConnection.connect(connectionOptions(config.address, config.connection));
     // OTEL_EXPORTER_OTLP_ENDPOINT traces the embedded worker as it does `npm run worker`.
-    tracing = setUpTracing(environment);
-    worker = await createWorker(config, { connection: nativeConnection, ...(tracing ? { tracing } : {}) });
+    tracing = (await import('../telemetry/tracing')).setUpTracing(environment);
+    worker = await (await import('../worker')).createWorker(config, { connection: nativeConnection, ...(tracing ? { tracing } : {}) });
     workerRun = worker.run();
   }
   const connection = await Connection.connect(connectionOptions(config.address, config.connection));

@@ -7,10 +7,8 @@ import type { InterruptRequest, InterruptResult } from '../shared/contract';
 import { approveToolUpdate, endSignal, interruptUpdate, userMessageSignal } from '../workflows/definitions';
 import { UsageError, withClient } from './cli-client';
 import { whileRunning } from './finished-session';
-import { followSession } from './follow';
 import { moveCommand } from './host-commands';
 import { listCommand, statusCommand } from './status-commands';
-import { workspaceCommand } from './workspace-commands';
 
 export function positional(args: string[], count: number, usage: string): string[] {
   if (args.length < count) throw new UsageError(`usage: durable-agent ${usage}`);
@@ -22,6 +20,8 @@ export async function sessionCommand(command: string, args: string[], environmen
     case 'watch': {
       const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
       const [workflowId] = positional(positionals, 1, 'watch <workflow-id> [--json]');
+      // The printers load for watch only: every other command starts without them.
+      const { followSession } = await import('./follow');
       return withClient(environment, (client, store) => followSession(client, workflowId!, { store, json: values.json === true }));
     }
     case 'status':
@@ -72,7 +72,8 @@ export async function sessionCommand(command: string, args: string[], environmen
       return listCommand(args, environment);
     case 'rewind':
     case 'diff':
-      return workspaceCommand(command, args, environment);
+      // Imported here: the workspace's modules (zod schemas, diffs) would slow every other command's start.
+      return (await import('./workspace-commands')).workspaceCommand(command, args, environment);
     case 'move':
       return moveCommand(args, environment);
     default:

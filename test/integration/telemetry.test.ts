@@ -42,22 +42,34 @@ test('a model call span with its tokens and a tool call span with its exit code,
   // The run's span is made from the workflow's sink, called once the last activation is done.
   while (!exporter.getFinishedSpans().some((span) => span.name === 'RunWorkflow:agentWorkflow')) await new Promise((resolve) => setTimeout(resolve, 20));
   const spans = exporter.getFinishedSpans();
+  // Every attempt of a call has its span, and a loaded machine may retry one (an attempt timed
+  // out): what is asserted is the calls that answered, one or more per turn, not a count.
   const models = spans.filter((span) => span.name === 'model.call');
-  expect(models).toHaveLength(2);
-  expect(models[0]!.attributes).toMatchObject({ 'gen_ai.system': 'anthropic', 'gen_ai.request.model': 'claude-sonnet-5-5', 'durable_agent.turn': 1, 'durable_agent.retries': 0, 'gen_ai.response.finish_reasons': ['tool_use'] });
-  expect(models[0]!.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
-  expect(models[0]!.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
-  expect(models[0]!.attributes['gen_ai.usage.cache_read_input_tokens']).toBe(0);
-  expect(ancestry(models[0]!, spans)).toEqual(['RunActivity:callModel', 'RunWorkflow:agentWorkflow']);
+  for (const span of models) {
+    expect(span.attributes).toMatchObject({ 'gen_ai.system': 'anthropic', 'gen_ai.request.model': 'claude-sonnet-5-5' });
+    expect(span.attributes['durable_agent.retries']).toBe(Number(span.attributes['durable_agent.attempt']) - 1);
+    expect(ancestry(span, spans)).toEqual(['RunActivity:callModel', 'RunWorkflow:agentWorkflow']);
+  }
+  const answered = models.filter((span) => span.attributes['gen_ai.response.finish_reasons'] !== undefined);
+  expect(new Set(answered.map((span) => span.attributes['durable_agent.turn']))).toEqual(new Set([1, 2]));
+  const firstTurn = answered.find((span) => span.attributes['durable_agent.turn'] === 1)!;
+  expect(firstTurn.attributes['gen_ai.response.finish_reasons']).toEqual(['tool_use']);
+  expect(firstTurn.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
+  expect(firstTurn.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+  expect(firstTurn.attributes['gen_ai.usage.cache_read_input_tokens']).toBe(0);
 
-  const tool = spans.find((span) => span.name === 'tool.call')!;
-  expect(tool.attributes).toMatchObject({ 'durable_agent.tool.name': 'Bash', 'durable_agent.tool.subject': 'Bash echo traced', 'durable_agent.tool.exit_code': 0, 'durable_agent.tool.is_error': false });
-  expect(ancestry(tool, spans)).toEqual(['RunActivity:runTool', 'RunWorkflow:agentWorkflow']);
+  const tools = spans.filter((span) => span.name === 'tool.call');
+  expect(tools).toContainEqual(
+    expect.objectContaining({
+      attributes: expect.objectContaining({ 'durable_agent.tool.name': 'Bash', 'durable_agent.tool.subject': 'Bash echo traced', 'durable_agent.tool.exit_code': 0, 'durable_agent.tool.is_error': false }),
+    }),
+  );
+  for (const tool of tools) expect(ancestry(tool, spans)).toEqual(['RunActivity:runTool', 'RunWorkflow:agentWorkflow']);
   const run = spans.find((span) => span.name === 'RunWorkflow:agentWorkflow')!;
   expect(run.attributes).toMatchObject({ temporalWorkflowId: handle.workflowId, 'durable_agent.outcome': 'completed', 'durable_agent.reason': 'completed', 'durable_agent.turns': 2 });
   expect(run.parentSpanId).toBeUndefined();
   // One trace per session.
-  expect(new Set([...models, tool, run].map((span) => span.spanContext().traceId)).size).toBe(1);
+  expect(new Set([...models, ...tools, run].map((span) => span.spanContext().traceId)).size).toBe(1);
   await tracing.shutdown();
 });
 

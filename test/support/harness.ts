@@ -17,7 +17,7 @@ import { type StoreSetting, storeSetting } from '../../src/activities/store/stor
 import { type AgentWorker, createWorker, type CreateWorkerOptions } from '../../src/worker';
 import { sandboxSettings, type WorkerConfig } from '../../src/worker-config';
 import { FakeAnthropicServer, type FakeHandler } from './fake-anthropic';
-import { PROJECT_ROOT, scratchDir } from './paths';
+import { PROJECT_ROOT, scratchDir, TEST_TMP } from './paths';
 
 let runtimeInstalled = false;
 function quietRuntime(): void {
@@ -113,6 +113,8 @@ export class Harness {
       sandbox: sandboxSettings(process.env),
       workspaceRoots: [],
       trustRepoHooks: false,
+      // Not the user's ~/.durable-agent/git: repo sessions' git directories stay in the test scratch space.
+      gitRoot: join(TEST_TMP, 'git-dirs'),
     };
   }
 
@@ -132,9 +134,9 @@ export class Harness {
   /** `npm run worker` as its own process, exactly as users run it, so a test can SIGKILL it. */
   spawnWorker(extraEnvironment: NodeJS.ProcessEnv = {}): ChildProcess {
     const config = this.workerConfig();
-    // `node --import tsx` keeps the worker in ONE process (the tsx CLI would fork a child that
-    // survives a SIGKILL of its parent).
-    const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'worker.ts')], {
+    // `npm run worker`'s own command, without npm: one process, which a SIGKILL ends (npm would
+    // leave the worker running under it). The global setup has built dist/, so it runs compiled.
+    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'worker.js')], {
       cwd: PROJECT_ROOT,
       env: {
         ...process.env,

@@ -45,9 +45,15 @@ export function startThrowawayPostgres(scratch: string, port: number): Throwaway
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
     chownSync(dataDir, uid, gid);
   }
-  run(binDir, 'initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  // fsync off: a test cluster trades durability for speed; it is thrown away after the run.
-  run(binDir, 'pg_ctl', ['-D', dataDir, '-w', '-l', join(dataDir, 'server.log'), '-o', `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+  try {
+    run(binDir, 'initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+    // fsync off: a test cluster trades durability for speed; it is thrown away after the run.
+    run(binDir, 'pg_ctl', ['-D', dataDir, '-w', '-l', join(dataDir, 'server.log'), '-o', `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+  } catch (error) {
+    // pg_ctl may give up waiting on a server that still comes up: stop it, whatever it got to.
+    stopThrowawayPostgres({ dataDir, binDir });
+    throw new Error(`the tests' PostgreSQL did not start in ${dataDir}: ${(error as Error).message}`);
+  }
   return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dataDir, binDir };
 }
 

@@ -5,14 +5,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Pool } from 'pg';
 import { type ContentStore, LocalContentStore } from './content-store';
 import { type EffectJournal, LocalEffectJournal } from './effect-journal';
-import { migrate, PostgresContentStore, PostgresEffectJournal } from './postgres-store';
 import { describeStore, type StoreSetting } from './store-setting';
 import { FileLiveChannel } from '../live/file-live-channel';
 import type { LiveChannel } from '../live/live-channel';
-import { PostgresLiveChannel } from '../live/postgres-live-channel';
 import { BlobCipher } from '../../encryption/stored-blob';
 import type { EncryptionKeys } from '../../encryption/keys';
 
@@ -55,6 +52,10 @@ export async function openStore(setting: StoreSetting, encryption?: EncryptionKe
       close: () => live.close(),
     };
   }
+  // Loaded only for PostgreSQL: a CLI command on the file store starts without the driver.
+  const { Pool } = await import('pg');
+  const { migrate, PostgresContentStore, PostgresEffectJournal } = await import('./postgres-store');
+  const { PostgresLiveChannel } = await import('../live/postgres-live-channel');
   // allowExitOnIdle: idle connections must not keep a finished CLI or test process alive.
   const pool = new Pool({ connectionString: setting.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, max: 10, allowExitOnIdle: true });
   // A connection that breaks while idle is dropped by the pool; without a listener it would crash the process.
