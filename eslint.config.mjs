@@ -20,9 +20,10 @@ export default tseslint.config(
     },
   },
   {
-    // Small files, one concept each: a file that outgrows this wants splitting.
+    // Small files, one concept each: a file that outgrows this wants splitting. Code lines are
+    // counted, not comments or blank lines: explaining why must never cost a file its budget.
     files: ['src/**/*.ts'],
-    rules: { 'max-lines': ['error', { max: 300 }] },
+    rules: { 'max-lines': ['error', { max: 300, skipComments: true, skipBlankLines: true }] },
   },
   {
     // Workflow code is replayed after every crash: no I/O, no environment, no SDK clients,
