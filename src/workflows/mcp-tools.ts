@@ -25,7 +25,15 @@ import type { PlannedToolUse, PrepareSessionOutput, RunToolOutput } from '../sha
 import { toolErrorResult } from '../shared/conversation';
 import type { ResolvedAgentInput } from '../shared/input';
 import { ACTIVITY_HEARTBEAT_TIMEOUT_MS } from '../shared/limits';
-import { type McpSession, mergeMcpServers } from '../shared/mcp';
+import {
+  longestMcpStartupMs,
+  MCP_STARTUP_TIMEOUT_MS,
+  type McpServerConfig,
+  type McpServers,
+  type McpSession,
+  mcpStartupTimeoutMs,
+  mergeMcpServers,
+} from '../shared/mcp';
 import type { AgentSession } from './agent-session';
 import { sandboxRequest } from './loop-state';
 import { rulesOf } from './tool-rules';
@@ -49,6 +57,21 @@ const MCP_CALL_OPTIONS: ActivityOptions = {
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 };
 
+/**
+ * Servers whose `startupTimeoutMs` is longer than the default get that much more time for the
+ * listing (start, then list) and for a call (which may have to start its server first). Servers
+ * without one get the options above unchanged, as recorded histories have them.
+ */
+function listOptions(servers: McpServers): ActivityOptions {
+  const extraMs = longestMcpStartupMs(servers) - MCP_STARTUP_TIMEOUT_MS;
+  return extraMs > 0 ? { ...MCP_LIST_OPTIONS, startToCloseTimeout: 2 * 60_000 + 2 * extraMs } : MCP_LIST_OPTIONS;
+}
+
+function callOptions(config: McpServerConfig): ActivityOptions {
+  const extraMs = mcpStartupTimeoutMs(config) - MCP_STARTUP_TIMEOUT_MS;
+  return extraMs > 0 ? { ...MCP_CALL_OPTIONS, startToCloseTimeout: 11 * 60_000 + extraMs } : MCP_CALL_OPTIONS;
+}
+
 const { listMcpTools } = proxyActivities<AgentActivities>(MCP_LIST_OPTIONS);
 const { callMcpTool } = proxyActivities<AgentActivities>(MCP_CALL_OPTIONS);
 
@@ -57,7 +80,7 @@ export async function listMcpServers(input: ResolvedAgentInput, prepared: Prepar
   const servers = mergeMcpServers(prepared.repoMcpServers, input.mcpServers);
   const names = Object.keys(servers);
   if (names.length === 0) return undefined;
-  const listed = await listMcpTools.executeWithOptions({ ...MCP_LIST_OPTIONS, ...where, summary: `MCP servers ${names.join(', ')}` }, [
+  const listed = await listMcpTools.executeWithOptions({ ...listOptions(servers), ...where, summary: `MCP servers ${names.join(', ')}` }, [
     { sessionId: workflowInfo().workflowId, workdir: prepared.workdir, servers, ...sandboxRequest(input) },
   ]);
   return { servers, toolsRef: listed.toolsRef, status: listed.status };
@@ -76,7 +99,7 @@ export async function runMcpCall(session: AgentSession, call: PlannedToolUse, ap
   if (!config) return { result: toolErrorResult(call, `The MCP server "${target.server}" is not configured in this session.`) };
   const summary = call.plan.ok ? call.plan.summary : call.name;
   const output = await session.host.call((where, retry) =>
-    callMcpTool.executeWithOptions({ ...MCP_CALL_OPTIONS, ...where, summary }, [
+    callMcpTool.executeWithOptions({ ...callOptions(config), ...where, summary }, [
       {
         sessionId: session.id,
         toolUseId: call.id,
@@ -103,7 +126,7 @@ export async function refreshMcpTools(session: AgentSession): Promise<void> {
   if (!mcp?.listChanged) return;
   try {
     const listed = await session.host.call((where) =>
-      listMcpTools.executeWithOptions({ ...MCP_LIST_OPTIONS, ...where, summary: 'MCP tools changed · list again' }, [
+      listMcpTools.executeWithOptions({ ...listOptions(mcp.servers), ...where, summary: 'MCP tools changed · list again' }, [
         { sessionId: session.id, workdir: session.state.workdir, servers: mcp.servers, ...(session.state.sandbox ? { sandbox: session.state.sandbox } : {}) },
       ]),
     );

@@ -73,3 +73,12 @@ test('words are quoted for the sandbox shell', () => {
   expect(shellWord('node')).toBe('node');
   expect(shellWord("it's; rm -rf /")).toBe(`'it'\\''s; rm -rf /'`);
 });
+
+test('a server that never answers initialize fails after its startupTimeoutMs, naming itself and the field', async () => {
+  const pool = new McpPool(unconfined());
+  const silent = { command: 'sleep', args: ['60'], startupTimeoutMs: 1_000 };
+  const failure = pool.connect('session-3', 'silent', silent, place);
+  await expect(failure).rejects.toThrow('MCP server "silent" did not start within 1000 ms');
+  await expect(failure).rejects.toThrow('"startupTimeoutMs" in its configuration (default 30000');
+  expect(pool.size).toBe(0);
+});
