@@ -164,6 +164,11 @@ export interface CallMcpToolInput {
   approvalFeedback?: string;
   /** The call had started on a host that was lost: it is not made again (its outcome is unknown). */
   resumed?: true;
+  /**
+   * The session's last snapshot, for a call to a stdio server (it runs in the workdir and may
+   * write there): the call snapshots the workspace over it when done, as a Write does.
+   */
+  snapshotRef?: string;
 }
 
 /** What a planned MCP call carries in its rules (src/shared/activity-io.ts ToolRules). */

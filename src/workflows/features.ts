@@ -40,3 +40,11 @@ export const SUB_AGENT_BOUNDS_PATCH = 'sub-agent-bounds';
  * session ends: sessions that ended before it replay comparing `snapshots[0]`, as they did.
  */
 export const SESSION_START_PATCH = 'session-start-snapshot';
+
+/**
+ * Issue 23: a call to a stdio MCP server (which runs in the workdir) snapshots the workspace when
+ * it is done, so what the server wrote is in the turn's snapshot, `filesChanged` and `diff`.
+ * Asked with `patched()` at each such call (mcp-tools.ts): calls recorded before it replay
+ * without a snapshot, as they ran.
+ */
+export const MCP_CALL_SNAPSHOT_PATCH = 'mcp-call-snapshot';

@@ -17,9 +17,19 @@
  *   tools are not assumed idempotent. A call that had started on a host that was lost is not made
  *   again on the next host either (`resumed`).
  *
+ * - Files. A stdio server runs in the workdir: a call to one snapshots the workspace when done
+ *   (as a Write does), so what it wrote is in the turn's snapshot, `filesChanged` and `diff`.
+ *
  * Sessions without MCP servers schedule none of this: their histories are unchanged.
  */
-import { ActivityCancellationType, type ActivityOptions, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  type ActivityOptions,
+  isCancellation,
+  patched,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { AgentActivities } from '../activities';
 import type { PlannedToolUse, PrepareSessionOutput, RunToolOutput } from '../shared/activity-io';
 import { toolErrorResult } from '../shared/conversation';
@@ -35,6 +45,7 @@ import {
   mergeMcpServers,
 } from '../shared/mcp';
 import type { AgentSession } from './agent-session';
+import { MCP_CALL_SNAPSHOT_PATCH } from './features';
 import { sandboxRequest } from './loop-state';
 import { rulesOf } from './tool-rules';
 
@@ -91,13 +102,33 @@ export function isMcpCall(call: PlannedToolUse): boolean {
   return rulesOf(call).mcp !== undefined;
 }
 
-/** One MCP call as an activity on the session's host. Activity failures are left to the caller (they become error results). */
-export async function runMcpCall(session: AgentSession, call: PlannedToolUse, approvalFeedback?: string): Promise<RunToolOutput> {
+/**
+ * The snapshot a call snapshots over when done: a stdio server runs in the workdir and may write
+ * there, as a Bash command may (an HTTP server runs elsewhere and cannot).
+ */
+function snapshotBase(session: AgentSession, config: McpServerConfig): string | undefined {
+  const latest = session.workspace.latestRef;
+  return config.type !== 'http' && latest && patched(MCP_CALL_SNAPSHOT_PATCH) ? latest : undefined;
+}
+
+/**
+ * One MCP call as an activity on the session's host. Activity failures are left to the caller
+ * (they become error results). `snapshotting`: the turn's calls whose changes still want a
+ * snapshot at its end (this one, until it brings its own back).
+ */
+export async function runMcpCall(
+  session: AgentSession,
+  call: PlannedToolUse,
+  approvalFeedback: string | undefined,
+  snapshotting: Set<string>,
+): Promise<RunToolOutput> {
   const target = rulesOf(call).mcp!;
   const mcp = session.state.mcp;
   const config = mcp?.servers[target.server];
   if (!config) return { result: toolErrorResult(call, `The MCP server "${target.server}" is not configured in this session.`) };
   const summary = call.plan.ok ? call.plan.summary : call.name;
+  const snapshotRef = snapshotBase(session, config);
+  if (snapshotRef) snapshotting.add(call.id);
   const output = await session.host.call((where, retry) =>
     callMcpTool.executeWithOptions({ ...callOptions(config), ...where, summary }, [
       {
@@ -112,6 +143,7 @@ export async function runMcpCall(session: AgentSession, call: PlannedToolUse, ap
         ...(session.state.sandbox ? { sandbox: session.state.sandbox } : {}),
         ...(approvalFeedback ? { approvalFeedback } : {}),
         ...(retry.resumed ? { resumed: true as const } : {}),
+        ...(snapshotRef ? { snapshotRef } : {}),
       },
     ]),
   );

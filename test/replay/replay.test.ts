@@ -10,7 +10,7 @@ import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temp
 import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
-import { SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
+import { MCP_CALL_SNAPSHOT_PATCH, SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
 
 jest.setTimeout(120_000);
 
@@ -34,6 +34,7 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
   'is a sub-agent that reported its call waiting for approval to its parent': (history) => history.input.parentSession !== undefined && history.signalledExternal,
   "bounds a sub-agent's tools by its own (patched sub-agent-bounds), leaving out what the type asked for beyond them": (history) =>
     history.patches.includes(SUB_AGENT_BOUNDS_PATCH) && history.startedCutDownChild && history.childCompleted,
+  'snapshots the workspace after a stdio MCP call (patched mcp-call-snapshot)': (history) => history.patches.includes(MCP_CALL_SNAPSHOT_PATCH),
   "is a sub-agent whose type was cut down to its parent's tools": (history) => history.input.parentSession?.toolsLeftOut !== undefined && history.result?.reason === 'completed',
   'ends on a refusal': (history) => history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
   'strips media and completes': (history) => history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',

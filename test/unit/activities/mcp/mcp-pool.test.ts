@@ -28,7 +28,7 @@ test('a session’s server is opened once, started again when it died, and kille
   const pool = new McpPool(unconfined());
   const first = await pool.connect('session-1', 'files', server, place);
   expect(await pool.connect('session-1', 'files', server, place)).toBe(first);
-  expect((await pool.listTools(first)).map((tool) => tool.name)).toEqual(['echo', 'env', 'grow', 'crash', 'slow', 'connect']);
+  expect((await pool.listTools(first)).map((tool) => tool.name)).toEqual(['echo', 'env', 'grow', 'crash', 'slow', 'connect', 'write_file']);
   const env = JSON.parse(text(await first.client.callTool({ name: 'env', arguments: {} }))) as { names: string[]; greeting: string };
   expect(env.greeting).toBe('hello there');
   expect(env.names).toContain('SESSION_FLAVOUR');
