@@ -15,6 +15,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } fro
 import type { SandboxRequest } from '../../shared/sandbox';
 import { MCP_STARTUP_TIMEOUT_MS, type McpServerConfig, mcpStartupTimeoutMs } from '../../shared/mcp';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
+import type { McpPackages, ServerLaunch } from '../sandbox/mcp-packages';
 import { SandboxedStdioTransport } from './sandboxed-stdio';
 
 /**
@@ -52,6 +53,8 @@ export class McpPool {
   constructor(
     private readonly sandbox: CommandSandbox,
     private readonly idleCloseMs = MCP_IDLE_CLOSE_MS,
+    /** Installs npx servers' packages once, for every session of the host (AGENT_MCP_PACKAGE_DIR). */
+    private readonly packages?: McpPackages,
   ) {
     setInterval(() => void this.closeIdle(Date.now()), Math.min(60_000, idleCloseMs)).unref();
     // A worker that exits (tests, shutdown) leaves no server behind; bubblewrap's --die-with-parent
@@ -128,9 +131,10 @@ export class McpPool {
   }
 
   private async open(server: string, config: McpServerConfig, place: McpPlace): Promise<McpConnection & { transport: Transport }> {
-    const transport = this.transportFor(config, place);
-    const client = new Client({ name: 'durable-agent', version: '0.1.0' }, { capabilities: {} });
     const startupTimeoutMs = mcpStartupTimeoutMs(config);
+    const launch = config.type === 'http' ? undefined : await this.packages?.launch(config.command, config.args ?? [], startupTimeoutMs);
+    const transport = this.transportFor(config, place, launch);
+    const client = new Client({ name: 'durable-agent', version: '0.1.0' }, { capabilities: {} });
     const connection = { client, transport, listChanged: false, closed: false, startupTimeoutMs };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       connection.listChanged = true;
@@ -149,15 +153,16 @@ export class McpPool {
     return connection;
   }
 
-  private transportFor(config: McpServerConfig, place: McpPlace): Transport {
+  private transportFor(config: McpServerConfig, place: McpPlace, launch?: ServerLaunch): Transport {
     if (config.type === 'http') {
       // The worker connects to an HTTP server itself, outside any sandbox: a session without network gets none this way either.
       if (this.sandbox.network(place.sandbox).mode === 'none') throw new Error('the session has no network (network: "none"), so its HTTP MCP servers are not connected');
       return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
     }
     const transport = new SandboxedStdioTransport({
-      command: config.command,
-      args: config.args ?? [],
+      command: launch?.command ?? config.command,
+      args: launch?.args ?? config.args ?? [],
+      readOnlyBinds: launch?.readOnlyBinds ?? [],
       workdir: place.workdir,
       sandbox: this.sandbox,
       // The server sees the session's variables and its own, nothing of the worker's.
