@@ -20,7 +20,7 @@
  * directory by path, never a session's, which is what mcp/ may not do.)
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { binOf, isBinName, type NpxPackageCommand, npxPackageCommand } from '../mcp/npx-command';
 import { shellWord } from '../mcp/sandboxed-stdio';
@@ -79,6 +79,8 @@ export class McpPackages {
   /** The package as installed before (by this worker or another on the host), from the worker's own record. */
   private ready(key: string): Installed | undefined {
     try {
+      // Its directory deleted (to move a package on): installed again.
+      if (!lstatSync(join(this.root, key)).isDirectory()) return undefined;
       const record = JSON.parse(readFileSync(join(this.root, `${key}.json`), 'utf8')) as Partial<Installed>;
       return typeof record.bin === 'string' && isBinName(record.bin) && typeof record.spec === 'string'
         ? { spec: record.spec, bin: record.bin }
