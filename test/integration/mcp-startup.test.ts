@@ -5,10 +5,11 @@
  * is in the turn's snapshot, the result's `filesChanged` and `durable-agent diff`.
  */
 import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { parseAllowedDomains } from '../../src/activities/sandbox/allowed-domains';
 import type { AgentResult, AgentState, TranscriptPage } from '../../src/shared/contract';
-import { byTurn, reply, text, toolUse } from '../support/fake-anthropic';
+import { byTurn, lastToolResults, reply, text, toolResultText, toolUse } from '../support/fake-anthropic';
 import { fileHarness, Harness, makeRepo } from '../support/harness';
 import { mcpStdioServerBundle, mcpStdioServerSource } from '../support/mcp-servers';
 import { NpmRegistry, packPackage } from '../support/npm-registry';
@@ -74,8 +75,8 @@ test('an npx server’s package is installed once by the worker: the second sess
         allowedDomains: parseAllowedDomains([`127.0.0.1:${registry.port}`], 'test'),
       },
     });
-    const session = async () => {
-      harness.fake.handler = byTurn([reply([text('Listed.')])]);
+    const session = async (handler = byTurn([reply([text('Listed.')])])) => {
+      harness.fake.handler = handler;
       const handle = await harness.start({
         prompt: 'List the tools',
         workdir: makeRepo({}),
@@ -95,10 +96,18 @@ test('an npx server’s package is installed once by the worker: the second sess
     expect(readdirSync(packageDir).filter((name) => name.startsWith('.install-'))).toEqual([]);
     expect(readdirSync(packageDir).filter((name) => name.endsWith('.json'))).toHaveLength(1);
 
-    const second = await session();
+    // The second session's server sees the package read-only: what it plants there reaches no one.
+    const key = readdirSync(packageDir).find((name) => !name.endsWith('.json'))!;
+    const planted = `/run/durable-agent/mcp-packages/${key}/node_modules/.bin/planted`;
+    const second = await session(
+      byTurn([reply([toolUse('mcp__pkg__write_file', { path: planted, content: 'x' }, 'toolu_plant')]), reply([text('Tried.')])]),
+    );
     expect(registry.requests).toEqual(fetched);
+    const plantResult = lastToolResults(harness.fake.requests.at(-1)!).find((block) => block.tool_use_id === 'toolu_plant')!;
+    expect(plantResult.is_error).toBe(true);
+    expect(toolResultText(plantResult)).toContain('EROFS');
+    expect(existsSync(join(packageDir, key, 'node_modules', '.bin', 'planted'))).toBe(false);
     console.log(`npx MCP server listing: first session ${await listingMs(first)} ms, second ${await listingMs(second)} ms`);
-    expect(existsSync(packageDir)).toBe(true);
   } finally {
     delete process.env.npm_config_registry;
     await harness.stop();
