@@ -61,7 +61,8 @@ export class McpPackages {
     const npx = npxPackageCommand(command, args);
     if (!npx || this.sandbox.kind !== 'bwrap') return undefined;
     const key = this.keyOf(npx.spec);
-    const installed = this.ready(key) ?? (await this.installOnce(key, npx, timeoutMs));
+    // A directory that cannot be made or a sandbox that cannot start: the server runs npx as written.
+    const installed = this.ready(key) ?? (await this.installOnce(key, npx, timeoutMs).catch(() => undefined));
     if (!installed) return undefined;
     const target = `${SANDBOX_PACKAGES}/${key}`;
     return {
