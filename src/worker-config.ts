@@ -52,6 +52,11 @@ export interface WorkerConfig {
   snapshotMaxFileBytes?: number;
   /** Where `repo` sessions' git directories go: ~/.durable-agent/git, no variable (the tests give their own). */
   gitRoot?: string;
+  /**
+   * `AGENT_MCP_PACKAGE_DIR`: where the worker installs the packages of `npx` stdio MCP servers
+   * once for all its sessions (see src/activities/mcp/mcp-packages.ts); undefined: off.
+   */
+  mcpPackageDir?: string;
 }
 
 export { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, temporalSettings, type TemporalSettings } from './temporal-connection';
@@ -82,7 +87,22 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     ...withInstructionsDir(read(environment, 'AGENT_INSTRUCTIONS_DIR')),
     ...withGitConfig(read(environment, 'AGENT_GIT_CONFIG')),
     ...snapshotLimit(read(environment, 'AGENT_SNAPSHOT_MAX_FILE_BYTES')),
+    ...mcpPackageDir(environment),
   };
+}
+
+/**
+ * `AGENT_MCP_PACKAGE_DIR` (`off`: none). By default a directory of the worker's own outside any
+ * workdir, which the sandboxes' users can reach (they bind its packages read-only): for a root
+ * worker, whose home they cannot enter, under /var/cache.
+ */
+export function mcpPackageDir(environment: NodeJS.ProcessEnv, uid = process.getuid?.() ?? -1): { mcpPackageDir?: string } {
+  const value = read(environment, 'AGENT_MCP_PACKAGE_DIR');
+  if (value === 'off') return {};
+  if (value) return { mcpPackageDir: resolve(value) };
+  if (uid === 0) return { mcpPackageDir: '/var/cache/durable-agent/mcp-packages' };
+  const home = read(environment, 'HOME');
+  return home ? { mcpPackageDir: resolve(home, '.cache', 'durable-agent', 'mcp-packages') } : {};
 }
 
 /**

@@ -31,4 +31,15 @@ export const mcpScenarios: Scenario[] = [
       reply([text('BUILD-7 is locked.')]),
     ]),
   },
+  {
+    // Issue 23: a stdio server's tool writes a file in the workdir; the call snapshots the
+    // workspace when done (patched mcp-call-snapshot), so the turn's snapshot holds the file.
+    name: 'mcp-writes',
+    files: { 'mcp-server.cjs': mcpStdioServerSource() },
+    input: { toolSummaries: false, mcpServers: { files: { command: 'node', args: ['mcp-server.cjs'] } } },
+    handler: byTurn([
+      reply([toolUse('mcp__files__write_file', { path: 'from-mcp.txt', content: 'written by the server\n' })]),
+      reply([text('Written.')]),
+    ]),
+  },
 ];

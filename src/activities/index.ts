@@ -7,6 +7,7 @@ import { createModelActivities } from './model/call-model';
 import { createCompactActivities } from './model/compact';
 import { createToolSummaryActivities } from './model/tool-summary';
 import { createMcpActivities } from './mcp/mcp-activities';
+import { McpPackages, npmSettings } from './sandbox/mcp-packages';
 import { McpPool } from './mcp/mcp-pool';
 import { createCloseSessionActivities } from './session/close-session';
 import { createSessionActivities } from './session/prepare-session';
@@ -41,6 +42,8 @@ export interface ActivityConfig {
   snapshotMaxFileBytes?: number;
   /** Where `repo` sessions' git directories go (default DEFAULT_GIT_ROOT). */
   gitRoot?: string;
+  /** `AGENT_MCP_PACKAGE_DIR`: the packages of npx MCP servers, installed once for every session. */
+  mcpPackageDir?: string;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
@@ -52,7 +55,8 @@ export function createActivities(config: ActivityConfig) {
   const api = ModelApi.fromSettings(config.anthropic);
   const { apiKey, authToken } = config.anthropic;
   // The MCP connections of the sessions this worker serves (closed with their session).
-  const mcpPool = new McpPool(config.sandbox);
+  const packages = config.mcpPackageDir ? new McpPackages(config.mcpPackageDir, config.sandbox, npmSettings(process.env)) : undefined;
+  const mcpPool = new McpPool(config.sandbox, undefined, packages);
   return {
     ...createSessionActivities({
       store,

@@ -16,6 +16,18 @@ const environmentSchema = z.record(z.string(), z.string()).superRefine((env, con
   }
 });
 
+/** How long a server may take to start and answer `initialize` (and a listing) unless its `startupTimeoutMs` says. */
+export const MCP_STARTUP_TIMEOUT_MS = 30_000;
+/** The longest `startupTimeoutMs`: the listing activity's own timeout grows with it. */
+export const MCP_STARTUP_TIMEOUT_MAX_MS = 10 * 60_000;
+
+/** Our own field (Claude Code's format has none): how long this server may take to start. */
+const startupTimeoutSchema = z
+  .number()
+  .int('must be a whole number of milliseconds')
+  .min(1_000, 'must be at least 1000 (milliseconds)')
+  .max(MCP_STARTUP_TIMEOUT_MAX_MS, `must be at most ${MCP_STARTUP_TIMEOUT_MAX_MS} (10 minutes)`);
+
 /** A server the worker starts, inside the session's sandbox, speaking MCP on its stdin and stdout. */
 export const mcpStdioServerSchema = z
   .object({
@@ -23,6 +35,7 @@ export const mcpStdioServerSchema = z
     command: z.string().min(1, 'must name the program to run'),
     args: z.array(z.string()).optional(),
     env: environmentSchema.optional(),
+    startupTimeoutMs: startupTimeoutSchema.optional(),
   })
   .strict();
 
@@ -32,6 +45,7 @@ export const mcpHttpServerSchema = z
     type: z.literal('http'),
     url: z.string().url('must be an http:// or https:// URL').refine((url) => /^https?:\/\//.test(url), 'must be an http:// or https:// URL'),
     headers: z.record(z.string(), z.string()).optional(),
+    startupTimeoutMs: startupTimeoutSchema.optional(),
   })
   .strict();
 
@@ -103,6 +117,16 @@ export function mergeMcpServers(repository: McpServers | undefined, input: McpSe
   return { ...(repository ?? {}), ...(input ?? {}) };
 }
 
+/** How long `config` may take to start (its `startupTimeoutMs`, else the default). */
+export function mcpStartupTimeoutMs(config: McpServerConfig): number {
+  return config.startupTimeoutMs ?? MCP_STARTUP_TIMEOUT_MS;
+}
+
+/** The longest start-up any of `servers` may take. */
+export function longestMcpStartupMs(servers: McpServers): number {
+  return Math.max(MCP_STARTUP_TIMEOUT_MS, ...Object.values(servers).map(mcpStartupTimeoutMs));
+}
+
 /** A server's configuration as one line for people (never its environment or headers: they may hold secrets). */
 export function describeMcpServer(config: McpServerConfig): string {
   return config.type === 'http' ? config.url : [config.command, ...(config.args ?? [])].join(' ');
@@ -140,6 +164,11 @@ export interface CallMcpToolInput {
   approvalFeedback?: string;
   /** The call had started on a host that was lost: it is not made again (its outcome is unknown). */
   resumed?: true;
+  /**
+   * The session's last snapshot, for a call to a stdio server (it runs in the workdir and may
+   * write there): the call snapshots the workspace over it when done, as a Write does.
+   */
+  snapshotRef?: string;
 }
 
 /** What a planned MCP call carries in its rules (src/shared/activity-io.ts ToolRules). */

@@ -63,3 +63,11 @@ export const MALFORMED_SIGNALS_PATCH = 'malformed-signals-dropped';
  * before the limit replays without the marker and goes on as it was recorded.
  */
 export const INLINE_PROMPT_LIMIT_PATCH = 'inline-prompt-limit';
+
+/**
+ * Issue 23: a call to a stdio MCP server (which runs in the workdir) snapshots the workspace when
+ * it is done, so what the server wrote is in the turn's snapshot, `filesChanged` and `diff`.
+ * Asked with `patched()` at each such call (mcp-tools.ts): calls recorded before it replay
+ * without a snapshot, as they ran.
+ */
+export const MCP_CALL_SNAPSHOT_PATCH = 'mcp-call-snapshot';

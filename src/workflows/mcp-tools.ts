@@ -17,16 +17,35 @@
  *   tools are not assumed idempotent. A call that had started on a host that was lost is not made
  *   again on the next host either (`resumed`).
  *
+ * - Files. A stdio server runs in the workdir: a call to one snapshots the workspace when done
+ *   (as a Write does), so what it wrote is in the turn's snapshot, `filesChanged` and `diff`.
+ *
  * Sessions without MCP servers schedule none of this: their histories are unchanged.
  */
-import { ActivityCancellationType, type ActivityOptions, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  type ActivityOptions,
+  isCancellation,
+  patched,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { AgentActivities } from '../activities';
 import type { PlannedToolUse, PrepareSessionOutput, RunToolOutput } from '../shared/activity-io';
 import { toolErrorResult } from '../shared/conversation';
 import type { ResolvedAgentInput } from '../shared/input';
 import { ACTIVITY_HEARTBEAT_TIMEOUT_MS } from '../shared/limits';
-import { type McpSession, mergeMcpServers } from '../shared/mcp';
+import {
+  longestMcpStartupMs,
+  MCP_STARTUP_TIMEOUT_MS,
+  type McpServerConfig,
+  type McpServers,
+  type McpSession,
+  mcpStartupTimeoutMs,
+  mergeMcpServers,
+} from '../shared/mcp';
 import type { AgentSession } from './agent-session';
+import { MCP_CALL_SNAPSHOT_PATCH } from './features';
 import { sandboxRequest } from './loop-state';
 import { rulesOf } from './tool-rules';
 
@@ -49,6 +68,21 @@ const MCP_CALL_OPTIONS: ActivityOptions = {
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 };
 
+/**
+ * Servers whose `startupTimeoutMs` is longer than the default get that much more time for the
+ * listing (start, then list) and for a call (which may have to start its server first). Servers
+ * without one get the options above unchanged, as recorded histories have them.
+ */
+function listOptions(servers: McpServers): ActivityOptions {
+  const extraMs = longestMcpStartupMs(servers) - MCP_STARTUP_TIMEOUT_MS;
+  return extraMs > 0 ? { ...MCP_LIST_OPTIONS, startToCloseTimeout: 2 * 60_000 + 2 * extraMs } : MCP_LIST_OPTIONS;
+}
+
+function callOptions(config: McpServerConfig): ActivityOptions {
+  const extraMs = mcpStartupTimeoutMs(config) - MCP_STARTUP_TIMEOUT_MS;
+  return extraMs > 0 ? { ...MCP_CALL_OPTIONS, startToCloseTimeout: 11 * 60_000 + extraMs } : MCP_CALL_OPTIONS;
+}
+
 const { listMcpTools } = proxyActivities<AgentActivities>(MCP_LIST_OPTIONS);
 const { callMcpTool } = proxyActivities<AgentActivities>(MCP_CALL_OPTIONS);
 
@@ -57,7 +91,7 @@ export async function listMcpServers(input: ResolvedAgentInput, prepared: Prepar
   const servers = mergeMcpServers(prepared.repoMcpServers, input.mcpServers);
   const names = Object.keys(servers);
   if (names.length === 0) return undefined;
-  const listed = await listMcpTools.executeWithOptions({ ...MCP_LIST_OPTIONS, ...where, summary: `MCP servers ${names.join(', ')}` }, [
+  const listed = await listMcpTools.executeWithOptions({ ...listOptions(servers), ...where, summary: `MCP servers ${names.join(', ')}` }, [
     { sessionId: workflowInfo().workflowId, workdir: prepared.workdir, servers, ...sandboxRequest(input) },
   ]);
   return { servers, toolsRef: listed.toolsRef, status: listed.status };
@@ -68,15 +102,35 @@ export function isMcpCall(call: PlannedToolUse): boolean {
   return rulesOf(call).mcp !== undefined;
 }
 
-/** One MCP call as an activity on the session's host. Activity failures are left to the caller (they become error results). */
-export async function runMcpCall(session: AgentSession, call: PlannedToolUse, approvalFeedback?: string): Promise<RunToolOutput> {
+/**
+ * The snapshot a call snapshots over when done: a stdio server runs in the workdir and may write
+ * there, as a Bash command may (an HTTP server runs elsewhere and cannot).
+ */
+function snapshotBase(session: AgentSession, config: McpServerConfig): string | undefined {
+  const latest = session.workspace.latestRef;
+  return config.type !== 'http' && latest && patched(MCP_CALL_SNAPSHOT_PATCH) ? latest : undefined;
+}
+
+/**
+ * One MCP call as an activity on the session's host. Activity failures are left to the caller
+ * (they become error results). `snapshotting`: the turn's calls whose changes still want a
+ * snapshot at its end (this one, until it brings its own back).
+ */
+export async function runMcpCall(
+  session: AgentSession,
+  call: PlannedToolUse,
+  approvalFeedback: string | undefined,
+  snapshotting: Set<string>,
+): Promise<RunToolOutput> {
   const target = rulesOf(call).mcp!;
   const mcp = session.state.mcp;
   const config = mcp?.servers[target.server];
   if (!config) return { result: toolErrorResult(call, `The MCP server "${target.server}" is not configured in this session.`) };
   const summary = call.plan.ok ? call.plan.summary : call.name;
+  const snapshotRef = snapshotBase(session, config);
+  if (snapshotRef) snapshotting.add(call.id);
   const output = await session.host.call((where, retry) =>
-    callMcpTool.executeWithOptions({ ...MCP_CALL_OPTIONS, ...where, summary }, [
+    callMcpTool.executeWithOptions({ ...callOptions(config), ...where, summary }, [
       {
         sessionId: session.id,
         toolUseId: call.id,
@@ -89,6 +143,7 @@ export async function runMcpCall(session: AgentSession, call: PlannedToolUse, ap
         ...(session.state.sandbox ? { sandbox: session.state.sandbox } : {}),
         ...(approvalFeedback ? { approvalFeedback } : {}),
         ...(retry.resumed ? { resumed: true as const } : {}),
+        ...(snapshotRef ? { snapshotRef } : {}),
       },
     ]),
   );
@@ -103,7 +158,7 @@ export async function refreshMcpTools(session: AgentSession): Promise<void> {
   if (!mcp?.listChanged) return;
   try {
     const listed = await session.host.call((where) =>
-      listMcpTools.executeWithOptions({ ...MCP_LIST_OPTIONS, ...where, summary: 'MCP tools changed · list again' }, [
+      listMcpTools.executeWithOptions({ ...listOptions(mcp.servers), ...where, summary: 'MCP tools changed · list again' }, [
         { sessionId: session.id, workdir: session.state.workdir, servers: mcp.servers, ...(session.state.sandbox ? { sandbox: session.state.sandbox } : {}) },
       ]),
     );

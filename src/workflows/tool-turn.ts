@@ -107,7 +107,7 @@ async function runToolCall(session: AgentSession, call: PlannedToolUse, approval
     return runSubAgent(session, call);
   }
   try {
-    if (isMcpCall(call)) return await runMcpCall(session, call, approval?.feedback);
+    if (isMcpCall(call)) return await runMcpCall(session, call, approval?.feedback, snapshotting);
     // The session's last snapshot: the call snapshots over it when done (calls that change files run one at a time).
     const snapshotRef = rulesOf(call).changesFiles ? session.workspace.latestRef : undefined;
     if (snapshotRef) snapshotting.add(call.id);

@@ -119,7 +119,7 @@ test('stdio and HTTP MCP tools are offered, approved by rules, called in the san
   expect(session).toMatchObject({ skippedMcpJson: expect.stringContaining('.mcp.json (1 server: repo-server)') });
   const state = await handle.query<AgentState>('state');
   expect(state.mcpServers).toEqual([
-    expect.objectContaining({ name: 'files', status: 'connected', tools: ['mcp__files__echo', 'mcp__files__env', 'mcp__files__grow', 'mcp__files__crash', 'mcp__files__slow', 'mcp__files__connect', 'mcp__files__late'] }),
+    expect.objectContaining({ name: 'files', status: 'connected', tools: ['mcp__files__echo', 'mcp__files__env', 'mcp__files__grow', 'mcp__files__crash', 'mcp__files__slow', 'mcp__files__connect', 'mcp__files__write_file', 'mcp__files__late'] }),
     expect.objectContaining({ name: 'tracker', status: 'connected', tools: ['mcp__tracker__lookup', 'mcp__tracker__close_issue'] }),
     { name: 'broken', status: 'failed', tools: [], error: expect.stringContaining('definitely-not-a-command') },
   ]);

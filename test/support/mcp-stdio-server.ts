@@ -7,9 +7,10 @@
  * `grow` (adds the tool `late` and says the list changed), `crash` (the server dies mid-call),
  * `slow` (notes in `mcp-calls.log` in its working directory that it started, then never answers),
  * `connect` (tries TCP connections to 127.0.0.1 ports, directly and through its HTTP_PROXY, and says
- * which answered: what a server in the sandbox can reach).
+ * which answered: what a server in the sandbox can reach), `write_file` (writes a file in its working
+ * directory: what the session's snapshots must see).
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -71,5 +72,14 @@ server.registerTool('connect', { description: 'Tries 127.0.0.1 ports directly an
   for (const port of ports) results[port] = { direct: await direct(port), proxy: await throughProxy(port) };
   return { content: [{ type: 'text', text: JSON.stringify(results) }] };
 });
+
+server.registerTool(
+  'write_file',
+  { description: 'Writes a file in its working directory', inputSchema: { path: z.string(), content: z.string() } },
+  ({ path, content }) => {
+    writeFileSync(path, content);
+    return { content: [{ type: 'text', text: `wrote ${path}` }] };
+  },
+);
 
 void server.connect(new StdioServerTransport());

@@ -24,6 +24,7 @@ import {
 } from '../../shared/mcp';
 import { CallProgress, whileHeartbeating } from '../heartbeat';
 import { type ContentStore, putJson, storeText } from '../store/content-store';
+import { snapshotOver } from '../workspace/workspace-activities';
 import type { McpPool } from './mcp-pool';
 
 /** A call that takes longer is given up (Claude Code's default is as generous). */
@@ -67,55 +68,62 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
      * invalid arguments, a timeout — is an `is_error` result too, never a retry.
      */
     async callMcpTool(input: CallMcpToolInput): Promise<CallMcpToolOutput> {
-      const context = Context.current();
-      const server = `MCP server "${input.server}"`;
-      if (context.info.attempt > 1 || input.resumed) {
-        return errorOutput(
-          store,
-          input,
-          `The call to ${input.name} was interrupted (the worker running it stopped) and was not made again: it may or may not have taken effect on the ${server}. Check its effect before calling it again.`,
-        );
-      }
-      const place = { workdir: input.workdir, ...(input.sandbox ? { sandbox: input.sandbox } : {}) };
       const call = new CallProgress(input.name, `${input.name} ${JSON.stringify(input.arguments ?? {})}`);
-      let connection;
-      try {
-        connection = await whileHeartbeating(
-          () => pool.connect(input.sessionId, input.server, input.config, place),
-          call,
-        );
-      } catch (error) {
-        return errorOutput(store, input, `The ${server} could not be started: ${(error as Error).message}`);
-      }
-      let result: CallToolResult;
-      try {
-        result = (await whileHeartbeating(() =>
-          connection.client.callTool({ name: input.tool, arguments: (input.arguments ?? {}) as Record<string, unknown> }, undefined, {
-            signal: context.cancellationSignal,
-            timeout: MCP_CALL_TIMEOUT_MS,
-            // A server that reports progress: its latest message is the call's last line.
-            onprogress: (update) => call.onOutput(`\n${update.message ?? progressOf(update)}\n`),
-          }),
-        call)) as CallToolResult;
-      } catch (error) {
-        if (context.cancellationSignal.aborted) throw new CancelledFailure('MCP tool call cancelled');
-        const died = connection.closed ? ` The server stopped during the call (it is started again for the next call); the call may or may not have taken effect.` : '';
-        return { ...(await errorOutput(store, input, `${input.name} failed: ${(error as Error).message}.${died}`)), ...changed(connection) };
-      }
-      const { text: output, media } = await contentOf(store, result);
-      const text = input.approvalFeedback ? `${output}\n\nUser feedback on approval: ${input.approvalFeedback}` : output;
-      return {
-        result: {
-          toolUseId: input.toolUseId,
-          isError: result.isError === true,
-          content: await storeText(store, result.isError ? toolUseError(text) : text),
-          toolName: input.name,
-          ...(media.length ? { media } : {}),
-        },
-        ...changed(connection),
-      };
+      const output = await callOnce(input, call);
+      // What the server wrote in the workdir, whatever the call's outcome (one that failed or was
+      // interrupted may have written too): the turn's snapshot. Not after a cancel, which the turn's end covers.
+      if (!input.snapshotRef || Context.current().cancellationSignal.aborted) return output;
+      const signal = Context.current().cancellationSignal;
+      const snapshot = await whileHeartbeating(() => snapshotOver(store, input.workdir, input.snapshotRef!, signal), call);
+      return snapshot ? { ...output, snapshot } : output;
     },
   };
+
+  async function callOnce(input: CallMcpToolInput, call: CallProgress): Promise<CallMcpToolOutput> {
+    const context = Context.current();
+    const server = `MCP server "${input.server}"`;
+    if (context.info.attempt > 1 || input.resumed) {
+      return errorOutput(
+        store,
+        input,
+        `The call to ${input.name} was interrupted (the worker running it stopped) and was not made again: it may or may not have taken effect on the ${server}. Check its effect before calling it again.`,
+      );
+    }
+    const place = { workdir: input.workdir, ...(input.sandbox ? { sandbox: input.sandbox } : {}) };
+    let connection;
+    try {
+      connection = await whileHeartbeating(() => pool.connect(input.sessionId, input.server, input.config, place), call);
+    } catch (error) {
+      return errorOutput(store, input, `The ${server} could not be started: ${(error as Error).message}`);
+    }
+    let result: CallToolResult;
+    try {
+      result = (await whileHeartbeating(() =>
+        connection.client.callTool({ name: input.tool, arguments: (input.arguments ?? {}) as Record<string, unknown> }, undefined, {
+          signal: context.cancellationSignal,
+          timeout: MCP_CALL_TIMEOUT_MS,
+          // A server that reports progress: its latest message is the call's last line.
+          onprogress: (update) => call.onOutput(`\n${update.message ?? progressOf(update)}\n`),
+        }),
+      call)) as CallToolResult;
+    } catch (error) {
+      if (context.cancellationSignal.aborted) throw new CancelledFailure('MCP tool call cancelled');
+      const died = connection.closed ? ` The server stopped during the call (it is started again for the next call); the call may or may not have taken effect.` : '';
+      return { ...(await errorOutput(store, input, `${input.name} failed: ${(error as Error).message}.${died}`)), ...changed(connection) };
+    }
+    const { text: output, media } = await contentOf(store, result);
+    const text = input.approvalFeedback ? `${output}\n\nUser feedback on approval: ${input.approvalFeedback}` : output;
+    return {
+      result: {
+        toolUseId: input.toolUseId,
+        isError: result.isError === true,
+        content: await storeText(store, result.isError ? toolUseError(text) : text),
+        toolName: input.name,
+        ...(media.length ? { media } : {}),
+      },
+      ...changed(connection),
+    };
+  }
 }
 
 /** A progress notification without a message: `3 of 10`, or just `3`. */

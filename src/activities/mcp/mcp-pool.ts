@@ -11,14 +11,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxRequest } from '../../shared/sandbox';
-import type { McpServerConfig } from '../../shared/mcp';
+import { MCP_STARTUP_TIMEOUT_MS, type McpServerConfig, mcpStartupTimeoutMs } from '../../shared/mcp';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
+import type { McpPackages, ServerLaunch } from '../sandbox/mcp-packages';
 import { SandboxedStdioTransport } from './sandboxed-stdio';
-
-/** How long a server may take to start and answer `initialize`. */
-export const MCP_CONNECT_TIMEOUT_MS = 30_000;
 
 /**
  * A connection unused this long is closed. closeSession closes a session's connections on the
@@ -32,6 +30,8 @@ export interface McpConnection {
   /** The server said its tool list changed (notifications/tools/list_changed) since this was last cleared. */
   listChanged: boolean;
   closed: boolean;
+  /** The server's `startupTimeoutMs` (or the default): listings wait as long. */
+  startupTimeoutMs: number;
 }
 
 /** Where a session's server runs: its workdir, and what the session asks of its sandbox. */
@@ -53,6 +53,8 @@ export class McpPool {
   constructor(
     private readonly sandbox: CommandSandbox,
     private readonly idleCloseMs = MCP_IDLE_CLOSE_MS,
+    /** Installs npx servers' packages once, for every session of the host (AGENT_MCP_PACKAGE_DIR). */
+    private readonly packages?: McpPackages,
   ) {
     setInterval(() => void this.closeIdle(Date.now()), Math.min(60_000, idleCloseMs)).unref();
     // A worker that exits (tests, shutdown) leaves no server behind; bubblewrap's --die-with-parent
@@ -79,7 +81,7 @@ export class McpPool {
       const again = this.entries.get(key);
       if (again) return this.connect(sessionId, server, config, place);
     }
-    const entry: PoolEntry = { configKey, lastUsed: Date.now(), opening: this.open(config, place) };
+    const entry: PoolEntry = { configKey, lastUsed: Date.now(), opening: this.open(server, config, place) };
     this.entries.set(key, entry);
     entry.opening.catch(() => {
       if (this.entries.get(key) === entry) this.entries.delete(key);
@@ -92,7 +94,8 @@ export class McpPool {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await connection.client.listTools(cursor ? { cursor } : {}, { timeout: MCP_CONNECT_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+      const options = { timeout: connection.startupTimeoutMs, ...(signal ? { signal } : {}) };
+      const page = await connection.client.listTools(cursor ? { cursor } : {}, options);
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor);
@@ -127,10 +130,12 @@ export class McpPool {
     return this.entries.size;
   }
 
-  private async open(config: McpServerConfig, place: McpPlace): Promise<McpConnection & { transport: Transport }> {
-    const transport = this.transportFor(config, place);
+  private async open(server: string, config: McpServerConfig, place: McpPlace): Promise<McpConnection & { transport: Transport }> {
+    const startupTimeoutMs = mcpStartupTimeoutMs(config);
+    const launch = config.type === 'http' ? undefined : await this.packages?.launch(config.command, config.args ?? [], startupTimeoutMs);
+    const transport = this.transportFor(config, place, launch);
     const client = new Client({ name: 'durable-agent', version: '0.1.0' }, { capabilities: {} });
-    const connection = { client, transport, listChanged: false, closed: false };
+    const connection = { client, transport, listChanged: false, closed: false, startupTimeoutMs };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       connection.listChanged = true;
     });
@@ -139,24 +144,25 @@ export class McpPool {
       if (transport instanceof SandboxedStdioTransport) this.stdio.delete(transport);
     };
     try {
-      await client.connect(transport, { timeout: MCP_CONNECT_TIMEOUT_MS });
+      await client.connect(transport, { timeout: startupTimeoutMs });
     } catch (error) {
       await transport.close().catch(() => {});
       const stderr = transport instanceof SandboxedStdioTransport && transport.stderr ? ` (stderr: ${transport.stderr.split('\n').slice(-5).join(' | ')})` : '';
-      throw new Error(`${(error as Error).message}${stderr}`);
+      throw new Error(`${startupFailure(server, startupTimeoutMs, error)}${stderr}`);
     }
     return connection;
   }
 
-  private transportFor(config: McpServerConfig, place: McpPlace): Transport {
+  private transportFor(config: McpServerConfig, place: McpPlace, launch?: ServerLaunch): Transport {
     if (config.type === 'http') {
       // The worker connects to an HTTP server itself, outside any sandbox: a session without network gets none this way either.
       if (this.sandbox.network(place.sandbox).mode === 'none') throw new Error('the session has no network (network: "none"), so its HTTP MCP servers are not connected');
       return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
     }
     const transport = new SandboxedStdioTransport({
-      command: config.command,
-      args: config.args ?? [],
+      command: launch?.command ?? config.command,
+      args: launch?.args ?? config.args ?? [],
+      readOnlyBinds: launch?.readOnlyBinds ?? [],
       workdir: place.workdir,
       sandbox: this.sandbox,
       // The server sees the session's variables and its own, nothing of the worker's.
@@ -165,6 +171,14 @@ export class McpPool {
     this.stdio.add(transport);
     return transport;
   }
+}
+
+/** Why a server did not start; a timeout names the server and the field that gives it longer. */
+function startupFailure(server: string, timeoutMs: number, error: unknown): string {
+  const message = (error as Error).message;
+  if (!(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) return message;
+  return `MCP server "${server}" did not start within ${timeoutMs} ms (${message}): ` +
+    `give it longer with "startupTimeoutMs" in its configuration (default ${MCP_STARTUP_TIMEOUT_MS}, at most 600000)`;
 }
 
 async function closeConnection(connection: McpConnection & { transport: Transport }): Promise<void> {

@@ -24,6 +24,8 @@ export interface SandboxedServer {
   command: string;
   args: string[];
   workdir: string;
+  /** The server's installed package, bound read-only (an npx server: see mcp-packages.ts). */
+  readOnlyBinds: { source: string; target: string }[];
   sandbox: CommandSandbox;
   /** The session's sandbox with the server's own variables added to its `sandboxEnv`. */
   session: SessionSandbox;
@@ -50,8 +52,9 @@ export class SandboxedStdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    const { command, args, workdir, sandbox, session } = this.server;
-    const child = await sandbox.start([command, ...args].map(shellWord).join(' '), workdir, session, { stdin: true });
+    const { command, args, workdir, sandbox, session, readOnlyBinds } = this.server;
+    const line = [command, ...args].map(shellWord).join(' ');
+    const child = await sandbox.start(line, workdir, session, { stdin: true, readOnlyBinds });
     this.child = child;
     return new Promise((resolve, reject) => {
       child.once('error', (error) => {

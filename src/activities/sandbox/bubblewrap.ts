@@ -35,6 +35,8 @@ export interface BubblewrapCall {
   /** filtered: the egress proxy's socket on the host, bound at EGRESS_SOCKET inside. */
   egressSocket?: string;
   environment: Record<string, string>;
+  /** Directories of the worker's, bound read-only at `target` (after the workdir, so never under it). */
+  readOnlyBinds?: { source: string; target: string }[];
 }
 
 /** A passwd and group that name the sandbox's user (programs look themselves up). */
@@ -63,6 +65,7 @@ export function bubblewrapArgs(call: BubblewrapCall): string[] {
   args.push('--ro-bind', passwd, '/etc/passwd', '--ro-bind', group, '/etc/group');
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', SANDBOX_HOME, '--bind', call.workdirSource ?? call.workdir, call.workdir, '--chdir', call.workdir);
   if (call.network === 'filtered' && call.egressSocket) args.push('--ro-bind', call.egressSocket, EGRESS_SOCKET);
+  for (const bind of call.readOnlyBinds ?? []) args.push('--ro-bind', bind.source, bind.target);
   args.push('--unshare-all', ...(call.network === 'host' ? ['--share-net'] : []), '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID));
   args.push('--hostname', 'sandbox', '--die-with-parent', '--new-session', '--clearenv');
   for (const [name, value] of Object.entries(call.environment)) args.push('--setenv', name, value);

@@ -45,6 +45,8 @@ export type SessionSandbox = SandboxRequest;
 export interface StartOptions {
   /** Pipe the command's standard input (hooks, MCP servers); otherwise it has none. */
   stdin: boolean;
+  /** Host directories the worker owns, seen read-only at `target` inside (an MCP server's installed package). */
+  readOnlyBinds?: { source: string; target: string }[];
 }
 
 export interface CommandSandbox {
@@ -141,7 +143,15 @@ export function bubblewrap(settings: SandboxSettings, dependencies: BubblewrapDe
         }
         const cgroup = settings.cgroup ? await CommandCgroup.create(settings.cgroup) : undefined;
         const handshake = cgroup ? ['--info-fd', '4', '--block-fd', '5'] : [];
-        const args = [...bubblewrapArgs({ workdir: workdir.path, ...(user.staged ? { workdirSource: dependencies.stage } : {}), network: network.mode, egressSocket, environment }), ...handshake, '--', ...inner];
+        const call = {
+          workdir: workdir.path,
+          ...(user.staged ? { workdirSource: dependencies.stage } : {}),
+          network: network.mode,
+          egressSocket,
+          environment,
+          ...(options.readOnlyBinds ? { readOnlyBinds: options.readOnlyBinds } : {}),
+        };
+        const args = [...bubblewrapArgs(call), ...handshake, '--', ...inner];
         const extra: (number | 'pipe' | 'ignore')[] = [user.staged ? workdir.descriptor() : 'ignore', ...(cgroup ? (['pipe', 'pipe'] as const) : [])];
         const child = user.staged
           ? spawn('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', STAGE_SCRIPT, 'durable-agent-stage', dependencies.stage, String(user.uid), String(user.gid), ...args], {

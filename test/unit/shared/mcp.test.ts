@@ -1,5 +1,16 @@
 import { checkAgentInput } from '../../../src/shared/input';
-import { describeMcpServer, mcpJsonSchema, mcpRuleNames, mcpServersSchema, mcpToolName, mergeMcpServers } from '../../../src/shared/mcp';
+import {
+  describeMcpServer,
+  longestMcpStartupMs,
+  MCP_STARTUP_TIMEOUT_MS,
+  mcpStartupTimeoutMs,
+  mcpJsonSchema,
+  mcpRuleNames,
+  mcpServersSchema,
+  mcpStdioServerSchema,
+  mcpToolName,
+  mergeMcpServers,
+} from '../../../src/shared/mcp';
 
 describe('MCP tool names', () => {
   test('mcp__<server>__<tool>, with what the API refuses replaced and cut to 64 characters', () => {
@@ -35,6 +46,25 @@ describe('MCP server configuration', () => {
     expect(problems({ files: { command: 'x', env: { 'BAD-NAME': '1' } } })).toContain('mcpServers.files');
     expect(problems({ files: { command: 'x', cwd: '/' } })).toContain('unknown field(s): mcpServers.files.cwd');
     expect(problems({ files: { command: 'node' } })).toBe('ok');
+  });
+
+  test('startupTimeoutMs: whole milliseconds from 1000 to 10 minutes, on either kind of server', () => {
+    const problems = (servers: unknown) => {
+      const check = checkAgentInput({ prompt: 'p', workdir: '/abs', mcpServers: servers });
+      return check.ok ? 'ok' : check.message;
+    };
+    expect(problems({ files: { command: 'npx', startupTimeoutMs: 90_000 } })).toBe('ok');
+    expect(problems({ web: { type: 'http', url: 'https://x/mcp', startupTimeoutMs: 5_000 } })).toBe('ok');
+    for (const bad of ['30s', 10, 1_500.5, 3_600_000]) {
+      expect(problems({ files: { command: 'x', startupTimeoutMs: bad } })).toContain('mcpServers.files');
+    }
+    const alone = (value: unknown) => mcpStdioServerSchema.safeParse({ command: 'x', startupTimeoutMs: value }).error?.message;
+    expect(alone(10)).toContain('must be at least 1000');
+    expect(alone(1_500.5)).toContain('whole number');
+    expect(alone(3_600_000)).toContain('at most 600000');
+    const servers = { a: { command: 'x' }, b: { command: 'y', startupTimeoutMs: 90_000 } };
+    expect(mcpStartupTimeoutMs(servers.a)).toBe(MCP_STARTUP_TIMEOUT_MS);
+    expect(longestMcpStartupMs(servers)).toBe(90_000);
   });
 
   test('the input carries its servers; input servers win over the repository’s of the same name', () => {

@@ -28,7 +28,7 @@ test('a session’s server is opened once, started again when it died, and kille
   const pool = new McpPool(unconfined());
   const first = await pool.connect('session-1', 'files', server, place);
   expect(await pool.connect('session-1', 'files', server, place)).toBe(first);
-  expect((await pool.listTools(first)).map((tool) => tool.name)).toEqual(['echo', 'env', 'grow', 'crash', 'slow', 'connect']);
+  expect((await pool.listTools(first)).map((tool) => tool.name)).toEqual(['echo', 'env', 'grow', 'crash', 'slow', 'connect', 'write_file']);
   const env = JSON.parse(text(await first.client.callTool({ name: 'env', arguments: {} }))) as { names: string[]; greeting: string };
   expect(env.greeting).toBe('hello there');
   expect(env.names).toContain('SESSION_FLAVOUR');
@@ -72,4 +72,13 @@ test('a connection left unused is closed (another worker closed its session)', a
 test('words are quoted for the sandbox shell', () => {
   expect(shellWord('node')).toBe('node');
   expect(shellWord("it's; rm -rf /")).toBe(`'it'\\''s; rm -rf /'`);
+});
+
+test('a server that never answers initialize fails after its startupTimeoutMs, naming itself and the field', async () => {
+  const pool = new McpPool(unconfined());
+  const silent = { command: 'sleep', args: ['60'], startupTimeoutMs: 1_000 };
+  const failure = pool.connect('session-3', 'silent', silent, place);
+  await expect(failure).rejects.toThrow('MCP server "silent" did not start within 1000 ms');
+  await expect(failure).rejects.toThrow('"startupTimeoutMs" in its configuration (default 30000');
+  expect(pool.size).toBe(0);
 });
