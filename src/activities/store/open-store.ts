@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { type ContentStore, LocalContentStore } from './content-store';
 import { type EffectJournal, LocalEffectJournal } from './effect-journal';
-import { migrate, PostgresContentStore, PostgresEffectJournal } from './postgres-store';
+import { migrate, PostgresContentStore, PostgresEffectJournal, PostgresWorkdirLeases } from './postgres-store';
+import { FileWorkdirLeases, type WorkdirLeases } from './workdir-leases';
 import { describeStore, type StoreSetting } from './store-setting';
 import { FileLiveChannel } from '../live/file-live-channel';
 import type { LiveChannel } from '../live/live-channel';
@@ -23,6 +24,8 @@ export interface Store {
   /** Temporal External Storage payloads (kept apart from content). */
   payloads: ContentStore;
   journal: EffectJournal;
+  /** Which session works in which workdir (one at a time). */
+  leases: WorkdirLeases;
   /** Live output (text deltas, retries, tool progress) to the sessions' watchers, outside history. */
   live: LiveChannel;
   /** A file store's directory (never a workdir, nor inside one); undefined for PostgreSQL. */
@@ -50,6 +53,7 @@ export async function openStore(setting: StoreSetting, encryption?: EncryptionKe
       content: new LocalContentStore(join(directory, 'objects'), cipher),
       payloads: new LocalContentStore(join(directory, 'payloads'), cipher),
       journal: new LocalEffectJournal(join(directory, 'journal')),
+      leases: new FileWorkdirLeases(join(directory, 'leases')),
       live,
       directory,
       close: () => live.close(),
@@ -70,6 +74,7 @@ export async function openStore(setting: StoreSetting, encryption?: EncryptionKe
     content: new PostgresContentStore(pool, 'objects', cipher),
     payloads: new PostgresContentStore(pool, 'payloads', cipher),
     journal: new PostgresEffectJournal(pool),
+    leases: new PostgresWorkdirLeases(pool),
     live: new PostgresLiveChannel(pool, setting.url),
     close: () => pool.end(),
   };
