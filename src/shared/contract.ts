@@ -87,7 +87,7 @@ export interface AgentResult {
 }
 
 /** Value of the `AgentStatus` search attribute and of `state.status`. */
-export type AgentStatus = 'running_model' | 'running_tools' | 'compacting' | 'waiting_approval' | 'waiting_input' | 'rewinding' | 'waiting_host' | 'finished';
+export type AgentStatus = 'running_model' | 'running_tools' | 'compacting' | 'waiting_approval' | 'waiting_input' | 'rewinding' | 'waiting_host' | 'waiting_workdir' | 'finished';
 
 /** A tool call, as the `state` query and the Temporal UI show it. */
 export interface ToolCallView {
@@ -178,6 +178,8 @@ export type TranscriptEntry =
   | { type: 'sub_agent_tools'; turn: number; toolUseId: string; agentType: string; leftOut: string[]; detail: string }
   /** The workspace snapshot taken after the turn (its reference and how many files changed), or why it failed. */
   | { type: 'snapshot'; turn: number; ref?: string; filesChanged?: number; error?: string }
+  /** The session waited for another session's workdir lease (`waiting`), or lost its own to another (`lost`). */
+  | { type: 'workdir_lease'; turn: number; outcome: 'waiting' | 'lost'; detail: string }
   | { type: 'end'; turn: number; reason: TerminalReason; error?: string };
 
 /** Query `transcript`: `{ fromIndex?, limit? }`. */

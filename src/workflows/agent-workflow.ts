@@ -67,6 +67,8 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       const stopped = session.cancelled();
       return session.finish(stopped.reason, stopped.error);
     }
+    // A failed session frees its workdir for the next one (a terminated one stops renewing its lease, which expires).
+    await session?.lease.release();
     throw error;
   }
 }
