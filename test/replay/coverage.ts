@@ -27,7 +27,7 @@ interface Event {
 
 export interface Coverage {
   name: string;
-  input: { tokenBudget?: number; parentSession?: { toolsLeftOut?: unknown } };
+  input: { tokenBudget?: number; parentSession?: { toolsLeftOut?: unknown }; resume?: { session?: { workdirLease?: unknown } } };
   result?: { reason: string; error?: string; usage: { outputTokens: number } };
   transitions: string[];
   continuedAsNew: boolean;

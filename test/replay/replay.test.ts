@@ -11,6 +11,7 @@ import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
 import { SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
+import { WORKDIR_LEASE_PATCH } from '../../src/workflows/workdir-lease';
 
 jest.setTimeout(120_000);
 
@@ -35,6 +36,10 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
   "bounds a sub-agent's tools by its own (patched sub-agent-bounds), leaving out what the type asked for beyond them": (history) =>
     history.patches.includes(SUB_AGENT_BOUNDS_PATCH) && history.startedCutDownChild && history.childCompleted,
   "is a sub-agent whose type was cut down to its parent's tools": (history) => history.input.parentSession?.toolsLeftOut !== undefined && history.result?.reason === 'completed',
+  'waits for a busy workdir lease (patched workdir-lease) and runs once it is free': (history) =>
+    history.patches.includes(WORKDIR_LEASE_PATCH) && history.timerFired && history.result?.reason === 'completed',
+  'keeps its workdir lease across continue-as-new (a keeper of its own in the next run)': (history) =>
+    history.input.resume?.session?.workdirLease !== undefined && history.result?.reason === 'completed',
   'ends on a refusal': (history) => history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
   'strips media and completes': (history) => history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',
   'stops nudging at diminishing returns': (history) =>
