@@ -27,10 +27,16 @@ describe('checkAgentInput', () => {
         network: true,
         trustRepoHooks: false,
         hostLossTimeoutMs: 120_000,
+        onBusyWorkdir: 'wait',
         maxParallelAgents: 4,
         resume: undefined,
       },
     });
+  });
+
+  test('takes onBusyWorkdir "fail"', () => {
+    const check = checkAgentInput({ prompt: 'p', workdir: '/w', onBusyWorkdir: 'fail' });
+    expect(check.ok && check.input.onBusyWorkdir).toBe('fail');
   });
 
   test('takes a repository instead of a workdir', () => {
@@ -78,6 +84,7 @@ describe('checkAgentInput', () => {
     [{ prompt: 'p', repo: { url: 'file:///r.git', ref: '--upload-pack=x' } }, /repo\.ref: must be a branch, tag or commit/],
     [{ prompt: 'p', repo: { url: 'file:///r.git', branch: 'x' } }, /unknown field\(s\): repo.branch/],
     [{ prompt: 'p', workdir: '/w', hostLossTimeoutMs: 10 }, /hostLossTimeoutMs: /],
+    [{ prompt: 'p', workdir: '/w', onBusyWorkdir: 'queue' }, /onBusyWorkdir: /],
   ])('rejects %j, naming the field', (raw, message) => {
     const check = checkAgentInput(raw);
     expect(check.ok).toBe(false);
