@@ -9,6 +9,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createWorkdirLeaseActivities } from '../../../../src/activities/session/workdir-lease';
 import { FileWorkdirLeases } from '../../../../src/activities/store/workdir-leases';
+import type { TakeWorkdirLeaseOutput } from '../../../../src/shared/workdir-lease';
 import { scratchDir } from '../../../support/paths';
 
 const first = { workflowId: 'first', firstRunId: 'run-1' };
@@ -33,7 +34,7 @@ test('the lease is keyed by host and real path: another spelling of the workdir 
 
 test('the keeper renews until the run ends (cancelled), and fails for good once another session took the lease over', async () => {
   const { leases, workdir, activities } = setUp();
-  const taken = await new MockActivityEnvironment().run(activities.takeWorkdirLease, { workdir, holder: first });
+  const taken = (await new MockActivityEnvironment().run(activities.takeWorkdirLease, { workdir, holder: first })) as TakeWorkdirLeaseOutput;
   const env = new MockActivityEnvironment();
   const keeping = env.run(activities.keepWorkdirLease, { key: taken.key, holder: first });
   // While it keeps the lease, it is the first session's.
