@@ -15,6 +15,7 @@ import {
   TOOL_RETRY_INITIAL_INTERVAL_MS,
 } from '../shared/limits';
 import { rulesOf } from './tool-rules';
+import { LEASE_KEEPER_HEARTBEAT_TIMEOUT_MS } from '../shared/workdir-lease';
 
 export const SESSION_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '1 minute',
@@ -142,12 +143,12 @@ export const WORKDIR_LEASE_OPTIONS: ActivityOptions = {
 
 /**
  * Keeping a workdir lease: one activity for the whole run, renewing the lease while it
- * heartbeats. A dead worker's keeper is retried (without end) on another worker of the host;
+ * heartbeats, on its host's lease queue (leaseTaskQueue). A dead worker's keeper is retried (without end) on another worker of the host;
  * ending it after a day only starts a fresh attempt.
  */
 export const WORKDIR_LEASE_KEEPER_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '1 day',
-  heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
+  heartbeatTimeout: LEASE_KEEPER_HEARTBEAT_TIMEOUT_MS,
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [ErrorType.WorkdirLeaseLost] },
 };
 

@@ -15,7 +15,7 @@ import type { PrepareSessionOutput } from '../shared/activity-io';
 import { hostTaskQueue } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
 import type { ResolvedAgentInput } from '../shared/input';
-import { type HeldWorkdirLease, WORKDIR_WAIT_FIRST_MS, WORKDIR_WAIT_MAX_MS } from '../shared/workdir-lease';
+import { type HeldWorkdirLease, leaseTaskQueue, WORKDIR_WAIT_FIRST_MS, WORKDIR_WAIT_MAX_MS } from '../shared/workdir-lease';
 import { keepWorkdirLease, releaseWorkdirLease, takeWorkdirLease } from './activity-options';
 import { failureMessage } from './failures';
 
@@ -76,7 +76,7 @@ export class HeldLease {
     const lease = this.lease;
     if (!lease) return;
     this.keeper = new CancellationScope();
-    const options = { ...onHost(this.host), summary: 'keep workdir lease' };
+    const options = { taskQueue: leaseTaskQueue(workflowInfo().taskQueue, this.host), summary: 'keep workdir lease' };
     this.keeper.run(() => keepWorkdirLease.executeWithOptions(options, [lease])).catch((error: unknown) => {
       if (!isCancellation(error)) lost(failureMessage(error));
     });

@@ -40,6 +40,10 @@ test('a second session on a leased workdir fails naming the holder, or waits and
   await first.signal(endSignal);
   expect(await first.result()).toMatchObject({ reason: 'completed', finalText: 'First done.' });
   expect((await waiting.result()) as AgentResult).toMatchObject({ reason: 'completed', finalText: 'Second done.' });
+  // The keeper ran on the lease queue, where it takes none of the activity slots of the shared one.
+  const { events } = await first.fetchHistory();
+  const keepers = events!.map((event) => event.activityTaskScheduledEventAttributes).filter((scheduled) => scheduled?.activityType?.name === 'keepWorkdirLease');
+  expect(keepers.map((scheduled) => scheduled!.taskQueue!.name)).toEqual([`${harness.taskQueue}/leases`]);
 });
 
 test('a session that continues as new keeps its lease', async () => {

@@ -22,7 +22,7 @@ describe('the worker environment', () => {
   test('AGENT_WORKDIR_LEASE_MS: milliseconds, not too short to renew in time; unset: the default', () => {
     expect(workerConfigFromEnvironment({ AGENT_WORKDIR_LEASE_MS: '60000' }).workdirLeaseMs).toBe(60_000);
     expect(workerConfigFromEnvironment({})).not.toHaveProperty('workdirLeaseMs');
-    expect(() => workerConfigFromEnvironment({ AGENT_WORKDIR_LEASE_MS: '500' })).toThrow('AGENT_WORKDIR_LEASE_MS=500: milliseconds, at least 10000');
+    expect(() => workerConfigFromEnvironment({ AGENT_WORKDIR_LEASE_MS: '500' })).toThrow('AGENT_WORKDIR_LEASE_MS=500: milliseconds, at least 60000');
     expect(() => workerConfigFromEnvironment({ AGENT_WORKDIR_LEASE_MS: '3m' })).toThrow('AGENT_WORKDIR_LEASE_MS=3m');
   });
 
