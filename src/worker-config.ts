@@ -11,6 +11,7 @@ const DEFAULT_CGROUP_MEMORY = 8 * 1024 ** 3;
 import { type StoreSetting, storeSetting } from './activities/store/store-setting';
 import { DEFAULT_TASK_QUEUE } from './shared/contract';
 import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL } from './shared/models';
+import { MIN_WORKDIR_LEASE_MS } from './shared/workdir-lease';
 import { type ConnectionSecurity, temporalSettings } from './temporal-connection';
 import { type EncryptionKeys, encryptionKeys } from './encryption/keys';
 import { type DeploymentSetting, deploymentSetting } from './deployment';
@@ -57,6 +58,8 @@ export interface WorkerConfig {
    * once for all its sessions (see src/activities/mcp/mcp-packages.ts); undefined: off.
    */
   mcpPackageDir?: string;
+  /** `AGENT_WORKDIR_LEASE_MS`: a workdir lease not renewed for this long may be taken over (3 minutes by default). */
+  workdirLeaseMs?: number;
 }
 
 export { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, temporalSettings, type TemporalSettings } from './temporal-connection';
@@ -88,6 +91,7 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     ...withGitConfig(read(environment, 'AGENT_GIT_CONFIG')),
     ...snapshotLimit(read(environment, 'AGENT_SNAPSHOT_MAX_FILE_BYTES')),
     ...mcpPackageDir(environment),
+    ...workdirLease(read(environment, 'AGENT_WORKDIR_LEASE_MS')),
   };
 }
 
@@ -153,6 +157,13 @@ function snapshotLimit(value: string | undefined): { snapshotMaxFileBytes?: numb
   const bytes = byteSize(value);
   if (!bytes) throw new Error(`AGENT_SNAPSHOT_MAX_FILE_BYTES=${value}: a number of bytes (64m, 1g, 67108864)`);
   return { snapshotMaxFileBytes: bytes };
+}
+
+/** `AGENT_WORKDIR_LEASE_MS`: milliseconds, at least MIN_WORKDIR_LEASE_MS. */
+function workdirLease(value: string | undefined): { workdirLeaseMs?: number } {
+  if (value === undefined) return {};
+  if (!/^\d+$/.test(value) || Number(value) < MIN_WORKDIR_LEASE_MS) throw new Error(`AGENT_WORKDIR_LEASE_MS=${value}: milliseconds, at least ${MIN_WORKDIR_LEASE_MS}`);
+  return { workdirLeaseMs: Number(value) };
 }
 
 /** `AGENT_SANDBOX_UID`: 1000 unless set; a number (0 keeps a root worker's sandboxes mapped to root). */

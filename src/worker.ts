@@ -17,6 +17,7 @@ import { openStore } from './activities/store/open-store';
 import { describeStore } from './activities/store/store-setting';
 import { HEARTBEAT_THROTTLE_MS, STICKY_QUEUE_TIMEOUT_MS } from './shared/limits';
 import { hostTaskQueue } from './shared/contract';
+import { LEASE_KEEPER_HEARTBEAT_THROTTLE_MS, leaseTaskQueue, MAX_LEASE_KEEPERS } from './shared/workdir-lease';
 import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
 import { workflowBundle } from './workflow-bundle';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerConfigFromEnvironment } from './worker-config';
@@ -53,10 +54,12 @@ export class AgentWorker {
     readonly hostId: string | undefined,
     /** Its sandbox: the egress proxies close with the worker. */
     private readonly sandbox?: CommandSandbox,
+    /** The workdir lease keepers of the sessions whose workdir is on this host. */
+    readonly leases?: Worker,
   ) {}
 
   private get workers(): Worker[] {
-    return this.host ? [this.shared, this.host] : [this.shared];
+    return [this.shared, ...(this.host ? [this.host] : []), ...(this.leases ? [this.leases] : [])];
   }
 
   /** Both run until shutdown; one failing stops the other. */
@@ -120,7 +123,17 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
   const host = config.hostId
     ? await Worker.create({ ...common, ...(config.deployment ? versionedWorkerOptions(config.deployment) : {}), taskQueue: hostTaskQueue(config.taskQueue, config.hostId) })
     : undefined;
-  return new AgentWorker(shared, host, config.hostId, sandbox);
+  // Workdir lease keepers: long, idle activities, on a queue of their own (see leaseTaskQueue);
+  // their heartbeats are throttled to the keeper's timeout, not the interrupts' quarter second.
+  const leases = await Worker.create({
+    ...common,
+    ...(config.deployment ? versionedWorkerOptions(config.deployment) : {}),
+    activities: { keepWorkdirLease: activities.keepWorkdirLease },
+    taskQueue: leaseTaskQueue(config.taskQueue, config.hostId),
+    maxConcurrentActivityTaskExecutions: MAX_LEASE_KEEPERS,
+    maxHeartbeatThrottleInterval: LEASE_KEEPER_HEARTBEAT_THROTTLE_MS,
+  });
+  return new AgentWorker(shared, host, config.hostId, sandbox, leases);
 }
 
 /** What an operator should know of the sandbox at start: no filtered network here, root-mapped sandboxes. */

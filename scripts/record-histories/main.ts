@@ -8,7 +8,8 @@
  *   npm run record-histories -- max-turns   # only the ones named
  *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
  *
- * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts, host-scenarios.ts, capability-scenarios.ts and mcp-scenarios.ts.
+ * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts, host-scenarios.ts, capability-scenarios.ts,
+ * mcp-scenarios.ts and lease-scenarios.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { PROJECT_ROOT, scratchDir, TEST_TMP, WORKFLOW_BUNDLE_PATH } from '../../
 import { capabilityScenarios } from './capability-scenarios';
 import { loopScenarios } from './loop-scenarios';
 import { hostScenarios } from './host-scenarios';
+import { leaseScenarios } from './lease-scenarios';
 import { mcpScenarios } from './mcp-scenarios';
 import { type Hosts, type Scenario, writeBinaryFiles } from './scenario';
 import { steeringScenarios } from './steering-scenarios';
@@ -30,7 +32,7 @@ import { workspaceScenarios } from './workspace-scenarios';
 
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 
-const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios, ...capabilityScenarios, ...mcpScenarios];
+const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios, ...capabilityScenarios, ...mcpScenarios, ...leaseScenarios];
 
 async function main(): Promise<void> {
   const cli = await resolveTemporalCli(console.log);
@@ -51,7 +53,7 @@ async function main(): Promise<void> {
       scenario.setup?.(harness);
       const workdir = makeRepo(scenario.files);
       writeBinaryFiles(workdir, scenario.binaryFiles);
-      const handle = await harness.start({ prompt: `Scenario ${scenario.name}`, workdir, ...scenario.input, ...(await scenario.prepareInput?.(harness)) });
+      const handle = await harness.start({ prompt: `Scenario ${scenario.name}`, workdir, ...scenario.input, ...(await scenario.prepareInput?.(harness, workdir)) });
       // A session that ends (or fails) before its drive's conditions hold must not hang the recorder.
       const driving = scenario.drive?.(handle, harness, hosts) ?? Promise.resolve();
       driving.catch(() => undefined); // what it fails with once the session is over no longer matters

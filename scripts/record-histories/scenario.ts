@@ -15,8 +15,8 @@ export interface Scenario {
   input?: Record<string, unknown>;
   /** Sets up the fake API before the session starts (its limits). */
   setup?: (harness: Harness) => void;
-  /** Input fields worked out once the worker runs (a fork reads its original first). */
-  prepareInput?: (harness: Harness) => Promise<Record<string, unknown>>;
+  /** Input fields worked out once the worker runs (a fork reads its original first), given the scenario's workdir. */
+  prepareInput?: (harness: Harness, workdir?: string) => Promise<Record<string, unknown>>;
   /** Two workers as hosts host-a and host-b (each its own workspace root) instead of one worker. */
   hosts?: boolean;
   /** Sub-agents whose histories are recorded too (`<name>-child-<toolUseId>.json`), by their Task call's id. */

@@ -12,6 +12,8 @@ import { McpPool } from './mcp/mcp-pool';
 import { createCloseSessionActivities } from './session/close-session';
 import { createSessionActivities } from './session/prepare-session';
 import { createProbeHostActivities } from './session/probe-host';
+import { createWorkdirLeaseActivities } from './session/workdir-lease';
+import { DEFAULT_WORKDIR_LEASE_MS } from '../shared/workdir-lease';
 import type { Store } from './store/open-store';
 import { createToolActivities } from './tools/run-tool';
 import { createRepositoryActivities, DEFAULT_CLONE_ROOT, DEFAULT_GIT_ROOT } from './repository/repository-activities';
@@ -44,6 +46,8 @@ export interface ActivityConfig {
   gitRoot?: string;
   /** `AGENT_MCP_PACKAGE_DIR`: the packages of npx MCP servers, installed once for every session. */
   mcpPackageDir?: string;
+  /** `AGENT_WORKDIR_LEASE_MS`: how long a workdir lease lasts without a renewal. */
+  workdirLeaseMs?: number;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
@@ -80,6 +84,7 @@ export function createActivities(config: ActivityConfig) {
     ...createCloseSessionActivities({ journal, store, mcpPool }),
     ...createMcpActivities({ store, pool: mcpPool }),
     ...createProbeHostActivities(config.hostId ? { hostId: config.hostId } : {}),
+    ...createWorkdirLeaseActivities({ leases: config.store.leases, leaseMs: config.workdirLeaseMs ?? DEFAULT_WORKDIR_LEASE_MS, ...(config.hostId ? { hostId: config.hostId } : {}) }),
     ...createWorkspaceActivities({ store, contentDir, workspaceRoots: config.workspaceRoots ?? [], privateDirs: [gitRoot], ...(config.hostId ? { hostId: config.hostId } : {}) }),
     ...createRepositoryActivities({
       store,

@@ -71,6 +71,8 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
     case 'snapshot':
       if (entry.error) return `  ⚠ snapshot after turn ${entry.turn} failed: ${entry.error}`;
       return entry.filesChanged ? `  ◆ snapshot: ${entry.filesChanged} file(s) changed` : undefined;
+    case 'workdir_lease':
+      return `  ⏸ ${entry.detail}`;
     case 'end':
       return `■ ${entry.reason}${entry.error ? `: ${entry.error}` : ''}`;
   }

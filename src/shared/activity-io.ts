@@ -11,6 +11,7 @@ import type { McpCallRules, McpModelMark, McpPrepared } from './mcp';
 import type { PreparedSubAgents, SubAgentsToPrepare } from './sub-agents';
 import type { InstructionFilesLoaded, NestedInstructionsLoaded, NestedInstructionsRequest } from './instructions';
 import type { SnapshotRecord, TakenSnapshot } from './workspace';
+import type { HeldWorkdirLease } from './workdir-lease';
 
 /** A file as the session saw it last (its content hash). */
 export type FileState = { path: string; sha256: string };
@@ -263,6 +264,8 @@ export interface PrepareSessionOutput extends PreparedSubAgents, McpPrepared, Se
   host?: string;
   /** A `repo` session: where its clone came from, the commit it started at, the branch it commits to. */
   repo?: { url: string; commit: string; branch: string; moves?: number };
+  /** The workdir's lease, taken by the workflow once prepared (workdir-lease.ts); carried across continue-as-new. */
+  workdirLease?: HeldWorkdirLease;
   model: string;
   /** Estimated tokens of the system prompt and tool definitions, sent with every request. */
   overheadTokens: number;

@@ -89,7 +89,8 @@ export interface AgentResult {
 
 /** Values of the `AgentStatus` search attribute and of `state.status`. */
 export const AGENT_STATUSES = [
-  'running_model', 'running_tools', 'compacting', 'waiting_approval', 'waiting_input', 'rewinding', 'waiting_host', 'finished',
+  'running_model', 'running_tools', 'compacting', 'waiting_approval', 'waiting_input', 'rewinding', 'waiting_host',
+  'waiting_workdir', 'finished',
 ] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
@@ -186,6 +187,8 @@ export type TranscriptEntry =
   | { type: 'sub_agent_tools'; turn: number; toolUseId: string; agentType: string; leftOut: string[]; detail: string }
   /** The workspace snapshot taken after the turn (its reference and how many files changed), or why it failed. */
   | { type: 'snapshot'; turn: number; ref?: string; filesChanged?: number; error?: string }
+  /** The session waited for another session's workdir lease (`waiting`), or lost its own to another (`lost`). */
+  | { type: 'workdir_lease'; turn: number; outcome: 'waiting' | 'lost'; detail: string }
   | { type: 'end'; turn: number; reason: TerminalReason; error?: string };
 
 /** Query `transcript`: `{ fromIndex?, limit? }`. */

@@ -26,6 +26,10 @@ export const ErrorType = {
   WrongHost: 'WrongHost',
   /** Update `move` could not move the session (it keeps waiting for its host). */
   MoveFailed: 'MoveFailed',
+  /** Another session holds the workdir's lease and the input said `onBusyWorkdir: "fail"`; the message names it. */
+  WorkdirBusy: 'WorkdirBusy',
+  /** The session's workdir lease expired and another session took it. */
+  WorkdirLeaseLost: 'WorkdirLeaseLost',
 } as const;
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 

@@ -15,6 +15,7 @@ import { type McpServers, mcpServersSchema } from './mcp';
 import { TOOL_NAMES } from './tool-names';
 import { allowedDomainSchema, MAX_ALLOWED_DOMAINS, type NetworkMode } from './sandbox';
 import { hookGroups, hooksInputSchema, type ToolHooks, toolHooksOf } from './hooks';
+import { ON_BUSY_WORKDIR_VALUES, type OnBusyWorkdir } from './workdir-lease';
 
 /**
  * The one JSON object `agentWorkflow` is started with. Part of the public contract: field names
@@ -139,6 +140,7 @@ export const agentInputSchema = z
     fork: forkSchema.optional(),
     host: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "must be a worker's AGENT_HOST_ID").optional(),
     hostLossTimeoutMs: z.number().int().min(1000).optional(),
+    onBusyWorkdir: z.enum(ON_BUSY_WORKDIR_VALUES).optional(),
     agents: agentsSchema.optional(),
     maxParallelAgents: z.number().int().positive().max(32).optional(),
     /** Set by the `Task` tool on the sub-agents it starts: whose call they answer. */
@@ -209,6 +211,8 @@ export interface ResolvedAgentInput {
   host?: string;
   /** How long a workspace activity may wait for its host before the host counts as lost. */
   hostLossTimeoutMs: number;
+  /** Another session holds the workdir: wait for it (the default) or fail naming it. */
+  onBusyWorkdir: OnBusyWorkdir;
   /** Types of sub-agents for the `Task` tool, by name (besides the built-in one and the repository's). */
   agents?: z.infer<typeof agentsSchema>;
   /** How many sub-agents run at the same time. */
@@ -303,6 +307,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
       ...(input.fork ? { fork: input.fork as ForkInput } : {}),
       ...(input.host ? { host: input.host } : {}),
       hostLossTimeoutMs: input.hostLossTimeoutMs ?? DEFAULT_HOST_LOSS_TIMEOUT_MS,
+      onBusyWorkdir: input.onBusyWorkdir ?? 'wait',
       ...(input.agents ? { agents: input.agents } : {}),
       maxParallelAgents: input.maxParallelAgents ?? DEFAULT_MAX_PARALLEL_AGENTS,
       ...(input.parentSession ? { parentSession: input.parentSession } : {}),

@@ -3,15 +3,20 @@
  * exchange, and the branch the result names. Plain JSON, like all activity I/O.
  */
 
-/** The branch a `repo` session's changes are committed to. */
+import { branchForSession } from './branch-name';
+
+/**
+ * The branch a `repo` session's changes are committed to: `durable-agent/<session id>`, with what
+ * git refuses in the id replaced and a hash added (branch-name.ts).
+ */
 export function sessionBranch(sessionId: string): string {
-  return `durable-agent/${sessionId}`;
+  return branchForSession(sessionId);
 }
 
 export interface CloneRepositoryInput {
   /** The clone's directory name, new for every clone of the session (its first run, each move). */
   name: string;
-  /** `durable-agent/<session id>`. */
+  /** `durable-agent/<session id>` (made safe for git: `sessionBranch`). */
   branch: string;
   url: string;
   /** A branch, tag or commit of the remote; unset: its default branch. */

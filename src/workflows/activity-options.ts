@@ -15,6 +15,7 @@ import {
   TOOL_RETRY_INITIAL_INTERVAL_MS,
 } from '../shared/limits';
 import { rulesOf } from './tool-rules';
+import { LEASE_KEEPER_HEARTBEAT_TIMEOUT_MS } from '../shared/workdir-lease';
 
 export const SESSION_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '1 minute',
@@ -133,3 +134,23 @@ export const PROBE_OPTIONS: ActivityOptions = { startToCloseTimeout: '10 seconds
 export const PROBE_WAIT_MS = 24 * 60 * 60_000;
 
 export const { probeHost } = proxyActivities<AgentActivities>(PROBE_OPTIONS);
+
+/** Taking and releasing a workdir lease: one quick store call each. */
+export const WORKDIR_LEASE_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 5, nonRetryableErrorTypes: [ErrorType.InvalidWorkdir] },
+};
+
+/**
+ * Keeping a workdir lease: one activity for the whole run, renewing the lease while it
+ * heartbeats, on its host's lease queue (leaseTaskQueue). A dead worker's keeper is retried (without end) on another worker of the host;
+ * ending it after a day only starts a fresh attempt.
+ */
+export const WORKDIR_LEASE_KEEPER_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '1 day',
+  heartbeatTimeout: LEASE_KEEPER_HEARTBEAT_TIMEOUT_MS,
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [ErrorType.WorkdirLeaseLost] },
+};
+
+export const { takeWorkdirLease, releaseWorkdirLease } = proxyActivities<AgentActivities>(WORKDIR_LEASE_OPTIONS);
+export const { keepWorkdirLease } = proxyActivities<AgentActivities>(WORKDIR_LEASE_KEEPER_OPTIONS);

@@ -29,9 +29,10 @@ import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } 
 import { summaryOf } from './run-tools';
 import type { Features } from './features';
 import { SessionHost } from './session-host';
-import { type CarriedView, SessionView } from './session-view';
+import { type CarriedView, type Entry, SessionView } from './session-view';
 import { type CarriedSteering, Steering } from './steering';
 import { type CarriedWorkspace, SessionWorkspace } from './workspace';
+import { HeldLease } from './workdir-lease';
 
 /** What one run hands to the next when it continues as new (the `resume` input field). Plain JSON. */
 export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorkspace {
@@ -39,9 +40,6 @@ export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorks
   session: PrepareSessionOutput;
   loop: LoopState;
 }
-
-/** A transcript entry without its turn, which the session fills in. */
-type Entry = TranscriptEntry extends infer E ? (E extends TranscriptEntry ? Omit<E, 'turn'> : never) : never;
 
 export class AgentSession {
   readonly id = workflowInfo().workflowId;
@@ -56,6 +54,8 @@ export class AgentSession {
   private loop!: LoopState;
   /** What `prepareSession` found (read only: a move replaces it). */
   prepared!: PrepareSessionOutput;
+  /** The workdir's lease (workdir-lease.ts): renewed while the run lasts, released when the session ends. */
+  lease!: HeldLease;
   private turnsAtRunStart = 0;
   /** What a cancellation of the workflow would stop now (follows the status). */
   private running: 'model' | 'tools' = 'model';
@@ -111,7 +111,8 @@ export class AgentSession {
     } else if (input.prompt !== undefined) {
       session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
     }
-    session.prepared = resumed?.session ?? (await prepareNewSession(input, fork, session.workspace));
+    session.prepared = resumed?.session ?? (await prepareNewSession(input, fork, session.workspace, (detail) => session.view.workdirWait(detail)));
+    session.lease = HeldLease.kept(session.prepared, (detail) => session.note({ type: 'workdir_lease', outcome: 'lost', detail }));
     if (!resumed && input.prompt === undefined) session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: contentPreview(session.prepared.prompt, Infinity) });
     if (session.prepared.host) upsertSearchAttributes([{ key: AGENT_HOST, value: session.prepared.host }]);
     session.view.prepared(session.prepared, { note: !resumed, ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}) });
@@ -284,6 +285,7 @@ export class AgentSession {
           .catch(() => undefined);
         // Recorded sessions closed with no output: `closed` is then undefined or empty.
         if (closed?.transcriptRef) changes.transcriptRef = closed.transcriptRef;
+        await this.lease.release();
         await condition(allHandlersFinished);
       });
     } else {

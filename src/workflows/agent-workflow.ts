@@ -9,7 +9,7 @@
  * only. After a worker crash, Temporal replays this function against the recorded history and
  * it resumes exactly where it was: completed activities (a compaction included) are not run again.
  */
-import { ApplicationFailure, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, ContinueAsNew, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { CallModelOutcome } from '../shared/activity-io';
 import type { AgentResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
@@ -68,6 +68,9 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       const stopped = session.cancelled();
       return session.finish(stopped.reason, stopped.error);
     }
+    // A failed session frees its workdir for the next one (a terminated one stops renewing its lease, which
+    // expires); a session continuing as new keeps it.
+    if (!(error instanceof ContinueAsNew)) await session?.lease.release();
     throw error;
   }
 }

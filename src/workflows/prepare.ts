@@ -16,6 +16,7 @@ import { forkIntro, forkPrompt } from './checkpoints';
 import { sandboxRequest } from './loop-state';
 import { listMcpServers } from './mcp-tools';
 import type { SessionWorkspace } from './workspace';
+import { leaseWorkdir, type ShowWorkdirWait } from './workdir-lease';
 
 /**
  * Activity options that send a call to `host`'s queue (none: the shared queue). A call no worker
@@ -27,7 +28,12 @@ export function onHost(host: string | undefined, hostLossTimeoutMs?: number): { 
   return { taskQueue: hostTaskQueue(workflowInfo().taskQueue, host), ...(hostLossTimeoutMs ? { scheduleToStartTimeout: hostLossTimeoutMs } : {}) };
 }
 
-export async function prepareNewSession(input: ResolvedAgentInput, fork: ForkInput | undefined, workspace: SessionWorkspace): Promise<PrepareSessionOutput> {
+export async function prepareNewSession(
+  input: ResolvedAgentInput,
+  fork: ForkInput | undefined,
+  workspace: SessionWorkspace,
+  showWorkdirWait: ShowWorkdirWait,
+): Promise<PrepareSessionOutput> {
   let host = input.host;
   let workdir = input.workdir!;
   let repo: PrepareSessionOutput['repo'];
@@ -59,10 +65,13 @@ export async function prepareNewSession(input: ResolvedAgentInput, fork: ForkInp
       ...agentTypesToPrepare(input.agents),
     },
   ]);
+  // One session per workdir: before anything of this one looks at its files or changes them (a
+  // session that fails here has started no MCP server).
+  const workdirLease = await leaseWorkdir(input, prepared, showWorkdirWait);
   // MCP servers (input, trusted `.mcp.json`) connected and listed on the session's host: see
   // mcp-tools.ts. Not for sub-agents: their tools are their type's (by default they change nothing).
   const mcp = input.parentSession ? undefined : await listMcpServers(input, prepared, onHost(prepared.host, input.hostLossTimeoutMs));
-  return { ...prepared, ...(repo ? { repo } : {}), ...(mcp ? { mcp } : {}) };
+  return { ...prepared, ...(repo ? { repo } : {}), ...(mcp ? { mcp } : {}), ...(workdirLease ? { workdirLease } : {}) };
 }
 
 /**

@@ -17,7 +17,7 @@ import { ErrorType } from '../shared/errors';
 import { checkMessageInput, MOVE_UPDATE } from '../shared/message-inputs';
 import type { ResolvedAgentInput } from '../shared/input';
 import { agentTypesToPrepare } from '../shared/sub-agents';
-import { type BranchResult, cloneName, sessionBranch } from '../shared/repository';
+import { type BranchResult, cloneName } from '../shared/repository';
 import { AGENT_HOST } from '../shared/search-attributes';
 import { cloneRepository, commitBranch, materializeSnapshot, prepareSession, probeHost, PROBE_OPTIONS, PROBE_WAIT_MS, REPOSITORY_OPTIONS, SESSION_OPTIONS, WORKSPACE_OPTIONS } from './activity-options';
 import { moveUpdate } from './definitions';
@@ -124,7 +124,8 @@ export class SessionHost {
       [
         {
           name: cloneName(workflowId, firstExecutionRunId, moves),
-          branch: sessionBranch(workflowId),
+          // The branch the session was prepared with, whatever today's rules would derive from its id.
+          branch: repo.branch,
           url: repo.url,
           move: { commit: repo.commit, lostHost: lost, ...(last ? { snapshotRef: last.ref } : {}), ...(first ? { baseRef: first } : {}) },
         },

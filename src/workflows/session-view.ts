@@ -30,6 +30,9 @@ import { stateQuery, transcriptQuery } from './definitions';
 import { estimateTokens, type LoopState } from './loop-state';
 
 /** The values of the three search attributes. */
+/** A transcript entry without its turn, which the session fills in. */
+export type Entry = TranscriptEntry extends infer E ? (E extends TranscriptEntry ? Omit<E, 'turn'> : never) : never;
+
 export interface SearchAttributeValues {
   turn: number;
   status: AgentStatus;
@@ -211,6 +214,12 @@ export class SessionView {
     if (loop) this.sync(loop);
     this.state.status = status;
     this.publish();
+  }
+
+  /** The session waits for another's workdir lease (`detail` says whose), or (null) has it now. */
+  workdirWait(detail: string | null): void {
+    if (detail) this.add({ type: 'workdir_lease', turn: this.state.turn, outcome: 'waiting', detail });
+    this.status(detail ? 'waiting_workdir' : 'running_model');
   }
 
   finish(loop: LoopState, reason: TerminalReason, error?: string): void {

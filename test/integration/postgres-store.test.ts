@@ -2,7 +2,8 @@
  * The PostgreSQL store (`AGENT_STORE=postgres://…`) on a real throwaway cluster (started by
  * global-setup when PostgreSQL is installed; `.ci/run` installs it): versioned migrations that
  * workers starting together apply once, content and journal as the file store keeps them, a fast
- * failure naming AGENT_STORE, and a session whose worker process keeps everything there.
+ * failure naming AGENT_STORE, a session whose worker process keeps everything there, and workdir
+ * leases as the file store keeps them.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { Pool } from 'pg';
@@ -12,6 +13,7 @@ import { openStore, type Store } from '../../src/activities/store/open-store';
 import { byTurn, reply, text, toolUse } from '../support/fake-anthropic';
 import { Harness, makeRepo } from '../support/harness';
 import { freePort } from '../support/global-setup';
+import { describeWorkdirLeases } from '../support/workdir-leases';
 
 jest.setTimeout(120_000);
 
@@ -106,4 +108,15 @@ describeWithPostgres('the PostgreSQL store', () => {
       await harness.stop();
     }
   });
+});
+
+describeWithPostgres('the PostgreSQL store', () => {
+  let store: Store | undefined;
+  beforeAll(async () => {
+    store = await openStore({ kind: 'postgres', url: await freshDatabase('agent_leases') });
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+  describeWorkdirLeases('PostgreSQL', () => store!.leases);
 });

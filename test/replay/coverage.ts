@@ -27,7 +27,12 @@ interface Event {
 
 export interface Coverage {
   name: string;
-  input: { tokenBudget?: number; parentSession?: { toolsLeftOut?: unknown }; fork?: { readState?: unknown } };
+  input: {
+    tokenBudget?: number;
+    parentSession?: { toolsLeftOut?: unknown };
+    fork?: { readState?: unknown };
+    resume?: { session?: { workdirLease?: unknown } };
+  };
   result?: { reason: string; error?: string; usage: { outputTokens: number } };
   transitions: string[];
   continuedAsNew: boolean;

@@ -12,6 +12,7 @@ import { type Coverage, coverageOf } from './coverage';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
 import { MALFORMED_SIGNALS_PATCH, MCP_CALL_SNAPSHOT_PATCH, READ_STATE_PATCH, SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
 import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
+import { WORKDIR_LEASE_PATCH } from '../../src/workflows/workdir-lease';
 
 jest.setTimeout(120_000);
 
@@ -42,6 +43,10 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
   "is a fork that starts with its original's read-state": (history) => history.input.fork?.readState !== undefined,
   'drops malformed signals with a note (patched malformed-signals-dropped) and goes on to its result': (history) =>
     history.patches.includes(MALFORMED_SIGNALS_PATCH) && history.result?.reason === 'completed',
+  'waits for a busy workdir lease (patched workdir-lease) and runs once it is free': (history) =>
+    history.patches.includes(WORKDIR_LEASE_PATCH) && history.timerFired && history.result?.reason === 'completed',
+  'keeps its workdir lease across continue-as-new (a keeper of its own in the next run)': (history) =>
+    history.input.resume?.session?.workdirLease !== undefined && history.result?.reason === 'completed',
   'ends on a refusal': (history) => history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
   'strips media and completes': (history) => history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',
   'stops nudging at diminishing returns': (history) =>

@@ -19,6 +19,13 @@ describe('the worker environment', () => {
     expect(() => workerConfigFromEnvironment({ AGENT_SNAPSHOT_MAX_FILE_BYTES: 'big' })).toThrow('AGENT_SNAPSHOT_MAX_FILE_BYTES=big: a number of bytes');
   });
 
+  test('AGENT_WORKDIR_LEASE_MS: milliseconds, not too short to renew in time; unset: the default', () => {
+    expect(workerConfigFromEnvironment({ AGENT_WORKDIR_LEASE_MS: '60000' }).workdirLeaseMs).toBe(60_000);
+    expect(workerConfigFromEnvironment({})).not.toHaveProperty('workdirLeaseMs');
+    expect(() => workerConfigFromEnvironment({ AGENT_WORKDIR_LEASE_MS: '500' })).toThrow('AGENT_WORKDIR_LEASE_MS=500: milliseconds, at least 60000');
+    expect(() => workerConfigFromEnvironment({ AGENT_WORKDIR_LEASE_MS: '3m' })).toThrow('AGENT_WORKDIR_LEASE_MS=3m');
+  });
+
   test('AGENT_INSTRUCTIONS_DIR names the directory of the user instruction files (absolute); unset: none', () => {
     expect(workerConfigFromEnvironment({ AGENT_INSTRUCTIONS_DIR: '/etc/agent-instructions' }).instructionsDir).toBe('/etc/agent-instructions');
     expect(workerConfigFromEnvironment({ AGENT_INSTRUCTIONS_DIR: 'relative/dir' }).instructionsDir).toBe(`${process.cwd()}/relative/dir`);

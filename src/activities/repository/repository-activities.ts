@@ -65,7 +65,7 @@ export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId, 
         throw ApplicationFailure.retryable(`this worker cannot take the session (host ${hostId ?? 'not set'}; moving away from ${input.move.lostHost})`, ErrorType.WrongHost);
       }
       await git.run(['check-ref-format', `refs/heads/${input.branch}`]).catch(() => {
-        throw ApplicationFailure.nonRetryable(`the session id cannot name a git branch (${input.branch}): start repo sessions with a workflow id made of letters, digits, '-', '_' and '/'`, ErrorType.InvalidRepository);
+        throw ApplicationFailure.nonRetryable(`git refuses the branch name ${input.branch}`, ErrorType.InvalidRepository);
       });
       const workdir = join(cloneRoot, input.name);
       const gitDir = gitDirOf(workdir);

@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ContentStore, LocalContentStore } from './content-store';
 import { type EffectJournal, LocalEffectJournal } from './effect-journal';
+import { FileWorkdirLeases, type WorkdirLeases } from './workdir-leases';
 import { describeStore, type StoreSetting } from './store-setting';
 import { FileLiveChannel } from '../live/file-live-channel';
 import type { LiveChannel } from '../live/live-channel';
@@ -20,6 +21,8 @@ export interface Store {
   /** Temporal External Storage payloads (kept apart from content). */
   payloads: ContentStore;
   journal: EffectJournal;
+  /** Which session works in which workdir (one at a time). */
+  leases: WorkdirLeases;
   /** Live output (text deltas, retries, tool progress) to the sessions' watchers, outside history. */
   live: LiveChannel;
   /** A file store's directory (never a workdir, nor inside one); undefined for PostgreSQL. */
@@ -47,6 +50,7 @@ export async function openStore(setting: StoreSetting, encryption?: EncryptionKe
       content: new LocalContentStore(join(directory, 'objects'), cipher),
       payloads: new LocalContentStore(join(directory, 'payloads'), cipher),
       journal: new LocalEffectJournal(join(directory, 'journal')),
+      leases: new FileWorkdirLeases(join(directory, 'leases')),
       live,
       directory,
       close: () => live.close(),
@@ -54,7 +58,7 @@ export async function openStore(setting: StoreSetting, encryption?: EncryptionKe
   }
   // Loaded only for PostgreSQL: a CLI command on the file store starts without the driver.
   const { Pool } = await import('pg');
-  const { migrate, PostgresContentStore, PostgresEffectJournal } = await import('./postgres-store');
+  const { migrate, PostgresContentStore, PostgresEffectJournal, PostgresWorkdirLeases } = await import('./postgres-store');
   const { PostgresLiveChannel } = await import('../live/postgres-live-channel');
   // allowExitOnIdle: idle connections must not keep a finished CLI or test process alive.
   const pool = new Pool({ connectionString: setting.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, max: 10, allowExitOnIdle: true });
@@ -71,6 +75,7 @@ export async function openStore(setting: StoreSetting, encryption?: EncryptionKe
     content: new PostgresContentStore(pool, 'objects', cipher),
     payloads: new PostgresContentStore(pool, 'payloads', cipher),
     journal: new PostgresEffectJournal(pool),
+    leases: new PostgresWorkdirLeases(pool),
     live: new PostgresLiveChannel(pool, setting.url),
     close: () => pool.end(),
   };

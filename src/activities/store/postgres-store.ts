@@ -1,6 +1,6 @@
 /**
  * The store on PostgreSQL (`AGENT_STORE=postgres://…`), through `pg`: content-addressed objects
- * (conversation content, snapshots, External Storage payloads) and the edit journal, shared by
+ * (conversation content, snapshots, External Storage payloads), the edit journal and workdir leases, shared by
  * every worker on every host. The schema is created or migrated by versioned migrations when a
  * worker or client opens the store, under an advisory lock so that workers starting together
  * migrate once.
@@ -12,6 +12,7 @@ import { ErrorType } from '../../shared/errors';
 import type { BlobCipher } from '../../encryption/stored-blob';
 import { type ContentStore, contentRef, RecentObjects } from './content-store';
 import { type EffectJournal, type EffectRecord, removeTemporary } from './effect-journal';
+import type { LeaseHolder, TakeOutcome, WorkdirLeases } from './workdir-leases';
 
 /** Applied in order, each once; a new version is a new entry at the end, never an edit. */
 export const MIGRATIONS: readonly string[] = [
@@ -21,6 +22,12 @@ export const MIGRATIONS: readonly string[] = [
      call_key text NOT NULL,
      record jsonb NOT NULL,
      PRIMARY KEY (session, call_key)
+   );`,
+  `CREATE TABLE workdir_leases (
+     lease_key text PRIMARY KEY,
+     workflow_id text NOT NULL,
+     first_run_id text NOT NULL,
+     expires_at timestamptz NOT NULL
    );`,
 ];
 
@@ -122,5 +129,43 @@ export class PostgresEffectJournal implements EffectJournal {
     const { rows } = await this.pool.query<{ record: EffectRecord }>('DELETE FROM effect_journal WHERE session = $1 RETURNING record', [sessionKey(sessionId)]);
     // A temporary file a crash left behind lives on the host that wrote it (best effort elsewhere).
     for (const { record } of rows) if (record.temporary) removeTemporary(record.temporary);
+  }
+}
+
+/**
+ * Workdir leases in PostgreSQL: one row per workdir, changed by single statements (each its own
+ * transaction), on the database's clock, so hosts whose clocks differ agree on what has expired.
+ */
+export class PostgresWorkdirLeases implements WorkdirLeases {
+  constructor(private readonly pool: Pool) {}
+
+  async take(key: string, holder: LeaseHolder, ttlMs: number): Promise<TakeOutcome> {
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO workdir_leases (lease_key, workflow_id, first_run_id, expires_at) VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
+       ON CONFLICT (lease_key) DO UPDATE SET workflow_id = EXCLUDED.workflow_id, first_run_id = EXCLUDED.first_run_id, expires_at = EXCLUDED.expires_at
+       WHERE workdir_leases.expires_at <= now() OR (workdir_leases.workflow_id = EXCLUDED.workflow_id AND workdir_leases.first_run_id = EXCLUDED.first_run_id)`,
+      [key, holder.workflowId, holder.firstRunId, ttlMs],
+    );
+    if ((rowCount ?? 0) > 0) return { taken: true };
+    const { rows } = await this.pool.query<{ workflow_id: string; first_run_id: string; expires_at: Date }>(
+      'SELECT workflow_id, first_run_id, expires_at FROM workdir_leases WHERE lease_key = $1',
+      [key],
+    );
+    const row = rows[0];
+    // Released between the two statements: free again, taken on the next try.
+    if (!row) return this.take(key, holder, ttlMs);
+    return { taken: false, holder: { workflowId: row.workflow_id, firstRunId: row.first_run_id }, expiresAt: row.expires_at.getTime() };
+  }
+
+  async renew(key: string, holder: LeaseHolder, ttlMs: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE workdir_leases SET expires_at = now() + $4 * interval '1 millisecond' WHERE lease_key = $1 AND workflow_id = $2 AND first_run_id = $3`,
+      [key, holder.workflowId, holder.firstRunId, ttlMs],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async release(key: string, holder: LeaseHolder): Promise<void> {
+    await this.pool.query('DELETE FROM workdir_leases WHERE lease_key = $1 AND workflow_id = $2 AND first_run_id = $3', [key, holder.workflowId, holder.firstRunId]);
   }
 }

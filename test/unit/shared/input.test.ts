@@ -30,10 +30,16 @@ describe('checkAgentInput', () => {
         network: true,
         trustRepoHooks: false,
         hostLossTimeoutMs: 120_000,
+        onBusyWorkdir: 'wait',
         maxParallelAgents: 4,
         resume: undefined,
       },
     });
+  });
+
+  test('takes onBusyWorkdir "fail"', () => {
+    const check = checkAgentInput({ prompt: 'p', workdir: '/w', onBusyWorkdir: 'fail' });
+    expect(check.ok && check.input.onBusyWorkdir).toBe('fail');
   });
 
   test('takes a repository instead of a workdir', () => {
@@ -84,6 +90,7 @@ describe('checkAgentInput', () => {
     [{ workdir: '/w' }, /prompt: required \(or promptRef/],
     [{ prompt: 'p', promptRef: REF, workdir: '/w' }, /promptRef: give prompt or promptRef, not both/],
     [{ promptRef: 'prompt.md', workdir: '/w' }, /promptRef: must be a content reference \(sha256:…\)/],
+    [{ prompt: 'p', workdir: '/w', onBusyWorkdir: 'queue' }, /onBusyWorkdir: /],
   ])('rejects %j, naming the field', (raw, message) => {
     const check = checkAgentInput(raw);
     expect(check.ok).toBe(false);

@@ -48,11 +48,20 @@ test('a clone is on the session branch at the ref, and a retry keeps it', async 
   expect(readFileSync(join(clone.workdir, 'work.txt'), 'utf8')).toBe('in progress\n');
 });
 
-test('a ref the remote lacks, or a session id that cannot name a branch, is a final error naming the field', async () => {
+test('a ref the remote lacks, or a branch git refuses, is a final error naming it', async () => {
   const remote = bareRemote();
   const { cloneRepository } = activities();
   await expect(run(cloneRepository, { ...input(remote), ref: 'nope' })).rejects.toMatchObject({ nonRetryable: true, message: expect.stringContaining('repo.ref:') });
-  await expect(run(cloneRepository, input(remote, 'bad..id'))).rejects.toMatchObject({ nonRetryable: true, message: expect.stringContaining('cannot name a git branch') });
+  // sessionBranch never derives such a name; an input made by hand still fails clearly.
+  const refused = { ...input(remote), branch: 'durable-agent/bad..id' };
+  await expect(run(cloneRepository, refused)).rejects.toMatchObject({ nonRetryable: true, message: expect.stringContaining('git refuses the branch name') });
+});
+
+test('a schedule-style session id (colons) gets a clone on a branch git accepts', async () => {
+  const remote = bareRemote();
+  const { cloneRepository } = activities();
+  const cloned = await run(cloneRepository, input(remote, 'durable-agent/repo-lint-2026-12-01T13:16:03Z'));
+  expect(cloned.branch).toMatch(/^durable-agent\/durable-agent\/repo-lint-2026-12-01T13-16-03Z-[0-9a-f]{10}$/);
 });
 
 test("the commit holds the files as they are (no filter, no hook of the session's runs), once, and is pushed", async () => {

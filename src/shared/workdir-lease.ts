@@ -1,0 +1,57 @@
+/**
+ * One session per workdir: what the workflow and the lease activities exchange, and the waits.
+ * Plain JSON, like all activity I/O. The lease itself lives in the store (workdir-leases.ts).
+ */
+
+import { hostTaskQueue } from './contract';
+
+/**
+ * The queue of the lease keepers (`<queue>/leases`, `<queue>@<host>/leases`): a keeper runs as
+ * long as its session, so keepers get a worker of their own with room for thousands of them
+ * (on the shared queues they would take every activity slot and starve the sessions' own calls).
+ */
+export function leaseTaskQueue(taskQueue: string, hostId: string | undefined): string {
+  return `${hostId ? hostTaskQueue(taskQueue, hostId) : taskQueue}/leases`;
+}
+
+/** Keepers one worker runs at once: each only sleeps and renews now and then. */
+export const MAX_LEASE_KEEPERS = 10_000;
+
+/** `AGENT_WORKDIR_LEASE_MS` unset: a lease not renewed for this long may be taken over. */
+export const DEFAULT_WORKDIR_LEASE_MS = 180_000;
+/** Below this, a keeper retried after its worker died (its heartbeat timeout) could come too late. */
+export const MIN_WORKDIR_LEASE_MS = 60_000;
+/** A keeper's heartbeat timeout: a dead worker's keeper is retried elsewhere within it. */
+export const LEASE_KEEPER_HEARTBEAT_TIMEOUT_MS = 30_000;
+/** How often a keeper's heartbeats reach the server (most of them are only local). */
+export const LEASE_KEEPER_HEARTBEAT_THROTTLE_MS = 10_000;
+
+/** A session waiting for a busy workdir tries again after 1 s, then twice as long each time, up to a minute. */
+export const WORKDIR_WAIT_FIRST_MS = 1_000;
+export const WORKDIR_WAIT_MAX_MS = 60_000;
+
+/** What a second session on a busy workdir does (input `onBusyWorkdir`). */
+export type OnBusyWorkdir = 'wait' | 'fail';
+export const ON_BUSY_WORKDIR_VALUES = ['wait', 'fail'] as const;
+
+/** The session holding (or asking for) a lease: its workflow id and first run id, which continue-as-new keeps. */
+export interface WorkdirLeaseHolder {
+  workflowId: string;
+  firstRunId: string;
+}
+
+export interface TakeWorkdirLeaseInput {
+  /** The session's workdir as prepared (real path); the lease is keyed by it and the worker's host. */
+  workdir: string;
+  holder: WorkdirLeaseHolder;
+}
+
+export type TakeWorkdirLeaseOutput =
+  | { taken: true; key: string }
+  /** Busy: `holder` is the workflow id of the session that has it, until `expiresAt` (ISO) unless renewed. */
+  | { taken: false; key: string; holder: string; expiresAt: string };
+
+export interface HeldWorkdirLease {
+  key: string;
+  holder: WorkdirLeaseHolder;
+}
