@@ -18,7 +18,7 @@ import { cloneName } from '../../src/shared/repository';
 import { endSignal, rewindUpdate, stateQuery } from '../../src/workflows/definitions';
 import { lastToolResults, reply, text, toolResultText, toolUse, type RecordedRequest } from '../support/fake-anthropic';
 import { Harness, makeRepo } from '../support/harness';
-import { appears, isolatedWorker, raceCommand, racerSource, roleOf, RoleRouter, secrets, transcriptOf, workerHome } from '../support/isolation';
+import { appears, isolatedWorker, raceCommand, racedWorkdir, racerSource, roleOf, RoleRouter, secrets, transcriptOf, workerHome } from '../support/isolation';
 import { bareRemote, git } from '../support/git-remote';
 import { scratchDir } from '../support/paths';
 
@@ -83,14 +83,14 @@ afterEach(() => {
 });
 
 test('(1) Write and Edit through a directory↔symlink swap raced by a sibling session: nothing lands outside', async () => {
-  const workdir = makeRepo({ 'racer.py': racerSource(), ...keysIn('d') });
-  router.set('race-1', [raceCommand('d', join(home, '.ssh'), 'race-1.stop'), reply([text('raced')])]);
+  const { outer, workdir } = racedWorkdir(keysIn('d'));
+  router.set('race-1', [raceCommand('w/d', join(home, '.ssh'), 'race-1.stop'), reply([text('raced')])]);
   router.set('write-1', [...attacks('d'), reply([text('written')])]);
-  const racer = await harness.start({ prompt: 'ROLE:race-1', workdir, toolSummaries: false });
+  const racer = await harness.start({ prompt: 'ROLE:race-1', workdir: outer, toolSummaries: false });
   await appears(join(workdir, 'd.link'));
   const writer = await harness.start({ prompt: 'ROLE:write-1', workdir, toolSummaries: false });
   expect(await writer.result()).toMatchObject({ reason: 'completed', finalText: 'written' });
-  writeFileSync(join(workdir, 'race-1.stop'), '');
+  writeFileSync(join(outer, 'race-1.stop'), '');
   expect(await racer.result()).toMatchObject({ reason: 'completed' });
 });
 
@@ -124,18 +124,18 @@ test('(1) the same through sub-agents: one races, its sibling writes and edits',
 });
 
 test('(2) snapshots, diff and fork while a racer swaps a directory for a symlink to ~/.ssh: the key is in none of them', async () => {
-  const workdir = makeRepo({ 'racer.py': racerSource(), 's/notes.txt': 'inside\n' });
-  router.set('race-3', [raceCommand('s', join(home, '.ssh'), 'race-3.stop'), reply([text('raced')])]);
+  const { outer, workdir } = racedWorkdir({ 's/notes.txt': 'inside\n' });
+  router.set('race-3', [raceCommand('w/s', join(home, '.ssh'), 'race-3.stop'), reply([text('raced')])]);
   router.set('snapper', [...Array.from({ length: 12 }, (_, turn) => reply([toolUse('Bash', { command: `echo ${turn} >> log.txt` })])), reply([text('snapped')])]);
   // The fork carries the original's conversation: it answers its own prompt first, then ends.
   router.set('fork-3', (request) =>
     lastToolResults(request).length === 0 ? reply([toolUse('Read', { file_path: 's/id_rsa' }), toolUse('Glob', { pattern: '**/id_rsa' })]) : reply([text('forked')]),
   );
-  const racer = await harness.start({ prompt: 'ROLE:race-3', workdir, toolSummaries: false });
+  const racer = await harness.start({ prompt: 'ROLE:race-3', workdir: outer, toolSummaries: false });
   await appears(join(workdir, 's.link'));
   const snapper = await harness.start({ prompt: 'ROLE:snapper', workdir, toolSummaries: false });
   expect(await snapper.result()).toMatchObject({ reason: 'completed' });
-  writeFileSync(join(workdir, 'race-3.stop'), '');
+  writeFileSync(join(outer, 'race-3.stop'), '');
   await racer.result();
 
   const { snapshots } = await snapper.query(stateQuery);
@@ -159,20 +159,20 @@ test('(2) snapshots, diff and fork while a racer swaps a directory for a symlink
 
 test('(3) a rewind while a second session swaps the directory it restores for a symlink to outside: nothing is written outside', async () => {
   const outside = scratchDir('outside');
-  const workdir = makeRepo({ 'racer.py': racerSource(), ...Object.fromEntries([0, 1, 2, 3, 4].map((index) => [`r/x${index}`, 'start\n'])) });
+  const { outer, workdir } = racedWorkdir(Object.fromEntries([0, 1, 2, 3, 4].map((index) => [`r/x${index}`, 'start\n'])));
   router.set('rewinder', [
     reply([toolUse('Bash', { command: 'for i in 0 1 2 3 4; do echo turn1 > r/x$i; done' })]),
     reply([toolUse('Bash', { command: 'for i in 0 1 2 3 4; do echo turn2 > r/x$i; done' })]),
     reply([text('waiting for you')]),
   ]);
-  router.set('race-4', [raceCommand('r', outside, 'race-4.stop'), reply([text('raced')])]);
+  router.set('race-4', [raceCommand('w/r', outside, 'race-4.stop'), reply([text('raced')])]);
   const rewinder = await harness.start({ prompt: 'ROLE:rewinder', workdir, toolSummaries: false, interactive: true });
   await stateWhere(rewinder.workflowId, (state) => state.status === 'waiting_input' && state.snapshots.length >= 3);
-  const racer = await harness.start({ prompt: 'ROLE:race-4', workdir, toolSummaries: false });
+  const racer = await harness.start({ prompt: 'ROLE:race-4', workdir: outer, toolSummaries: false });
   await appears(join(workdir, 'r.link'));
   // Refused, failed or done: whichever, nothing goes through the link.
   await rewinder.executeUpdate(rewindUpdate, { args: [{ turn: 1, force: true }] }).catch((error: unknown) => error);
-  writeFileSync(join(workdir, 'race-4.stop'), '');
+  writeFileSync(join(outer, 'race-4.stop'), '');
   await racer.result();
   await rewinder.signal(endSignal);
   expect(await rewinder.result()).toMatchObject({ reason: 'completed' });

@@ -5,12 +5,13 @@
  * command does on disk without sleeping.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { TranscriptEntry } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
 import { byTurn, isToolSummary, reply, text, type FakeHandler, type FakeReply, type RecordedRequest } from './fake-anthropic';
-import { Harness, uniqueId, waitForLine } from './harness';
+import { DEFAULT_SANDBOX_UID } from '../../src/worker-config';
+import { Harness, makeRepo, uniqueId, waitForLine } from './harness';
 import { PROJECT_ROOT, scratchDir } from './paths';
 
 export interface Secrets {
@@ -69,6 +70,21 @@ export async function isolatedWorker(harness: Harness, secret: Secrets, home: st
 }
 
 /** The racer's source, for a workdir: sandboxed commands cannot see this repository. */
+/**
+ * A victim's workdir (`workdir`, holding `files`) inside the racing session's own (`outer`, holding
+ * racer.py). Two sessions on one workdir take turns (workdir leases), so an attacker races from
+ * the directory around it, which is another workdir with a lease of its own. `workdir` is given
+ * to the sandbox's user, as the worker hands over a root-owned workdir, so that the racer, which
+ * starts first, can swap entries in it.
+ */
+export function racedWorkdir(files: Record<string, string>): { outer: string; workdir: string } {
+  const inner = Object.fromEntries(Object.entries(files).map(([path, content]) => [`w/${path}`, content]));
+  const outer = makeRepo({ 'racer.py': racerSource(), ...inner });
+  const workdir = join(outer, 'w');
+  if (process.getuid?.() === 0) chownSync(workdir, DEFAULT_SANDBOX_UID, DEFAULT_SANDBOX_UID);
+  return { outer, workdir };
+}
+
 export function racerSource(): string {
   return readFileSync(join(PROJECT_ROOT, 'test', 'support', 'racer.py'), 'utf8');
 }
