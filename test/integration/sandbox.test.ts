@@ -120,7 +120,7 @@ describe.each(['bwrap', 'none'] as const)('AGENT_SANDBOX=%s', (mode) => {
     expect([...results.keys()].sort()).toEqual(attempts.map((attempt) => `toolu_${attempt.id}`).sort());
     expect(worker.exitCode).toBeNull();
     expect(worker.signalCode).toBeNull();
-    expect(processesMatching(`src/worker.ts`)).toContain(String(targets.workerPid));
+    expect(processesMatching(`bin/worker.js`)).toContain(String(targets.workerPid));
   });
 
   test('the file tools refuse everything outside the workdir and never stall, in every mode', () => {
