@@ -4,7 +4,8 @@
  * second session starts it without fetching anything; what a stdio server writes in the workdir
  * is in the turn's snapshot, the result's `filesChanged` and `durable-agent diff`.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { parseAllowedDomains } from '../../src/activities/sandbox/allowed-domains';
@@ -60,7 +61,10 @@ test('an npx server’s package is installed once by the worker: the second sess
   const dir = scratchDir('npm-packages');
   const packed = packPackage(dir, 'mcp-test-server', { 'server.cjs': `#!/usr/bin/env node\n${mcpStdioServerSource()}` }, 'server.cjs');
   const registry = await NpmRegistry.start([packed]);
-  const packageDir = scratchDir('mcp-package-cache');
+  // Under the system's temporary directory, not the checkout: the sandbox's user must reach the
+  // package directory (README, MCP servers), and a clone may sit under a 0700 directory.
+  const packageDir = mkdtempSync(join(tmpdir(), 'mcp-package-cache-'));
+  chmodSync(packageDir, 0o755);
   // The worker's npm settings, passed to the install's sandbox (never the session's): the stand-in
   // registry, reached through the egress proxy.
   process.env.npm_config_registry = registry.url;
@@ -112,5 +116,6 @@ test('an npx server’s package is installed once by the worker: the second sess
     delete process.env.npm_config_registry;
     await harness.stop();
     await registry.close();
+    rmSync(packageDir, { recursive: true, force: true });
   }
 });
