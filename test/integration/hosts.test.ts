@@ -4,7 +4,7 @@
  * queue `<queue>@<host>`), while model calls go to the shared queue, which any host serves.
  */
 import type { AgentResult, AgentState } from '../../src/shared/contract';
-import { reply, text, toolUse } from '../support/fake-anthropic';
+import { reply, text, toolUse, turnOf } from '../support/fake-anthropic';
 import { activityRuns } from '../support/history';
 import { Harness, makeRepo } from '../support/harness';
 
@@ -19,11 +19,12 @@ afterEach(async () => {
 });
 
 function editingSession() {
-  let requests = 0;
-  harness.fake.handler = () => {
-    requests++;
-    if (requests === 1) return reply([toolUse('Read', { file_path: 'a.txt' })]);
-    if (requests < TURNS) return reply([toolUse(requests % 2 ? 'Bash' : 'Edit', requests % 2 ? { command: `echo ${requests} >> log.txt` } : { file_path: 'a.txt', old_string: `${requests - 2}\n`, new_string: `${requests}\n` })]);
+  // Scripted by the conversation's turn, not by requests counted: a retried model call (a loaded
+  // machine) asks again for the same turn and must get the same reply.
+  harness.fake.handler = (request) => {
+    const turn = turnOf(request) + 1;
+    if (turn === 1) return reply([toolUse('Read', { file_path: 'a.txt' })]);
+    if (turn < TURNS) return reply([toolUse(turn % 2 ? 'Bash' : 'Edit', turn % 2 ? { command: `echo ${turn} >> log.txt` } : { file_path: 'a.txt', old_string: `${turn - 2}\n`, new_string: `${turn}\n` })]);
     return reply([text('Done.')]);
   };
 }
