@@ -3,7 +3,7 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, isolation, workspace, stores, hostloss, live, noworker
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns
  *   AGENT_BENCH_AGAINST=../before npm run bench -- --only isolation   # beside another checkout
  *   npm run bench -- --only concurrency --sessions 200
  *
@@ -32,6 +32,7 @@ import { promptCache } from './prompt-cache';
 import { resume } from './resume';
 import { sandbox } from './sandbox';
 import { stores } from './stores';
+import { turns } from './turns';
 import { workspace } from './workspace';
 import type { Row } from './support';
 
@@ -51,6 +52,7 @@ const BENCHES: Record<string, { run: (harness: Harness, options: { sessions: num
   hostloss: { run: hostLoss, worker: false },
   live: { run: liveOutput, worker: true },
   noworker: { run: noWorker, worker: false },
+  turns: { run: turns, worker: false },
 };
 
 async function main(): Promise<void> {

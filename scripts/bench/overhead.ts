@@ -5,15 +5,15 @@
  * the same activity code, measured in turn in one run.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { resolveSandbox } from '../../src/activities/sandbox/resolve-sandbox';
 import { openStore } from '../../src/activities/store/open-store';
 import type { CallModelOutcome, PrepareSessionOutput, RunToolOutput } from '../../src/shared/activity-io';
 import type { ConversationMessage } from '../../src/shared/conversation';
 import { TOOL_NAMES } from '../../src/shared/tool-names';
-import { type Harness, makeRepo, temporalAddress, uniqueId } from '../../test/support/harness';
+import { type Harness, makeRepo } from '../../test/support/harness';
 import { scratchDir } from '../../test/support/paths';
+import { floorRunner } from './floor';
 import { median, readEveryTurn, round, type Row, timeSession } from './support';
 
 const TURNS = 30;
@@ -27,7 +27,7 @@ export async function overhead(harness: Harness): Promise<Row[]> {
       const workdir = makeRepo({ 'a.txt': 'a\n' });
       samples.defaults.push((await timeSession(harness, readEveryTurn(TURNS), { prompt: 'read', workdir, toolSummaries: true })).ms / TURNS);
       samples.noSummaries.push((await timeSession(harness, readEveryTurn(TURNS), { prompt: 'read', workdir })).ms / TURNS);
-      samples.floor.push(await floor.run(TURNS));
+      samples.floor.push((await floor.run(TURNS)).msPerTurn);
       samples.plain.push(await plainLoop(harness, workdir, repetition));
     }
   } finally {
@@ -43,32 +43,6 @@ export async function overhead(harness: Harness): Promise<Row[]> {
       command: 'npm run bench -- --only overhead',
     },
   ];
-}
-
-/** A worker for the floor workflow on its own task queue; `run` gives ms per turn. */
-async function floorRunner(harness: Harness): Promise<{ run(turns: number): Promise<number>; stop(): Promise<void> }> {
-  const taskQueue = uniqueId('bench-floor');
-  const connection = await NativeConnection.connect({ address: temporalAddress() });
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./floor-workflow'), logger: quiet });
-  const worker = await Worker.create({
-    connection,
-    taskQueue,
-    workflowBundle: { code },
-    activities: { callNothing: async () => undefined, runNothing: async () => undefined },
-  });
-  const running = worker.run();
-  return {
-    async run(turns) {
-      const started = performance.now();
-      await harness.client.workflow.execute('floorWorkflow', { taskQueue, workflowId: uniqueId('floor'), args: [turns] });
-      return (performance.now() - started) / turns;
-    },
-    async stop() {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    },
-  };
 }
 
 /** The same activity code without Temporal: activities called in a loop, in this process. */
@@ -115,5 +89,3 @@ async function plainLoop(harness: Harness, workdir: string, repetition: number):
   }
   return (performance.now() - started) / TURNS;
 }
-
-const quiet = { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: (message: string) => console.error(message) };

@@ -131,12 +131,15 @@ export class Harness {
     return worker;
   }
 
-  /** `npm run worker` as its own process, exactly as users run it, so a test can SIGKILL it. */
-  spawnWorker(extraEnvironment: NodeJS.ProcessEnv = {}): ChildProcess {
+  /**
+   * `npm run worker` as its own process, exactly as users run it, so a test can SIGKILL it.
+   * `nodeArguments` go before the script (`--cpu-prof`, which NODE_OPTIONS may not carry).
+   */
+  spawnWorker(extraEnvironment: NodeJS.ProcessEnv = {}, nodeArguments: string[] = []): ChildProcess {
     const config = this.workerConfig();
     // `npm run worker`'s own command, without npm: one process, which a SIGKILL ends (npm would
     // leave the worker running under it). The global setup has built dist/, so it runs compiled.
-    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'worker.js')], {
+    const child = spawn(process.execPath, [...nodeArguments, join(PROJECT_ROOT, 'bin', 'worker.js')], {
       cwd: PROJECT_ROOT,
       env: {
         ...process.env,

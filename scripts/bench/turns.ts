@@ -1,0 +1,136 @@
+/**
+ * A turn as users run it (model call + one Read), at 30, 100 and 300 turns: the worker in its own
+ * process (`npm run worker`, compiled, default configuration and logging, the workflow bundle it
+ * caches), the file store on disk, and the fake API in another process (fake-process.ts). Beside
+ * it, in the same run, Temporal's floor and today's in-process worker (the `overhead` figure's).
+ * Turns are timed where the API sees them: from one model request to the next.
+ *
+ * To see where the worker's time goes: AGENT_BENCH_CPU_PROF=<dir> runs it under `node --cpu-prof`
+ * (a .cpuprofile written there when it stops), AGENT_BENCH_TURN_LENGTHS=100 measures one length.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { type Harness, makeRepo, uniqueId } from '../../test/support/harness';
+import { PROJECT_ROOT } from '../../test/support/paths';
+import { floorRunner, type FloorRun } from './floor';
+import { readEveryTurn, round, type Row, waitForWorker } from './support';
+import { turnBreakdown } from './turn-breakdown';
+
+const LENGTHS = (process.env.AGENT_BENCH_TURN_LENGTHS ?? '30,100,300').split(',').map(Number);
+/** Turns 1–50 against turns 250–300 of the longest session: does a turn cost more as the session grows? */
+const EARLY = [0, 50] as const;
+const LATE = [250, 300] as const;
+
+export async function turns(harness: Harness): Promise<Row[]> {
+  buildIfStale();
+  const fake = await FakeProcess.start();
+  const floor = await floorRunner(harness);
+  const profile = process.env.AGENT_BENCH_CPU_PROF;
+  const worker = harness.spawnWorker(
+    { ANTHROPIC_BASE_URL: fake.url, AGENT_WORKFLOW_BUNDLE: '', AGENT_LOG_LEVEL: 'INFO' },
+    profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+  );
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
+  worker.stdout!.resume();
+  const rows: Row[] = [];
+  try {
+    await waitForWorker(worker);
+    await asUsers(harness, fake, 3); // warm-up: the worker's first workflow task loads the bundle
+    for (const length of LENGTHS) {
+      rows.push(await compare(harness, fake, floor, length));
+      console.log(`${rows[rows.length - 1]!.value}`);
+    }
+  } finally {
+    worker.kill('SIGTERM');
+    await exited;
+    await floor.stop();
+    fake.stop();
+  }
+  return rows;
+}
+
+async function compare(harness: Harness, fake: FakeProcess, floor: Awaited<ReturnType<typeof floorRunner>>, length: number): Promise<Row> {
+  const floorRun = await floor.run(length);
+  const users = await asUsers(harness, fake, length);
+  const inProcess = await inProcessWorker(harness, length);
+  const ratio = (ms: number) => `×${round(ms / floorRun.msPerTurn, 2)}`;
+  const growth = length >= LATE[1] ? `; turns 1–50 ${users.early} ms, 250–300 ${users.late} ms (${percent(users.late, users.early)}), floor ${span(floorRun, EARLY)} and ${span(floorRun, LATE)} ms` : '';
+  return {
+    figure: `Turn as users run it (model call + one Read; \`npm run worker\` in its own process, file store, fake API in another process), a ${length}-turn session against Temporal's floor and the in-process worker, same run`,
+    value:
+      `${round(users.msPerTurn)} ms per turn (${ratio(users.msPerTurn)} the floor); in-process worker and fake ${round(inProcess)} ms (${ratio(inProcess)}); ` +
+      `floor ${round(floorRun.msPerTurn)} ms${growth}${users.breakdown ? `; per turn: ${users.breakdown}` : ''}`,
+    command: 'npm run bench -- --only turns',
+  };
+}
+
+/** One session on the spawned worker; its turns timed from the fake's request log. */
+async function asUsers(harness: Harness, fake: FakeProcess, length: number): Promise<{ msPerTurn: number; early: number; late: number; breakdown: string }> {
+  fake.requests.length = 0;
+  const started = performance.now();
+  const handle = await harness.start({ prompt: `read, turns ${length}`, workdir: makeRepo({ 'a.txt': 'a\n' }) });
+  await handle.result();
+  const msPerTurn = (performance.now() - started) / length;
+  // The n-th request is turn n's (no retries against this fake); a session that sent fewer says so.
+  if (fake.requests.length !== length) throw new Error(`a ${length}-turn session made ${fake.requests.length} model requests`);
+  const at = (turn: number) => fake.requests[turn]!.at;
+  const perTurn = ([from, to]: readonly [number, number]) => round((at(to - 1) - at(from)) / (to - 1 - from));
+  // The 300-turn session continues as new on the way: its history's first run is not all of it.
+  const breakdown = length === 100 ? turnBreakdown(await handle.fetchHistory(), length) : '';
+  return { msPerTurn, early: perTurn([EARLY[0], Math.min(EARLY[1], length)]), late: length >= LATE[1] ? perTurn(LATE) : Number.NaN, breakdown };
+}
+
+/** The same session on today's in-process worker (the `overhead` figure), summaries on, on a queue of its own. */
+async function inProcessWorker(harness: Harness, length: number): Promise<number> {
+  const taskQueue = uniqueId('bench-in-process');
+  const worker = await harness.startWorker({ taskQueue });
+  try {
+    harness.fake.handler = readEveryTurn(length);
+    const input = { prompt: 'read', workdir: makeRepo({ 'a.txt': 'a\n' }), toolSummaries: true };
+    const started = performance.now();
+    await (await harness.client.workflow.start('agentWorkflow', { taskQueue, workflowId: uniqueId('agent'), args: [input] })).result();
+    return (performance.now() - started) / length;
+  } finally {
+    worker.shutdown();
+  }
+}
+
+const span = (run: FloorRun, [from, to]: readonly [number, number]) => round((run.turnStarts[to - 1]! - run.turnStarts[from]!) / (to - 1 - from));
+const percent = (late: number, early: number) => `${late >= early ? '+' : ''}${round((late / early - 1) * 100)}%`;
+
+/** The spawned worker runs dist/ only when it is a build of the sources as they are (bin/entry.js). */
+function buildIfStale(): void {
+  const { buildState } = require(join(PROJECT_ROOT, 'bin', 'entry.js')) as { buildState(): { fresh: boolean } };
+  if (buildState().fresh) return;
+  const built = spawnSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build.js')], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('npm run build failed');
+}
+
+/** fake-process.ts as a child process: its URL and the main-model requests it logged. */
+class FakeProcess {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+    readonly requests: { turn: number; at: number }[],
+  ) {}
+
+  static async start(): Promise<FakeProcess> {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fake-process.ts')], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: child.stdout! });
+    const requests: FakeProcess['requests'] = [];
+    const url = await new Promise<string>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`fake API process exited (${code})`)));
+      lines.on('line', (line) => {
+        const [kind, first, second] = line.split(' ');
+        if (kind === 'url') resolve(first!);
+        if (kind === 'request') requests.push({ turn: Number(first), at: Number(second) });
+      });
+    });
+    return new FakeProcess(child, url, requests);
+  }
+
+  stop(): void {
+    this.child.kill('SIGTERM');
+  }
+}
