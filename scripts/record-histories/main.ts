@@ -9,7 +9,7 @@
  *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
  *
  * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts, host-scenarios.ts, capability-scenarios.ts,
- * mcp-scenarios.ts and lease-scenarios.ts.
+ * mcp-scenarios.ts, lease-scenarios.ts and turn-cost-scenarios.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,11 +28,12 @@ import { leaseScenarios } from './lease-scenarios';
 import { mcpScenarios } from './mcp-scenarios';
 import { type Hosts, type Scenario, writeBinaryFiles } from './scenario';
 import { steeringScenarios } from './steering-scenarios';
+import { turnCostScenarios } from './turn-cost-scenarios';
 import { workspaceScenarios } from './workspace-scenarios';
 
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 
-const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios, ...capabilityScenarios, ...mcpScenarios, ...leaseScenarios];
+const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios, ...capabilityScenarios, ...mcpScenarios, ...leaseScenarios, ...turnCostScenarios];
 
 async function main(): Promise<void> {
   const cli = await resolveTemporalCli(console.log);

@@ -43,6 +43,11 @@ export interface ToolRules extends McpCallRules {
   readsFile?: true;
   /** The call may change files in the workdir (Write, Edit, Bash): its turn ends with a snapshot. */
   changesFiles?: true;
+  /**
+   * The call's own summary (`Read src/a.ts`) is all a progress view needs of it: a batch of this
+   * call alone, when it succeeded, gets that as its tool summary without a small-model call.
+   */
+  labelsItself?: true;
   /** The workflow runs the call as a child workflow (Task): a sub-agent, not a tool activity. */
   subAgent?: true;
 }

@@ -71,3 +71,12 @@ export const INLINE_PROMPT_LIMIT_PATCH = 'inline-prompt-limit';
  * without a snapshot, as they ran.
  */
 export const MCP_CALL_SNAPSHOT_PATCH = 'mcp-call-snapshot';
+
+/**
+ * Issue 23: a tool batch of one call that labels itself (a Read, Glob or Grep that succeeded;
+ * `ToolRules.labelsItself`) gets the call's own summary as its tool summary, without the
+ * small-model activity: no activity, and no workflow task for its answer, in such turns. Asked
+ * with `patched()` at each such batch (tool-turn.ts): batches recorded before it replay the
+ * `summarizeToolBatch` they scheduled.
+ */
+export const SELF_LABELLED_BATCH_PATCH = 'self-labelled-tool-batch';

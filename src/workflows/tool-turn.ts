@@ -4,11 +4,12 @@
  * which together become the next user message. The small model's summary of the batch follows
  * in the background.
  */
-import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import type { PlannedToolUse, RunToolOutput } from '../shared/activity-io';
 import { contentPreview, type ToolResult, toolErrorResult } from '../shared/conversation';
 import { runTool, SUMMARY_OPTIONS, summarizeToolBatch, toolActivityOptions } from './activity-options';
 import type { AgentSession } from './agent-session';
+import { SELF_LABELLED_BATCH_PATCH } from './features';
 import { failureMessage } from './failures';
 import { absorbToolResults, recordFileState, recordInstructionDirs } from './loop-state';
 import { runToolRequest } from './requests';
@@ -129,6 +130,8 @@ async function runToolCall(session: AgentSession, call: PlannedToolUse, approval
 /** Fire and forget: the loop does not wait for the small model's account of a tool batch. */
 function summarizeInBackground(session: AgentSession, toolUses: PlannedToolUse[], results: ToolResult[]): void {
   const turn = session.state.turnCount;
+  const label = ownLabel(toolUses, results);
+  if (label !== undefined && patched(SELF_LABELLED_BATCH_PATCH)) return session.toolSummary(turn, label);
   const calls = toolUses.map((call, index) => ({ name: call.name, summary: summaryOf(call), isError: results[index]!.isError, preview: contentPreview(results[index]!.content) }));
   summarizeToolBatch
     .executeWithOptions({ ...SUMMARY_OPTIONS, summary: `turn ${turn} · tool summary` }, [{ calls }])
@@ -138,4 +141,11 @@ function summarizeInBackground(session: AgentSession, toolUses: PlannedToolUse[]
     .catch(() => {
       // A missing summary costs nothing but the summary.
     });
+}
+
+/** A batch of one call that labels itself and succeeded: its own summary (`Read src/a.ts`) says what the turn did. */
+function ownLabel(toolUses: PlannedToolUse[], results: ToolResult[]): string | undefined {
+  const [call, ...others] = toolUses;
+  if (!call || others.length > 0 || results[0]?.isError || rulesOf(call).labelsItself !== true) return undefined;
+  return summaryOf(call);
 }

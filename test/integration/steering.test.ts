@@ -217,7 +217,7 @@ test('feedback given with an approval reaches the model, also when the result is
 });
 
 test('the small model summarises each tool batch into the transcript and current details', async () => {
-  script([() => reply([toolUse('Glob', { pattern: '*' })]), () => reply([text('done')])]);
+  script([() => reply([toolUse('Glob', { pattern: '*' }), toolUse('Read', { file_path: 'a.txt' })]), () => reply([text('done')])]);
   const before = harness.fake.summaryRequests.length;
   const handle = await harness.start({ prompt: 'look around', workdir: makeRepo({ 'a.txt': 'a' }), interactive: true });
   const state = await stateWhere(handle, (current) => current.status === 'waiting_input' && current.lastToolSummary !== null);
@@ -226,6 +226,17 @@ test('the small model summarises each tool batch into the transcript and current
   expect(harness.fake.summaryRequests[before]!.body.model).toBe('claude-haiku-5-5');
   await handle.signal('end');
   await handle.result();
+});
+
+test('a batch of one call that labels itself (a Read) gets its own summary, with no small-model call', async () => {
+  script([() => reply([toolUse('Read', { file_path: 'a.txt' })]), () => reply([text('done')])]);
+  const before = harness.fake.summaryRequests.length;
+  const handle = await harness.start({ prompt: 'look', workdir: makeRepo({ 'a.txt': 'a' }), interactive: true });
+  const state = await stateWhere(handle, (current) => current.status === 'waiting_input' && current.lastToolSummary !== null);
+  expect(state.lastToolSummary).toBe('Read a.txt');
+  await handle.signal('end');
+  await handle.result();
+  expect(harness.fake.summaryRequests.length).toBe(before);
 });
 
 test('interrupt during a model call: an interactive session waits for the next message, others end with aborted_streaming', async () => {

@@ -10,7 +10,7 @@ import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temp
 import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
-import { MALFORMED_SIGNALS_PATCH, MCP_CALL_SNAPSHOT_PATCH, READ_STATE_PATCH, SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
+import { MALFORMED_SIGNALS_PATCH, MCP_CALL_SNAPSHOT_PATCH, READ_STATE_PATCH, SELF_LABELLED_BATCH_PATCH, SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
 import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
 import { WORKDIR_LEASE_PATCH } from '../../src/workflows/workdir-lease';
 
@@ -37,6 +37,7 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
   "bounds a sub-agent's tools by its own (patched sub-agent-bounds), leaving out what the type asked for beyond them": (history) =>
     history.patches.includes(SUB_AGENT_BOUNDS_PATCH) && history.startedCutDownChild && history.childCompleted,
   'snapshots the workspace after a stdio MCP call (patched mcp-call-snapshot)': (history) => history.patches.includes(MCP_CALL_SNAPSHOT_PATCH),
+  'labels a batch of one Read with its own summary, no small model (patched self-labelled-tool-batch)': (history) => history.patches.includes(SELF_LABELLED_BATCH_PATCH),
   "is a sub-agent whose type was cut down to its parent's tools": (history) => history.input.parentSession?.toolsLeftOut !== undefined && history.result?.reason === 'completed',
   'puts the read-state of the turn back on a rewind (patched read-state-in-checkpoints)': (history) =>
     history.patches.includes(READ_STATE_PATCH) && history.transitions.includes('rewind'),

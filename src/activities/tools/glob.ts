@@ -24,6 +24,7 @@ export const globTool = defineTool({
   resultsClearable: true,
   readsFile: false,
   changesFiles: false,
+  labelsItself: true,
   subject: (input) => input.pattern,
   summarize: (input) => `Glob ${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
   async execute(input, context) {

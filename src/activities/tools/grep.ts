@@ -46,6 +46,7 @@ export const grepTool = defineTool({
   resultsClearable: true,
   readsFile: false,
   changesFiles: false,
+  labelsItself: true,
   subject: (input) => input.pattern,
   summarize: (input) => `Grep ${input.pattern}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
   async execute(input, context) {

@@ -48,6 +48,7 @@ export const readTool = defineTool({
   resultsClearable: true,
   readsFile: true,
   changesFiles: false,
+  labelsItself: true,
   subject: (input) => input.file_path,
   summarize: (input) => `Read ${input.file_path}`,
   targetPath: (input) => input.file_path,

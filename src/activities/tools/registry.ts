@@ -127,6 +127,7 @@ function fixedRules(tool: ToolDefinition): ToolRules {
     ...(tool.readsFile ? { readsFile: true as const } : {}),
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
+    ...(tool.labelsItself ? { labelsItself: true as const } : {}),
   };
 }
 
@@ -140,6 +141,7 @@ async function rulesOf(tool: ToolDefinition, input: unknown, target: { workdir: 
     ...(tool.readsFile ? { readsFile: true as const } : {}),
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
+    ...(tool.labelsItself ? { labelsItself: true as const } : {}),
   };
 }
 

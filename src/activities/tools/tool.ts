@@ -75,6 +75,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   readsFile: boolean;
   /** The call may change files in the workdir: its turn ends with a workspace snapshot. */
   changesFiles: boolean;
+  /** Its summary says all a progress view needs (`Read src/a.ts`): alone in a batch, no small model labels it. */
+  labelsItself?: boolean;
   /** The workflow runs the call as a child workflow (Task), not as a tool activity. */
   runsAsSubAgent?: boolean;
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */

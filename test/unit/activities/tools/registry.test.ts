@@ -49,7 +49,7 @@ describe('the registry', () => {
       concurrencySafe: true,
       summary: 'Read src/a.ts',
       filePath: join(workdir, 'src/a.ts'),
-      rules: { readsFile: true },
+      rules: { readsFile: true, labelsItself: true },
     });
     expect((await TOOLS.plan({ id: '2', name: 'Edit', input: { file_path: join(workdir, 'src/a.ts'), old_string: 'a', new_string: 'b' } }, workdir, ALL)).plan).toMatchObject({
       concurrencySafe: false,
@@ -73,8 +73,10 @@ describe('the registry', () => {
     expect(await plan('Bash', { command: 'ls' })).toMatchObject({ rules: { timeoutMs: 180_000 } });
     expect(await plan('Write', { file_path: 'b.ts', content: '' })).toMatchObject({ rules: { needsApproval: true, subject: 'b.ts', changesFiles: true } });
     expect(await plan('Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' })).toMatchObject({ rules: { needsApproval: true, subject: 'src/a.ts', changesFiles: true } });
-    expect(await plan('Glob', { pattern: '*.ts' })).toMatchObject({ rules: {} });
-    expect(await plan('Grep', { pattern: 'x' })).toMatchObject({ rules: {} });
+    // Their own summary is their batch's tool summary when they run alone; Bash, Write and Edit go to the small model.
+    expect(await plan('Glob', { pattern: '*.ts' })).toMatchObject({ rules: { labelsItself: true } });
+    expect(await plan('Grep', { pattern: 'x' })).toMatchObject({ rules: { labelsItself: true } });
+    expect((await plan('Bash', { command: 'ls' })).rules?.labelsItself).toBeUndefined();
     // A known tool's fixed rules hold for invalid input too (a failing Bash call still cancels the calls after it).
     expect(await plan('Bash', { cmd: 'ls' })).toEqual({ ok: false, errorText: expect.any(String), rules: { needsApproval: true, cancelsLaterCallsOnError: true, changesFiles: true } });
     expect(await plan('Nope', {})).toEqual({ ok: false, errorText: expect.any(String), rules: {} });
