@@ -30,6 +30,9 @@ type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: fal
 
 /** Every question the activities ask about tools, answered from the tools' own declarations. */
 export class ToolRegistry {
+  /** Each tool's API definition, made once: converting a zod schema to JSON Schema costs more than a model call's own work. */
+  private readonly definitions = new Map<ToolDefinition, Readonly<Anthropic.Tool>>();
+
   constructor(readonly tools: readonly ToolDefinition[]) {}
 
   /** A tool by name; with `allowedTools`, only when the session may use it. */
@@ -40,12 +43,17 @@ export class ToolRegistry {
 
   /** The `tools` parameter of a Messages API request; `input_schema` comes from the zod schema. */
   apiDefinitions(allowedTools: readonly string[] = this.tools.map((tool) => tool.name)): Anthropic.Tool[] {
-    return this.tools
-      .filter((tool) => allowedTools.includes(tool.name))
-      .map((tool) => {
-        const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
-        return { name: tool.name, description: tool.description, input_schema: schema as Anthropic.Tool.InputSchema };
-      });
+    return this.tools.filter((tool) => allowedTools.includes(tool.name)).map((tool) => this.definitionOf(tool));
+  }
+
+  private definitionOf(tool: ToolDefinition): Anthropic.Tool {
+    let definition = this.definitions.get(tool);
+    if (!definition) {
+      const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
+      definition = { name: tool.name, description: tool.description, input_schema: schema as Anthropic.Tool.InputSchema };
+      this.definitions.set(tool, definition);
+    }
+    return definition;
   }
 
   /** Validates a `tool_use` block against the tool's schema. */
