@@ -5,7 +5,7 @@ import type { CallModelInput, CallModelOutcome } from '../../shared/activity-io'
 import { textOf } from '../../shared/conversation';
 import { ErrorType } from '../../shared/errors';
 import { type ContentStore, putJson } from '../store/content-store';
-import { appendWithCheckpoint, loadConversation } from '../store/conversation';
+import { appendWithCheckpoint, ConversationCache, loadConversation } from '../store/conversation';
 import { McpCatalog } from '../mcp/mcp-catalog';
 import { TOOLS, type ToolRegistry } from '../tools/registry';
 import type { LiveChannel } from '../live/live-channel';
@@ -20,15 +20,17 @@ export interface ModelActivityDependencies {
   tools?: ToolRegistry;
   /** Where the reply streams to the session's watchers (none: nobody can watch live). */
   live?: LiveChannel;
+  /** The conversations of the worker's sessions, so a turn does not read and parse its whole chain again. */
+  conversations?: ConversationCache;
 }
 
 /** The model call of a turn: the conversation by reference in, the reply and its planned tool calls out. */
-export function createModelActivities({ store, api, tools = TOOLS, live }: ModelActivityDependencies) {
+export function createModelActivities({ store, api, tools = TOOLS, live, conversations = new ConversationCache() }: ModelActivityDependencies) {
   return {
     async callModel(input: CallModelInput): Promise<CallModelOutcome> {
       const { conversationRef, checkpointRef } = await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd);
       const checkpoint = checkpointRef ? { checkpointRef } : {};
-      const conversation = await loadConversation(store, conversationRef);
+      const conversation = await loadConversation(store, conversationRef, conversations);
       const messages = withCacheBreakpoint(await toApiMessages(store, conversation, input.resultsPerMessageMaxChars));
       // The session's MCP tools (stored by the listing activity) follow the built-in ones.
       const mcp = await McpCatalog.load(store, input.mcpToolsRef);

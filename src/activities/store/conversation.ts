@@ -20,14 +20,50 @@ export async function appendConversation(
   return putJson(store, node);
 }
 
-export async function loadConversation(store: ContentStore, ref: string | null): Promise<ConversationMessage[]> {
-  const segments: ConversationMessage[][] = [];
+/**
+ * The messages of the chain ending at `ref`. With a cache, the walk stops at the first node it
+ * holds: a session's next turn reads its one new node, not the whole chain again.
+ */
+export async function loadConversation(store: ContentStore, ref: string | null, cache?: ConversationCache): Promise<ConversationMessage[]> {
+  const segments: (readonly ConversationMessage[])[] = [];
   for (let current = ref; current !== null; ) {
+    const cached = cache?.get(current);
+    if (cached) {
+      segments.push(cached);
+      break;
+    }
     const node = await getJson<ConversationNode>(store, current);
     segments.push(node.messages);
     current = node.parent;
   }
-  return segments.reverse().flat();
+  const messages = segments.reverse().flat();
+  if (ref !== null) cache?.remember(ref, messages);
+  return messages;
+}
+
+/**
+ * Whole conversations by the reference of their last node, most recently used kept. Nodes are
+ * immutable, so a cached conversation is always right; one per running session is what helps.
+ */
+export class ConversationCache {
+  private readonly conversations = new Map<string, readonly ConversationMessage[]>();
+
+  constructor(private readonly capacity = 1_000) {}
+
+  get(ref: string): readonly ConversationMessage[] | undefined {
+    const found = this.conversations.get(ref);
+    if (found) {
+      this.conversations.delete(ref);
+      this.conversations.set(ref, found);
+    }
+    return found;
+  }
+
+  remember(ref: string, messages: readonly ConversationMessage[]): void {
+    this.conversations.delete(ref);
+    this.conversations.set(ref, messages);
+    if (this.conversations.size > this.capacity) this.conversations.delete(this.conversations.keys().next().value!);
+  }
 }
 
 /**
