@@ -7,11 +7,13 @@
  *
  * To see where the worker's time goes: AGENT_BENCH_CPU_PROF=<dir> runs it under `node --cpu-prof`
  * (a .cpuprofile written there when it stops), AGENT_BENCH_TURN_LENGTHS=100 measures one length.
+ * AGENT_BENCH_AGAINST=<checkout> runs that checkout's worker too (built, its own node_modules),
+ * on a queue of its own, each session beside this tree's: before and after in one run.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { type Harness, makeRepo, uniqueId } from '../../test/support/harness';
+import { type Harness, makeRepo, temporalAddress, uniqueId } from '../../test/support/harness';
 import { PROJECT_ROOT } from '../../test/support/paths';
 import { floorRunner, type FloorRun } from './floor';
 import { readEveryTurn, round, type Row, waitForWorker } from './support';
@@ -22,54 +24,73 @@ const LENGTHS = (process.env.AGENT_BENCH_TURN_LENGTHS ?? '30,100,300').split(','
 const EARLY = [0, 50] as const;
 const LATE = [250, 300] as const;
 
+/** A spawned worker: this tree's, or (AGENT_BENCH_AGAINST) another checkout's. */
+interface SpawnedWorker {
+  label: string;
+  taskQueue: string;
+  child: ChildProcess;
+}
+
 export async function turns(harness: Harness): Promise<Row[]> {
   buildIfStale();
   const fake = await FakeProcess.start();
   const floor = await floorRunner(harness);
   const profile = process.env.AGENT_BENCH_CPU_PROF;
-  const worker = harness.spawnWorker(
-    { ANTHROPIC_BASE_URL: fake.url, AGENT_WORKFLOW_BUNDLE: '', AGENT_LOG_LEVEL: 'INFO' },
-    profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
-  );
-  const exited = new Promise((resolve) => worker.once('exit', resolve));
-  worker.stdout!.resume();
+  const environment = { ANTHROPIC_BASE_URL: fake.url, AGENT_WORKFLOW_BUNDLE: '', AGENT_LOG_LEVEL: 'INFO' };
+  const workers: SpawnedWorker[] = [
+    { label: 'this tree', taskQueue: harness.taskQueue, child: harness.spawnWorker(environment, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []) },
+  ];
+  const against = process.env.AGENT_BENCH_AGAINST;
+  if (against) workers.push(spawnFrom(harness, against, environment));
   const rows: Row[] = [];
   try {
-    await waitForWorker(worker);
-    await asUsers(harness, fake, 3); // warm-up: the worker's first workflow task loads the bundle
+    for (const worker of workers) {
+      worker.child.stdout!.resume();
+      await waitForWorker(worker.child);
+      await asUsers(harness, fake, 3, worker.taskQueue); // warm-up: the worker's first workflow task loads the bundle
+    }
     for (const length of LENGTHS) {
-      rows.push(await compare(harness, fake, floor, length));
+      rows.push(await compare(harness, fake, floor, length, workers));
       console.log(`${rows[rows.length - 1]!.value}`);
     }
   } finally {
-    worker.kill('SIGTERM');
-    await exited;
+    await Promise.all(workers.map(({ child }) => stopProcess(child)));
     await floor.stop();
     fake.stop();
   }
   return rows;
 }
 
-async function compare(harness: Harness, fake: FakeProcess, floor: Awaited<ReturnType<typeof floorRunner>>, length: number): Promise<Row> {
+async function compare(harness: Harness, fake: FakeProcess, floor: Awaited<ReturnType<typeof floorRunner>>, length: number, workers: SpawnedWorker[]): Promise<Row> {
   const floorRun = await floor.run(length);
-  const users = await asUsers(harness, fake, length);
+  const [users, ...others] = await inTurn(workers.map((worker) => () => asUsers(harness, fake, length, worker.taskQueue)));
   const inProcess = await inProcessWorker(harness, length);
   const ratio = (ms: number) => `×${round(ms / floorRun.msPerTurn, 2)}`;
-  const growth = length >= LATE[1] ? `; turns 1–50 ${users.early} ms, 250–300 ${users.late} ms (${percent(users.late, users.early)}), floor ${span(floorRun, EARLY)} and ${span(floorRun, LATE)} ms` : '';
+  const growthOf = (run: SessionRun) => (length >= LATE[1] ? `; turns 1–50 ${run.early} ms, 250–300 ${run.late} ms (${percent(run.late, run.early)})` : '');
+  const growth = length >= LATE[1] ? `${growthOf(users!)}, floor ${span(floorRun, EARLY)} and ${span(floorRun, LATE)} ms` : '';
+  const beside = others.map((run, index) => `; ${workers[index + 1]!.label}: ${round(run.msPerTurn)} ms (${ratio(run.msPerTurn)})${growthOf(run)}${run.breakdown ? `, per turn: ${run.breakdown}` : ''}`).join('');
   return {
     figure: `Turn as users run it (model call + one Read; \`npm run worker\` in its own process, file store, fake API in another process), a ${length}-turn session against Temporal's floor and the in-process worker, same run`,
     value:
-      `${round(users.msPerTurn)} ms per turn (${ratio(users.msPerTurn)} the floor); in-process worker and fake ${round(inProcess)} ms (${ratio(inProcess)}); ` +
-      `floor ${round(floorRun.msPerTurn)} ms${growth}${users.breakdown ? `; per turn: ${users.breakdown}` : ''}`,
+      `${round(users!.msPerTurn)} ms per turn (${ratio(users!.msPerTurn)} the floor); in-process worker and fake ${round(inProcess)} ms (${ratio(inProcess)}); ` +
+      `floor ${round(floorRun.msPerTurn)} ms${growth}${users!.breakdown ? `; per turn: ${users!.breakdown}` : ''}${beside}`,
     command: 'npm run bench -- --only turns',
   };
 }
 
-/** One session on the spawned worker; its turns timed from the fake's request log. */
-async function asUsers(harness: Harness, fake: FakeProcess, length: number): Promise<{ msPerTurn: number; early: number; late: number; breakdown: string }> {
+interface SessionRun {
+  msPerTurn: number;
+  early: number;
+  late: number;
+  breakdown: string;
+}
+
+/** One session on a spawned worker's queue; its turns timed from the fake's request log. */
+async function asUsers(harness: Harness, fake: FakeProcess, length: number, taskQueue: string): Promise<SessionRun> {
   fake.requests.length = 0;
   const started = performance.now();
-  const handle = await harness.start({ prompt: `read, turns ${length}`, workdir: makeRepo({ 'a.txt': 'a\n' }) });
+  const input = { prompt: `read, turns ${length}`, workdir: makeRepo({ 'a.txt': 'a\n' }) };
+  const handle = await harness.client.workflow.start('agentWorkflow', { taskQueue, workflowId: uniqueId('agent'), args: [input] });
   await handle.result();
   const msPerTurn = (performance.now() - started) / length;
   // The n-th request is turn n's (no retries against this fake); a session that sent fewer says so.
@@ -94,6 +115,33 @@ async function inProcessWorker(harness: Harness, length: number): Promise<number
   } finally {
     worker.shutdown();
   }
+}
+
+/** One after another, never together: the sessions must not share the machine. */
+async function inTurn<T>(runs: (() => Promise<T>)[]): Promise<T[]> {
+  const results: T[] = [];
+  for (const run of runs) results.push(await run());
+  return results;
+}
+
+/** `npm run worker` of another checkout (AGENT_BENCH_AGAINST), with this harness's server, store and fake. */
+function spawnFrom(harness: Harness, root: string, environment: NodeJS.ProcessEnv): SpawnedWorker {
+  const taskQueue = uniqueId('bench-against');
+  const child = spawn(process.execPath, [join(root, 'bin', 'worker.js')], {
+    cwd: root,
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), AGENT_TASK_QUEUE: taskQueue, ...harness.storeEnvironment(), ANTHROPIC_API_KEY: 'test-key', ...environment },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
+  return { label: `before (${commit || root})`, taskQueue, child };
+}
+
+/** SIGTERM, resolved once it exited (a profiled worker writes its profile then). */
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  return exited;
 }
 
 const span = (run: FloorRun, [from, to]: readonly [number, number]) => round((run.turnStarts[to - 1]! - run.turnStarts[from]!) / (to - 1 - from));
