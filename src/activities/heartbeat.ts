@@ -8,11 +8,14 @@ import { lastLine, shownLine } from './shown-text';
  * instead of waiting for the start-to-close timeout. Heartbeats also deliver cancellation.
  * With `progress`, each heartbeat carries its details: what `temporal workflow describe` and the
  * UI's pending activities show of the call.
+ *
+ * The first heartbeat comes one interval in, not at once: a call done sooner (a Read, a model
+ * call to a fast endpoint) sends none, where each first heartbeat was a write of the server's.
+ * A cancellation reaches the call no later for it: it arrives in a heartbeat's answer either way.
  */
 export async function whileHeartbeating<T>(work: () => Promise<T>, progress?: CallProgress): Promise<T> {
   const context = Context.current();
   const beat = progress ? () => context.heartbeat(progress.details()) : () => context.heartbeat();
-  beat();
   const timer = setInterval(beat, ACTIVITY_HEARTBEAT_INTERVAL_MS);
   try {
     return await work();

@@ -44,9 +44,9 @@ export class ModelApi {
     try {
       const message = await whileHeartbeating(async () => {
         const stream = client.messages.stream(params, { signal: context.cancellationSignal });
-        // Heartbeats are throttled by the SDK; one per event keeps a long stream visibly alive.
+        // The timer of whileHeartbeating keeps the call alive; a heartbeat per event would only
+        // make a short call's first one (a server write) at once.
         for await (const event of stream) {
-          context.heartbeat();
           if (live && event.type === 'content_block_delta') {
             if (event.delta.type === 'text_delta') live.delta('text', event.delta.text);
             else if (event.delta.type === 'thinking_delta') live.delta('thinking', event.delta.thinking);

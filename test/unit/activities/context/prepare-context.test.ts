@@ -4,11 +4,23 @@ import { LocalContentStore } from '../../../../src/activities/store/content-stor
 import type { PrepareContextInput } from '../../../../src/shared/activity-io';
 import { scratchDir } from '../../../support/paths';
 
+/** A store whose writes wait for the activity's first heartbeat: work that outlasts the heartbeat interval. */
+class StoreWaitingForHeartbeat extends LocalContentStore {
+  beaten!: () => void;
+  private readonly firstBeat = new Promise<void>((resolve) => (this.beaten = resolve));
+
+  override async put(data: string): Promise<string> {
+    await this.firstBeat;
+    return super.put(data);
+  }
+}
+
 test('prepareContext heartbeats while it works (its activity has a heartbeat timeout)', async () => {
-  const { prepareContext } = createContextActivities({ store: new LocalContentStore(scratchDir('store')) });
+  const store = new StoreWaitingForHeartbeat(scratchDir('store'));
+  const { prepareContext } = createContextActivities({ store });
   const environment = new MockActivityEnvironment();
   let heartbeats = 0;
-  environment.on('heartbeat', () => heartbeats++);
+  environment.on('heartbeat', () => (heartbeats++, store.beaten()));
   const input: PrepareContextInput = {
     conversationRef: null,
     append: [{ role: 'user', kind: 'text', content: { text: 'the task' } }],
