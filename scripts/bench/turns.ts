@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import { type Harness, makeRepo, temporalAddress, uniqueId } from '../../test/support/harness';
 import { PROJECT_ROOT } from '../../test/support/paths';
 import { floorRunner, type FloorRun } from './floor';
-import { readEveryTurn, round, type Row, waitForWorker } from './support';
+import { median, readEveryTurn, round, type Row, waitForWorker } from './support';
 import { turnBreakdown } from './turn-breakdown';
 
 const LENGTHS = (process.env.AGENT_BENCH_TURN_LENGTHS ?? '30,100,300').split(',').map(Number);
@@ -61,25 +61,34 @@ export async function turns(harness: Harness): Promise<Row[]> {
   return rows;
 }
 
+/**
+ * The floor and each spawned worker's session at once: the machine's load, which drifts over
+ * minutes when it is shared, is then the same for all of them. Ratios are of median turns.
+ */
 async function compare(harness: Harness, fake: FakeProcess, floor: Awaited<ReturnType<typeof floorRunner>>, length: number, workers: SpawnedWorker[]): Promise<Row> {
-  const floorRun = await floor.run(length);
-  const [users, ...others] = await inTurn(workers.map((worker) => () => asUsers(harness, fake, length, worker.taskQueue)));
+  const [floorRun, ...runs] = await Promise.all([floor.run(length), ...workers.map((worker) => asUsers(harness, fake, length, worker.taskQueue))]);
+  const [users, ...others] = runs as SessionRun[];
   const inProcess = await inProcessWorker(harness, length);
-  const ratio = (ms: number) => `×${round(ms / floorRun.msPerTurn, 2)}`;
+  const floorTurn = median(intervals((floorRun as FloorRun).turnStarts));
+  const ratio = (ms: number) => `×${round(ms / floorTurn, 2)}`;
   const growthOf = (run: SessionRun) => (length >= LATE[1] ? `; turns 1–50 ${run.early} ms, 250–300 ${run.late} ms (${percent(run.late, run.early)})` : '');
-  const growth = length >= LATE[1] ? `${growthOf(users!)}, floor ${span(floorRun, EARLY)} and ${span(floorRun, LATE)} ms` : '';
-  const beside = others.map((run, index) => `; ${workers[index + 1]!.label}: ${round(run.msPerTurn)} ms (${ratio(run.msPerTurn)})${growthOf(run)}${run.breakdown ? `, per turn: ${run.breakdown}` : ''}`).join('');
+  const floorStarts = (floorRun as FloorRun).turnStarts;
+  const growth = length >= LATE[1] ? `${growthOf(users!)}, floor ${span(floorStarts, EARLY)} and ${span(floorStarts, LATE)} ms` : '';
+  const beside = others
+    .map((run, index) => `; ${workers[index + 1]!.label}: ${run.medianTurn} ms (${ratio(run.medianTurn)})${growthOf(run)}${run.breakdown ? `, per turn: ${run.breakdown}` : ''}`)
+    .join('');
   return {
-    figure: `Turn as users run it (model call + one Read; \`npm run worker\` in its own process, file store, fake API in another process), a ${length}-turn session against Temporal's floor and the in-process worker, same run`,
+    figure: `Turn as users run it (model call + one Read; \`npm run worker\` in its own process, file store, fake API in another process), a ${length}-turn session against Temporal's floor run at the same time, and the in-process worker after`,
     value:
-      `${round(users!.msPerTurn)} ms per turn (${ratio(users!.msPerTurn)} the floor); in-process worker and fake ${round(inProcess)} ms (${ratio(inProcess)}); ` +
-      `floor ${round(floorRun.msPerTurn)} ms${growth}${users!.breakdown ? `; per turn: ${users!.breakdown}` : ''}${beside}`,
+      `${users!.medianTurn} ms median turn (${ratio(users!.medianTurn)} the floor; mean ${round(users!.msPerTurn)} ms); floor ${round(floorTurn)} ms (mean ${round((floorRun as FloorRun).msPerTurn)})${growth}; ` +
+      `in-process worker and fake, alone, ${round(inProcess)} ms mean${users!.breakdown ? `; per turn: ${users!.breakdown}` : ''}${beside}`,
     command: 'npm run bench -- --only turns',
   };
 }
 
 interface SessionRun {
   msPerTurn: number;
+  medianTurn: number;
   early: number;
   late: number;
   breakdown: string;
@@ -87,19 +96,19 @@ interface SessionRun {
 
 /** One session on a spawned worker's queue; its turns timed from the fake's request log. */
 async function asUsers(harness: Harness, fake: FakeProcess, length: number, taskQueue: string): Promise<SessionRun> {
-  fake.requests.length = 0;
+  const session = uniqueId('s');
   const started = performance.now();
-  const input = { prompt: `read, turns ${length}`, workdir: makeRepo({ 'a.txt': 'a\n' }) };
+  const input = { prompt: `read, turns ${length} session ${session}`, workdir: makeRepo({ 'a.txt': 'a\n' }) };
   const handle = await harness.client.workflow.start('agentWorkflow', { taskQueue, workflowId: uniqueId('agent'), args: [input] });
   await handle.result();
   const msPerTurn = (performance.now() - started) / length;
   // The n-th request is turn n's (no retries against this fake); a session that sent fewer says so.
-  if (fake.requests.length !== length) throw new Error(`a ${length}-turn session made ${fake.requests.length} model requests`);
-  const at = (turn: number) => fake.requests[turn]!.at;
-  const perTurn = ([from, to]: readonly [number, number]) => round((at(to - 1) - at(from)) / (to - 1 - from));
+  const starts = fake.requests.filter((request) => request.session === session).map((request) => request.at);
+  if (starts.length !== length) throw new Error(`a ${length}-turn session made ${starts.length} model requests`);
   // The 300-turn session continues as new on the way: its history's first run is not all of it.
   const breakdown = length === 100 ? turnBreakdown(await handle.fetchHistory(), length) : '';
-  return { msPerTurn, early: perTurn([EARLY[0], Math.min(EARLY[1], length)]), late: length >= LATE[1] ? perTurn(LATE) : Number.NaN, breakdown };
+  const early = span(starts, [EARLY[0], Math.min(EARLY[1], length)]);
+  return { msPerTurn, medianTurn: round(median(intervals(starts))), early, late: length >= LATE[1] ? span(starts, LATE) : Number.NaN, breakdown };
 }
 
 /** The same session on today's in-process worker (the `overhead` figure), summaries on, on a queue of its own. */
@@ -115,13 +124,6 @@ async function inProcessWorker(harness: Harness, length: number): Promise<number
   } finally {
     worker.shutdown();
   }
-}
-
-/** One after another, never together: the sessions must not share the machine. */
-async function inTurn<T>(runs: (() => Promise<T>)[]): Promise<T[]> {
-  const results: T[] = [];
-  for (const run of runs) results.push(await run());
-  return results;
 }
 
 /** `npm run worker` of another checkout (AGENT_BENCH_AGAINST), with this harness's server, store and fake. */
@@ -144,7 +146,9 @@ function stopProcess(child: ChildProcess): Promise<void> {
   return exited;
 }
 
-const span = (run: FloorRun, [from, to]: readonly [number, number]) => round((run.turnStarts[to - 1]! - run.turnStarts[from]!) / (to - 1 - from));
+/** Mean turn over turns `from`–`to` (by when each started). */
+const span = (starts: number[], [from, to]: readonly [number, number]) => round((starts[to - 1]! - starts[from]!) / (to - 1 - from));
+const intervals = (starts: number[]) => starts.slice(1).map((at, index) => at - starts[index]!);
 const percent = (late: number, early: number) => `${late >= early ? '+' : ''}${round((late / early - 1) * 100)}%`;
 
 /** The spawned worker runs dist/ only when it is a build of the sources as they are (bin/entry.js). */
@@ -160,7 +164,7 @@ class FakeProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
-    readonly requests: { turn: number; at: number }[],
+    readonly requests: { session: string; turn: number; at: number }[],
   ) {}
 
   static async start(): Promise<FakeProcess> {
@@ -170,9 +174,9 @@ class FakeProcess {
     const url = await new Promise<string>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`fake API process exited (${code})`)));
       lines.on('line', (line) => {
-        const [kind, first, second] = line.split(' ');
+        const [kind, first, second, third] = line.split(' ');
         if (kind === 'url') resolve(first!);
-        if (kind === 'request') requests.push({ turn: Number(first), at: Number(second) });
+        if (kind === 'request') requests.push({ session: first!, turn: Number(second), at: Number(third) });
       });
     });
     return new FakeProcess(child, url, requests);
