@@ -7,7 +7,7 @@
  *
  *   node --import tsx scripts/bench/fake-process.ts
  */
-import { FakeAnthropicServer, reply, text, toolUse, turnOf, type RecordedRequest } from '../../test/support/fake-anthropic';
+import { FakeAnthropicServer, reply, text, toolUse, type RecordedRequest } from '../../test/support/fake-anthropic';
 
 /** The length and name the session's prompt gives (`turns 300 session a1`): 1 and `-` when it names none. */
 function sessionOf(request: RecordedRequest): { length: number; name: string } {
@@ -16,10 +16,16 @@ function sessionOf(request: RecordedRequest): { length: number; name: string } {
   return { length: Number(/turns (\d+)/.exec(prompt)?.[1] ?? 1), name: /session (\S+)/.exec(prompt)?.[1] ?? '-' };
 }
 
+/** Main-model requests so far, by session. */
+const requestsOf = new Map<string, number>();
+
 async function main(): Promise<void> {
   const fake = await FakeAnthropicServer.start((request) => {
-    const turn = turnOf(request);
     const session = sessionOf(request);
+    // Counted, not read off the request: a conversation carried over a continue-as-new may hold
+    // fewer assistant messages than the turns taken. No retries against this fake: request n is turn n.
+    const turn = requestsOf.get(session.name) ?? 0;
+    requestsOf.set(session.name, turn + 1);
     process.stdout.write(`request ${session.name} ${turn} ${Date.now()}\n`);
     return turn < session.length - 1 ? reply([toolUse('Read', { file_path: 'a.txt' })]) : reply([text('done')]);
   });
