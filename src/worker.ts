@@ -24,7 +24,7 @@ import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerCo
 import { connectionOptions, describeConnection } from './temporal-connection';
 import { DROPPED_WORKFLOW_SPANS, setUpTracing, type Tracing } from './telemetry/tracing';
 import { metricsAddress, runtimeTelemetry } from './telemetry/metrics';
-import { becomeCurrentIfNone, versionedWorkerOptions } from './deployment';
+import { becomeCurrentIfNone, versionedWorkerOptions, waitForVersionTaskQueues } from './deployment';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 
@@ -181,6 +181,10 @@ async function announceVersion(config: WorkerConfig): Promise<void> {
   const deployment = config.deployment!;
   const connection = await Connection.connect(connectionOptions(config.address, config.connection));
   try {
+    const taskQueues = [config.taskQueue, ...(config.hostId ? [hostTaskQueue(config.taskQueue, config.hostId)] : []), leaseTaskQueue(config.taskQueue, config.hostId)];
+    if (!(await waitForVersionTaskQueues(connection, config.namespace, deployment, taskQueues))) {
+      console.warn(`durable-agent worker: version ${deployment.deploymentName}:${deployment.buildId}: the server has not seen it poll all of ${taskQueues.join(', ')} yet; set-current-version may refuse it until it has`);
+    }
     const outcome = await becomeCurrentIfNone(connection, config.namespace, deployment, `${config.hostId ?? hostname()}/${process.pid}`);
     const current =
       outcome === 'other_current'
