@@ -38,6 +38,8 @@ export class TranscriptChain {
   constructor(
     private readonly transcript: readonly TranscriptEntry[],
     private readonly snapshots: () => readonly SnapshotRecord[],
+    /** Whether this run stores its transcript per step (a function: unit tests run outside a workflow). */
+    private readonly askPatched: () => boolean = () => patched(TRANSCRIPT_BY_REFERENCE_PATCH),
   ) {}
 
   /**
@@ -45,7 +47,7 @@ export class TranscriptChain {
    * neither, and replays without the marker, closing with its whole transcript as it did.
    */
   enabled(): boolean {
-    this.on ??= patched(TRANSCRIPT_BY_REFERENCE_PATCH);
+    this.on ??= this.askPatched();
     return this.on;
   }
 
