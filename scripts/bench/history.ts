@@ -8,8 +8,10 @@ export async function history(harness: Harness): Promise<Row[]> {
   const values: string[] = [];
   for (const tokens of [10_000, 50_000, 150_000]) {
     const prompt = `Context to carry: ${'lorem ipsum dolor sit amet '.repeat(Math.ceil((tokens * 4) / 27))}`.slice(0, tokens * 4);
-    const short = await timeSession(harness, readEveryTurn(6), { prompt, workdir: makeRepo({ 'a.txt': 'a\n' }) });
-    const long = await timeSession(harness, readEveryTurn(16), { prompt, workdir: makeRepo({ 'a.txt': 'a\n' }) });
+    // Stored, as `durable-agent run` does: an inline prompt may not be over 64 KB.
+    const promptRef = await harness.store.content.put(prompt);
+    const short = await timeSession(harness, readEveryTurn(6), { promptRef, workdir: makeRepo({ 'a.txt': 'a\n' }) });
+    const long = await timeSession(harness, readEveryTurn(16), { promptRef, workdir: makeRepo({ 'a.txt': 'a\n' }) });
     values.push(`${tokens / 1000}K tokens: ${Math.round((long.historyBytes - short.historyBytes) / 10)} B/turn`);
   }
   return [
