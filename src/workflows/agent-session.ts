@@ -32,10 +32,11 @@ import { SessionHost } from './session-host';
 import { type CarriedView, type Entry, SessionView } from './session-view';
 import { type CarriedSteering, Steering } from './steering';
 import { type CarriedWorkspace, SessionWorkspace } from './workspace';
+import { type CarriedTranscriptChain, TranscriptChain } from './transcript-chain';
 import { HeldLease } from './workdir-lease';
 
 /** What one run hands to the next when it continues as new (the `resume` input field). Plain JSON. */
-export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorkspace {
+export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorkspace, CarriedTranscriptChain {
   [key: string]: unknown;
   session: PrepareSessionOutput;
   loop: LoopState;
@@ -48,6 +49,8 @@ export class AgentSession {
   /** Where the workspace lives; every workspace activity goes through `host.call`. */
   readonly host: SessionHost;
   private readonly view: SessionView;
+  /** The transcript as stored so far (a chain of nodes), for clients with no worker to ask. */
+  readonly transcriptChain: TranscriptChain;
   private closed = false;
   /** The start snapshot, taken while the first model call runs. */
   private baseline: Promise<void> = Promise.resolve();
@@ -84,6 +87,7 @@ export class AgentSession {
       snapshotFailed: (turn, error) => this.view.add({ type: 'snapshot', turn, error }),
     });
     this.workspace.listen();
+    this.transcriptChain = new TranscriptChain(this.view.transcript, () => this.workspace.log.snapshots);
     this.host = new SessionHost({
       input,
       prepared: () => this.prepared,
@@ -108,6 +112,7 @@ export class AgentSession {
       session.steering.restore(resumed);
       session.view.restore(resumed, resumed.loop.turnCount);
       session.workspace.restore(resumed);
+      session.transcriptChain.restore(resumed);
     } else if (input.prompt !== undefined) {
       session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
     }
@@ -281,7 +286,7 @@ export class AgentSession {
         }
         // No call of this session can be retried any more: its edit journal goes. Best effort.
         const closed = await closeSession
-          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id, transcript: this.view.transcript, snapshots: this.view.snapshot().snapshots }])
+          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id, ...this.storedTranscript() }])
           .catch(() => undefined);
         // Recorded sessions closed with no output: `closed` is then undefined or empty.
         if (closed?.transcriptRef) changes.transcriptRef = closed.transcriptRef;
@@ -295,11 +300,17 @@ export class AgentSession {
     return { ...toResult(this.loop, reason, error), ...changes };
   }
 
+  /** What closeSession stores of the transcript: the last node of its chain, or (sessions recorded before it) the run's whole. */
+  private storedTranscript() {
+    if (this.transcriptChain.enabled()) return this.transcriptChain.mark({ always: true });
+    return { transcript: this.view.transcript, snapshots: this.view.snapshot().snapshots };
+  }
+
   /** Hands the session to a fresh run with the same workflow id (`rawInput`, plus what is carried). */
   async continueAsNew(rawInput: unknown): Promise<never> {
     await condition(allHandlersFinished);
     const { resume: _previous, ...fields } = rawInput as Record<string, unknown>;
-    const carried: CarriedState = { session: this.prepared, loop: this.loop, ...this.steering.carry(), ...this.view.carry(), ...this.workspace.carry() };
+    const carried: CarriedState = { session: this.prepared, loop: this.loop, ...this.steering.carry(), ...this.view.carry(), ...this.workspace.carry(), ...this.transcriptChain.carry() };
     reportRunEnded('continued_as_new', this.loop.turnCount);
     return continueAsNew<(input: unknown) => Promise<AgentResult>>({ ...fields, resume: carried });
   }

@@ -71,3 +71,12 @@ export const INLINE_PROMPT_LIMIT_PATCH = 'inline-prompt-limit';
  * without a snapshot, as they ran.
  */
 export const MCP_CALL_SNAPSHOT_PATCH = 'mcp-call-snapshot';
+
+/**
+ * Issue 23: the transcript is stored as it grows, a node per step (shared/transcript-chain.ts):
+ * each model call carries the entries added since the last node, and the session's close only
+ * the last ones, instead of the run's whole transcript and snapshots. The chain goes on across
+ * continue-as-new. Asked with `patched()` at a run's first model call (or its close, or its
+ * continue-as-new): runs recorded before it replay without the marker and close as they did.
+ */
+export const TRANSCRIPT_BY_REFERENCE_PATCH = 'transcript-by-reference';

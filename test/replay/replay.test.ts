@@ -10,7 +10,7 @@ import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temp
 import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
-import { MALFORMED_SIGNALS_PATCH, MCP_CALL_SNAPSHOT_PATCH, READ_STATE_PATCH, SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
+import { MALFORMED_SIGNALS_PATCH, MCP_CALL_SNAPSHOT_PATCH, READ_STATE_PATCH, SUB_AGENT_BOUNDS_PATCH, TRANSCRIPT_BY_REFERENCE_PATCH } from '../../src/workflows/features';
 import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
 import { WORKDIR_LEASE_PATCH } from '../../src/workflows/workdir-lease';
 
@@ -47,6 +47,8 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
     history.patches.includes(WORKDIR_LEASE_PATCH) && history.timerFired && history.result?.reason === 'completed',
   'keeps its workdir lease across continue-as-new (a keeper of its own in the next run)': (history) =>
     history.input.resume?.session?.workdirLease !== undefined && history.result?.reason === 'completed',
+  'stores its transcript per step (patched transcript-by-reference), the chain carried across continue-as-new': (history) =>
+    history.patches.includes(TRANSCRIPT_BY_REFERENCE_PATCH) && typeof history.input.resume?.transcriptChain?.head === 'string' && history.result?.reason === 'completed',
   'ends on a refusal': (history) => history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
   'strips media and completes': (history) => history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',
   'stops nudging at diminishing returns': (history) =>
