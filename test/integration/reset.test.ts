@@ -115,7 +115,7 @@ test('a reset to the workflow task after turn 3 puts the files back: each comman
   expect(changes(result)).toEqual(['added log.txt', 'modified notes.txt']);
   const transcript = (await reset.query(transcriptQuery, {})) as { entries: TranscriptEntry[] };
   expect(transcript.entries.filter((entry) => entry.type === 'reset')).toEqual([expect.objectContaining({ snapshotTurn: 3, filesRestored: 3 })]);
-  await expectReplays(reset, reset.runId!);
+  await expectReplays(reset, resetRun);
 });
 
 test('a reset to the first workflow task (temporal workflow reset --type FirstWorkflowTask) starts from the true start', async () => {
@@ -128,7 +128,8 @@ test('a reset to the first workflow task (temporal workflow reset --type FirstWo
   const handle = await harness.start({ prompt: 'Make a file', workdir });
   expect(changes((await handle.result()) as AgentResult)).toEqual(['added created.txt', 'added log.txt']);
 
-  const reset = harness.client.workflow.getHandle(handle.workflowId, await resetWithCli(handle.workflowId, 'FirstWorkflowTask'));
+  const resetRun = await resetWithCli(handle.workflowId, 'FirstWorkflowTask');
+  const reset = harness.client.workflow.getHandle(handle.workflowId, resetRun);
   const result = (await reset.result()) as AgentResult;
 
   expect(result.reason).toBe('completed');
@@ -136,7 +137,7 @@ test('a reset to the first workflow task (temporal workflow reset --type FirstWo
   expect(readFileSync(join(workdir, 'created.txt'), 'utf8')).toBe('made once\n');
   expect(script.errors.flat()).toEqual([]);
   expect(changes(result)).toEqual(['added created.txt', 'added log.txt']);
-  await expectReplays(reset, reset.runId!);
+  await expectReplays(reset, resetRun);
 });
 
 test('a reset to the last workflow task finds the files as they are: nothing is put back, the result stands', async () => {
