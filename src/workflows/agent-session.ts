@@ -23,6 +23,7 @@ import { CLOSE_SESSION_OPTIONS, closeSession } from './activity-options';
 import { type Checkpoint, forkedState, rewoundLog, rewoundState, startSnapshot } from './checkpoints';
 import { movedState } from './host-loss';
 import { prepareNewSession } from './prepare';
+import { putBackAfterReset } from './reset';
 import { reportRunEnded } from './run-trace';
 import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from './loop';
 import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from './loop-state';
@@ -54,6 +55,8 @@ export class AgentSession {
   private closed = false;
   /** The start snapshot, taken while the first model call runs. */
   private baseline: Promise<void> = Promise.resolve();
+  /** False while the start snapshot is taken: its end checks for a reset itself. */
+  private baselineTaken = true;
   private loop!: LoopState;
   /** What `prepareSession` found (read only: a move replaces it). */
   prepared!: PrepareSessionOutput;
@@ -131,24 +134,34 @@ export class AgentSession {
       // does not need it, so it is taken meanwhile (a first snapshot of a big repository takes
       // seconds); whatever could change files waits for it (`workspaceReady`).
       const turn = session.loop.turnCount;
-      session.baseline = session.snapshotAfter(turn).then(() => session.noteSnapshot(turn));
+      const { workflowId, firstExecutionRunId } = workflowInfo();
+      session.baselineTaken = false;
+      session.baseline = session.snapshotAfter(turn, `${workflowId}/${firstExecutionRunId}`).then(() => {
+        session.noteSnapshot(turn);
+        session.baselineTaken = true;
+        // A run reset to its first task: the files go back to the start (reset.ts).
+        return putBackAfterReset(session);
+      });
       session.workspace.checkpoint(true);
     }
     session.view.workspace(session.workspace.log.snapshots);
     return session;
   }
 
-  /** Resolves once the start snapshot is taken: tools, hooks and rewinds wait for it. */
+  /**
+   * Resolves once the start snapshot is taken (and, in a run made by a reset, the files are put
+   * back: reset.ts): tools, hooks and rewinds wait for it.
+   */
   workspaceReady(): Promise<void> {
-    return this.baseline;
+    return (this.baselineTaken && putBackAfterReset(this)) || this.baseline;
   }
 
   /**
    * A snapshot by an activity of its own, before the loop goes on: at the start, and after a turn
    * whose calls or hooks could not take theirs (cancelled, failed).
    */
-  async snapshotAfter(turn: number): Promise<void> {
-    await this.workspace.snapshot(turn);
+  async snapshotAfter(turn: number, startKey?: string): Promise<void> {
+    await this.workspace.snapshot(turn, startKey);
     this.view.workspace(this.workspace.log.snapshots);
   }
 
