@@ -34,13 +34,16 @@ export async function concurrency(harness: Harness, sessions = 1000): Promise<Ro
     handles.push(...(await Promise.all(batch.map((workdir) => harness.start({ prompt: 'read', workdir })))));
   }
   const startSeconds = (performance.now() - started) / 1000;
-  const results = await Promise.all(handles.map((handle) => handle.result().then((result) => (result as { reason: string }).reason)));
+  // A session that fails is counted, not thrown: the figure says how many completed.
+  const ended = (handle: Handle) => handle.result().then((result) => (result as { reason: string }).reason, (error: Error) => `failed: ${error.message}`);
+  const results = await Promise.all(handles.map(ended));
   const seconds = (performance.now() - started) / 1000;
   const peak = memory.stop();
   const cpuSeconds = processCpuSeconds(worker.pid!);
   const exited = new Promise((resolve) => worker.once('exit', resolve));
   worker.kill('SIGTERM');
   const completed = results.filter((reason) => reason === 'completed').length;
+  for (const failure of new Set(results.filter((reason) => reason !== 'completed'))) console.error(`concurrency: a session ended ${failure}`);
   const sampled = await sampleHistories(handles.slice(0, 50));
   await exited;
   return [
