@@ -118,7 +118,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     ...(config.deployment ? versionedWorkerOptions(config.deployment) : {}),
     taskQueue: config.taskQueue,
     workflowBundle: options.workflowBundle ?? (await workflowBundle()),
-    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,
+    stickyQueueScheduleToStartTimeout: config.stickyQueueTimeoutMs ?? STICKY_QUEUE_TIMEOUT_MS,
   });
   const host = config.hostId
     ? await Worker.create({ ...common, ...(config.deployment ? versionedWorkerOptions(config.deployment) : {}), taskQueue: hostTaskQueue(config.taskQueue, config.hostId) })

@@ -7,13 +7,13 @@ import { lastLine, shownLine } from './shown-text';
  * so when a worker is killed Temporal notices within seconds and retries the activity elsewhere,
  * instead of waiting for the start-to-close timeout. Heartbeats also deliver cancellation.
  * With `progress`, each heartbeat carries its details: what `temporal workflow describe` and the
- * UI's pending activities show of the call.
+ * UI's pending activities show of the call. `intervalMs`: how often (long, idle activities beat less).
  */
-export async function whileHeartbeating<T>(work: () => Promise<T>, progress?: CallProgress): Promise<T> {
+export async function whileHeartbeating<T>(work: () => Promise<T>, progress?: CallProgress, intervalMs = ACTIVITY_HEARTBEAT_INTERVAL_MS): Promise<T> {
   const context = Context.current();
   const beat = progress ? () => context.heartbeat(progress.details()) : () => context.heartbeat();
   beat();
-  const timer = setInterval(beat, ACTIVITY_HEARTBEAT_INTERVAL_MS);
+  const timer = setInterval(beat, intervalMs);
   try {
     return await work();
   } finally {
