@@ -9,7 +9,6 @@ import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, type W
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createActivities } from './activities';
 import type { CommandSandbox, SandboxSettings } from './activities/sandbox/command-sandbox';
 import { resolveSandbox } from './activities/sandbox/resolve-sandbox';
 import { agentDataConverter, describeEncryption } from './encryption/data-converter';
@@ -91,12 +90,15 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
   });
   // Independent of each other, so all at once: a worker started again after a crash polls
   // sooner, and the sessions it takes over wait less (each is a round trip or a process).
-  const started = await Promise.allSettled([
+  const starting = Promise.allSettled([
     resolveSandbox(config.sandbox),
     openStore(config.store, config.encryption),
     options.connection ?? connectNative(config),
     ensureSearchAttributes(config),
   ] as const);
+  // Loaded while those wait on the network and the probe (a second of CPU on a loaded machine).
+  const { createActivities } = await import('./activities');
+  const started = await starting;
   const [sandbox, store, connection] = started.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : undefined)) as [CommandSandbox?, Store?, NativeConnection?];
   const failed = started.find((outcome) => outcome.status === 'rejected');
   if (failed || !sandbox || !store || !connection) {
