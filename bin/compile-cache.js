@@ -70,15 +70,16 @@ function readCache(file) {
 
 /** Module.prototype._compile, with the module's bytecode from the cache when it has it. */
 function compileWithCache(content, filename) {
-  // A module that imports ESM at run time needs Node's loader, which a vm.Script of Node 20.12- lacks.
-  const loader = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  if (!loader && content.includes('import(')) return active.original.call(this, content, filename);
+  // A module that may import() at run time is left to Node: a vm.Script has no ESM loader of its
+  // own, and Node 20's (vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER) is lost by a script made
+  // from cached data (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING) and warns that it is experimental.
+  if (content.includes('import(')) return active.original.call(this, content, filename);
   const hash = createHash('sha1').update(content).digest('hex');
   const cached = active.entries.get(filename);
   const cachedData = cached?.hash === hash ? cached.data : undefined;
   // The hashbang stays a line (an empty one), so line numbers in stack traces are the file's.
   const source = Module.wrap(content.startsWith('#!') ? content.replace(/^#!.*/, '') : content);
-  const script = new vm.Script(source, { filename, cachedData, ...(loader ? { importModuleDynamically: loader } : {}) });
+  const script = new vm.Script(source, { filename, cachedData });
   if (!cachedData || script.cachedDataRejected) active.compiled.push({ filename, hash, script });
   else active.fromCache++;
   const compiled = script.runInThisContext({ displayErrors: true });

@@ -49,6 +49,20 @@ test('a module loads as without the cache, then from it', () => {
   expect(second.stats).toEqual({ fromCache: 2, waitingToBeSaved: 0 });
 });
 
+test('a module that imports ESM at run time is left to Node, and its import() works', () => {
+  const root = scratchDir('compile-cache');
+  const module = join(root, 'dynamic.js');
+  writeFileSync(module, `module.exports = { later: () => import('node:os') };\n`);
+  const script = `
+    const cache = require(${JSON.stringify(COMPILE_CACHE)});
+    cache.enableCompileCache('test', process.env, ${JSON.stringify(join(root, 'cache'))});
+    require(${JSON.stringify(module)}).later().then((os) => console.log(JSON.stringify({ os: typeof os.cpus, stats: cache.compileCacheStats() })));`;
+  for (let run = 0; run < 2; run++) {
+    const output = execFileSync(process.execPath, ['-e', script], { env: { PATH: process.env.PATH }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(JSON.parse(output)).toEqual({ os: 'function', stats: { fromCache: 0, waitingToBeSaved: 0 } });
+  }
+});
+
 test('a file changed since the cache was written runs its new content', () => {
   const root = scratchDir('compile-cache');
   const main = writeModule(join(root, 'module'), 42);
