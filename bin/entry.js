@@ -47,7 +47,11 @@ function buildState(root = PROJECT_ROOT) {
  */
 async function loadEntry(name) {
   const state = buildState();
-  if (state.fresh) return require(join(PROJECT_ROOT, 'dist', `${name}.js`));
+  if (state.fresh) {
+    // The build's bytecode from the last start (see compile-cache.js): tsx's output is never cached.
+    require('./compile-cache').enableCompileCache(name.replace(/\W/g, '-'));
+    return require(join(PROJECT_ROOT, 'dist', `${name}.js`));
+  }
   const note = `${state.reason} (npm run build): running the sources through tsx, slower to start`;
   process.stderr.write(`durable-agent: ${note}\n`);
   // Both of tsx's loaders, as `node --import tsx` registers them: commands load their modules

@@ -49,6 +49,23 @@ export function versionedWorkerOptions(deployment: DeploymentSetting): Pick<Work
 }
 
 /**
+ * Waits until the server has seen this version poll every task queue it serves. A version is
+ * registered at its first poll, but the server refuses to make it current while a task queue of
+ * the current version has no poller of it yet ("missing active task queues"): a worker polls its
+ * queues (sessions, host, workdir leases) one after another, so the version line it prints, which
+ * tells operators they may now run set-current-version, waits for all of them. False at the deadline.
+ */
+export async function waitForVersionTaskQueues(connection: Connection, namespace: string, deployment: DeploymentSetting, taskQueues: string[], deadlineMs = 30_000): Promise<boolean> {
+  const service = connection.workflowService;
+  for (const started = Date.now(); Date.now() - started <= deadlineMs; await new Promise((resolve) => setTimeout(resolve, 250))) {
+    const described = await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: deployment }).catch(() => undefined);
+    const polled = new Set((described?.versionTaskQueues ?? []).map((queue) => queue.name));
+    if (taskQueues.every((queue) => polled.has(queue))) return true;
+  }
+  return false;
+}
+
+/**
  * The first deploy: a deployment without a current version sends new sessions nowhere, so the
  * first worker makes its own version current. The version exists once the server has seen the
  * worker poll: tried for a while. Never replaces a current version another build holds.

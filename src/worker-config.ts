@@ -60,6 +60,8 @@ export interface WorkerConfig {
   mcpPackageDir?: string;
   /** `AGENT_WORKDIR_LEASE_MS`: a workdir lease not renewed for this long may be taken over (3 minutes by default). */
   workdirLeaseMs?: number;
+  /** `AGENT_STICKY_QUEUE_TIMEOUT_MS`: how long a workflow task waits for this worker on its sticky queue (STICKY_QUEUE_TIMEOUT_MS). */
+  stickyQueueTimeoutMs?: number;
 }
 
 export { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, temporalSettings, type TemporalSettings } from './temporal-connection';
@@ -92,6 +94,7 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     ...snapshotLimit(read(environment, 'AGENT_SNAPSHOT_MAX_FILE_BYTES')),
     ...mcpPackageDir(environment),
     ...workdirLease(read(environment, 'AGENT_WORKDIR_LEASE_MS')),
+    ...stickyQueueTimeout(read(environment, 'AGENT_STICKY_QUEUE_TIMEOUT_MS')),
   };
 }
 
@@ -164,6 +167,13 @@ function workdirLease(value: string | undefined): { workdirLeaseMs?: number } {
   if (value === undefined) return {};
   if (!/^\d+$/.test(value) || Number(value) < MIN_WORKDIR_LEASE_MS) throw new Error(`AGENT_WORKDIR_LEASE_MS=${value}: milliseconds, at least ${MIN_WORKDIR_LEASE_MS}`);
   return { workdirLeaseMs: Number(value) };
+}
+
+/** `AGENT_STICKY_QUEUE_TIMEOUT_MS`: milliseconds, at least 100 (Temporal's floor is a few ms; below this only timeouts result). */
+function stickyQueueTimeout(value: string | undefined): { stickyQueueTimeoutMs?: number } {
+  if (value === undefined) return {};
+  if (!/^\d+$/.test(value) || Number(value) < 100) throw new Error(`AGENT_STICKY_QUEUE_TIMEOUT_MS=${value}: milliseconds, at least 100`);
+  return { stickyQueueTimeoutMs: Number(value) };
 }
 
 /** `AGENT_SANDBOX_UID`: 1000 unless set; a number (0 keeps a root worker's sandboxes mapped to root). */

@@ -9,11 +9,10 @@ import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, type W
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createActivities } from './activities';
 import type { CommandSandbox, SandboxSettings } from './activities/sandbox/command-sandbox';
 import { resolveSandbox } from './activities/sandbox/resolve-sandbox';
 import { agentDataConverter, describeEncryption } from './encryption/data-converter';
-import { openStore } from './activities/store/open-store';
+import { openStore, type Store } from './activities/store/open-store';
 import { describeStore } from './activities/store/store-setting';
 import { HEARTBEAT_THROTTLE_MS, STICKY_QUEUE_TIMEOUT_MS } from './shared/limits';
 import { hostTaskQueue } from './shared/contract';
@@ -22,9 +21,10 @@ import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
 import { workflowBundle } from './workflow-bundle';
 import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerConfigFromEnvironment } from './worker-config';
 import { connectionOptions, describeConnection } from './temporal-connection';
-import { DROPPED_WORKFLOW_SPANS, setUpTracing, type Tracing } from './telemetry/tracing';
+import type { Tracing } from './telemetry/tracing';
+import { DROPPED_WORKFLOW_SPANS, tracingEnabled } from './telemetry/tracing-setting';
 import { metricsAddress, runtimeTelemetry } from './telemetry/metrics';
-import { becomeCurrentIfNone, versionedWorkerOptions } from './deployment';
+import { becomeCurrentIfNone, versionedWorkerOptions, waitForVersionTaskQueues } from './deployment';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 
@@ -88,17 +88,27 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
   if (config.gitConfig) await access(config.gitConfig, constants.R_OK).catch(() => {
     throw new Error(`AGENT_GIT_CONFIG=${config.gitConfig}: no readable file there (a git config file for the clone and push of repo sessions)`);
   });
-  const sandbox = await resolveSandbox(config.sandbox);
+  // Independent of each other, so all at once: a worker started again after a crash polls
+  // sooner, and the sessions it takes over wait less (each is a round trip or a process).
+  const starting = Promise.allSettled([
+    resolveSandbox(config.sandbox),
+    openStore(config.store, config.encryption),
+    options.connection ?? connectNative(config),
+    ensureSearchAttributes(config),
+  ] as const);
+  // Loaded while those wait on the network and the probe (a second of CPU on a loaded machine).
+  const { createActivities } = await import('./activities');
+  const started = await starting;
+  const [sandbox, store, connection] = started.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : undefined)) as [CommandSandbox?, Store?, NativeConnection?];
+  const failed = started.find((outcome) => outcome.status === 'rejected');
+  if (failed || !sandbox || !store || !connection) {
+    // What did start is closed again: a failed start leaves no connection or sandbox behind.
+    await Promise.allSettled([sandbox?.close(), store?.close(), options.connection ? undefined : connection?.close()]);
+    throw (failed as PromiseRejectedResult).reason;
+  }
   const warn = options.warn ?? console.warn;
   if (sandbox.kind === 'none') warn(`durable-agent worker: commands run unconfined, with the worker's privileges: ${sandbox.reason}`);
   for (const warning of sandboxWarnings(sandbox, config.sandbox)) warn(`durable-agent worker: ${warning}`);
-  await ensureSearchAttributes(config);
-  const store = await openStore(config.store, config.encryption);
-  const connection =
-    options.connection ??
-    (await NativeConnection.connect(connectionOptions(config.address, config.connection)).catch((error: unknown) => {
-      throw new Error(`cannot connect to Temporal at ${describeConnection(config.address, config.connection)} (TEMPORAL_ADDRESS, TEMPORAL_TLS_*, TEMPORAL_API_KEY or the profile): ${(error as Error).message}`);
-    }));
   const activities = createActivities({ ...config, sandbox, store });
   const common = {
     connection,
@@ -118,7 +128,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     ...(config.deployment ? versionedWorkerOptions(config.deployment) : {}),
     taskQueue: config.taskQueue,
     workflowBundle: options.workflowBundle ?? (await workflowBundle()),
-    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT_MS,
+    stickyQueueScheduleToStartTimeout: config.stickyQueueTimeoutMs ?? STICKY_QUEUE_TIMEOUT_MS,
   });
   const host = config.hostId
     ? await Worker.create({ ...common, ...(config.deployment ? versionedWorkerOptions(config.deployment) : {}), taskQueue: hostTaskQueue(config.taskQueue, config.hostId) })
@@ -134,6 +144,12 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     maxHeartbeatThrottleInterval: LEASE_KEEPER_HEARTBEAT_THROTTLE_MS,
   });
   return new AgentWorker(shared, host, config.hostId, sandbox, leases);
+}
+
+function connectNative(config: WorkerConfig): Promise<NativeConnection> {
+  return NativeConnection.connect(connectionOptions(config.address, config.connection)).catch((error: unknown) => {
+    throw new Error(`cannot connect to Temporal at ${describeConnection(config.address, config.connection)} (TEMPORAL_ADDRESS, TEMPORAL_TLS_*, TEMPORAL_API_KEY or the profile): ${(error as Error).message}`);
+  });
 }
 
 /** What an operator should know of the sandbox at start: no filtered network here, root-mapped sandboxes. */
@@ -181,6 +197,10 @@ async function announceVersion(config: WorkerConfig): Promise<void> {
   const deployment = config.deployment!;
   const connection = await Connection.connect(connectionOptions(config.address, config.connection));
   try {
+    const taskQueues = [config.taskQueue, ...(config.hostId ? [hostTaskQueue(config.taskQueue, config.hostId)] : []), leaseTaskQueue(config.taskQueue, config.hostId)];
+    if (!(await waitForVersionTaskQueues(connection, config.namespace, deployment, taskQueues))) {
+      console.warn(`durable-agent worker: version ${deployment.deploymentName}:${deployment.buildId}: the server has not seen it poll all of ${taskQueues.join(', ')} yet; set-current-version may refuse it until it has`);
+    }
     const outcome = await becomeCurrentIfNone(connection, config.namespace, deployment, `${config.hostId ?? hostname()}/${process.pid}`);
     const current =
       outcome === 'other_current'
@@ -209,7 +229,8 @@ async function main(): Promise<void> {
     console.error(`durable-agent worker: ${MISSING_API_KEY_MESSAGE}`);
     process.exit(1);
   }
-  const tracing = setUpTracing(process.env);
+  // OpenTelemetry's SDK loads only when traces go somewhere.
+  const tracing = tracingEnabled(process.env) ? (await import('./telemetry/tracing')).setUpTracing(process.env) : undefined;
   const worker = await createWorker(config, { workflowBundle: await workflowBundle(process.env, console.log), ...(tracing ? { tracing } : {}) });
   console.log(
     `durable-agent worker: task queue "${config.taskQueue}"${config.hostId ? ` and host queue "${hostTaskQueue(config.taskQueue, config.hostId)}"` : ''} on ${describeConnection(config.address, config.connection)} (namespace ${config.namespace}), ` +

@@ -1,44 +1,94 @@
-/** Many sessions in flight on one worker process (`npm run worker`): throughput and peak memory. */
+/**
+ * Many sessions started at once on one worker process, as users run it (`npm run worker`, its
+ * default settings: tool summaries on, logging at INFO): throughput and peak memory.
+ */
+import { readFileSync } from 'node:fs';
 import { reply, text, toolUse, type RecordedRequest } from '../../test/support/fake-anthropic';
 import { type Harness, makeRepo } from '../../test/support/harness';
 import { peakRss, round, type Row, waitForWorker } from './support';
 
-const TURNS = 10;
+const TURNS = 4;
+/** Starts sent together: the client's calls in flight at once (the sessions all run at once anyway). */
+const START_BATCH = 50;
+
+/** Turn `n` of a session answers a request holding n − 1 assistant messages; summaries get a label. */
+function fourReadsThenDone(request: RecordedRequest) {
+  if (JSON.stringify(request.body.system ?? '').includes('You label the steps')) return reply([text('Read a.txt')]);
+  const turn = request.body.messages.filter((message) => message.role === 'assistant').length + 1;
+  return turn < TURNS ? reply([toolUse('Read', { file_path: 'a.txt' })]) : reply([text('done')]);
+}
 
 export async function concurrency(harness: Harness, sessions = 1000): Promise<Row[]> {
-  const worker = harness.spawnWorker();
+  // The worker as users start it: its bundle cache, the shipped log level.
+  // AGENT_BENCH_WORKER_NODE_OPTIONS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` for the worker alone.
+  const profiling = process.env.AGENT_BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.AGENT_BENCH_WORKER_NODE_OPTIONS } : {};
+  const worker = harness.spawnWorker({ AGENT_WORKFLOW_BUNDLE: '', AGENT_LOG_LEVEL: 'INFO', ...profiling });
   await waitForWorker(worker);
   const memory = peakRss(worker.pid!);
-  const perSession = new Map<string, number>();
-  harness.fake.handler = (request: RecordedRequest) => {
-    const key = JSON.stringify(request.body.system).slice(-120);
-    const count = (perSession.get(key) ?? 0) + 1;
-    perSession.set(key, count);
-    return count < TURNS ? reply([toolUse('Read', { file_path: 'a.txt' })]) : reply([text('done')]);
-  };
+  harness.fake.handler = fourReadsThenDone;
+  const workdirs = Array.from({ length: sessions }, () => makeRepo({ 'a.txt': 'a\n' }));
   const started = performance.now();
   const handles = [];
-  for (let index = 0; index < sessions; index++) {
-    handles.push(await harness.start({ prompt: 'read', workdir: makeRepo({ 'a.txt': 'a\n' }), toolSummaries: false }));
+  for (let first = 0; first < sessions; first += START_BATCH) {
+    const batch = workdirs.slice(first, first + START_BATCH);
+    handles.push(...(await Promise.all(batch.map((workdir) => harness.start({ prompt: 'read', workdir })))));
   }
-  const results = await Promise.all(handles.map((handle) => handle.result().then((result) => (result as { reason: string }).reason)));
+  const startSeconds = (performance.now() - started) / 1000;
+  // A session that fails is counted, not thrown: the figure says how many completed.
+  const ended = (handle: Handle) => handle.result().then((result) => (result as { reason: string }).reason, (error: Error) => `failed: ${error.message}`);
+  const results = await Promise.all(handles.map(ended));
   const seconds = (performance.now() - started) / 1000;
   const peak = memory.stop();
+  const cpuSeconds = processCpuSeconds(worker.pid!);
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
   worker.kill('SIGTERM');
   const completed = results.filter((reason) => reason === 'completed').length;
-  // Retried calls (a heartbeat missed under load) in a sample of the sessions' histories.
-  let retried = 0;
-  for (const handle of handles.slice(0, 50)) {
-    const events = (await handle.fetchHistory()).events ?? [];
-    retried += events.filter((event) => (event.activityTaskStartedEventAttributes?.attempt ?? 1) > 1).length;
-  }
+  for (const failure of new Set(results.filter((reason) => reason !== 'completed'))) console.error(`concurrency: a session ended ${failure}`);
+  const sampled = await sampleHistories(handles.slice(0, 50));
+  await exited;
   return [
     {
-      figure: `${sessions} concurrent sessions on one worker process (${TURNS} turns each, model call + one Read)`,
+      figure: `${sessions} sessions started at once on one worker process (\`npm run worker\`, default settings; ${TURNS} turns each, model call + one Read)`,
       value:
-        `${completed} of ${sessions} completed; ${round((sessions * TURNS) / seconds)} turns/s (${round(seconds)} s for ${sessions * TURNS} turns); ` +
-        `worker peak RSS ${Math.round(peak / 1024 / 1024)} MB; ${retried} activity retries in ${Math.min(50, sessions)} sampled sessions`,
-      command: 'npm run bench -- --only concurrency',
+        `${completed} of ${sessions} completed; ${round((sessions * TURNS) / seconds)} turns/s (${round(seconds)} s for ${sessions * TURNS} turns, all started in ${round(startSeconds)} s); ` +
+        `worker peak RSS ${Math.round(peak / 1024 / 1024)} MB, CPU ${round((cpuSeconds * 1000) / (sessions * TURNS))} ms a turn; in ${sampled.sessions} sampled sessions: ${sampled.retried} activity retries, ` +
+        `${sampled.workflowTasks} workflow tasks (${sampled.timedOut} timed out), median schedule-to-start ${sampled.medianQueuedMs} ms`,
+      command: `npm run bench -- --only concurrency --sessions ${sessions}`,
     },
   ];
+}
+
+/** User plus system CPU time a process has used so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
+function processCpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+type Handle = Awaited<ReturnType<Harness['start']>>;
+type HistoryEvent = NonNullable<Awaited<ReturnType<Handle['fetchHistory']>>['events']>[number];
+const eventMs = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+
+/** Retried calls (a heartbeat missed under load), workflow tasks, and how long tasks waited for a slot. */
+async function sampleHistories(handles: Handle[]) {
+  let retried = 0;
+  let workflowTasks = 0;
+  // A workflow task that waited too long on the worker's sticky queue: it runs again elsewhere, replaying the whole history.
+  let timedOut = 0;
+  const queued: number[] = [];
+  for (const handle of handles) {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduledAt = new Map<string, number>();
+    for (const event of events) {
+      if (event.activityTaskScheduledEventAttributes || event.workflowTaskScheduledEventAttributes) scheduledAt.set(String(event.eventId), eventMs(event));
+      const activity = event.activityTaskStartedEventAttributes;
+      const task = event.workflowTaskStartedEventAttributes;
+      if (activity && (activity.attempt ?? 1) > 1) retried++;
+      if (task) workflowTasks++;
+      if (event.workflowTaskTimedOutEventAttributes) timedOut++;
+      const scheduled = scheduledAt.get(String(activity?.scheduledEventId ?? task?.scheduledEventId ?? ''));
+      if (scheduled !== undefined) queued.push(eventMs(event) - scheduled);
+    }
+  }
+  const sorted = queued.sort((a, b) => a - b);
+  return { sessions: handles.length, retried, workflowTasks, timedOut, medianQueuedMs: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0) };
 }

@@ -30,21 +30,26 @@ export async function timeSession(harness: Harness, handler: FakeHandler, input:
 /** Resolves once a spawned worker (`npm run worker`) polls its task queue. */
 export function waitForWorker(worker: ReturnType<Harness['spawnWorker']>): Promise<void> {
   return new Promise((resolve, reject) => {
-    let seen = '';
+    let seen: string | undefined = '';
+    // The listener stays (it drains the pipe), but keeps nothing once the worker is up.
     worker.stdout!.on('data', (chunk: Buffer) => {
+      if (seen === undefined) return;
       seen += chunk.toString();
-      if (seen.includes('durable-agent worker: task queue')) resolve();
+      if (seen.includes('durable-agent worker: task queue')) {
+        seen = undefined;
+        resolve();
+      }
     });
     worker.once('exit', (code) => reject(new Error(`worker exited (${code})`)));
   });
 }
 
-/** Samples a process's resident memory; `stop()` gives the peak in bytes. */
+/** Samples a process's peak resident memory (VmHWM, the kernel's own peak); `stop()` gives it in bytes. */
 export function peakRss(pid: number): { stop(): number } {
   let peak = 0;
   const sample = () => {
     try {
-      peak = Math.max(peak, Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) * 1024);
+      peak = Math.max(peak, Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) * 1024);
     } catch {
       // not readable here
     }

@@ -9,7 +9,7 @@
  *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
  *
  * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts, host-scenarios.ts, capability-scenarios.ts,
- * mcp-scenarios.ts, lease-scenarios.ts and turn-cost-scenarios.ts.
+ * mcp-scenarios.ts, lease-scenarios.ts, reset-scenarios.ts and turn-cost-scenarios.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -27,13 +27,14 @@ import { hostScenarios } from './host-scenarios';
 import { leaseScenarios } from './lease-scenarios';
 import { mcpScenarios } from './mcp-scenarios';
 import { type Hosts, type Scenario, writeBinaryFiles } from './scenario';
+import { resetScenarios } from './reset-scenarios';
 import { steeringScenarios } from './steering-scenarios';
 import { turnCostScenarios } from './turn-cost-scenarios';
 import { workspaceScenarios } from './workspace-scenarios';
 
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 
-const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios, ...capabilityScenarios, ...mcpScenarios, ...leaseScenarios, ...turnCostScenarios];
+const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios, ...capabilityScenarios, ...mcpScenarios, ...leaseScenarios, ...resetScenarios, ...turnCostScenarios];
 
 async function main(): Promise<void> {
   const cli = await resolveTemporalCli(console.log);
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
       );
       await Promise.race([driving, ending]);
       const result = await ending;
+      await scenario.after?.(handle, harness);
       // The Temporal CLI's JSON is the format users export for replay too (`historyFromJSON` reads it).
       const show = async (runId: string, workflowId = handle.workflowId) =>
         (

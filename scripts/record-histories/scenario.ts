@@ -23,6 +23,8 @@ export interface Scenario {
   childToolUseIds?: string[];
   /** Steers the running session (signals, updates, cancellation) before its result is awaited. */
   drive?: (handle: WorkflowHandle, harness: Harness, hosts?: Hosts) => Promise<void>;
+  /** Once the session ended: what makes its last run (a reset), awaited before the histories are written. */
+  after?: (handle: WorkflowHandle, harness: Harness) => Promise<void>;
 }
 
 /** The hosts of a scenario with `hosts`. */

@@ -7,16 +7,16 @@ import { lastLine, shownLine } from './shown-text';
  * so when a worker is killed Temporal notices within seconds and retries the activity elsewhere,
  * instead of waiting for the start-to-close timeout. Heartbeats also deliver cancellation.
  * With `progress`, each heartbeat carries its details: what `temporal workflow describe` and the
- * UI's pending activities show of the call.
+ * UI's pending activities show of the call. `intervalMs`: how often (long, idle activities beat less).
  *
  * The first heartbeat comes one interval in, not at once: a call done sooner (a Read, a model
  * call to a fast endpoint) sends none, where each first heartbeat was a write of the server's.
  * A cancellation reaches the call no later for it: it arrives in a heartbeat's answer either way.
  */
-export async function whileHeartbeating<T>(work: () => Promise<T>, progress?: CallProgress): Promise<T> {
+export async function whileHeartbeating<T>(work: () => Promise<T>, progress?: CallProgress, intervalMs = ACTIVITY_HEARTBEAT_INTERVAL_MS): Promise<T> {
   const context = Context.current();
   const beat = progress ? () => context.heartbeat(progress.details()) : () => context.heartbeat();
-  const timer = setInterval(beat, ACTIVITY_HEARTBEAT_INTERVAL_MS);
+  const timer = setInterval(beat, intervalMs);
   try {
     return await work();
   } finally {

@@ -85,7 +85,7 @@ export function createActivities(config: ActivityConfig) {
     ...createMcpActivities({ store, pool: mcpPool }),
     ...createProbeHostActivities(config.hostId ? { hostId: config.hostId } : {}),
     ...createWorkdirLeaseActivities({ leases: config.store.leases, leaseMs: config.workdirLeaseMs ?? DEFAULT_WORKDIR_LEASE_MS, ...(config.hostId ? { hostId: config.hostId } : {}) }),
-    ...createWorkspaceActivities({ store, contentDir, workspaceRoots: config.workspaceRoots ?? [], privateDirs: [gitRoot], ...(config.hostId ? { hostId: config.hostId } : {}) }),
+    ...createWorkspaceActivities({ store, journal, contentDir, workspaceRoots: config.workspaceRoots ?? [], privateDirs: [gitRoot], ...(config.hostId ? { hostId: config.hostId } : {}) }),
     ...createRepositoryActivities({
       store,
       cloneRoot: config.workspaceRoots?.[0] ?? DEFAULT_CLONE_ROOT,

@@ -7,16 +7,23 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import type { LoadedDataConverter } from '@temporalio/common';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { CallDetails } from '../activities/heartbeat';
 import { formatElapsed } from './terminal';
 
-const callDetailsSchema = z.object({
-  tool: z.string(),
-  summary: z.string(),
-  elapsedMs: z.number().nonnegative(),
-  lastLine: z.string().optional(),
-}) satisfies z.ZodType<CallDetails>;
+let callDetailsSchema: z.ZodType<CallDetails> | undefined;
+
+/** Made on first use: zod loads only for a session with calls running, not for `status` of one at rest. */
+async function callDetails(): Promise<z.ZodType<CallDetails>> {
+  const { z } = await import('zod');
+  callDetailsSchema ??= z.object({
+    tool: z.string(),
+    summary: z.string(),
+    elapsedMs: z.number().nonnegative(),
+    lastLine: z.string().optional(),
+  }) satisfies z.ZodType<CallDetails>;
+  return callDetailsSchema;
+}
 
 /** `converter`: the client's (`client.options.loadedDataConverter`). */
 export async function pendingCalls(
@@ -29,7 +36,9 @@ export async function pendingCalls(
     if (!payloads?.length) continue;
     // A payload this client cannot decode (a key it lacks) says nothing here; the rest still shows.
     const decoded = await decodeArrayFromPayloads(converter, payloads).catch(() => []);
-    const parsed = callDetailsSchema.safeParse(decoded[0]);
+    // A workdir lease keeper heartbeats no details (null): no call, and no need for the schema.
+    if (typeof decoded[0] !== 'object' || decoded[0] === null) continue;
+    const parsed = (await callDetails()).safeParse(decoded[0]);
     if (parsed.success) calls.push(parsed.data);
   }
   return calls;

@@ -73,6 +73,9 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
       return entry.filesChanged ? `  ◆ snapshot: ${entry.filesChanged} file(s) changed` : undefined;
     case 'workdir_lease':
       return `  ⏸ ${entry.detail}`;
+    case 'reset':
+      if (entry.error) return `  ⚠ reset: ${entry.error}`;
+      return `  ↺ reset: files back to turn ${entry.snapshotTurn} (${entry.filesRestored ?? 0} file(s) put back${entry.previousSnapshot ? `; as found: ${entry.previousSnapshot}` : ''})`;
     case 'end':
       return `■ ${entry.reason}${entry.error ? `: ${entry.error}` : ''}`;
   }

@@ -1,12 +1,13 @@
 /**
- * A closed session as it stored itself when it ended (result field `transcriptRef`): its last
- * run's transcript and snapshots. What `watch` and `diff` read when no worker is needed to
+ * A closed session as it stored itself (result field `transcriptRef`): its transcript, every run
+ * of it, and its last list of snapshots (sessions closed before the transcript was stored per
+ * step: the last run's only). What `watch`, `status` and `diff` read when no worker is needed to
  * replay the session, or none runs.
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, TranscriptEntry } from '../shared/contract';
 import type { SnapshotRecord } from '../shared/workspace';
-import { getJson } from '../activities/store/content-store';
+import { readStoredTranscript } from '../activities/store/transcript-chain';
 import type { Store } from '../activities/store/open-store';
 
 export interface StoredSession {
@@ -22,6 +23,6 @@ export async function storedSession(handle: WorkflowHandle, store: Store | undef
   if (!description || description.status.name !== 'COMPLETED') return undefined;
   const result = (await handle.result().catch(() => undefined)) as AgentResult | undefined;
   if (!result?.transcriptRef) return undefined;
-  const stored = await getJson<{ entries: TranscriptEntry[]; snapshots?: SnapshotRecord[] }>(store.content, result.transcriptRef).catch(() => undefined);
-  return stored ? { result, transcript: stored.entries, snapshots: stored.snapshots ?? [] } : undefined;
+  const stored = await readStoredTranscript(store.content, result.transcriptRef).catch(() => undefined);
+  return stored ? { result, transcript: stored.entries, snapshots: stored.snapshots } : undefined;
 }

@@ -12,6 +12,7 @@ import type { PreparedSubAgents, SubAgentsToPrepare } from './sub-agents';
 import type { InstructionFilesLoaded, NestedInstructionsLoaded, NestedInstructionsRequest } from './instructions';
 import type { SnapshotRecord, TakenSnapshot } from './workspace';
 import type { HeldWorkdirLease } from './workdir-lease';
+import type { TranscriptAppend } from './transcript-chain';
 
 /** A file as the session saw it last (its content hash). */
 export type FileState = { path: string; sha256: string };
@@ -63,6 +64,17 @@ export interface TurnEndMark {
 
 export type CheckpointMark = { checkpointRef?: string };
 
+/**
+ * The transcript entries (and snapshot changes) the session added since its last stored node: the
+ * activity stores them as the next node first thing (shared/transcript-chain.ts) and returns its
+ * reference as `transcriptRef`, so the transcript never travels through history whole.
+ */
+export interface TranscriptMark {
+  transcriptAppend?: TranscriptAppend;
+}
+
+export type TranscriptStored = { transcriptRef?: string };
+
 /** What the model activity worked out about one `tool_use` block before anything runs. */
 export type ToolUsePlan =
   | {
@@ -95,7 +107,7 @@ export type ModelStopReason =
   | 'model_context_window_exceeded'
   | (string & {});
 
-export interface CallModelInput extends TurnEndMark, McpModelMark {
+export interface CallModelInput extends TurnEndMark, McpModelMark, TranscriptMark {
   /** The session's turn (its model call's number): live output is labelled with it. */
   turn?: number;
   model: string;
@@ -115,6 +127,7 @@ export interface CallModelInput extends TurnEndMark, McpModelMark {
 }
 
 export type CallModelOutcome = CheckpointMark &
+  TranscriptStored &
   (
   | {
       kind: 'response';
@@ -278,15 +291,19 @@ export interface PrepareSessionOutput extends PreparedSubAgents, McpPrepared, Se
   prompt: TextOrRef;
 }
 
-export interface CloseSessionInput {
+export interface CloseSessionInput extends TranscriptMark {
   sessionId: string;
-  /** The run's transcript and snapshots, kept in the store for clients with no worker to query. */
+  /**
+   * Sessions recorded before the transcript was stored per step: the run's transcript and
+   * snapshots, kept in the store for clients with no worker to query. Others send the last
+   * entries only (`transcriptAppend`).
+   */
   transcript?: TranscriptEntry[];
   snapshots?: SnapshotRecord[];
 }
 
-/** `transcriptRef`: where they are stored (JSON `{ entries, snapshots }`). */
-export type CloseSessionOutput = { transcriptRef?: string };
+/** `transcriptRef`: where they are stored (the chain's last node, or JSON `{ entries, snapshots }` before it). */
+export type CloseSessionOutput = TranscriptStored;
 
 
 

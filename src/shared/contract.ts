@@ -189,6 +189,11 @@ export type TranscriptEntry =
   | { type: 'snapshot'; turn: number; ref?: string; filesChanged?: number; error?: string }
   /** The session waited for another session's workdir lease (`waiting`), or lost its own to another (`lost`). */
   | { type: 'workdir_lease'; turn: number; outcome: 'waiting' | 'lost'; detail: string }
+  /**
+   * A run made by `temporal workflow reset` put the files back to the snapshot of turn
+   * `snapshotTurn` before its first tool or hook (`previousSnapshot`: the files as found), or `error`.
+   */
+  | { type: 'reset'; turn: number; snapshotTurn: number; ref: string; filesRestored?: number; previousSnapshot?: string; notRestored?: string[]; error?: string }
   | { type: 'end'; turn: number; reason: TerminalReason; error?: string };
 
 /** Query `transcript`: `{ fromIndex?, limit? }`. */

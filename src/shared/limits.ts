@@ -103,7 +103,8 @@ export const ACTIVITY_HEARTBEAT_INTERVAL_MS = 250;
 export const HEARTBEAT_THROTTLE_MS = 250;
 /**
  * A workflow task waits this long on its worker's sticky queue before any worker may take it: a
- * dead worker's sessions move on after this, not after Temporal's default of 10 s.
+ * dead worker's sessions move on after this, not after Temporal's default of 10 s. A worker with
+ * hundreds of sessions in flight on few cores may want longer (AGENT_STICKY_QUEUE_TIMEOUT_MS).
  */
 export const STICKY_QUEUE_TIMEOUT_MS = 1_000;
 /** First retry of a tool call whose worker died (or that failed for the infrastructure). */

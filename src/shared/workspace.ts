@@ -39,6 +39,12 @@ export interface SnapshotWorkspaceInput {
   workdir: string;
   /** The snapshot before this one: files whose size, mtime and inode it recorded are not read again. */
   previousRef?: string;
+  /**
+   * A session's start snapshot: `<workflow id>/<first run id>`. The first snapshot taken under it is
+   * kept, and a run that asks again (after `temporal workflow reset` to the first workflow task)
+   * gets that one back rather than a snapshot of files the session has changed since.
+   */
+  startKey?: string;
 }
 
 export interface SnapshotWorkspaceOutput {
@@ -47,6 +53,11 @@ export interface SnapshotWorkspaceOutput {
   files: number;
   /** Files added, modified or deleted since `previousRef` (0 without one). */
   filesChanged: number;
+  /**
+   * The workflow run the files were snapshotted under (a start snapshot kept under `startKey`: the
+   * run that took it). Absent in results recorded before runs were noted. See reset.ts.
+   */
+  runId?: string;
 }
 
 export interface RestoreWorkspaceInput {
@@ -69,6 +80,8 @@ export type RestoreWorkspaceOutput =
       filesChanged: number;
       /** Files over the size limit whose content the snapshot does not hold: left as they are. */
       notRestored: string[];
+      /** The workflow run the files were put back under (absent in results recorded before runs were noted). */
+      runId?: string;
     };
 
 export interface MaterializeSnapshotInput {

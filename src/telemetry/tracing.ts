@@ -21,6 +21,7 @@ import type { Context as ActivityContext } from '@temporalio/activity';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, InjectedSinks, Next, WorkerOptions } from '@temporalio/worker';
 import type { AgentSinks, RunEnded } from '../shared/sinks';
 import { runInSpan } from '../activities/spans';
+import { tracingEnabled } from './tracing-setting';
 
 export interface Tracing {
   /** What Worker.create needs: the activity interceptor and the workflow's sink. */
@@ -32,9 +33,8 @@ export interface Tracing {
 export const SERVICE_NAME = 'durable-agent';
 const TRACER = 'durable-agent';
 
-export function tracingEnabled(environment: NodeJS.ProcessEnv): boolean {
-  return Boolean(environment.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
-}
+// Where the worker asks without loading this module; exported here too, as before.
+export { DROPPED_WORKFLOW_SPANS, tracingEnabled } from './tracing-setting';
 
 const hex = (text: string, length: number) => createHash('sha256').update(text).digest('hex').slice(0, length);
 /** A session's trace: every run and activity of the workflow id, whichever worker made them. */
@@ -105,6 +105,3 @@ function runAttributes(run: RunEnded) {
     ...(run.reason ? { 'durable_agent.reason': run.reason } : {}),
   };
 }
-
-/** With tracing off, the workflow's sink is still called: this one drops what it is told. */
-export const DROPPED_WORKFLOW_SPANS: InjectedSinks<AgentSinks> = { tracing: { runEnded: { fn: () => undefined, callDuringReplay: false } } };

@@ -23,6 +23,7 @@ import { CLOSE_SESSION_OPTIONS, closeSession } from './activity-options';
 import { type Checkpoint, forkedState, rewoundLog, rewoundState, startSnapshot } from './checkpoints';
 import { movedState } from './host-loss';
 import { prepareNewSession } from './prepare';
+import { putBackAfterReset } from './reset';
 import { reportRunEnded } from './run-trace';
 import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from './loop';
 import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from './loop-state';
@@ -32,10 +33,11 @@ import { SessionHost } from './session-host';
 import { type CarriedView, type Entry, SessionView } from './session-view';
 import { type CarriedSteering, Steering } from './steering';
 import { type CarriedWorkspace, SessionWorkspace } from './workspace';
+import { type CarriedTranscriptChain, TranscriptChain } from './transcript-chain';
 import { HeldLease } from './workdir-lease';
 
 /** What one run hands to the next when it continues as new (the `resume` input field). Plain JSON. */
-export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorkspace {
+export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorkspace, CarriedTranscriptChain {
   [key: string]: unknown;
   session: PrepareSessionOutput;
   loop: LoopState;
@@ -48,9 +50,13 @@ export class AgentSession {
   /** Where the workspace lives; every workspace activity goes through `host.call`. */
   readonly host: SessionHost;
   private readonly view: SessionView;
+  /** The transcript as stored so far (a chain of nodes), for clients with no worker to ask. */
+  readonly transcriptChain: TranscriptChain;
   private closed = false;
   /** The start snapshot, taken while the first model call runs. */
   private baseline: Promise<void> = Promise.resolve();
+  /** False while the start snapshot is taken: its end checks for a reset itself. */
+  private baselineTaken = true;
   private loop!: LoopState;
   /** What `prepareSession` found (read only: a move replaces it). */
   prepared!: PrepareSessionOutput;
@@ -84,6 +90,7 @@ export class AgentSession {
       snapshotFailed: (turn, error) => this.view.add({ type: 'snapshot', turn, error }),
     });
     this.workspace.listen();
+    this.transcriptChain = new TranscriptChain(this.view.transcript, () => this.workspace.log.snapshots);
     this.host = new SessionHost({
       input,
       prepared: () => this.prepared,
@@ -108,6 +115,7 @@ export class AgentSession {
       session.steering.restore(resumed);
       session.view.restore(resumed, resumed.loop.turnCount);
       session.workspace.restore(resumed);
+      session.transcriptChain.restore(resumed);
     } else if (input.prompt !== undefined) {
       session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
     }
@@ -126,24 +134,34 @@ export class AgentSession {
       // does not need it, so it is taken meanwhile (a first snapshot of a big repository takes
       // seconds); whatever could change files waits for it (`workspaceReady`).
       const turn = session.loop.turnCount;
-      session.baseline = session.snapshotAfter(turn).then(() => session.noteSnapshot(turn));
+      const { workflowId, firstExecutionRunId } = workflowInfo();
+      session.baselineTaken = false;
+      session.baseline = session.snapshotAfter(turn, `${workflowId}/${firstExecutionRunId}`).then(() => {
+        session.noteSnapshot(turn);
+        session.baselineTaken = true;
+        // A run reset to its first task: the files go back to the start (reset.ts).
+        return putBackAfterReset(session);
+      });
       session.workspace.checkpoint(true);
     }
     session.view.workspace(session.workspace.log.snapshots);
     return session;
   }
 
-  /** Resolves once the start snapshot is taken: tools, hooks and rewinds wait for it. */
+  /**
+   * Resolves once the start snapshot is taken (and, in a run made by a reset, the files are put
+   * back: reset.ts): tools, hooks and rewinds wait for it.
+   */
   workspaceReady(): Promise<void> {
-    return this.baseline;
+    return (this.baselineTaken && putBackAfterReset(this)) || this.baseline;
   }
 
   /**
    * A snapshot by an activity of its own, before the loop goes on: at the start, and after a turn
    * whose calls or hooks could not take theirs (cancelled, failed).
    */
-  async snapshotAfter(turn: number): Promise<void> {
-    await this.workspace.snapshot(turn);
+  async snapshotAfter(turn: number, startKey?: string): Promise<void> {
+    await this.workspace.snapshot(turn, startKey);
     this.view.workspace(this.workspace.log.snapshots);
   }
 
@@ -281,7 +299,7 @@ export class AgentSession {
         }
         // No call of this session can be retried any more: its edit journal goes. Best effort.
         const closed = await closeSession
-          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id, transcript: this.view.transcript, snapshots: this.view.snapshot().snapshots }])
+          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id, ...this.storedTranscript() }])
           .catch(() => undefined);
         // Recorded sessions closed with no output: `closed` is then undefined or empty.
         if (closed?.transcriptRef) changes.transcriptRef = closed.transcriptRef;
@@ -295,11 +313,17 @@ export class AgentSession {
     return { ...toResult(this.loop, reason, error), ...changes };
   }
 
+  /** What closeSession stores of the transcript: the last node of its chain, or (sessions recorded before it) the run's whole. */
+  private storedTranscript() {
+    if (this.transcriptChain.enabled()) return this.transcriptChain.mark({ always: true });
+    return { transcript: this.view.transcript, snapshots: this.view.snapshot().snapshots };
+  }
+
   /** Hands the session to a fresh run with the same workflow id (`rawInput`, plus what is carried). */
   async continueAsNew(rawInput: unknown): Promise<never> {
     await condition(allHandlersFinished);
     const { resume: _previous, ...fields } = rawInput as Record<string, unknown>;
-    const carried: CarriedState = { session: this.prepared, loop: this.loop, ...this.steering.carry(), ...this.view.carry(), ...this.workspace.carry() };
+    const carried: CarriedState = { session: this.prepared, loop: this.loop, ...this.steering.carry(), ...this.view.carry(), ...this.workspace.carry(), ...this.transcriptChain.carry() };
     reportRunEnded('continued_as_new', this.loop.turnCount);
     return continueAsNew<(input: unknown) => Promise<AgentResult>>({ ...fields, resume: carried });
   }

@@ -129,10 +129,11 @@ type Called = { kind: 'outcome'; outcome: CallModelOutcome } | { kind: 'stopped'
 async function callModelInterruptibly(session: AgentSession): Promise<Called> {
   session.status('running_model');
   try {
-    const request = { ...callModelRequest(session.state), ...session.workspace.turnEnd(session.state) };
+    const request = { ...callModelRequest(session.state), ...session.workspace.turnEnd(session.state), ...session.transcriptChain.mark() };
     const options = { ...modelCallOptions(outputLimit(session.state)), summary: modelCallSummary(session.state) };
     const outcome = await session.steering.interruptible('model', () => callModel.executeWithOptions(options, [request]));
     session.workspace.stored(outcome.checkpointRef);
+    session.transcriptChain.stored(outcome.transcriptRef);
     // The reply was complete when the interrupt reached it: the person asked to stop, so it stops.
     if (session.features.hardening && session.steering.interruptPending()) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
     return { kind: 'outcome', outcome };

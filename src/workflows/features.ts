@@ -80,3 +80,22 @@ export const MCP_CALL_SNAPSHOT_PATCH = 'mcp-call-snapshot';
  * `summarizeToolBatch` they scheduled.
  */
 export const SELF_LABELLED_BATCH_PATCH = 'self-labelled-tool-batch';
+
+/**
+ * Issue 23: the transcript is stored as it grows, a node per step (shared/transcript-chain.ts):
+ * each model call carries the entries added since the last node, and the session's close only
+ * the last ones, instead of the run's whole transcript and snapshots. The chain goes on across
+ * continue-as-new. Asked with `patched()` at a run's first model call (or its close, or its
+ * continue-as-new): runs recorded before it replay without the marker and close as they did.
+ */
+export const TRANSCRIPT_BY_REFERENCE_PATCH = 'transcript-by-reference';
+
+/**
+ * Issue 23: a run made by `temporal workflow reset` puts the files back to the latest snapshot its
+ * history knows before its first tool, hook or rewind (reset.ts). Asked with `patched()` only in
+ * such a run and only where that run's files were not yet put back, so the replayed part of a
+ * reset run (the original run's events, recorded without the marker) replays as it ran. The id
+ * asked is this constant and the run the files were last put in line under (`:<run id>`, `:none`
+ * when unknown): a reset of a reset run replays the first run's put-back and does its own.
+ */
+export const RESET_AWARE_WORKSPACE_PATCH = 'reset-aware-workspace';

@@ -8,7 +8,7 @@
  * validator rejects what can be known without files (an unknown turn, a rewind in progress); the
  * check for changes made beside the session needs the files, so it runs as an activity first.
  */
-import { ApplicationFailure, CancellationScope, condition, patched, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { RewindResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
 import { CHECKPOINT_QUERY, checkMessageInput, DIFF_QUERY, REWIND_UPDATE } from '../shared/message-inputs';
@@ -53,12 +53,20 @@ export interface WorkspaceHost {
 /** What a run hands to the next when it continues as new. */
 export interface CarriedWorkspace {
   turnLog?: TurnLog;
+  /** The run the files were last snapshotted or put back under (reset.ts). */
+  workspaceRun?: string;
 }
 
 type RewindOutcome = { ok: RewindResult } | { error: string; type: string; outsideChanges?: FileChange[] };
 
 export class SessionWorkspace {
   log: TurnLog = EMPTY_TURN_LOG;
+  /** The run the latest snapshot or put-back recorded it ran under: another, in a run made by a reset, means the files are not this run's (reset.ts). */
+  lastRun: string | undefined;
+  /** The run this one continued from, as the carried state names it (set by that run as it continued). */
+  carriedRun: string | undefined;
+  /** A reset run's put-back in flight: every workspace step waits for the same one. */
+  puttingBack: Promise<void> | undefined;
   private pending: { request: NormalizedRewind; ticket: number } | null = null;
   private tickets = 0;
   private readonly outcomes = new Map<number, RewindOutcome>();
@@ -87,10 +95,12 @@ export class SessionWorkspace {
 
   restore(carried: CarriedWorkspace): void {
     if (carried.turnLog) this.log = carried.turnLog;
+    if (typeof carried.workspaceRun === 'string') this.lastRun = this.carriedRun = carried.workspaceRun;
   }
 
   carry(): CarriedWorkspace {
-    return this.enabled ? { turnLog: this.log } : {};
+    // At the boundary the files are this run's: the next run tells a reset from its continuation by it.
+    return this.enabled ? { turnLog: this.log, workspaceRun: workflowInfo().runId } : {};
   }
 
   /** The end of the current turn: a point a rewind or a fork can go back to. */
@@ -114,22 +124,28 @@ export class SessionWorkspace {
     return latestSnapshot(this.log)?.ref;
   }
 
+  get latestSnapshot(): SnapshotRecord | undefined {
+    return latestSnapshot(this.log);
+  }
+
   /**
    * Snapshots the working tree after turn `turn` (or at the session's start), before the loop goes
    * on: a rewind or a crash-exact retry must find it. A cancellation of the workflow does not stop
    * it half-way. A snapshot that fails leaves a gap (the next one covers its changes), not a failed session.
+   * `startKey`: the session's start snapshot, kept under that key (a reset to the first task gets it back).
    */
-  async snapshot(turn: number): Promise<SnapshotRecord | undefined> {
+  async snapshot(turn: number, startKey?: string): Promise<SnapshotRecord | undefined> {
     if (!this.enabled) return undefined;
     const previousRef = this.latestRef;
     try {
       const taken = await CancellationScope.nonCancellable(() =>
         this.host.onHost((where) =>
           snapshotWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: turn === 0 ? 'snapshot (start)' : `turn ${turn} · snapshot` }, [
-            { workdir: this.host.state.workdir, ...(previousRef ? { previousRef } : {}) },
+            { workdir: this.host.state.workdir, ...(previousRef ? { previousRef } : {}), ...(startKey ? { startKey } : {}) },
           ]),
         ),
       );
+      if (taken.runId) this.lastRun = taken.runId;
       const record = { turn, ref: taken.ref, filesChanged: taken.filesChanged };
       this.log = recordSnapshot(this.log, record);
       return record;

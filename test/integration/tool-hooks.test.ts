@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
-import { byTurn, lastToolResults, reply, requestText, text, toolResultText, toolUse } from '../support/fake-anthropic';
+import { byTurn, lastToolResults, reply, requestOfTurn, requestText, text, toolResultText, toolUse } from '../support/fake-anthropic';
 import { fileHarness, makeRepo } from '../support/harness';
 
 jest.setTimeout(120_000);
@@ -43,7 +43,8 @@ test('a PreToolUse hook denies a command with its reason, and a PostToolUse form
   const result = (await handle.result()) as AgentResult;
   expect(result.reason).toBe('completed');
 
-  const [, afterBash, afterWrite] = harness.fake.requests;
+  // By turn, not position: a model call retried on a loaded machine is recorded twice.
+  const [afterBash, afterWrite] = [requestOfTurn(harness.fake.requests, 1), requestOfTurn(harness.fake.requests, 2)];
   const denied = lastToolResults(afterBash!)[0]!;
   expect(denied.is_error).toBe(true);
   expect(toolResultText(denied)).toContain('A PreToolUse hook denied this tool call, so it was not run: rm -rf is not allowed in this repository; delete files one by one');
@@ -82,7 +83,7 @@ test("a repository's tool hooks run only when trusted", async () => {
   const before = harness.fake.requests.length;
   const trusted = await harness.run({ prompt: 'say hi', workdir: makeRepo({ '.claude/settings.json': settings }), trustRepoHooks: true, toolSummaries: false });
   expect(trusted.reason).toBe('completed');
-  expect(toolResultText(lastToolResults(harness.fake.requests[before + 1]!)[0]!)).toContain('the repository says no');
+  expect(toolResultText(lastToolResults(requestOfTurn(harness.fake.requests.slice(before), 1)!)[0]!)).toContain('the repository says no');
 });
 
 test('UserPromptSubmit hooks add context to the task and to messages, and block a message', async () => {

@@ -31,7 +31,7 @@ export interface Coverage {
     tokenBudget?: number;
     parentSession?: { toolsLeftOut?: unknown };
     fork?: { readState?: unknown };
-    resume?: { session?: { workdirLease?: unknown } };
+    resume?: { session?: { workdirLease?: unknown }; transcriptChain?: { head: string | null } };
   };
   result?: { reason: string; error?: string; usage: { outputTokens: number } };
   transitions: string[];

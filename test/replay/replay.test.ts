@@ -10,7 +10,7 @@ import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temp
 import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
-import { MALFORMED_SIGNALS_PATCH, MCP_CALL_SNAPSHOT_PATCH, READ_STATE_PATCH, SELF_LABELLED_BATCH_PATCH, SUB_AGENT_BOUNDS_PATCH } from '../../src/workflows/features';
+import { MALFORMED_SIGNALS_PATCH, MCP_CALL_SNAPSHOT_PATCH, READ_STATE_PATCH, RESET_AWARE_WORKSPACE_PATCH, SELF_LABELLED_BATCH_PATCH, SUB_AGENT_BOUNDS_PATCH, TRANSCRIPT_BY_REFERENCE_PATCH } from '../../src/workflows/features';
 import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
 import { WORKDIR_LEASE_PATCH } from '../../src/workflows/workdir-lease';
 
@@ -48,6 +48,10 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
     history.patches.includes(WORKDIR_LEASE_PATCH) && history.timerFired && history.result?.reason === 'completed',
   'keeps its workdir lease across continue-as-new (a keeper of its own in the next run)': (history) =>
     history.input.resume?.session?.workdirLease !== undefined && history.result?.reason === 'completed',
+  'stores its transcript per step (patched transcript-by-reference), the chain carried across continue-as-new': (history) =>
+    history.patches.includes(TRANSCRIPT_BY_REFERENCE_PATCH) && typeof history.input.resume?.transcriptChain?.head === 'string' && history.result?.reason === 'completed',
+  'is a run made by temporal workflow reset that put the files back before its first tool (patched reset-aware-workspace:<run id>)': (history) =>
+    history.patches.some((patch) => patch.startsWith(`${RESET_AWARE_WORKSPACE_PATCH}:`)) && history.result?.reason === 'completed',
   'ends on a refusal': (history) => history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
   'strips media and completes': (history) => history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',
   'stops nudging at diminishing returns': (history) =>
@@ -64,11 +68,31 @@ test.each(Object.keys(PATHS))('a recorded history %s', (path) => {
 });
 
 test.each(files)('%s replays without non-determinism', async (name) => {
-  const history = JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'));
+  const history = asItsRunSawIt(JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')));
   await expect(
     Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), sinks: DROPPED_WORKFLOW_SPANS, replayName: name }, history, workflowIdOf(history)),
   ).resolves.toBeUndefined();
 });
+
+interface ResetHistory {
+  events: {
+    workflowExecutionStartedEventAttributes?: { originalExecutionRunId?: string };
+    workflowTaskFailedEventAttributes?: { newRunId?: string };
+  }[];
+}
+
+/**
+ * A run made by `temporal workflow reset` as its worker replays it. The replayer runs a history
+ * under the run id its start event names, which a reset keeps (the old run's); a worker knows the
+ * reset run's own, which the reset's failed workflow task names (`newRunId`), and the workflow
+ * tells a reset run by it (src/workflows/reset.ts).
+ */
+function asItsRunSawIt<T extends ResetHistory>(history: T): T {
+  const resetRun = history.events.flatMap((event) => event.workflowTaskFailedEventAttributes?.newRunId ?? []).at(-1);
+  const started = history.events[0]?.workflowExecutionStartedEventAttributes;
+  if (resetRun && started) started.originalExecutionRunId = resetRun;
+  return history;
+}
 
 /**
  * The recorded session's workflow id, where replay needs it: the ids of the sub-agents it started

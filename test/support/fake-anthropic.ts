@@ -75,6 +75,11 @@ export function turnOf(request: RecordedRequest): number {
   return request.body.messages.filter((message) => message.role === 'assistant').length;
 }
 
+/** The request of a turn (the last, if the call was retried: a retry sends the same conversation). */
+export function requestOfTurn(requests: RecordedRequest[], turn: number): RecordedRequest | undefined {
+  return requests.filter((request) => turnOf(request) === turn).at(-1);
+}
+
 /** Replies by turn; retries of a turn get the same reply. Past the script: a plain end_turn. */
 export function byTurn(replies: (FakeReply | ((request: RecordedRequest) => FakeReply))[]): FakeHandler {
   return (request) => {

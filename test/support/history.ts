@@ -1,4 +1,4 @@
-import type { WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 
@@ -37,4 +37,22 @@ export async function activityRuns(handle: WorkflowHandle): Promise<{ type: stri
       const scheduled = events.find((event) => String(event.eventId) === String(started.activityTaskStartedEventAttributes!.scheduledEventId))!.activityTaskScheduledEventAttributes!;
       return { type: scheduled.activityType!.name!, queue: scheduled.taskQueue!.name!, host: started.activityTaskStartedEventAttributes!.identity!.split('/')[0]! };
     });
+}
+
+/**
+ * The size in bytes of each activity input the session scheduled, every run of it (continue-as-new
+ * included), in order: what history holds of each.
+ */
+export async function activityInputSizes(client: Client, workflowId: string, firstRunId: string): Promise<{ type: string; bytes: number }[]> {
+  const sizes: { type: string; bytes: number }[] = [];
+  for (let runId: string | undefined = firstRunId; runId; ) {
+    const history: temporal.api.history.v1.IHistory = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events = history.events ?? [];
+    for (const event of events) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (scheduled) sizes.push({ type: scheduled.activityType?.name ?? '', bytes: (scheduled.input?.payloads ?? []).reduce((sum, payload) => sum + (payload.data?.length ?? 0), 0) });
+    }
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return sizes;
 }

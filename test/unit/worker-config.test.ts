@@ -26,6 +26,13 @@ describe('the worker environment', () => {
     expect(() => workerConfigFromEnvironment({ AGENT_WORKDIR_LEASE_MS: '3m' })).toThrow('AGENT_WORKDIR_LEASE_MS=3m');
   });
 
+  test('AGENT_STICKY_QUEUE_TIMEOUT_MS: milliseconds, at least 100; unset: the default', () => {
+    expect(workerConfigFromEnvironment({ AGENT_STICKY_QUEUE_TIMEOUT_MS: '5000' }).stickyQueueTimeoutMs).toBe(5_000);
+    expect(workerConfigFromEnvironment({})).not.toHaveProperty('stickyQueueTimeoutMs');
+    expect(() => workerConfigFromEnvironment({ AGENT_STICKY_QUEUE_TIMEOUT_MS: '50' })).toThrow('AGENT_STICKY_QUEUE_TIMEOUT_MS=50: milliseconds, at least 100');
+    expect(() => workerConfigFromEnvironment({ AGENT_STICKY_QUEUE_TIMEOUT_MS: '5s' })).toThrow('AGENT_STICKY_QUEUE_TIMEOUT_MS=5s');
+  });
+
   test('AGENT_INSTRUCTIONS_DIR names the directory of the user instruction files (absolute); unset: none', () => {
     expect(workerConfigFromEnvironment({ AGENT_INSTRUCTIONS_DIR: '/etc/agent-instructions' }).instructionsDir).toBe('/etc/agent-instructions');
     expect(workerConfigFromEnvironment({ AGENT_INSTRUCTIONS_DIR: 'relative/dir' }).instructionsDir).toBe(`${process.cwd()}/relative/dir`);

@@ -6,6 +6,7 @@ import { textOf } from '../../shared/conversation';
 import { ErrorType } from '../../shared/errors';
 import { type ContentStore, putJson } from '../store/content-store';
 import { appendWithCheckpoint, ConversationCache, loadConversation } from '../store/conversation';
+import { storeTranscriptNode } from '../store/transcript-chain';
 import { McpCatalog } from '../mcp/mcp-catalog';
 import { TOOLS, type ToolRegistry } from '../tools/registry';
 import type { LiveChannel } from '../live/live-channel';
@@ -29,7 +30,9 @@ export function createModelActivities({ store, api, tools = TOOLS, live, convers
   return {
     async callModel(input: CallModelInput): Promise<CallModelOutcome> {
       const { conversationRef, checkpointRef } = await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd);
-      const checkpoint = checkpointRef ? { checkpointRef } : {};
+      // The turn's transcript entries ride along (stored before the call, so every outcome returns them).
+      const transcript = input.transcriptAppend ? { transcriptRef: await storeTranscriptNode(store, input.transcriptAppend) } : {};
+      const storedRefs = { ...(checkpointRef ? { checkpointRef } : {}), ...transcript };
       const conversation = await loadConversation(store, conversationRef, conversations);
       const messages = withCacheBreakpoint(await toApiMessages(store, conversation, input.resultsPerMessageMaxChars));
       // The session's MCP tools (stored by the listing activity) follow the built-in ones.
@@ -64,14 +67,14 @@ export function createModelActivities({ store, api, tools = TOOLS, live, convers
           attempt >= input.fallbackAfterOverloads
         ) {
           // Enough overloaded attempts: hand the choice of another model to the workflow.
-          return { kind: 'overloaded', conversationRef, ...checkpoint, attempts: attempt, message: error.message };
+          return { kind: 'overloaded', conversationRef, ...storedRefs, attempts: attempt, message: error.message };
         }
         // Watchers learn that Temporal will try again, when, and that this attempt's text is void.
         publisher.retrying(error);
         await publisher.flush();
         throw error;
       }
-      if (reply.kind !== 'message') return { ...reply, conversationRef, ...checkpoint };
+      if (reply.kind !== 'message') return { ...reply, conversationRef, ...storedRefs };
       const message = reply.message;
 
       if (!Array.isArray(message.content)) {
@@ -89,7 +92,7 @@ export function createModelActivities({ store, api, tools = TOOLS, live, convers
       return {
         kind: 'response',
         conversationRef,
-        ...checkpoint,
+        ...storedRefs,
         messageCount: conversation.length,
         assistant: { ref: assistantRef, chars: assistantJson.length },
         stopReason: message.stop_reason ?? 'end_turn',

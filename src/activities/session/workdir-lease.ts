@@ -7,7 +7,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors';
-import type { HeldWorkdirLease, TakeWorkdirLeaseInput, TakeWorkdirLeaseOutput } from '../../shared/workdir-lease';
+import { type HeldWorkdirLease, LEASE_KEEPER_HEARTBEAT_INTERVAL_MS, type TakeWorkdirLeaseInput, type TakeWorkdirLeaseOutput } from '../../shared/workdir-lease';
 import { whileHeartbeating } from '../heartbeat';
 import type { WorkdirLeases } from '../store/workdir-leases';
 import { realDirectory } from '../../workdir/real-directory';
@@ -42,7 +42,7 @@ export function createWorkdirLeaseActivities({ leases, hostId, leaseMs }: Workdi
           }
           await context.sleep(leaseMs / 3);
         }
-      });
+      }, undefined, LEASE_KEEPER_HEARTBEAT_INTERVAL_MS);
     },
 
     async releaseWorkdirLease({ key, holder }: HeldWorkdirLease): Promise<void> {

@@ -24,13 +24,17 @@ import { whileHeartbeating } from '../heartbeat';
 import { realOrSame } from '../../workdir/real-directory';
 import { workdirProblem } from '../session/workdir-check';
 import type { ContentStore } from '../store/content-store';
+import type { EffectJournal } from '../store/effect-journal';
 import { materializeSnapshot, restoreSnapshot } from './restore';
 import { takeSnapshot } from './snapshot';
+import { keepStartSnapshot, keptStartSnapshot } from './start-snapshots';
 import { compareSnapshots } from './tree';
 import { diffStat } from './unified-diff';
 
 export interface WorkspaceActivityDependencies {
   store: ContentStore;
+  /** Keeps each session's start snapshot (start-snapshots.ts); without one, every start is snapshotted as found. */
+  journal?: EffectJournal;
   /** The content store's directory and `AGENT_WORKSPACE_ROOTS`: a fork's new workdir is checked like any workdir. */
   contentDir?: string;
   workspaceRoots: readonly string[];
@@ -63,13 +67,22 @@ export async function snapshotOver(store: ContentStore, workdir: string, previou
   }
 }
 
-export function createWorkspaceActivities({ store, contentDir, workspaceRoots, privateDirs = [], hostId }: WorkspaceActivityDependencies) {
+export function createWorkspaceActivities({ store, journal, contentDir, workspaceRoots, privateDirs = [], hostId }: WorkspaceActivityDependencies) {
   const signal = () => Context.current().cancellationSignal;
+  /** The run this activity serves: the workflow tells a reset run by it (reset.ts). */
+  const runId = () => Context.current().info.workflowExecution?.runId;
   return {
-    /** The working tree now, incremental over the snapshot before it. Only the reference and counts enter history. */
+    /**
+     * The working tree now, incremental over the snapshot before it. Only the reference and counts
+     * enter history. A start snapshot (`startKey`) already kept is returned as it was taken.
+     */
     async snapshotWorkspace(input: SnapshotWorkspaceInput): Promise<SnapshotWorkspaceOutput> {
+      const kept = input.startKey && journal ? await keptStartSnapshot(journal, input.startKey) : undefined;
+      if (kept) return { ref: kept.ref, files: kept.files, filesChanged: 0, ...(kept.runId ? { runId: kept.runId } : {}) };
       const snapshot = await whileHeartbeating(() => takeSnapshot(store, input.workdir, input.previousRef, { signal: signal() }));
-      return { ref: snapshot.ref, files: snapshot.files, filesChanged: snapshot.changes.length };
+      const taken = { ref: snapshot.ref, files: snapshot.files, runId: runId() };
+      if (input.startKey && journal) await keepStartSnapshot(journal, input.startKey, taken);
+      return { ...taken, filesChanged: snapshot.changes.length };
     },
 
     /** Before a rewind: the files someone changed beside the session since its last snapshot. */
@@ -79,7 +92,8 @@ export function createWorkspaceActivities({ store, contentDir, workspaceRoots, p
 
     /** Puts the files back as in `targetRef`, unless someone changed files beside the session (and no `force`). */
     async restoreWorkspace(input: RestoreWorkspaceInput): Promise<RestoreWorkspaceOutput> {
-      return whileHeartbeating(() => restoreSnapshot(store, input.workdir, { targetRef: input.targetRef, expectedRef: input.expectedRef, force: input.force }));
+      const outcome = await whileHeartbeating(() => restoreSnapshot(store, input.workdir, { targetRef: input.targetRef, expectedRef: input.expectedRef, force: input.force }));
+      return outcome.kind === 'restored' ? { ...outcome, runId: runId() } : outcome;
     },
 
     /** A fork's files, written into its new, empty workdir. */

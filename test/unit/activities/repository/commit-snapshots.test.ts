@@ -15,6 +15,8 @@ import { takeSnapshot } from '../../../../src/activities/workspace/snapshot';
 import { compareSnapshots } from '../../../../src/activities/workspace/tree';
 import { cloneName, sessionBranch } from '../../../../src/shared/repository';
 import { scratchDir } from '../../../support/paths';
+// Each test clones, fast-imports and pushes with real git: seconds apiece on a loaded 2-core machine.
+jest.setTimeout(60_000);
 
 const git = (args: string[], cwd?: string) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'protocol.file.allow=always', ...args], { cwd, encoding: 'utf8' }).trim();

@@ -1,0 +1,156 @@
+/**
+ * `temporal workflow reset` of a session, on a real dev server and worker: the reset run puts the
+ * files back to the snapshot its history knows before its first tool runs, so what the turns after
+ * the reset point did happens once, an Edit of a file read before it works, and the result counts
+ * the session's changes from its true start — reset by event id (a workflow task mid-session), to
+ * the first workflow task (the `temporal` CLI, as operators run it) and to the last.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Worker } from '@temporalio/worker';
+import type { WorkflowHandle } from '@temporalio/client';
+import Long from 'long';
+import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
+import type { AgentResult, TranscriptEntry } from '../../src/shared/contract';
+import type { FileChangeStat } from '../../src/shared/workspace';
+import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
+import { transcriptQuery } from '../../src/workflows/definitions';
+import { byTurn, lastToolResults, reply, text, toolResultText, toolUse, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
+import { fileHarness, makeRepo, temporalAddress } from '../support/harness';
+
+jest.setTimeout(240_000);
+
+const harness = fileHarness();
+
+/** The errors among the tool results a request carries (each call of the turn before it). */
+const errorsOf = (request: RecordedRequest) => lastToolResults(request).filter((block) => block.is_error).map(toolResultText);
+
+/** Replies by turn, keeping every tool error the requests report, by the turn whose calls they answer. */
+function scripted(replies: FakeReply[]): { handler: (request: RecordedRequest) => FakeReply; errors: string[][] } {
+  const errors: string[][] = [];
+  const answer = byTurn(replies);
+  return {
+    errors,
+    handler: (request) => {
+      const answered = request.body.messages.filter((message) => message.role === 'assistant').length;
+      if (answered > 0) errors[answered] = [...(errors[answered] ?? []), ...errorsOf(request)];
+      return answer(request) as FakeReply;
+    },
+  };
+}
+
+/** The event id of the workflow task that scheduled the run's `n`-th model call (1-based): a reset there re-runs it. */
+async function taskBeforeModelCall(handle: WorkflowHandle, n: number): Promise<number> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const calls = events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
+  return Number(calls[n - 1]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId);
+}
+
+/** `workflowService.resetWorkflowExecution` to the workflow task completed at `eventId`: the new run's id. */
+async function resetToEvent(handle: WorkflowHandle, runId: string, eventId: number): Promise<string> {
+  const response = await harness.client.workflowService.resetWorkflowExecution({
+    namespace: 'default',
+    workflowExecution: { workflowId: handle.workflowId, runId },
+    reason: 'test: reset mid-session',
+    workflowTaskFinishEventId: Long.fromNumber(eventId),
+    requestId: randomUUID(),
+  });
+  return (response as { runId: string }).runId;
+}
+
+/** `temporal workflow reset --type <type>`, as an operator runs it: the new run's id (the workflow's latest). */
+async function resetWithCli(workflowId: string, type: 'FirstWorkflowTask' | 'LastWorkflowTask'): Promise<string> {
+  const cli = await resolveTemporalCli();
+  await promisify(execFile)(cli!.path, ['workflow', 'reset', '--address', temporalAddress(), '--workflow-id', workflowId, '--type', type, '--reason', `test: ${type}`, '--yes']);
+  return (await harness.client.workflow.getHandle(workflowId).describe()).runId;
+}
+
+const changes = (result: AgentResult) => (result.filesChanged ?? []).map(({ path, change }: FileChangeStat) => `${change} ${path}`).sort();
+
+/**
+ * The reset run's history replays against the workflow code as it is (the put-back's marker where
+ * it ran). The replayer runs a history under the run id its start event names, which a reset keeps
+ * (the original run's): named the reset run's, as a worker replaying it knows it.
+ */
+async function expectReplays(handle: WorkflowHandle, runId: string): Promise<void> {
+  const history = await handle.fetchHistory();
+  history.events![0]!.workflowExecutionStartedEventAttributes!.originalExecutionRunId = runId;
+  await expect(
+    Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), sinks: DROPPED_WORKFLOW_SPANS, replayName: 'reset run' }, history),
+  ).resolves.toBeUndefined();
+}
+
+test('a reset to the workflow task after turn 3 puts the files back: each command once, a later Edit works, filesChanged is right', async () => {
+  const workdir = makeRepo({ 'notes.txt': 'one\n' });
+  const echo = (n: number) => toolUse('Bash', { command: `echo ${n} >> log.txt` });
+  const edit = (from: string, to: string) => toolUse('Edit', { file_path: 'notes.txt', old_string: from, new_string: to });
+  const script = scripted([
+    reply([toolUse('Read', { file_path: 'notes.txt' }), echo(1)]),
+    reply([echo(2)]),
+    reply([echo(3), toolUse('Write', { file_path: 'made.txt', content: 'turn 3\n' })]),
+    reply([echo(4), edit('one', 'two')]),
+    reply([echo(5), edit('two', 'three'), toolUse('Bash', { command: 'rm made.txt' })]),
+    reply([text('Done.')]),
+  ]);
+  harness.fake.handler = script.handler;
+  const handle = await harness.start({ prompt: 'Count to five', workdir });
+  const first = (await handle.result()) as AgentResult;
+  expect(first.reason).toBe('completed');
+  expect(readFileSync(join(workdir, 'log.txt'), 'utf8')).toBe('1\n2\n3\n4\n5\n');
+
+  script.errors.length = 0;
+  const resetRun = await resetToEvent(handle, handle.firstExecutionRunId, await taskBeforeModelCall(handle, 4));
+  const reset = harness.client.workflow.getHandle(handle.workflowId, resetRun);
+  const result = (await reset.result()) as AgentResult;
+
+  expect(result.reason).toBe('completed');
+  expect(readFileSync(join(workdir, 'log.txt'), 'utf8')).toBe('1\n2\n3\n4\n5\n');
+  expect(readFileSync(join(workdir, 'notes.txt'), 'utf8')).toBe('three\n');
+  expect(existsSync(join(workdir, 'made.txt'))).toBe(false);
+  // Turn 4's and turn 5's calls (answered in the requests of turns 5 and 6), Edits of a file read at turn 1 included.
+  expect(script.errors.flat()).toEqual([]);
+  expect(changes(result)).toEqual(['added log.txt', 'modified notes.txt']);
+  const transcript = (await reset.query(transcriptQuery, {})) as { entries: TranscriptEntry[] };
+  expect(transcript.entries.filter((entry) => entry.type === 'reset')).toEqual([expect.objectContaining({ snapshotTurn: 3, filesRestored: 3 })]);
+  await expectReplays(reset, resetRun);
+});
+
+test('a reset to the first workflow task (temporal workflow reset --type FirstWorkflowTask) starts from the true start', async () => {
+  const workdir = makeRepo({ 'notes.txt': 'one\n' });
+  const script = scripted([
+    reply([toolUse('Write', { file_path: 'created.txt', content: 'made once\n' }), toolUse('Bash', { command: 'echo ran >> log.txt' })]),
+    reply([text('Done.')]),
+  ]);
+  harness.fake.handler = script.handler;
+  const handle = await harness.start({ prompt: 'Make a file', workdir });
+  expect(changes((await handle.result()) as AgentResult)).toEqual(['added created.txt', 'added log.txt']);
+
+  const resetRun = await resetWithCli(handle.workflowId, 'FirstWorkflowTask');
+  const reset = harness.client.workflow.getHandle(handle.workflowId, resetRun);
+  const result = (await reset.result()) as AgentResult;
+
+  expect(result.reason).toBe('completed');
+  expect(readFileSync(join(workdir, 'log.txt'), 'utf8')).toBe('ran\n');
+  expect(readFileSync(join(workdir, 'created.txt'), 'utf8')).toBe('made once\n');
+  expect(script.errors.flat()).toEqual([]);
+  expect(changes(result)).toEqual(['added created.txt', 'added log.txt']);
+  await expectReplays(reset, resetRun);
+});
+
+test('a reset to the last workflow task finds the files as they are: nothing is put back, the result stands', async () => {
+  const workdir = makeRepo({ 'notes.txt': 'one\n' });
+  harness.fake.handler = scripted([reply([toolUse('Bash', { command: 'echo ran >> log.txt' })]), reply([text('Done.')])]).handler;
+  const handle = await harness.start({ prompt: 'Append a line', workdir });
+  await handle.result();
+
+  const reset = harness.client.workflow.getHandle(handle.workflowId, await resetWithCli(handle.workflowId, 'LastWorkflowTask'));
+  const result = (await reset.result()) as AgentResult;
+
+  expect(result.reason).toBe('completed');
+  expect(readFileSync(join(workdir, 'log.txt'), 'utf8')).toBe('ran\n');
+  expect(changes(result)).toEqual(['added log.txt']);
+});
+
