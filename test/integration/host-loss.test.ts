@@ -139,6 +139,10 @@ async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState)
   }
 }
 
+async function searchAttributeWhere(handle: WorkflowHandle, predicate: (status: unknown) => boolean): Promise<void> {
+  while (!predicate((await handle.describe()).searchAttributes.AgentStatus)) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 /** A workdir session on host-a, host-a SIGKILLed in turn 2's command: the session waits for it. */
 async function lostWorkdirSession() {
   harness = await Harness.start();
@@ -156,7 +160,9 @@ async function lostWorkdirSession() {
   await killProcess(hostA);
   const waiting = await stateWhere(handle, (state) => state.status === 'waiting_host');
   expect(waiting.host).toBe('host-a');
-  expect((await handle.describe()).searchAttributes.AgentStatus).toEqual(['waiting_host']);
+  // The query can answer from the worker's state before the workflow task that upserts the
+  // attribute is completed: the UI's and list's view follows within that task.
+  await searchAttributeWhere(handle, (status) => Array.isArray(status) && status[0] === 'waiting_host');
   return { handle, workdir };
 }
 
