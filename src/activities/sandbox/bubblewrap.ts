@@ -6,8 +6,7 @@
  * unprivileged user; it dies with the worker, and every process it started dies with it (the
  * PID namespace ends with its first process).
  */
-import { existsSync, lstatSync, mkdirSync, readlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EGRESS_SOCKET } from './launcher';
 
@@ -28,6 +27,7 @@ const SYSTEM = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/opt'];
 
 export interface BubblewrapCall {
   workdir: string;
+  identity: IdentityFiles;
   /** Where the workdir is bound from: itself, or the staging point a root worker bound it at (sandbox-user.ts). */
   workdirSource?: string;
   /** `host`: the worker's network namespace; otherwise one of the command's own, with only a loopback. */
@@ -39,16 +39,22 @@ export interface BubblewrapCall {
   readOnlyBinds?: { source: string; target: string }[];
 }
 
-/** A passwd and group that name the sandbox's user (programs look themselves up). */
-function identityFiles(): { passwd: string; group: string } {
-  const folder = join(tmpdir(), `durable-agent-sandbox-${process.pid}`);
+/** A sandbox's passwd and group, on the host: bound read-only over its /etc/passwd and /etc/group. */
+export interface IdentityFiles {
+  passwd: string;
+  group: string;
+}
+
+/**
+ * Writes the passwd and group that name the sandbox's user (programs look themselves up) into
+ * `folder`, a directory of the worker's own made for this (never a fixed name in /tmp, which
+ * another local user could make first).
+ */
+export function writeIdentityFiles(folder: string): IdentityFiles {
   const passwd = join(folder, 'passwd');
   const group = join(folder, 'group');
-  if (!existsSync(passwd)) {
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(passwd, `root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:${SANDBOX_UID}:${SANDBOX_UID}:agent:${SANDBOX_HOME}:/bin/bash\n`);
-    writeFileSync(group, `root:x:0:\nagent:x:${SANDBOX_UID}:\n`);
-  }
+  writeFileSync(passwd, `root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:${SANDBOX_UID}:${SANDBOX_UID}:agent:${SANDBOX_HOME}:/bin/bash\n`, { flag: 'wx', mode: 0o644 });
+  writeFileSync(group, `root:x:0:\nagent:x:${SANDBOX_UID}:\n`, { flag: 'wx', mode: 0o644 });
   return { passwd, group };
 }
 
@@ -61,7 +67,7 @@ export function bubblewrapArgs(call: BubblewrapCall): string[] {
     else args.push('--ro-bind', path, path);
   }
   for (const name of ETC) args.push('--ro-bind-try', join('/etc', name), join('/etc', name));
-  const { passwd, group } = identityFiles();
+  const { passwd, group } = call.identity;
   args.push('--ro-bind', passwd, '/etc/passwd', '--ro-bind', group, '/etc/group');
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', SANDBOX_HOME, '--bind', call.workdirSource ?? call.workdir, call.workdir, '--chdir', call.workdir);
   if (call.network === 'filtered' && call.egressSocket) args.push('--ro-bind', call.egressSocket, EGRESS_SOCKET);

@@ -10,7 +10,7 @@ import { handOver } from '../../workdir/hand-over';
 import { Workdir } from '../../workdir/workdir';
 import { commandEnvironment } from '../tools/command-environment';
 import type { AllowedDomain } from './allowed-domains';
-import { BUBBLEWRAP_ENVIRONMENT, bubblewrapArgs, SANDBOX_HOME, SANDBOX_PATH } from './bubblewrap';
+import { BUBBLEWRAP_ENVIRONMENT, bubblewrapArgs, type IdentityFiles, SANDBOX_HOME, SANDBOX_PATH } from './bubblewrap';
 import { type CgroupSettings, CommandCgroup } from './cgroup';
 import type { EgressProxies } from './egress-proxies';
 import { proxyEnvironment, sandboxLauncher, unconfinedLauncher } from './launcher';
@@ -101,6 +101,10 @@ export interface BubblewrapDependencies {
   proxies: EgressProxies;
   /** An empty directory every sandbox user can reach: the staging point (sandbox-user.ts). */
   stage: string;
+  /** The sandbox user's passwd and group (writeIdentityFiles). */
+  identity: IdentityFiles;
+  /** Removes what the worker made for its sandboxes (the stage, the identity files) at close. */
+  removeRuntime?: () => Promise<void>;
   /** Why filtered networks cannot work here, when they cannot (socat missing). */
   filterUnavailable?: string;
   /** The default allowed domains, when AGENT_SANDBOX_ALLOWED_DOMAINS names none. */
@@ -145,6 +149,7 @@ export function bubblewrap(settings: SandboxSettings, dependencies: BubblewrapDe
         const handshake = cgroup ? ['--info-fd', '4', '--block-fd', '5'] : [];
         const call = {
           workdir: workdir.path,
+          identity: dependencies.identity,
           ...(user.staged ? { workdirSource: dependencies.stage } : {}),
           network: network.mode,
           egressSocket,
@@ -173,7 +178,10 @@ export function bubblewrap(settings: SandboxSettings, dependencies: BubblewrapDe
         workdir.close();
       }
     },
-    close: () => dependencies.proxies.close(),
+    close: async () => {
+      await dependencies.proxies.close();
+      await dependencies.removeRuntime?.();
+    },
   };
 }
 

@@ -6,10 +6,12 @@
  */
 import { type ChildProcess, execFile } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultAllowedDomains } from './allowed-domains';
 import { checkCgroup } from './cgroup';
+import { writeIdentityFiles } from './bubblewrap';
 import { bubblewrap, type CommandSandbox, type SandboxSettings, unconfined } from './command-sandbox';
 import { EgressProxies } from './egress-proxies';
 
@@ -18,12 +20,17 @@ export async function resolveSandbox(settings: SandboxSettings, probeBinary = 'b
   if (settings.mode === 'none') return unconfined(settings);
   if (settings.cgroup) await checkCgroup(settings.cgroup);
   const socat = await runs('socat', ['-V']);
-  const stage = mkdtempSync(join(tmpdir(), 'durable-agent-stage-'));
-  chmodSync(stage, 0o755);
+  // One directory of the worker's for what its sandboxes share; removed when the worker closes.
+  const runtime = mkdtempSync(join(tmpdir(), `durable-agent-sandbox-${process.pid}-`));
+  chmodSync(runtime, 0o755);
+  const stage = join(runtime, 'stage');
+  mkdirSync(stage, { mode: 0o755 });
   const staging: { unavailable?: string } = {};
   const sandbox = bubblewrap(settings, {
     proxies: new EgressProxies(),
     stage,
+    identity: writeIdentityFiles(runtime),
+    removeRuntime: () => rm(runtime, { recursive: true, force: true }),
     defaultDomains: defaultAllowedDomains(),
     ...(socat ? {} : { filterUnavailable: 'socat is not installed (Debian package socat)' }),
     staging,

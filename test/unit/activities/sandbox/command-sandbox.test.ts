@@ -1,5 +1,5 @@
 /** The sandbox as a worker resolves it, and what a command sees inside it (real bubblewrap). */
-import { chmodSync, chownSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandSandbox } from '../../../../src/activities/sandbox/command-sandbox';
@@ -124,7 +124,7 @@ describe('who the sandbox is on the host, and what it may use', () => {
     chownSync(workdir, 1000, 1000);
     expect(await inside(sandbox, 'pwd; echo hello > greeting.txt; id -u', workdir)).toBe(`${workdir}\n1000\n`);
     expect(readFileSync(join(workdir, 'greeting.txt'), 'utf8')).toBe('hello\n');
-    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain('durable-agent-stage');
+    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(`durable-agent-sandbox-${process.pid}-`);
   });
 
   test('limits are hard limits inside: processes and memory per process', async () => {
@@ -132,4 +132,16 @@ describe('who the sandbox is on the host, and what it may use', () => {
     const output = await inside(sandbox, 'ulimit -Hu; ulimit -Hd; ulimit -u 100000 2>/dev/null || echo cannot-raise', workdir, { network: 'none' });
     expect(output).toBe(`64\n${1024 * 1024}\ncannot-raise\n`);
   });
+});
+
+test("a worker's sandbox keeps what its commands share in one directory of its own, and removes it at close", async () => {
+  const ours = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith(`durable-agent-sandbox-${process.pid}-`)));
+  const before = ours();
+  const sandbox = await resolveSandbox({ ...settings({}), mode: 'bwrap' });
+  const made = [...ours()].filter((name) => !before.has(name));
+  expect(made).toHaveLength(1);
+  expect(readdirSync(join(tmpdir(), made[0]!)).sort()).toEqual(['group', 'passwd', 'stage']);
+  expect(await inside(sandbox, 'id -un', scratchDir('identity'), { network: 'none' })).toBe('agent\n');
+  await sandbox.close();
+  expect(existsSync(join(tmpdir(), made[0]!))).toBe(false);
 });
