@@ -81,6 +81,9 @@ test('run starts an embedded dev server, prints each turn, and ends with the res
   expect(readFileSync(join(workdir, 'notes.txt'), 'utf8')).toBe('color\n');
   // The embedded server outlives the command, so the link works afterwards.
   expect((await fetch(link)).status).toBe(200);
+  // Its SQLite file is in write-ahead-log mode (the header's read and write versions are 2).
+  const header = readFileSync(join(environment.DURABLE_AGENT_HOME, 'temporal.db')).subarray(18, 20);
+  expect([...header]).toEqual([2, 2]);
 
   // A second run reuses the server that now answers.
   fake.handler = byTurn([reply([text('Nothing to do.')])]);
