@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { reply, text, toolUse, type RecordedRequest } from '../../test/support/fake-anthropic';
 import { type Harness, makeRepo } from '../../test/support/harness';
+import { floorRunner } from './floor';
 import { peakRss, round, type Row, waitForWorker } from './support';
 
 const TURNS = 4;
@@ -20,9 +21,9 @@ function fourReadsThenDone(request: RecordedRequest) {
 
 export async function concurrency(harness: Harness, sessions = 1000): Promise<Row[]> {
   // The worker as users start it: its bundle cache, the shipped log level.
-  // AGENT_BENCH_WORKER_NODE_OPTIONS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` for the worker alone.
-  const profiling = process.env.AGENT_BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.AGENT_BENCH_WORKER_NODE_OPTIONS } : {};
-  const worker = harness.spawnWorker({ AGENT_WORKFLOW_BUNDLE: '', AGENT_LOG_LEVEL: 'INFO', ...profiling });
+  // AGENT_BENCH_WORKER_NODE_OPTIONS: node's options for the worker alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const nodeArguments = process.env.AGENT_BENCH_WORKER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
+  const worker = harness.spawnWorker({ AGENT_WORKFLOW_BUNDLE: '', AGENT_LOG_LEVEL: 'INFO' }, nodeArguments);
   await waitForWorker(worker);
   const memory = peakRss(worker.pid!);
   harness.fake.handler = fourReadsThenDone;
@@ -46,11 +47,16 @@ export async function concurrency(harness: Harness, sessions = 1000): Promise<Ro
   for (const failure of new Set(results.filter((reason) => reason !== 'completed'))) console.error(`concurrency: a session ended ${failure}`);
   const sampled = await sampleHistories(handles.slice(0, 50));
   await exited;
+  // Temporal's floor at the same load, with the agent's worker gone: a bare workflow of two empty activities a turn.
+  const floor = await floorRunner(harness);
+  const floorTurnsPerSecond = await floor.runMany(sessions, TURNS, START_BATCH).finally(() => floor.stop());
+  const turnsPerSecond = (sessions * TURNS) / seconds;
   return [
     {
       figure: `${sessions} sessions started at once on one worker process (\`npm run worker\`, default settings; ${TURNS} turns each, model call + one Read)`,
       value:
-        `${completed} of ${sessions} completed; ${round((sessions * TURNS) / seconds)} turns/s (${round(seconds)} s for ${sessions * TURNS} turns, all started in ${round(startSeconds)} s); ` +
+        `${completed} of ${sessions} completed; ${round(turnsPerSecond)} turns/s (${round(seconds)} s for ${sessions * TURNS} turns, all started in ${round(startSeconds)} s), ` +
+        `Temporal's floor right after ${round(floorTurnsPerSecond)} turns/s (×${round(floorTurnsPerSecond / turnsPerSecond)} as fast); ` +
         `worker peak RSS ${Math.round(peak / 1024 / 1024)} MB, CPU ${round((cpuSeconds * 1000) / (sessions * TURNS))} ms a turn; in ${sampled.sessions} sampled sessions: ${sampled.retried} activity retries, ` +
         `${sampled.workflowTasks} workflow tasks (${sampled.timedOut} timed out), median schedule-to-start ${sampled.medianQueuedMs} ms`,
       command: `npm run bench -- --only concurrency --sessions ${sessions}`,

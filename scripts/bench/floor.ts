@@ -9,8 +9,15 @@ export interface FloorRun {
   turnStarts: number[];
 }
 
+export interface FloorRunner {
+  run(turns: number): Promise<FloorRun>;
+  /** Starts `sessions` workflows of `turns` turns at once (as the concurrency figure does): turns a second. */
+  runMany(sessions: number, turns: number, startBatch: number): Promise<number>;
+  stop(): Promise<void>;
+}
+
 /** A worker for the floor workflow on its own task queue; `run` times a workflow of `turns` turns. */
-export async function floorRunner(harness: Harness): Promise<{ run(turns: number): Promise<FloorRun>; stop(): Promise<void> }> {
+export async function floorRunner(harness: Harness): Promise<FloorRunner> {
   const taskQueue = uniqueId('bench-floor');
   const connection = await NativeConnection.connect({ address: temporalAddress() });
   const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./floor-workflow'), logger: quiet });
@@ -30,6 +37,17 @@ export async function floorRunner(harness: Harness): Promise<{ run(turns: number
       const events = (await handle.fetchHistory()).events ?? [];
       const turnStarts = events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callNothing').map(eventTime);
       return { msPerTurn, turnStarts };
+    },
+    async runMany(sessions, turns, startBatch) {
+      const started = performance.now();
+      const handles = [];
+      for (let first = 0; first < sessions; first += startBatch) {
+        const count = Math.min(startBatch, sessions - first);
+        const start = () => harness.client.workflow.start('floorWorkflow', { taskQueue, workflowId: uniqueId('floor'), args: [turns] });
+        handles.push(...(await Promise.all(Array.from({ length: count }, start))));
+      }
+      await Promise.all(handles.map((handle) => handle.result()));
+      return (sessions * turns) / ((performance.now() - started) / 1000);
     },
     async stop() {
       worker.shutdown();
