@@ -14,6 +14,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { workflowBundleOptions } from '../../src/workflow-bundle';
 import { startDevServer } from '../../src/dev-server/dev-server';
 import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
 import { freePort } from '../../test/support/global-setup';
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const server = await startDevServer({ cliPath: cli.path, port, dbFilename: join(TEST_TMP, `bench-${port}.db`) });
   process.env.TEMPORAL_ADDRESS = server.address;
-  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quiet })).code);
+  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quiet })).code);
   process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
   const rows: Row[] = [];
   try {

@@ -16,6 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { workflowBundleOptions } from '../../src/workflow-bundle';
 import { startDevServer } from '../../src/dev-server/dev-server';
 import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
 import { freePort } from '../../test/support/global-setup';
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
   const server = await startDevServer({ cliPath: cli.path, port });
   process.env.TEMPORAL_ADDRESS = server.address;
   mkdirSync(join(WORKFLOW_BUNDLE_PATH, '..'), { recursive: true });
-  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows') })).code);
+  writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode(workflowBundleOptions())).code);
   process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
   mkdirSync(FIXTURES, { recursive: true });
   try {

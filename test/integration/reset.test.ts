@@ -79,7 +79,7 @@ async function expectReplays(handle: WorkflowHandle, runId: string): Promise<voi
   const history = await handle.fetchHistory();
   history.events![0]!.workflowExecutionStartedEventAttributes!.originalExecutionRunId = runId;
   await expect(
-    Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), sinks: DROPPED_WORKFLOW_SPANS, replayName: 'reset run' }, history),
+    Worker.runReplayHistory({ workflowBundle: { codePath: process.env.AGENT_WORKFLOW_BUNDLE! }, sinks: DROPPED_WORKFLOW_SPANS, replayName: 'reset run' }, history),
   ).resolves.toBeUndefined();
 }
 

@@ -6,7 +6,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
+import { workflowBundleOptions } from '../../src/workflow-bundle';
 import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
@@ -17,6 +18,11 @@ import { WORKDIR_LEASE_PATCH } from '../../src/workflows/workdir-lease';
 jest.setTimeout(120_000);
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'histories');
+/** Made once, as the worker makes it (shared modules preloaded), for every replay. */
+let bundle: { code: string };
+beforeAll(async () => {
+  bundle = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: new DefaultLogger('WARN') });
+});
 const files = readdirSync(FIXTURES).filter((name) => name.endsWith('.json'));
 
 beforeAll(() => {
@@ -67,10 +73,15 @@ test.each(Object.keys(PATHS))('a recorded history %s', (path) => {
   expect(covered.filter(PATHS[path]!).map((history) => history.name)).not.toEqual([]);
 });
 
+test('the bundle loads zod once for all workflows (preload.ts), not once per workflow', () => {
+  // A bare require of a module declared free of side effects is dropped by the bundler (`0;`).
+  expect(bundle.code).toMatch(/exports\.preloadModules = function preloadModules\(\) \{\s*__webpack_require__\([^)]*src\/workflows\/preload\.ts/);
+});
+
 test.each(files)('%s replays without non-determinism', async (name) => {
   const history = asItsRunSawIt(JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')));
   await expect(
-    Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), sinks: DROPPED_WORKFLOW_SPANS, replayName: name }, history, workflowIdOf(history)),
+    Worker.runReplayHistory({ workflowBundle: bundle, sinks: DROPPED_WORKFLOW_SPANS, replayName: name }, history, workflowIdOf(history)),
   ).resolves.toBeUndefined();
 });
 
@@ -140,6 +151,6 @@ test('a session started with an inline prompt over the limit before the limit ex
   const input = JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) as { prompt: string };
   payload.data = Buffer.from(JSON.stringify({ ...input, prompt: `${input.prompt} ${'x'.repeat(MAX_INLINE_PROMPT_BYTES)}` })).toString('base64');
   await expect(
-    Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), sinks: DROPPED_WORKFLOW_SPANS, replayName: 'max-turns, long prompt' }, history),
+    Worker.runReplayHistory({ workflowBundle: bundle, sinks: DROPPED_WORKFLOW_SPANS, replayName: 'max-turns, long prompt' }, history),
   ).resolves.toBeUndefined();
 });

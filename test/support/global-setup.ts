@@ -8,6 +8,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { workflowBundleOptions } from '../../src/workflow-bundle';
 import { startDevServer } from '../../src/dev-server/dev-server';
 import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
 import { buildState } from '../../bin/entry';
@@ -56,7 +57,7 @@ export default async function globalSetup(): Promise<void> {
     } else if (process.env.AGENT_TEST_STORE === 'postgres') {
       throw new Error('AGENT_TEST_STORE=postgres, but no PostgreSQL is installed here (Debian: apt-get install postgresql)');
     }
-    const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger });
+    const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger });
     writeFileSync(WORKFLOW_BUNDLE_PATH, code);
     writeFileSync(DEV_SERVER_STATE, JSON.stringify({ address: server.address, pid: server.pid, cli: cli.path, ...(postgres ? { postgres } : {}) }));
     process.env.TEMPORAL_ADDRESS = server.address;
