@@ -30,7 +30,7 @@ export function describeWorkdirLeases(name: string, open: () => WorkdirLeases): 
       const workdir = nextKey();
       await leases.take(workdir, first, MINUTE);
       expect(await leases.take(workdir, first, MINUTE)).toEqual({ taken: true });
-      expect(await leases.renew(workdir, first, MINUTE)).toBe(true);
+      expect(await leases.renew(workdir, first, MINUTE)).toBe('renewed');
       expect(await leases.take(workdir, second, MINUTE)).toMatchObject({ taken: false, holder: first });
     });
 
@@ -46,18 +46,19 @@ export function describeWorkdirLeases(name: string, open: () => WorkdirLeases): 
       const workdir = nextKey();
       await leases.take(workdir, first, 0);
       expect(await leases.take(workdir, second, MINUTE)).toEqual({ taken: true });
-      expect(await leases.renew(workdir, first, MINUTE)).toBe(false);
+      expect(await leases.renew(workdir, first, MINUTE)).toBe('lost');
       await leases.release(workdir, first);
       expect(await leases.take(workdir, first, MINUTE)).toMatchObject({ taken: false, holder: second });
     });
 
-    test('a released lease is not renewed back to life', async () => {
+    test('a released lease is not renewed back to life: its keeper learns it was released, then lost once another takes it', async () => {
       const leases = open();
       const workdir = nextKey();
       await leases.take(workdir, first, MINUTE);
       await leases.release(workdir, first);
-      expect(await leases.renew(workdir, first, MINUTE)).toBe(false);
+      expect(await leases.renew(workdir, first, MINUTE)).toBe('released');
       expect(await leases.take(workdir, second, MINUTE)).toEqual({ taken: true });
+      expect(await leases.renew(workdir, first, MINUTE)).toBe('lost');
     });
 
     test('of many sessions taking a free lease at once, exactly one gets it', async () => {

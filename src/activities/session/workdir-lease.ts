@@ -32,12 +32,18 @@ export function createWorkdirLeaseActivities({ leases, hostId, leaseMs }: Workdi
       return { taken: false, key, holder: outcome.holder.workflowId, expiresAt: new Date(outcome.expiresAt).toISOString() };
     },
 
-    /** Renews the lease every third of its length until cancelled (the run ended); fails when it was taken over. */
+    /**
+     * Renews the lease every third of its length until cancelled (the run ended) or released (the
+     * session closed: its cancellation reaches a keeper only at its next heartbeat, and renewing
+     * then must not report a lost lease); fails when another session took it over.
+     */
     async keepWorkdirLease({ key, holder }: HeldWorkdirLease): Promise<void> {
       const context = Context.current();
       await whileHeartbeating(async () => {
         for (;;) {
-          if (!(await leases.renew(key, holder, leaseMs))) {
+          const renewed = await leases.renew(key, holder, leaseMs);
+          if (renewed === 'released') return;
+          if (renewed === 'lost') {
             throw ApplicationFailure.nonRetryable(`the lease of ${key} is no longer this session's: it expired and another session took it`, ErrorType.WorkdirLeaseLost);
           }
           await context.sleep(leaseMs / 3);

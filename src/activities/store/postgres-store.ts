@@ -12,7 +12,7 @@ import { ErrorType } from '../../shared/errors';
 import type { BlobCipher } from '../../encryption/stored-blob';
 import { type ContentStore, contentRef, RecentObjects } from './content-store';
 import { type EffectJournal, type EffectRecord, removeTemporary } from './effect-journal';
-import type { LeaseHolder, TakeOutcome, WorkdirLeases } from './workdir-leases';
+import type { LeaseHolder, RenewOutcome, TakeOutcome, WorkdirLeases } from './workdir-leases';
 
 /** Applied in order, each once; a new version is a new entry at the end, never an edit. */
 export const MIGRATIONS: readonly string[] = [
@@ -157,12 +157,15 @@ export class PostgresWorkdirLeases implements WorkdirLeases {
     return { taken: false, holder: { workflowId: row.workflow_id, firstRunId: row.first_run_id }, expiresAt: row.expires_at.getTime() };
   }
 
-  async renew(key: string, holder: LeaseHolder, ttlMs: number): Promise<boolean> {
+  async renew(key: string, holder: LeaseHolder, ttlMs: number): Promise<RenewOutcome> {
     const { rowCount } = await this.pool.query(
       `UPDATE workdir_leases SET expires_at = now() + $4 * interval '1 millisecond' WHERE lease_key = $1 AND workflow_id = $2 AND first_run_id = $3`,
       [key, holder.workflowId, holder.firstRunId, ttlMs],
     );
-    return (rowCount ?? 0) > 0;
+    if ((rowCount ?? 0) > 0) return 'renewed';
+    // A release deletes the row: none left is a lease nobody holds; another's row is a lease lost.
+    const { rows } = await this.pool.query('SELECT 1 FROM workdir_leases WHERE lease_key = $1', [key]);
+    return rows.length ? 'lost' : 'released';
   }
 
   async release(key: string, holder: LeaseHolder): Promise<void> {

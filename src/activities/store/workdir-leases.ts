@@ -22,11 +22,14 @@ export interface LeaseHolder {
 
 export type TakeOutcome = { taken: true } | { taken: false; holder: LeaseHolder; expiresAt: number };
 
+/** `released`: nobody holds it now (its holder let it go); `lost`: another session holds it, or held it since. */
+export type RenewOutcome = 'renewed' | 'released' | 'lost';
+
 export interface WorkdirLeases {
   /** Takes the lease when it is free, expired or already the holder's (then it is renewed). */
   take(key: string, holder: LeaseHolder, ttlMs: number): Promise<TakeOutcome>;
-  /** Extends the holder's lease; false when it is no longer the holder's (released, or taken over). */
-  renew(key: string, holder: LeaseHolder, ttlMs: number): Promise<boolean>;
+  /** Extends the holder's lease, unless it is no longer the holder's. */
+  renew(key: string, holder: LeaseHolder, ttlMs: number): Promise<RenewOutcome>;
   /** Frees the lease if the holder has it; nothing otherwise. */
   release(key: string, holder: LeaseHolder): Promise<void>;
 }
@@ -56,10 +59,12 @@ export class FileWorkdirLeases implements WorkdirLeases {
     });
   }
 
-  async renew(key: string, holder: LeaseHolder, ttlMs: number): Promise<boolean> {
-    return this.change<boolean>(key, (current) => {
-      if (!current || current.released || !sameHolder(current, holder)) return { outcome: false };
-      return { outcome: true, next: { ...holder, expiresAt: this.now() + ttlMs } };
+  async renew(key: string, holder: LeaseHolder, ttlMs: number): Promise<RenewOutcome> {
+    return this.change<RenewOutcome>(key, (current) => {
+      // A released record names who released it: only the holder itself can have.
+      if (!current || (current.released && sameHolder(current, holder))) return { outcome: 'released' };
+      if (current.released || !sameHolder(current, holder)) return { outcome: 'lost' };
+      return { outcome: 'renewed', next: { ...holder, expiresAt: this.now() + ttlMs } };
     });
   }
 

@@ -48,3 +48,11 @@ test('the keeper renews until the run ends (cancelled), and fails for good once 
   await new MockActivityEnvironment().run(activities.releaseWorkdirLease, { key: taken.key, holder: first });
   expect(await leases.take(taken.key, first, 60_000)).toMatchObject({ taken: false, holder: second });
 });
+
+test('a keeper that wakes after its session released the lease (its cancellation not yet delivered) ends quietly, not as a lost lease', async () => {
+  const { leases, workdir, activities } = setUp();
+  const taken = (await new MockActivityEnvironment().run(activities.takeWorkdirLease, { workdir, holder: first })) as TakeWorkdirLeaseOutput;
+  await new MockActivityEnvironment().run(activities.releaseWorkdirLease, { key: taken.key, holder: first });
+  await expect(new MockActivityEnvironment().run(activities.keepWorkdirLease, { key: taken.key, holder: first })).resolves.toBeUndefined();
+  expect(await leases.take(taken.key, second, 60_000)).toEqual({ taken: true });
+});
