@@ -18,6 +18,7 @@ import type { AgentResult, TranscriptEntry } from '../../src/shared/contract';
 import type { FileChangeStat } from '../../src/shared/workspace';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
 import { transcriptQuery } from '../../src/workflows/definitions';
+import { asItsRunSawIt } from '../support/history';
 import { byTurn, lastToolResults, reply, text, toolResultText, toolUse, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
 import { fileHarness, makeRepo, temporalAddress } from '../support/harness';
 
@@ -70,14 +71,10 @@ async function resetWithCli(workflowId: string, type: 'FirstWorkflowTask' | 'Las
 
 const changes = (result: AgentResult) => (result.filesChanged ?? []).map(({ path, change }: FileChangeStat) => `${change} ${path}`).sort();
 
-/**
- * The reset run's history replays against the workflow code as it is (the put-back's marker where
- * it ran). The replayer runs a history under the run id its start event names, which a reset keeps
- * (the original run's): named the reset run's, as a worker replaying it knows it.
- */
+/** The reset run's history replays against the workflow code as it is (the put-back's marker where it ran), as its worker knows it. */
 async function expectReplays(handle: WorkflowHandle, runId: string): Promise<void> {
-  const history = await handle.fetchHistory();
-  history.events![0]!.workflowExecutionStartedEventAttributes!.originalExecutionRunId = runId;
+  const history = asItsRunSawIt(await handle.fetchHistory());
+  expect(history.events![0]!.workflowExecutionStartedEventAttributes!.originalExecutionRunId).toBe(runId);
   await expect(
     Worker.runReplayHistory({ workflowBundle: { codePath: process.env.AGENT_WORKFLOW_BUNDLE! }, sinks: DROPPED_WORKFLOW_SPANS, replayName: 'reset run' }, history),
   ).resolves.toBeUndefined();

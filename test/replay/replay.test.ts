@@ -10,6 +10,7 @@ import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, 
 import { workflowBundleOptions } from '../../src/workflow-bundle';
 import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
+import { asItsRunSawIt } from '../support/history';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
 import { MALFORMED_SIGNALS_PATCH, MCP_CALL_SNAPSHOT_PATCH, READ_STATE_PATCH, RESET_AWARE_WORKSPACE_PATCH, SELF_LABELLED_BATCH_PATCH, SUB_AGENT_BOUNDS_PATCH, TRANSCRIPT_BY_REFERENCE_PATCH } from '../../src/workflows/features';
 import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
@@ -84,26 +85,6 @@ test.each(files)('%s replays without non-determinism', async (name) => {
     Worker.runReplayHistory({ workflowBundle: bundle, sinks: DROPPED_WORKFLOW_SPANS, replayName: name }, history, workflowIdOf(history)),
   ).resolves.toBeUndefined();
 });
-
-interface ResetHistory {
-  events: {
-    workflowExecutionStartedEventAttributes?: { originalExecutionRunId?: string };
-    workflowTaskFailedEventAttributes?: { newRunId?: string };
-  }[];
-}
-
-/**
- * A run made by `temporal workflow reset` as its worker replays it. The replayer runs a history
- * under the run id its start event names, which a reset keeps (the old run's); a worker knows the
- * reset run's own, which the reset's failed workflow task names (`newRunId`), and the workflow
- * tells a reset run by it (src/workflows/reset.ts).
- */
-function asItsRunSawIt<T extends ResetHistory>(history: T): T {
-  const resetRun = history.events.flatMap((event) => event.workflowTaskFailedEventAttributes?.newRunId ?? []).at(-1);
-  const started = history.events[0]?.workflowExecutionStartedEventAttributes;
-  if (resetRun && started) started.originalExecutionRunId = resetRun;
-  return history;
-}
 
 /**
  * The recorded session's workflow id, where replay needs it: the ids of the sub-agents it started

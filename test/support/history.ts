@@ -56,3 +56,23 @@ export async function activityInputSizes(client: Client, workflowId: string, fir
   }
   return sizes;
 }
+
+interface ResetHistory {
+  events?: {
+    workflowExecutionStartedEventAttributes?: { originalExecutionRunId?: string | null } | null;
+    workflowTaskFailedEventAttributes?: { newRunId?: string | null } | null;
+  }[] | null;
+}
+
+/**
+ * A run made by `temporal workflow reset` as its worker replays it. The replayer runs a history
+ * under the run id its start event names, which a reset keeps (the old run's); a worker knows the
+ * reset run's own, which the reset's failed workflow task names (`newRunId`), and the workflow
+ * tells a reset run by it (src/workflows/reset.ts). Other histories are returned as they are.
+ */
+export function asItsRunSawIt<T extends ResetHistory>(history: T): T {
+  const resetRun = (history.events ?? []).flatMap((event) => event.workflowTaskFailedEventAttributes?.newRunId ?? []).at(-1);
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  if (resetRun && started) started.originalExecutionRunId = resetRun;
+  return history;
+}
