@@ -3,7 +3,7 @@
  * carries its own allow-list, started the first time a command needs it and shared by every
  * session with the same list.
  *
- * Their sockets live in a directory of the worker's own (`durable-agent-egress-<pid namespace>-<pid>-<random>`,
+ * Their sockets live in a directory of the worker's own (`durable-agent-egress-<pid>-<random>`,
  * mode 0711: others may reach a socket whose name they know, not list the directory). The
  * sockets are 0666 because a sandbox's user is not the worker's. That opens nothing: besides
  * the host's own processes, only the sandboxes a socket is bind-mounted into see its path (their
@@ -18,7 +18,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatAllowedDomain, normalizeAllowedDomains, type AllowedDomain } from './allowed-domains';
 import { EgressProxy, type EgressProxyOptions } from './egress-proxy';
-import { runtimePrefix } from './runtime-directories';
 
 export interface EgressProxiesOptions {
   /** Where the runtime directory is made: the system's temporary directory by default. */
@@ -82,7 +81,7 @@ export class EgressProxies {
 }
 
 async function makeRuntimeDirectory(parent: string): Promise<string> {
-  const directory = await mkdtemp(join(parent, runtimePrefix('egress')));
+  const directory = await mkdtemp(join(parent, `durable-agent-egress-${process.pid}-`));
   await chmod(directory, 0o711);
   return directory;
 }

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { defaultAllowedDomains } from './allowed-domains';
 import { checkCgroup } from './cgroup';
 import { writeIdentityFiles } from './bubblewrap';
-import { removeStaleRuntimeDirectories, runtimePrefix } from './runtime-directories';
 import { bubblewrap, type CommandSandbox, type SandboxSettings, unconfined } from './command-sandbox';
 import { EgressProxies } from './egress-proxies';
 
@@ -21,10 +20,8 @@ export async function resolveSandbox(settings: SandboxSettings, probeBinary = 'b
   if (settings.mode === 'none') return unconfined(settings);
   if (settings.cgroup) await checkCgroup(settings.cgroup);
   const socat = await runs('socat', ['-V']);
-  // Those of killed workers first; then one directory of this worker's for what its sandboxes
-  // share, removed when it closes.
-  await removeStaleRuntimeDirectories().catch(() => []);
-  const runtime = mkdtempSync(join(tmpdir(), runtimePrefix('sandbox')));
+  // One directory of the worker's for what its sandboxes share; removed when the worker closes.
+  const runtime = mkdtempSync(join(tmpdir(), `durable-agent-sandbox-${process.pid}-`));
   chmodSync(runtime, 0o755);
   const stage = join(runtime, 'stage');
   mkdirSync(stage, { mode: 0o755 });

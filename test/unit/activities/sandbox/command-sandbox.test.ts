@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandSandbox } from '../../../../src/activities/sandbox/command-sandbox';
 import { resolveSandbox } from '../../../../src/activities/sandbox/resolve-sandbox';
-import { runtimePrefix } from '../../../../src/activities/sandbox/runtime-directories';
 import { sandboxSettings } from '../../../../src/worker-config';
 import { scratchDir } from '../../../support/paths';
 
@@ -125,7 +124,7 @@ describe('who the sandbox is on the host, and what it may use', () => {
     chownSync(workdir, 1000, 1000);
     expect(await inside(sandbox, 'pwd; echo hello > greeting.txt; id -u', workdir)).toBe(`${workdir}\n1000\n`);
     expect(readFileSync(join(workdir, 'greeting.txt'), 'utf8')).toBe('hello\n');
-    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(runtimePrefix('sandbox'));
+    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(`durable-agent-sandbox-${process.pid}-`);
   });
 
   test('limits are hard limits inside: processes and memory per process', async () => {
@@ -136,7 +135,7 @@ describe('who the sandbox is on the host, and what it may use', () => {
 });
 
 test("a worker's sandbox keeps what its commands share in one directory of its own, and removes it at close", async () => {
-  const ours = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith(runtimePrefix('sandbox'))));
+  const ours = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith(`durable-agent-sandbox-${process.pid}-`)));
   const before = ours();
   const sandbox = await resolveSandbox({ ...settings({}), mode: 'bwrap' });
   const made = [...ours()].filter((name) => !before.has(name));

@@ -7,7 +7,6 @@ import { createServer, type AddressInfo } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { parseAllowedDomains } from '../../../../src/activities/sandbox/allowed-domains';
 import { EgressProxies } from '../../../../src/activities/sandbox/egress-proxies';
-import { runtimePrefix } from '../../../../src/activities/sandbox/runtime-directories';
 import { scratchDir } from '../../../support/paths';
 
 const policy = (...entries: string[]) => parseAllowedDomains(entries, 'test');
@@ -69,7 +68,7 @@ test('each proxy applies its own policy', async () => {
 test('a private directory (0711) named for the worker, sockets any local user may connect to (0666)', async () => {
   const socketPath = await proxies.socketFor(policy('pypi.org'));
   const directory = dirname(socketPath);
-  expect(basename(directory)).toMatch(new RegExp(`^${runtimePrefix('egress')}[A-Za-z0-9]{6}$`));
+  expect(basename(directory)).toMatch(new RegExp(`^durable-agent-egress-${process.pid}-[A-Za-z0-9]{6}$`));
   expect(statSync(directory).mode & 0o777).toBe(0o711);
   expect(statSync(socketPath).isSocket()).toBe(true);
   expect(statSync(socketPath).mode & 0o777).toBe(0o666);
