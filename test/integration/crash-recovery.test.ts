@@ -61,9 +61,13 @@ function snapshot(root: string): Record<string, string> {
 
 
 
-/** Resolves once `path` exists (the command's own signal that it is running). */
+/**
+ * Resolves once `path` exists and holds something (the command's own signal that it is running).
+ * `echo started >> file` creates the file before it writes: a worker killed in between would
+ * leave it empty, and the assertions on its content would fail for a reason the test did not mean.
+ */
 async function fileAppears(path: string): Promise<void> {
-  while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (!existsSync(path) || statSync(path).size === 0) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 let expected: Record<string, string>;

@@ -139,7 +139,9 @@ test('a worker killed mid-call: the MCP call is not made again, and the model is
     const worker = await crashing.startWorkerProcess();
     const handle = await crashing.start({ prompt: 'Start it', workdir, toolSummaries: false, mcpServers: { files: { command: 'node', args: [server] } } });
     const log = join(workdir, 'mcp-calls.log');
-    while (!existsSync(log)) await new Promise((resolve) => setTimeout(resolve, 50));
+    // The file appears before its line is written (open, then write): wait for the line, or a
+    // worker killed in between leaves an empty log although the call was made.
+    while (!existsSync(log) || readFileSync(log, 'utf8') === '') await new Promise((resolve) => setTimeout(resolve, 50));
     await killProcess(worker);
     // The server died with its worker (its sandbox dies with its parent).
     while (processesWith(server).length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
