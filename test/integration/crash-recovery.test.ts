@@ -232,7 +232,7 @@ test('an approval and a message sent while no worker runs take effect when one c
 
 test('an interrupt sent while no worker runs stops the tools when one comes back', async () => {
   harness = await Harness.start();
-  harness.fake.handler = byTurn([reply([toolUse('Bash', { command: `mkdir -p ${MARKS}; touch ${MARKS}/started; sleep 120; touch finished.txt` })])]);
+  harness.fake.handler = byTurn([reply([toolUse('Bash', { command: `mkdir -p ${MARKS}; echo started > ${MARKS}/started; sleep 120; touch finished.txt` })])]);
   const workdir = makeRepo({});
   const marker = join(workdir, MARKS, 'started');
   const first = await harness.startWorkerProcess();
