@@ -1,7 +1,9 @@
 /**
- * The recorded paths of workdir leases (`patched('workdir-lease')`): a session that finds its
- * workdir leased by another, waits on timers, takes the lease once it is released and runs; and
- * one that keeps its lease across continue-as-new (its last run starts a keeper of its own).
+ * The recorded paths of workdir leases: a session that finds its workdir leased by another, waits
+ * on timers, takes the lease once it is released and runs; and one that keeps its lease across
+ * continue-as-new. Recorded as `workdir-lease-*` with a keeper per run (`patched('workdir-lease')`),
+ * and as `lease-until-end-workdir-lease-*` with the lease taken by prepareSession and released by
+ * closeSession (`patched('workdir-lease-until-session-end')`).
  */
 import { realpathSync } from 'node:fs';
 import type { LeaseHolder } from '../../src/activities/store/workdir-leases';

@@ -61,6 +61,7 @@ export function createActivities(config: ActivityConfig) {
   // The MCP connections of the sessions this worker serves (closed with their session).
   const packages = config.mcpPackageDir ? new McpPackages(config.mcpPackageDir, config.sandbox, npmSettings(process.env)) : undefined;
   const mcpPool = new McpPool(config.sandbox, undefined, packages);
+  const leaseDependencies = { leases: config.store.leases, leaseMs: config.workdirLeaseMs ?? DEFAULT_WORKDIR_LEASE_MS, ...(config.hostId ? { hostId: config.hostId } : {}) };
   return {
     ...createSessionActivities({
       store,
@@ -73,6 +74,7 @@ export function createActivities(config: ActivityConfig) {
       sandbox: config.sandbox,
       ...(config.hostId ? { hostId: config.hostId } : {}),
       ...(config.instructionsDir ? { instructionsDir: config.instructionsDir } : {}),
+      leases: leaseDependencies,
     }),
     ...createModelActivities({ store, api, live: config.store.live }),
     ...createContextActivities({ store }),
@@ -81,10 +83,10 @@ export function createActivities(config: ActivityConfig) {
     ...createStopHookActivities({ sandbox: config.sandbox, store }),
     ...createToolHookActivities({ sandbox: config.sandbox, store }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
-    ...createCloseSessionActivities({ journal, store, mcpPool }),
+    ...createCloseSessionActivities({ journal, store, mcpPool, leases: config.store.leases }),
     ...createMcpActivities({ store, pool: mcpPool }),
     ...createProbeHostActivities(config.hostId ? { hostId: config.hostId } : {}),
-    ...createWorkdirLeaseActivities({ leases: config.store.leases, leaseMs: config.workdirLeaseMs ?? DEFAULT_WORKDIR_LEASE_MS, ...(config.hostId ? { hostId: config.hostId } : {}) }),
+    ...createWorkdirLeaseActivities(leaseDependencies),
     ...createWorkspaceActivities({ store, journal, contentDir, workspaceRoots: config.workspaceRoots ?? [], privateDirs: [gitRoot], ...(config.hostId ? { hostId: config.hostId } : {}) }),
     ...createRepositoryActivities({
       store,

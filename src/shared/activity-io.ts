@@ -11,7 +11,7 @@ import type { McpCallRules, McpModelMark, McpPrepared } from './mcp';
 import type { PreparedSubAgents, SubAgentsToPrepare } from './sub-agents';
 import type { InstructionFilesLoaded, NestedInstructionsLoaded, NestedInstructionsRequest } from './instructions';
 import type { SnapshotRecord, TakenSnapshot } from './workspace';
-import type { HeldWorkdirLease } from './workdir-lease';
+import type { HeldWorkdirLease, TakeWorkdirLeaseOutput, WorkdirLeaseRequest } from './workdir-lease';
 import type { TranscriptAppend } from './transcript-chain';
 
 /** A file as the session saw it last (its content hash). */
@@ -264,6 +264,8 @@ export interface PrepareSessionInput extends SubAgentsToPrepare {
   trustRepoHooks?: boolean;
   /** What the session asks of its commands' sandbox: the worker says what network that gives them. */
   sandbox?: SandboxRequest;
+  /** Take the workdir's lease, held until the session ends (a new `workdir` session's). */
+  workdirLease?: WorkdirLeaseRequest;
 }
 
 
@@ -282,8 +284,10 @@ export interface PrepareSessionOutput extends PreparedSubAgents, McpPrepared, Se
   host?: string;
   /** A `repo` session: where its clone came from, the commit it started at, the branch it commits to. */
   repo?: { url: string; commit: string; branch: string; moves?: number };
-  /** The workdir's lease, taken by the workflow once prepared (workdir-lease.ts); carried across continue-as-new. */
+  /** The workdir's lease, held by the session (workdir-lease.ts); carried across continue-as-new. */
   workdirLease?: HeldWorkdirLease;
+  /** What taking the lease asked for (`PrepareSessionInput.workdirLease`) came to; the workflow keeps it as `workdirLease`. */
+  workdirLeaseTaken?: TakeWorkdirLeaseOutput;
   model: string;
   /** Estimated tokens of the system prompt and tool definitions, sent with every request. */
   overheadTokens: number;
@@ -293,6 +297,8 @@ export interface PrepareSessionOutput extends PreparedSubAgents, McpPrepared, Se
 
 export interface CloseSessionInput extends TranscriptMark {
   sessionId: string;
+  /** The session's workdir lease, released once the rest is done (a session-long one: see HeldWorkdirLease). */
+  workdirLease?: HeldWorkdirLease;
   /**
    * Sessions recorded before the transcript was stored per step: the run's transcript and
    * snapshots, kept in the store for clients with no worker to query. Others send the last

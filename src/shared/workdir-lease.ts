@@ -40,24 +40,54 @@ export const WORKDIR_WAIT_MAX_MS = 60_000;
 export type OnBusyWorkdir = 'wait' | 'fail';
 export const ON_BUSY_WORKDIR_VALUES = ['wait', 'fail'] as const;
 
-/** The session holding (or asking for) a lease: its workflow id and first run id, which continue-as-new keeps. */
+/**
+ * The session holding (or asking for) a lease: its workflow id and first run id, which
+ * continue-as-new and reset keep, and the Temporal namespace it runs in (where a session that
+ * finds the lease busy asks whether it still runs; absent on leases taken before it was recorded).
+ */
 export interface WorkdirLeaseHolder {
   workflowId: string;
   firstRunId: string;
+  namespace?: string;
 }
 
 export interface TakeWorkdirLeaseInput {
   /** The session's workdir as prepared (real path); the lease is keyed by it and the worker's host. */
   workdir: string;
   holder: WorkdirLeaseHolder;
+  /** Held until the session ends (see `HeldWorkdirLease.until`); absent: for `AGENT_WORKDIR_LEASE_MS`, renewed by a keeper. */
+  untilSessionEnd?: true;
 }
 
 export type TakeWorkdirLeaseOutput =
-  | { taken: true; key: string }
-  /** Busy: `holder` is the workflow id of the session that has it, until `expiresAt` (ISO) unless renewed. */
-  | { taken: false; key: string; holder: string; expiresAt: string };
+  /** `until`: echoed when the lease is held until the session ends (a worker from before renewed leases only). */
+  | { taken: true; key: string; until?: 'session_end' }
+  /**
+   * Busy: `holder` is the workflow id of the session that has it, running as far as Temporal
+   * says (or Temporal could not tell: `unverified` says why); `expiresAt` (ISO): when a lease
+   * renewed by a keeper runs out unless renewed (absent: it lasts until its session ends).
+   */
+  | { taken: false; key: string; holder: string; expiresAt?: string; unverified?: string };
 
 export interface HeldWorkdirLease {
   key: string;
   holder: WorkdirLeaseHolder;
+  /**
+   * `session_end`: held until the session releases it (at its close, or when it moves to another
+   * host) or ends, and never renewed: a session that finds it busy asks Temporal whether its
+   * holder still runs. Absent on leases taken before: one keeper activity per run renews those.
+   */
+  until?: 'session_end';
 }
+
+/** What `prepareSession` is asked to take for the workdir it prepares (a session-long lease). */
+export interface WorkdirLeaseRequest {
+  holder: WorkdirLeaseHolder;
+}
+
+/**
+ * How long a session-long lease lasts in the store: nothing renews it, and it ends when its
+ * session releases it or is found ended (Temporal is asked). Ten years stands for "no expiry" in
+ * both stores (a number of milliseconds, like every other lease).
+ */
+export const SESSION_LONG_LEASE_MS = 10 * 365 * 24 * 60 * 60_000;

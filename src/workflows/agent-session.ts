@@ -101,6 +101,7 @@ export class AgentSession {
         this.view.prepared(next, { note: false });
         this.view.moved(this.loop, detail);
       },
+      leftWorkdir: () => this.lease.moved(),
       showWaiting: (lost) => this.view.status(lost ? 'waiting_host' : this.currentStatus, this.loop),
     });
     this.host.listen();
@@ -299,7 +300,7 @@ export class AgentSession {
         }
         // No call of this session can be retried any more: its edit journal goes. Best effort.
         const closed = await closeSession
-          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id, ...this.storedTranscript() }])
+          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id, ...this.storedTranscript(), ...this.lease.forClose() }])
           .catch(() => undefined);
         // Recorded sessions closed with no output: `closed` is then undefined or empty.
         if (closed?.transcriptRef) changes.transcriptRef = closed.transcriptRef;

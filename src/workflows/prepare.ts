@@ -16,7 +16,7 @@ import { forkIntro, forkPrompt } from './checkpoints';
 import { sandboxRequest } from './loop-state';
 import { listMcpServers } from './mcp-tools';
 import type { SessionWorkspace } from './workspace';
-import { leaseWorkdir, type ShowWorkdirWait } from './workdir-lease';
+import { leaseWorkdir, type ShowWorkdirWait, workdirLeaseRequest } from './workdir-lease';
 
 /**
  * Activity options that send a call to `host`'s queue (none: the shared queue). A call no worker
@@ -52,6 +52,9 @@ export async function prepareNewSession(
     host = clone.host ?? host;
     repo = { url: input.repo.url, commit: clone.commit, branch: clone.branch };
   }
+  // One session per workdir: the lease is taken as the workdir is prepared, before anything of
+  // this session looks at its files or changes them (a session that fails for it has started no MCP server).
+  const leaseRequest = workdirLeaseRequest(input);
   const prepared = await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, ...onHost(host), summary: 'prepare session' }, [
     {
       workdir,
@@ -63,15 +66,15 @@ export async function prepareNewSession(
       ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
       ...sandboxRequest(input),
       ...agentTypesToPrepare(input.agents),
+      ...(leaseRequest ? { workdirLease: leaseRequest } : {}),
     },
   ]);
-  // One session per workdir: before anything of this one looks at its files or changes them (a
-  // session that fails here has started no MCP server).
-  const workdirLease = await leaseWorkdir(input, prepared, showWorkdirWait);
+  const { workdirLeaseTaken: _kept, ...rest } = prepared;
+  const workdirLease = await leaseWorkdir(input, prepared, leaseRequest, showWorkdirWait);
   // MCP servers (input, trusted `.mcp.json`) connected and listed on the session's host: see
   // mcp-tools.ts. Not for sub-agents: their tools are their type's (by default they change nothing).
   const mcp = input.parentSession ? undefined : await listMcpServers(input, prepared, onHost(prepared.host, input.hostLossTimeoutMs));
-  return { ...prepared, ...(repo ? { repo } : {}), ...(mcp ? { mcp } : {}), ...(workdirLease ? { workdirLease } : {}) };
+  return { ...rest, ...(repo ? { repo } : {}), ...(mcp ? { mcp } : {}), ...(workdirLease ? { workdirLease } : {}) };
 }
 
 /**

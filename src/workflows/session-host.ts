@@ -33,6 +33,8 @@ export interface HostedSession {
   snapshots(): { first?: string; last?: { turn: number; ref: string } };
   /** The files now live on another host: prepared there as `next`. */
   moved(next: PrepareSessionOutput, detail: string): void;
+  /** The session left its workdir for another host's: what it leased there is let go. */
+  leftWorkdir(): Promise<void>;
   /** Shows (or no longer shows) that the session waits for its lost host; the loop's own status is left as it is. */
   showWaiting(lostHost: string | null): void;
 }
@@ -206,6 +208,7 @@ export class SessionHost {
       const written = await materializeSnapshot.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: `move to ${request.host} · files` }, [{ workdir, ref: last.ref }]);
       if (written.host !== request.host) throw new Error(`the files were written by a worker of ${written.host ?? 'no host'}`);
       await this.prepareOn(request.host, workdir, `host ${lost} was lost; moved to ${request.host} with the files of turn ${last.turn} in ${workdir}`);
+      await this.session.leftWorkdir();
       this.outcomes.set(ticket, { ok: { host: request.host, workdir: this.session.prepared().workdir, turn: last.turn } });
       return true;
     } catch (error) {

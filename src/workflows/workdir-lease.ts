@@ -1,25 +1,44 @@
 /**
- * One session per workdir. A new `workdir` session takes its workdir's lease once it is prepared
- * (before its first snapshot, tool or hook); when another session holds it, it waits on durable
- * timers and asks again (status `waiting_workdir`), or fails naming the holder, as input
- * `onBusyWorkdir` says. While it runs, one keeper activity renews the lease; every run after a
- * continue-as-new starts its own (the lease is the session's, across runs). Closing releases it;
- * a session terminated, or whose host is gone, stops renewing it, and it expires.
+ * One session per workdir. A new `workdir` session's `prepareSession` takes its workdir's lease,
+ * held until the session ends: released when it closes (by `closeSession`) or moves to another
+ * host, and free once Temporal says it has ended (a terminated or failed session). Nothing renews
+ * it, so a session costs the server nothing for it while it runs. When another session holds it,
+ * the new one waits on durable timers and asks again (status `waiting_workdir`), or fails naming
+ * the holder, as input `onBusyWorkdir` says.
+ *
+ * Sessions started before that (no `WORKDIR_LEASE_UNTIL_END_PATCH` marker) took a renewed lease
+ * once prepared and kept it with one keeper activity per run; they replay, and go on, that way.
  *
  * Not for sub-agents (they work in their parent's workdir, under its lease) nor `repo` sessions
- * (each works in a clone of its own). Sessions recorded before leases replay without them: the
- * patch is asked once, where the first lease call would be.
+ * (each works in a clone of its own). The patches are asked only where a lease applies.
  */
 import { ApplicationFailure, CancellationScope, isCancellation, patched, sleep, workflowInfo } from '@temporalio/workflow';
 import type { PrepareSessionOutput } from '../shared/activity-io';
 import { hostTaskQueue } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
 import type { ResolvedAgentInput } from '../shared/input';
-import { type HeldWorkdirLease, leaseTaskQueue, WORKDIR_WAIT_FIRST_MS, WORKDIR_WAIT_MAX_MS } from '../shared/workdir-lease';
+import {
+  type HeldWorkdirLease,
+  leaseTaskQueue,
+  type TakeWorkdirLeaseOutput,
+  WORKDIR_WAIT_FIRST_MS,
+  WORKDIR_WAIT_MAX_MS,
+  type WorkdirLeaseHolder,
+  type WorkdirLeaseRequest,
+} from '../shared/workdir-lease';
 import { keepWorkdirLease, releaseWorkdirLease, takeWorkdirLease } from './activity-options';
 import { failureMessage } from './failures';
 
+/** Sessions from issue 23's first leases: taken after `prepareSession`, renewed by a keeper activity per run. */
 export const WORKDIR_LEASE_PATCH = 'workdir-lease';
+
+/**
+ * Leases taken by `prepareSession` and held until the session ends, with no keeper: a keeper's
+ * heartbeats were a server write every few seconds for every session in flight, and its activity
+ * and the separate take and release were six of a short session's events. Asked before the
+ * session is prepared; sessions recorded before replay the keeper.
+ */
+export const WORKDIR_LEASE_UNTIL_END_PATCH = 'workdir-lease-until-session-end';
 
 /**
  * The host's queue (none: the shared one), with no schedule-to-start timeout: a lease call
@@ -32,49 +51,89 @@ function onHost(host: string | undefined): { taskQueue?: string } {
 /** Shows that the session waits for the session `detail` names, or (null) no longer waits. */
 export type ShowWorkdirWait = (detail: string | null) => void;
 
-/** Takes the prepared workdir's lease, waiting for it or failing as the input says; none where leases do not apply. */
-export async function leaseWorkdir(input: ResolvedAgentInput, prepared: PrepareSessionOutput, show: ShowWorkdirWait): Promise<HeldWorkdirLease | undefined> {
-  if (input.parentSession || input.repo || !patched(WORKDIR_LEASE_PATCH)) return undefined;
-  const { workflowId, firstExecutionRunId } = workflowInfo();
-  const holder = { workflowId, firstRunId: firstExecutionRunId };
+/** This session as a lease's holder: across its runs (continue-as-new, reset), in its namespace. */
+export function thisSession(): WorkdirLeaseHolder {
+  const { workflowId, firstExecutionRunId, namespace } = workflowInfo();
+  return { workflowId, firstRunId: firstExecutionRunId, namespace };
+}
+
+/** What `prepareSession` is asked to take: the workdir's lease until the session ends (none where leases do not apply). */
+export function workdirLeaseRequest(input: ResolvedAgentInput): WorkdirLeaseRequest | undefined {
+  if (input.parentSession || input.repo || !patched(WORKDIR_LEASE_UNTIL_END_PATCH)) return undefined;
+  return { holder: thisSession() };
+}
+
+/**
+ * The prepared workdir's lease: the one `prepareSession` took (or found busy) when it was asked
+ * to, else (sessions from before) one taken now. Waits for it or fails as the input says.
+ */
+export async function leaseWorkdir(
+  input: ResolvedAgentInput,
+  prepared: PrepareSessionOutput,
+  request: WorkdirLeaseRequest | undefined,
+  show: ShowWorkdirWait,
+): Promise<HeldWorkdirLease | undefined> {
+  let holder: WorkdirLeaseHolder;
+  if (request) {
+    holder = request.holder;
+  } else {
+    if (input.parentSession || input.repo || !patched(WORKDIR_LEASE_PATCH)) return undefined;
+    const { workflowId, firstExecutionRunId } = workflowInfo();
+    holder = { workflowId, firstRunId: firstExecutionRunId };
+  }
+  const take = () =>
+    takeWorkdirLease.executeWithOptions({ ...onHost(prepared.host), summary: 'lease workdir' }, [{ workdir: prepared.workdir, holder, ...(request ? { untilSessionEnd: true as const } : {}) }]);
+  // A worker from before session-long leases prepared without taking one: taken here.
+  let outcome = (request && prepared.workdirLeaseTaken) || (await take());
   let waitMs = WORKDIR_WAIT_FIRST_MS;
   let shownHolder: string | undefined;
   try {
     for (;;) {
-      const outcome = await takeWorkdirLease.executeWithOptions({ ...onHost(prepared.host), summary: 'lease workdir' }, [{ workdir: prepared.workdir, holder }]);
-      if (outcome.taken) return { key: outcome.key, holder };
-      const busy = `workdir ${prepared.workdir} is in use by session ${outcome.holder} (its lease runs until ${outcome.expiresAt} unless renewed)`;
+      if (outcome.taken) return { key: outcome.key, holder, ...(outcome.until ? { until: outcome.until } : {}) };
+      const busy = `workdir ${prepared.workdir} is in use by session ${outcome.holder} ${heldUntil(outcome)}`;
       if (input.onBusyWorkdir === 'fail') throw ApplicationFailure.nonRetryable(`${busy}; start with onBusyWorkdir "wait" to wait for it`, ErrorType.WorkdirBusy);
       if (shownHolder !== outcome.holder) show(`${busy}: waiting for it`);
       shownHolder = outcome.holder;
       await sleep(waitMs);
       waitMs = Math.min(waitMs * 2, WORKDIR_WAIT_MAX_MS);
+      outcome = await take();
     }
   } finally {
     if (shownHolder) show(null);
   }
 }
 
-/** The lease a run holds: kept by its keeper activity while the run lasts, released when the session ends. */
+/** How long the busy lease lasts, in words. */
+function heldUntil(busy: Extract<TakeWorkdirLeaseOutput, { taken: false }>): string {
+  const until = busy.expiresAt ? `(its lease runs until ${busy.expiresAt} unless renewed)` : '(until it ends)';
+  return busy.unverified ? `${until}, as far as is known: ${busy.unverified}` : until;
+}
+
+/**
+ * The lease a session holds. A session-long one is released by the session's close (`forClose`),
+ * by `release`, or when the session moves to another host (`moved`). One from before is kept by a
+ * keeper activity while the run lasts, and released by an activity of its own.
+ */
 export class HeldLease {
   private keeper: CancellationScope | undefined;
+  private releasedByClose = false;
 
   constructor(
-    private readonly lease: HeldWorkdirLease | undefined,
+    private lease: HeldWorkdirLease | undefined,
     private readonly host: string | undefined,
   ) {}
 
-  /** The prepared session's lease (if it has one), being renewed from now on. */
+  /** The prepared session's lease (if it has one), being renewed from now on if it is renewed at all. */
   static kept(prepared: PrepareSessionOutput, lost: (detail: string) => void): HeldLease {
     const held = new HeldLease(prepared.workdirLease, prepared.host);
     held.keep(lost);
     return held;
   }
 
-  /** Starts renewing; `lost` hears when another session took the lease over (this one was not renewing it). */
+  /** Starts renewing a lease from before; `lost` hears when another session took it over (this one was not renewing it). */
   keep(lost: (detail: string) => void): void {
     const lease = this.lease;
-    if (!lease) return;
+    if (!lease || lease.until === 'session_end') return;
     this.keeper = new CancellationScope();
     const options = { taskQueue: leaseTaskQueue(workflowInfo().taskQueue, this.host), summary: 'keep workdir lease' };
     this.keeper.run(() => keepWorkdirLease.executeWithOptions(options, [lease])).catch((error: unknown) => {
@@ -82,12 +141,35 @@ export class HeldLease {
     });
   }
 
-  /** Frees the workdir for the next session (best effort: unreleased, the lease expires). */
+  /** What `closeSession` releases: a session-long lease (one from before has its own activity, `release`). */
+  forClose(): { workdirLease?: HeldWorkdirLease } {
+    if (this.lease?.until !== 'session_end') return {};
+    this.releasedByClose = true;
+    return { workdirLease: this.lease };
+  }
+
+  /**
+   * The session now works on another host: a session-long lease of the workdir it left is let go
+   * (a lease from before expires unrenewed, as its keeper's host is gone). The new workdir is not
+   * leased: its files were written there by the move.
+   */
+  async moved(): Promise<void> {
+    const previous = this.lease;
+    if (previous?.until !== 'session_end') return;
+    this.lease = undefined;
+    await releaseOnSharedQueue(previous);
+  }
+
+  /** Frees the workdir for the next session (best effort: a session-long lease is free once its session ended, one from before expires). */
   async release(): Promise<void> {
     const lease = this.lease;
-    if (!lease) return;
+    if (!lease || this.releasedByClose) return;
     this.keeper?.cancel();
-    // On the shared queue: any worker reaches the store, also when the session's host is gone.
-    await CancellationScope.nonCancellable(() => releaseWorkdirLease.executeWithOptions({ summary: 'release workdir lease' }, [lease])).catch(() => undefined);
+    await releaseOnSharedQueue(lease);
   }
+}
+
+/** On the shared queue: any worker reaches the store, also when the session's host is gone. */
+function releaseOnSharedQueue(lease: HeldWorkdirLease): Promise<void> {
+  return CancellationScope.nonCancellable(() => releaseWorkdirLease.executeWithOptions({ summary: 'release workdir lease' }, [lease])).catch(() => undefined);
 }

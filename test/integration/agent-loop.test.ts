@@ -97,10 +97,8 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
   ]);
   const activities = scheduled.filter((activity) => activity.type !== 'summarizeToolBatch');
   expect(activities).toEqual([
+    // Prepared, and the workdir leased until the session ends (nothing renews it: closeSession releases it).
     { type: 'prepareSession', summary: 'prepare session' },
-    // The workdir's lease, and the keeper that renews it while the session runs.
-    { type: 'takeWorkdirLease', summary: 'lease workdir' },
-    { type: 'keepWorkdirLease', summary: 'keep workdir lease' },
     // The start snapshot runs beside the first model call; the calls that change files snapshot as they end.
     { type: 'snapshotWorkspace', summary: 'snapshot (start)' },
     { type: 'callModel', summary: 'turn 1 · model' },
@@ -115,7 +113,6 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
     { type: 'callModel', summary: 'turn 4 · model' },
     { type: 'diffSnapshots', summary: 'files changed' },
     { type: 'closeSession', summary: 'close session' },
-    { type: 'releaseWorkdirLease', summary: 'release workdir lease' },
   ]);
 });
 
@@ -321,5 +318,5 @@ test('when a session ends, its edit journal goes with it', async () => {
   const sessionFolder = createHash('sha256').update(handle.workflowId).digest('hex').slice(0, 32);
   const journal = join(harness.contentDir, 'journal');
   expect(existsSync(journal) ? readdirSync(journal) : []).not.toContain(sessionFolder);
-  expect((await scheduledActivities(handle)).map((activity) => activity.type).slice(-2)).toEqual(['closeSession', 'releaseWorkdirLease']);
+  expect((await scheduledActivities(handle)).map((activity) => activity.type).slice(-2)).toEqual(['diffSnapshots', 'closeSession']);
 });

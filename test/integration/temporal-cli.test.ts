@@ -59,8 +59,6 @@ test('temporal workflow start runs a multi-turn task; workflow show lists each m
   expect(activities.filter((line) => line.startsWith('summarizeToolBatch'))).toHaveLength(3);
   expect(activities.filter((line) => !line.startsWith('summarizeToolBatch'))).toEqual([
     'prepareSession: prepare session',
-    'takeWorkdirLease: lease workdir',
-    'keepWorkdirLease: keep workdir lease',
     'snapshotWorkspace: snapshot (start)',
     'callModel: turn 1 · model',
     'runTool: Grep parseConfig',
@@ -74,7 +72,6 @@ test('temporal workflow start runs a multi-turn task; workflow show lists each m
     'callModel: turn 4 · model',
     'diffSnapshots: files changed',
     'closeSession: close session',
-    'releaseWorkdirLease: release workdir lease',
   ]);
 });
 

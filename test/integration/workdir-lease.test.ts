@@ -1,8 +1,9 @@
 /**
  * One session per workdir, on a real dev server and worker: while a session holds its workdir's
  * lease, a second one started there with `onBusyWorkdir: "fail"` fails naming the first, and one
- * with `"wait"` waits (status `waiting_workdir`) and runs once the first has closed. A sub-agent
- * works in its parent's workdir without waiting for its parent's lease.
+ * with `"wait"` waits (status `waiting_workdir`) and runs once the first has closed. A terminated
+ * session, which never released its lease, frees the workdir at once. A sub-agent works in its
+ * parent's workdir without waiting for its parent's lease.
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
@@ -40,10 +41,21 @@ test('a second session on a leased workdir fails naming the holder, or waits and
   await first.signal(endSignal);
   expect(await first.result()).toMatchObject({ reason: 'completed', finalText: 'First done.' });
   expect((await waiting.result()) as AgentResult).toMatchObject({ reason: 'completed', finalText: 'Second done.' });
-  // The keeper ran on the lease queue, where it takes none of the activity slots of the shared one.
+  // The lease was taken by prepareSession and released by closeSession: no activity of its own, nothing renewing it.
   const { events } = await first.fetchHistory();
-  const keepers = events!.map((event) => event.activityTaskScheduledEventAttributes).filter((scheduled) => scheduled?.activityType?.name === 'keepWorkdirLease');
-  expect(keepers.map((scheduled) => scheduled!.taskQueue!.name)).toEqual([`${harness.taskQueue}/leases`]);
+  const activities = events!.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name).filter((name) => name !== undefined);
+  expect(activities.filter((name) => /WorkdirLease/.test(name!))).toEqual([]);
+  expect(activities.at(-1)).toBe('closeSession');
+});
+
+test('a terminated session never released its lease: the next session finds it ended and takes the workdir at once', async () => {
+  harness.fake.handler = (request) => (requestText(request).includes('second') ? reply([text('Second done.')]) : reply([text('First waits.')]));
+  const workdir = makeRepo({ 'README.md': '# app\n' });
+  const first = await harness.start({ prompt: 'first task', workdir, interactive: true, toolSummaries: false });
+  await until(first, 'waiting_input');
+  await first.terminate('an operator stopped it');
+  // Not after an expiry: `fail` would fail while the lease looked held.
+  expect(await harness.run({ prompt: 'second task', workdir, onBusyWorkdir: 'fail', toolSummaries: false })).toMatchObject({ reason: 'completed', finalText: 'Second done.' });
 });
 
 test('a session that continues as new keeps its lease', async () => {

@@ -14,7 +14,7 @@ import { asItsRunSawIt } from '../support/history';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
 import { MALFORMED_SIGNALS_PATCH, MCP_CALL_SNAPSHOT_PATCH, READ_STATE_PATCH, RESET_AWARE_WORKSPACE_PATCH, SELF_LABELLED_BATCH_PATCH, SUB_AGENT_BOUNDS_PATCH, TRANSCRIPT_BY_REFERENCE_PATCH } from '../../src/workflows/features';
 import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
-import { WORKDIR_LEASE_PATCH } from '../../src/workflows/workdir-lease';
+import { WORKDIR_LEASE_PATCH, WORKDIR_LEASE_UNTIL_END_PATCH } from '../../src/workflows/workdir-lease';
 
 jest.setTimeout(120_000);
 
@@ -53,6 +53,8 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
     history.patches.includes(MALFORMED_SIGNALS_PATCH) && history.result?.reason === 'completed',
   'waits for a busy workdir lease (patched workdir-lease) and runs once it is free': (history) =>
     history.patches.includes(WORKDIR_LEASE_PATCH) && history.timerFired && history.result?.reason === 'completed',
+  'takes its workdir lease in prepareSession until it ends (patched workdir-lease-until-session-end), waits while it is busy and runs once it is free': (history) =>
+    history.patches.includes(WORKDIR_LEASE_UNTIL_END_PATCH) && history.timerFired && history.result?.reason === 'completed',
   'keeps its workdir lease across continue-as-new (a keeper of its own in the next run)': (history) =>
     history.input.resume?.session?.workdirLease !== undefined && history.result?.reason === 'completed',
   'stores its transcript per step (patched transcript-by-reference), the chain carried across continue-as-new': (history) =>

@@ -61,6 +61,23 @@ export function describeWorkdirLeases(name: string, open: () => WorkdirLeases): 
       expect(await leases.renew(workdir, first, MINUTE)).toBe('lost');
     });
 
+    test("a holder found ended is taken over, once, keeping the taker's namespace; a lease that changed hands meanwhile is not", async () => {
+      const leases = open();
+      const workdir = nextKey();
+      const third: LeaseHolder = { workflowId: 'nightly-check-3', firstRunId: 'run-c', namespace: 'agents' };
+      await leases.take(workdir, { ...first, namespace: 'agents' }, MINUTE);
+      expect(await leases.take(workdir, second, MINUTE)).toMatchObject({ taken: false, holder: { ...first, namespace: 'agents' } });
+      const racing = await Promise.all([leases.takeOver(workdir, first, second, MINUTE), leases.takeOver(workdir, first, third, MINUTE)]);
+      expect(racing.filter((outcome) => outcome.taken)).toHaveLength(1);
+      const winner = racing[0]!.taken ? second : third;
+      // The loser is told who has it now; the winner's namespace is recorded with it.
+      expect(racing.find((outcome) => !outcome.taken)).toMatchObject({ holder: { workflowId: winner.workflowId } });
+      expect(await leases.take(workdir, first, MINUTE)).toMatchObject({ taken: false, holder: winner });
+      // From a holder that released it: free, so taken.
+      await leases.release(workdir, winner);
+      expect(await leases.takeOver(workdir, winner, first, MINUTE)).toEqual({ taken: true });
+    });
+
     test('of many sessions taking a free lease at once, exactly one gets it', async () => {
       const leases = open();
       const workdir = nextKey();

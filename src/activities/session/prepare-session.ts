@@ -17,6 +17,7 @@ import { type ContentStore, storeText } from '../store/content-store';
 import { TOOLS } from '../tools/registry';
 import { instructionsSection, rootInstructionFiles } from './instructions';
 import { workdirProblem } from './workdir-check';
+import { leaseKey, takeLease, type WorkdirLeaseDependencies } from './workdir-lease';
 
 export interface SessionActivityDependencies {
   store: ContentStore;
@@ -38,6 +39,8 @@ export interface SessionActivityDependencies {
   hostId?: string;
   /** `AGENT_INSTRUCTIONS_DIR`: the user's AGENTS.md and CLAUDE.md, for every session's system prompt. */
   instructionsDir?: string;
+  /** Workdir leases: a new `workdir` session's is taken here, once its workdir is known to be one. */
+  leases?: Pick<WorkdirLeaseDependencies, 'leases' | 'leaseMs' | 'describe'>;
 }
 
 /** The session's network as the transcript shows it (a root worker's or an unconfined one's warnings included). */
@@ -76,6 +79,8 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
         privateDirs: await Promise.all((dependencies.privateDirs ?? []).map(realOrSame)),
       });
       if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}; choose the repository's own directory`, ErrorType.InvalidWorkdir);
+      // Busy or not, the rest is prepared: the workflow waits for the lease, or fails, as its input says.
+      const workdirLeaseTaken = input.workdirLease && dependencies.leases ? await takeLease(dependencies.leases, leaseKey(dependencies.hostId, workdir), input.workdirLease.holder, true) : undefined;
       const trusted = input.trustRepoHooks === true || dependencies.trustRepoHooks;
       // The repository's own files, read beneath the workdir's descriptor (FIFOs never opened, links out refused).
       const { repoHooks, repoAgents, repoMcp } = await Workdir.using(workdir, async (opened) => ({
@@ -109,6 +114,7 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
         systemRef,
         prompt: await storeText(store, await taskText(store, input)),
         overheadTokens: Math.ceil(overheadChars / CHARS_PER_TOKEN),
+        ...(workdirLeaseTaken ? { workdirLeaseTaken } : {}),
       };
     },
   };

@@ -29,6 +29,8 @@ export const MIGRATIONS: readonly string[] = [
      first_run_id text NOT NULL,
      expires_at timestamptz NOT NULL
    );`,
+  // The holder's Temporal namespace, where a session that finds the lease busy asks whether it still runs.
+  `ALTER TABLE workdir_leases ADD COLUMN namespace text;`,
 ];
 
 /** Any number: the key of the advisory lock that serializes migrations. */
@@ -141,20 +143,35 @@ export class PostgresWorkdirLeases implements WorkdirLeases {
 
   async take(key: string, holder: LeaseHolder, ttlMs: number): Promise<TakeOutcome> {
     const { rowCount } = await this.pool.query(
-      `INSERT INTO workdir_leases (lease_key, workflow_id, first_run_id, expires_at) VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
-       ON CONFLICT (lease_key) DO UPDATE SET workflow_id = EXCLUDED.workflow_id, first_run_id = EXCLUDED.first_run_id, expires_at = EXCLUDED.expires_at
+      `INSERT INTO workdir_leases (lease_key, workflow_id, first_run_id, namespace, expires_at) VALUES ($1, $2, $3, $5, now() + $4 * interval '1 millisecond')
+       ON CONFLICT (lease_key) DO UPDATE SET workflow_id = EXCLUDED.workflow_id, first_run_id = EXCLUDED.first_run_id, namespace = EXCLUDED.namespace, expires_at = EXCLUDED.expires_at
        WHERE workdir_leases.expires_at <= now() OR (workdir_leases.workflow_id = EXCLUDED.workflow_id AND workdir_leases.first_run_id = EXCLUDED.first_run_id)`,
-      [key, holder.workflowId, holder.firstRunId, ttlMs],
+      [key, holder.workflowId, holder.firstRunId, ttlMs, holder.namespace ?? null],
     );
     if ((rowCount ?? 0) > 0) return { taken: true };
-    const { rows } = await this.pool.query<{ workflow_id: string; first_run_id: string; expires_at: Date }>(
-      'SELECT workflow_id, first_run_id, expires_at FROM workdir_leases WHERE lease_key = $1',
+    return (await this.busy(key)) ?? this.take(key, holder, ttlMs);
+  }
+
+  async takeOver(key: string, from: LeaseHolder, holder: LeaseHolder, ttlMs: number): Promise<TakeOutcome> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE workdir_leases SET workflow_id = $4, first_run_id = $5, namespace = $7, expires_at = now() + $6 * interval '1 millisecond'
+       WHERE lease_key = $1 AND workflow_id = $2 AND first_run_id = $3`,
+      [key, from.workflowId, from.firstRunId, holder.workflowId, holder.firstRunId, ttlMs, holder.namespace ?? null],
+    );
+    // Not `from`'s any more: released (free), expired, this session's own, or another's.
+    return (rowCount ?? 0) > 0 ? { taken: true } : this.take(key, holder, ttlMs);
+  }
+
+  /** Who holds the lease now, or undefined when nobody does (released between two statements: free again). */
+  private async busy(key: string): Promise<TakeOutcome | undefined> {
+    const { rows } = await this.pool.query<{ workflow_id: string; first_run_id: string; namespace: string | null; expires_at: Date }>(
+      'SELECT workflow_id, first_run_id, namespace, expires_at FROM workdir_leases WHERE lease_key = $1',
       [key],
     );
     const row = rows[0];
-    // Released between the two statements: free again, taken on the next try.
-    if (!row) return this.take(key, holder, ttlMs);
-    return { taken: false, holder: { workflowId: row.workflow_id, firstRunId: row.first_run_id }, expiresAt: row.expires_at.getTime() };
+    if (!row) return undefined;
+    const holder = { workflowId: row.workflow_id, firstRunId: row.first_run_id, ...(row.namespace !== null ? { namespace: row.namespace } : {}) };
+    return { taken: false, holder, expiresAt: row.expires_at.getTime() };
   }
 
   async renew(key: string, holder: LeaseHolder, ttlMs: number): Promise<RenewOutcome> {

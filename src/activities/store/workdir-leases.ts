@@ -1,8 +1,11 @@
 /**
  * Workdir leases: one session at a time works in a workdir. A lease names its holder (the
- * session's workflow id and first run id, which continue-as-new keeps) and when it expires; the
- * holder renews it, releases it when it closes, and anyone may take it once it has expired (its
- * holder's host or workers are gone). Keyed by the workdir's host and real path.
+ * session's workflow id and first run id, which continue-as-new keeps, and its namespace) and
+ * when it expires; the holder releases it when it closes, and anyone may take it once it has
+ * expired, or take it over from a holder that Temporal says has ended (`takeOver`: the store
+ * knows nothing of Temporal, the lease activities ask). Sessions lease their workdir until they
+ * end (a long expiry nothing renews); sessions started before renewed a short one.
+ * Keyed by the workdir's host and real path.
  *
  * The file store keeps a lease as a sequence of generation files `<n>.json`, each written under
  * a temporary name and linked into place: `link` fails when the name exists, so of two writers
@@ -14,10 +17,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** Who holds a lease: a session, across its continue-as-new runs (a reused workflow id is another session). */
+/**
+ * Who holds a lease: a session, across its continue-as-new runs (a reused workflow id is another
+ * session), and the namespace where Temporal knows it (recorded, not part of who it is).
+ */
 export interface LeaseHolder {
   workflowId: string;
   firstRunId: string;
+  namespace?: string;
 }
 
 export type TakeOutcome = { taken: true } | { taken: false; holder: LeaseHolder; expiresAt: number };
@@ -32,6 +39,11 @@ export interface WorkdirLeases {
   renew(key: string, holder: LeaseHolder, ttlMs: number): Promise<RenewOutcome>;
   /** Frees the lease if the holder has it; nothing otherwise. */
   release(key: string, holder: LeaseHolder): Promise<void>;
+  /**
+   * Takes the lease from `from`, a holder found ended, unless it changed hands since (then as
+   * `take`: the new holder is told). Two sessions taking over at once: one of them gets it.
+   */
+  takeOver(key: string, from: LeaseHolder, holder: LeaseHolder, ttlMs: number): Promise<TakeOutcome>;
 }
 
 interface LeaseRecord extends LeaseHolder {
@@ -40,6 +52,12 @@ interface LeaseRecord extends LeaseHolder {
 }
 
 export const sameHolder = (a: LeaseHolder, b: LeaseHolder) => a.workflowId === b.workflowId && a.firstRunId === b.firstRunId;
+
+const holderOf = (record: LeaseHolder): LeaseHolder => ({
+  workflowId: record.workflowId,
+  firstRunId: record.firstRunId,
+  ...(record.namespace !== undefined ? { namespace: record.namespace } : {}),
+});
 
 const GENERATION = /^(\d{12})\.json$/;
 /** Writers that keep losing the race give up after this many reads (the caller retries). */
@@ -54,7 +72,15 @@ export class FileWorkdirLeases implements WorkdirLeases {
   async take(key: string, holder: LeaseHolder, ttlMs: number): Promise<TakeOutcome> {
     return this.change<TakeOutcome>(key, (current) => {
       const busy = current && !current.released && current.expiresAt > this.now() && !sameHolder(current, holder);
-      if (busy) return { outcome: { taken: false, holder: { workflowId: current.workflowId, firstRunId: current.firstRunId }, expiresAt: current.expiresAt } };
+      if (busy) return { outcome: { taken: false, holder: holderOf(current), expiresAt: current.expiresAt } };
+      return { outcome: { taken: true }, next: { ...holder, expiresAt: this.now() + ttlMs } };
+    });
+  }
+
+  async takeOver(key: string, from: LeaseHolder, holder: LeaseHolder, ttlMs: number): Promise<TakeOutcome> {
+    return this.change<TakeOutcome>(key, (current) => {
+      const busy = current && !current.released && current.expiresAt > this.now() && !sameHolder(current, holder) && !sameHolder(current, from);
+      if (busy) return { outcome: { taken: false, holder: holderOf(current), expiresAt: current.expiresAt } };
       return { outcome: { taken: true }, next: { ...holder, expiresAt: this.now() + ttlMs } };
     });
   }
