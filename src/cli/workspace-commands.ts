@@ -3,10 +3,12 @@
  * `rewind` update and the `checkpoint`, `diff` and `state` queries the Temporal CLI uses too.
  * Snapshots are read from the content store (AGENT_CONTENT_DIR), as workers write them.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Client } from '@temporalio/client';
+import { type Client, isGrpcServiceError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import { formatDiffStat, diffStat, unifiedDiff } from '../activities/workspace/unified-diff';
 import { outsideChanges } from '../activities/workspace/workspace-activities';
 import type { ContentStore } from '../activities/store/content-store';
@@ -44,6 +46,39 @@ function updateError(error: Error & { cause?: Error }): Error {
   return new Error(error.cause?.message ?? error.message);
 }
 
+/**
+ * A rewind in flight when the session is reset (`temporal workflow reset`) fails in the run that
+ * accepted it ("the Workflow completed before the Update completed") while the session goes on
+ * in the run the reset made. Temporal applies accepted updates to that run again (unless the
+ * reset excluded them): the rewind's answer is then that run's. Undefined: not a reset.
+ */
+async function afterReset(client: Client, workflowId: string, sentTo: string, updateId: string): Promise<RewindResult | undefined> {
+  const now = await client.workflow.getHandle(workflowId).describe().catch(() => undefined);
+  if (!now || now.status.name !== 'RUNNING' || now.runId === sentTo) return undefined;
+  const reset = `${workflowId} was reset (its run ${sentTo} ended, ${now.runId} goes on) before the rewind was carried out`;
+  try {
+    return await client.workflow.getHandle(workflowId, now.runId).getUpdateHandle<RewindResult>(updateId).result();
+  } catch (error) {
+    if (notFound(error)) {
+      throw new Error(`${reset}, and the reset did not apply it to the new run: nothing was rewound. Run the command again to rewind the run that goes on.`);
+    }
+    throw new Error(`${reset}; in the new run it failed: ${updateError(error as Error & { cause?: Error }).message}`);
+  }
+}
+
+const GRPC_NOT_FOUND = 5;
+
+/**
+ * The new run does not know the update: the client reports a NOT_FOUND as WorkflowNotFoundError
+ * (the workflow is there: it was just described), or leaves the gRPC error as it was.
+ */
+function notFound(error: unknown): boolean {
+  for (let at = error; at instanceof Error; at = at.cause) {
+    if (at instanceof WorkflowNotFoundError || (isGrpcServiceError(at) && at.code === GRPC_NOT_FOUND)) return true;
+  }
+  return false;
+}
+
 export async function workspaceCommand(command: 'rewind' | 'diff', args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   if (command === 'rewind') {
     const { values, positionals } = parse(args, { turn: { type: 'string' }, 'conversation-only': { type: 'boolean' }, force: { type: 'boolean' } });
@@ -63,8 +98,13 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
           return 1;
         }
       }
-      const result: RewindResult = await handle.executeUpdate(rewindUpdate, { args: [{ turn, files, force }] }).catch((error) => {
-        throw updateError(error);
+      const sentTo = (await handle.describe()).runId;
+      const updateId = randomUUID();
+      const result: RewindResult = await handle.executeUpdate(rewindUpdate, { args: [{ turn, files, force }], updateId }).catch(async (error: Error & { cause?: Error }) => {
+        const inResetRun = await afterReset(client, workflowId, sentTo, updateId);
+        if (!inResetRun) throw updateError(error);
+        console.log(`${workflowId} was reset meanwhile; the run the reset made carried the rewind out.`);
+        return inResetRun;
       });
       console.log(`Rewound ${workflowId} to turn ${result.turn}${files ? `: ${result.filesRestored} file(s) put back` : ' (conversation only)'}.`);
       if (result.notRestored.length) console.log(`Not restored (over the snapshot size limit, content not recorded): ${result.notRestored.join(', ')}`);

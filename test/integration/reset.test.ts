@@ -14,13 +14,13 @@ import { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import Long from 'long';
 import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
-import type { AgentResult, TranscriptEntry } from '../../src/shared/contract';
+import type { AgentResult, AgentState, TranscriptEntry } from '../../src/shared/contract';
 import type { FileChangeStat } from '../../src/shared/workspace';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
-import { transcriptQuery } from '../../src/workflows/definitions';
+import { endSignal, transcriptQuery } from '../../src/workflows/definitions';
 import { asItsRunSawIt } from '../support/history';
 import { byTurn, lastToolResults, reply, text, toolResultText, toolUse, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
-import { fileHarness, makeRepo, temporalAddress } from '../support/harness';
+import { fileHarness, Harness, killProcess, makeRepo, temporalAddress } from '../support/harness';
 
 jest.setTimeout(240_000);
 
@@ -63,9 +63,9 @@ async function resetToEvent(handle: WorkflowHandle, runId: string, eventId: numb
 }
 
 /** `temporal workflow reset --type <type>`, as an operator runs it: the new run's id (the workflow's latest). */
-async function resetWithCli(workflowId: string, type: 'FirstWorkflowTask' | 'LastWorkflowTask'): Promise<string> {
+async function resetWithCli(workflowId: string, type: 'FirstWorkflowTask' | 'LastWorkflowTask', ...options: string[]): Promise<string> {
   const cli = await resolveTemporalCli();
-  await promisify(execFile)(cli!.path, ['workflow', 'reset', '--address', temporalAddress(), '--workflow-id', workflowId, '--type', type, '--reason', `test: ${type}`, '--yes']);
+  await promisify(execFile)(cli!.path, ['workflow', 'reset', '--address', temporalAddress(), '--workflow-id', workflowId, '--type', type, '--reason', `test: ${type}`, '--yes', ...options]);
   return (await harness.client.workflow.getHandle(workflowId).describe()).runId;
 }
 
@@ -151,3 +151,59 @@ test('a reset to the last workflow task finds the files as they are: nothing is 
   expect(changes(result)).toEqual(['added log.txt']);
 });
 
+
+/**
+ * `durable-agent rewind` sent while a command runs, accepted, and the worker killed before it was
+ * carried out; then `temporal workflow reset` (with `resetOptions`), and a worker again.
+ */
+async function rewindThenReset(resetOptions: string[]) {
+  const own = await Harness.start();
+  const stop = () => own.stop();
+  own.fake.handler = byTurn([reply([toolUse('Bash', { command: 'echo started > started.txt; sleep 8' })]), reply([text('Stopped.')]), reply([text('Back at the start.')])]);
+  const workdir = makeRepo({ 'a.txt': 'a\n' });
+  const first = await own.startWorkerProcess();
+  const handle = await own.start({ prompt: 'Run it', workdir, interactive: true, toolSummaries: false });
+  const marker = join(workdir, 'started.txt');
+  while (!existsSync(marker) || readFileSync(marker, 'utf8') === '') await new Promise((resolve) => setTimeout(resolve, 50));
+  const rewinding = own.cli(['rewind', handle.workflowId, '--turn', '0']);
+  // Accepted (the command is being stopped for it, which takes a heartbeat), and the worker killed before the rewind is carried out.
+  const accepted = async () => ((await handle.fetchHistory()).events ?? []).some((event) => event.workflowExecutionUpdateAcceptedEventAttributes);
+  while (!(await accepted())) await new Promise((resolve) => setTimeout(resolve, 20));
+  await killProcess(first);
+  const resetRun = await resetWithCli(handle.workflowId, 'LastWorkflowTask', ...resetOptions);
+  await own.startWorkerProcess();
+  const rewind = await rewinding;
+  const reset = own.client.workflow.getHandle(handle.workflowId, resetRun);
+  await stateWhere(reset, (state) => state.status === 'waiting_input');
+  const { transitions } = await reset.query<AgentState>('state');
+  await reset.signal(endSignal);
+  const result = (await reset.result()) as AgentResult;
+  return { rewind, transitions, result, handle, resetRun, stop };
+}
+
+async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState) => boolean): Promise<void> {
+  while (!predicate(await handle.query<AgentState>('state'))) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+test('a rewind accepted just before a reset is carried out by the run the reset made (Temporal applies it again), and `durable-agent rewind` answers with it', async () => {
+  const { rewind, transitions, result, handle, stop } = await rewindThenReset([]);
+  try {
+    expect(rewind).toMatchObject({ code: 0, stdout: expect.stringContaining(`${handle.workflowId} was reset meanwhile; the run the reset made carried the rewind out.\nRewound ${handle.workflowId} to turn 0`) });
+    expect(transitions).toContain('rewind');
+    expect(result.reason).toBe('completed');
+  } finally {
+    await stop();
+  }
+});
+
+test('a reset that does not apply updates again (--reapply-exclude Update): `durable-agent rewind` says nothing was rewound, and the session goes on unrewound', async () => {
+  const { rewind, transitions, result, handle, resetRun, stop } = await rewindThenReset(['--reapply-exclude', 'Update']);
+  try {
+    expect(rewind.code).toBe(1);
+    expect(rewind.stderr).toContain(`${handle.workflowId} was reset (its run ${handle.firstExecutionRunId} ended, ${resetRun} goes on) before the rewind was carried out, and the reset did not apply it to the new run: nothing was rewound`);
+    expect(transitions).not.toContain('rewind');
+    expect(result).toMatchObject({ reason: 'completed', finalText: 'Stopped.' });
+  } finally {
+    await stop();
+  }
+});
