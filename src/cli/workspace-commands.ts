@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { type Client, isGrpcServiceError } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import { isGrpcNotFound } from '../grpc-not-found';
 import { formatDiffStat, diffStat, unifiedDiff } from '../activities/workspace/unified-diff';
 import { outsideChanges } from '../activities/workspace/workspace-activities';
 import type { ContentStore } from '../activities/store/content-store';
@@ -59,24 +59,11 @@ async function afterReset(client: Client, workflowId: string, sentTo: string, up
   try {
     return await client.workflow.getHandle(workflowId, now.runId).getUpdateHandle<RewindResult>(updateId).result();
   } catch (error) {
-    if (notFound(error)) {
+    if (isGrpcNotFound(error)) {
       throw new Error(`${reset}, and the reset did not apply it to the new run: nothing was rewound. Run the command again to rewind the run that goes on.`);
     }
     throw new Error(`${reset}; in the new run it failed: ${updateError(error as Error & { cause?: Error }).message}`);
   }
-}
-
-const GRPC_NOT_FOUND = 5;
-
-/**
- * The new run does not know the update: the client reports a NOT_FOUND as WorkflowNotFoundError
- * (the workflow is there: it was just described), or leaves the gRPC error as it was.
- */
-function notFound(error: unknown): boolean {
-  for (let at = error; at instanceof Error; at = at.cause) {
-    if (at instanceof WorkflowNotFoundError || (isGrpcServiceError(at) && at.code === GRPC_NOT_FOUND)) return true;
-  }
-  return false;
 }
 
 export async function workspaceCommand(command: 'rewind' | 'diff', args: string[], environment: NodeJS.ProcessEnv): Promise<number> {

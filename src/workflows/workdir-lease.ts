@@ -52,7 +52,7 @@ function onHost(host: string | undefined): { taskQueue?: string } {
 export type ShowWorkdirWait = (detail: string | null) => void;
 
 /** This session as a lease's holder: across its runs (continue-as-new, reset), in its namespace. */
-export function thisSession(): WorkdirLeaseHolder {
+function thisSession(): WorkdirLeaseHolder {
   const { workflowId, firstExecutionRunId, namespace } = workflowInfo();
   return { workflowId, firstRunId: firstExecutionRunId, namespace };
 }
@@ -73,14 +73,8 @@ export async function leaseWorkdir(
   request: WorkdirLeaseRequest | undefined,
   show: ShowWorkdirWait,
 ): Promise<HeldWorkdirLease | undefined> {
-  let holder: WorkdirLeaseHolder;
-  if (request) {
-    holder = request.holder;
-  } else {
-    if (input.parentSession || input.repo || !patched(WORKDIR_LEASE_PATCH)) return undefined;
-    const { workflowId, firstExecutionRunId } = workflowInfo();
-    holder = { workflowId, firstRunId: firstExecutionRunId };
-  }
+  if (!request && (input.parentSession || input.repo || !patched(WORKDIR_LEASE_PATCH))) return undefined;
+  const holder = request?.holder ?? thisSession();
   const take = () =>
     takeWorkdirLease.executeWithOptions({ ...onHost(prepared.host), summary: 'lease workdir' }, [{ workdir: prepared.workdir, holder, ...(request ? { untilSessionEnd: true as const } : {}) }]);
   // A worker from before session-long leases prepared without taking one: taken here.

@@ -4,8 +4,8 @@
  * expiry. Only a sure answer frees the workdir; anything Temporal cannot confirm keeps it busy.
  */
 import { Context } from '@temporalio/activity';
-import { isGrpcServiceError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { isGrpcNotFound } from '../../grpc-not-found';
 import type { LeaseHolder } from '../store/workdir-leases';
 
 /** `ended`: the holder's runs are all closed, so nothing works in the workdir under its lease. */
@@ -17,8 +17,6 @@ export type DescribedRun = { running: boolean; firstRunId: string } | 'not_found
 /** Describes the latest run of `workflowId` in `namespace` (the worker's client; tests pass their own). */
 export type DescribeLatestRun = (namespace: string, workflowId: string) => Promise<DescribedRun>;
 
-const GRPC_NOT_FOUND = 5;
-
 /** The activity's own client (the worker's connection): one DescribeWorkflowExecution. */
 export const describeWithWorkerClient: DescribeLatestRun = async (namespace, workflowId) => {
   try {
@@ -28,7 +26,7 @@ export const describeWithWorkerClient: DescribeLatestRun = async (namespace, wor
       firstRunId: workflowExecutionInfo?.firstRunId ?? '',
     };
   } catch (error) {
-    if (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND) return 'not_found';
+    if (isGrpcNotFound(error)) return 'not_found';
     throw error;
   }
 };
