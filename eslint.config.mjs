@@ -6,16 +6,21 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 /** The tools' names, read from their one list (src/shared/tool-names.ts). */
-const toolNames = [...readFileSync(new URL('./src/shared/tool-names.ts', import.meta.url), 'utf8').match(/TOOL_NAMES = \[([^\]]*)\]/)[1].matchAll(/'([^']+)'/g)].map(
-  (match) => match[1],
-);
+const toolNames = [
+  ...readFileSync(new URL('./src/shared/tool-names.ts', import.meta.url), 'utf8')
+    .match(/TOOL_NAMES = \[([^\]]*)\]/)[1]
+    .matchAll(/'([^']+)'/g),
+].map((match) => match[1]);
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'lib/', 'dist/', '.temporal-cli/', '.test-tmp/', 'coverage/'] },
   ...tseslint.configs.recommended,
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
@@ -70,7 +75,13 @@ export default tseslint.config(
     // A session's files are touched only through src/workdir/, which resolves every path beneath
     // the workdir's descriptor: code that reads or writes them by path with the worker's
     // privileges would follow a link the session planted (a race no check can win).
-    files: ['src/activities/tools/**/*.ts', 'src/activities/workspace/**/*.ts', 'src/activities/session/**/*.ts', 'src/activities/hooks/**/*.ts', 'src/activities/mcp/**/*.ts'],
+    files: [
+      'src/activities/tools/**/*.ts',
+      'src/activities/workspace/**/*.ts',
+      'src/activities/session/**/*.ts',
+      'src/activities/hooks/**/*.ts',
+      'src/activities/mcp/**/*.ts',
+    ],
     // bash-commands.ts reads the bash grammar its npm package ships, never a session's file.
     ignores: ['src/activities/tools/bash-commands.ts'],
     rules: {

@@ -104,15 +104,22 @@ function requireFor(module) {
  */
 function saveCompileCache() {
   if (!active || active.compiled.length === 0) return;
-  for (const { filename, hash, script } of active.compiled.splice(0)) active.entries.set(filename, { hash, data: script.createCachedData() });
-  const header = Buffer.from(JSON.stringify([...active.entries].map(([filename, { hash, data }]) => [filename, hash, data.length])));
+  for (const { filename, hash, script } of active.compiled.splice(0))
+    active.entries.set(filename, { hash, data: script.createCachedData() });
+  const header = Buffer.from(
+    JSON.stringify([...active.entries].map(([filename, { hash, data }]) => [filename, hash, data.length])),
+  );
   const length = Buffer.alloc(4);
   length.writeUInt32LE(header.length);
   try {
     mkdirSync(dirname(active.file), { recursive: true });
     // Write then rename: a process starting meanwhile reads the old cache or the new, never half of one.
     const temporary = `${active.file}.${randomBytes(6).toString('hex')}.tmp`;
-    writeFileSync(temporary, Buffer.concat([length, header, ...[...active.entries.values()].map((entry) => entry.data)]), { mode: 0o600 });
+    writeFileSync(
+      temporary,
+      Buffer.concat([length, header, ...[...active.entries.values()].map((entry) => entry.data)]),
+      { mode: 0o600 },
+    );
     renameSync(temporary, active.file);
   } catch {
     // A read-only installation: commands start as they would without a cache.

@@ -22,7 +22,12 @@ import { formatFigures, runSoak } from '../test/support/soak';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { turns: { type: 'string' }, kills: { type: 'string' }, seed: { type: 'string' }, 'filler-chars': { type: 'string' } },
+    options: {
+      turns: { type: 'string' },
+      kills: { type: 'string' },
+      seed: { type: 'string' },
+      'filler-chars': { type: 'string' },
+    },
   });
   const turns = Number(values.turns ?? 300);
   const kills = Number(values.kills ?? 10);
@@ -30,7 +35,12 @@ async function main(): Promise<number> {
   if (!cli) throw new Error('No Temporal CLI (see README "Tests")');
   mkdirSync(TEST_TMP, { recursive: true });
   const port = await freePort();
-  const server = await startDevServer({ cliPath: cli.path, port, dbFilename: join(TEST_TMP, `soak-${port}.db`), logFile: join(TEST_TMP, 'soak-dev-server.log') });
+  const server = await startDevServer({
+    cliPath: cli.path,
+    port,
+    dbFilename: join(TEST_TMP, `soak-${port}.db`),
+    logFile: join(TEST_TMP, 'soak-dev-server.log'),
+  });
   process.env.TEMPORAL_ADDRESS = server.address;
   writeFileSync(WORKFLOW_BUNDLE_PATH, (await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quiet })).code);
   process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
@@ -50,7 +60,9 @@ async function main(): Promise<number> {
       ...(figures.repositoryMatches ? [] : ['the repository differs from an uncrashed run']),
       ...(figures.kills >= kills ? [] : [`only ${figures.kills} kills`]),
       ...(figures.maxEventBytes < 512 * 1024 ? [] : [`an event of ${figures.maxEventBytes} bytes`]),
-      ...(figures.maxRunHistoryBytes < 10 * 1024 * 1024 ? [] : [`a run history of ${figures.maxRunHistoryBytes} bytes`]),
+      ...(figures.maxRunHistoryBytes < 10 * 1024 * 1024
+        ? []
+        : [`a run history of ${figures.maxRunHistoryBytes} bytes`]),
     ];
     if (failures.length) console.log(`SOAK FAILED: ${failures.join('; ')}`);
     console.log(`${failures.length ? 'FAIL' : 'PASS'} ${formatFigures(figures)}`);
@@ -60,7 +72,14 @@ async function main(): Promise<number> {
   }
 }
 
-const quiet = { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: (message: string) => console.error(message) };
+const quiet = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: (message: string) => console.error(message),
+};
 
 main().then(
   (code) => process.exit(code),

@@ -25,7 +25,10 @@ export function deploymentSetting(environment: NodeJS.ProcessEnv): DeploymentSet
   const deploymentName = environment.AGENT_WORKER_DEPLOYMENT?.trim();
   if (!deploymentName) return undefined;
   const buildId = environment.AGENT_BUILD_ID?.trim() || defaultBuildId();
-  for (const [name, value] of [['AGENT_WORKER_DEPLOYMENT', deploymentName], ['AGENT_BUILD_ID', buildId]] as const) {
+  for (const [name, value] of [
+    ['AGENT_WORKER_DEPLOYMENT', deploymentName],
+    ['AGENT_BUILD_ID', buildId],
+  ] as const) {
     if (!NAME.test(value)) throw new Error(`${name}=${value}: use letters, digits and . _ + - (no ':' or spaces)`);
   }
   return { deploymentName, buildId };
@@ -36,7 +39,10 @@ export function defaultBuildId(root = PROJECT_ROOT): string {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   let commit = 'nogit';
   try {
-    commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || commit;
+    commit =
+      execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim() || commit;
   } catch {
     // An image without .git: set AGENT_BUILD_ID at build time instead.
   }
@@ -45,7 +51,9 @@ export function defaultBuildId(root = PROJECT_ROOT): string {
 
 /** The Worker options of a versioned worker: sessions pinned to the version they started on. */
 export function versionedWorkerOptions(deployment: DeploymentSetting): Pick<WorkerOptions, 'workerDeploymentOptions'> {
-  return { workerDeploymentOptions: { version: deployment, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' } };
+  return {
+    workerDeploymentOptions: { version: deployment, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' },
+  };
 }
 
 /**
@@ -55,10 +63,22 @@ export function versionedWorkerOptions(deployment: DeploymentSetting): Pick<Work
  * queues (sessions, host, workdir leases) one after another, so the version line it prints, which
  * tells operators they may now run set-current-version, waits for all of them. False at the deadline.
  */
-export async function waitForVersionTaskQueues(connection: Connection, namespace: string, deployment: DeploymentSetting, taskQueues: string[], deadlineMs = 30_000): Promise<boolean> {
+export async function waitForVersionTaskQueues(
+  connection: Connection,
+  namespace: string,
+  deployment: DeploymentSetting,
+  taskQueues: string[],
+  deadlineMs = 30_000,
+): Promise<boolean> {
   const service = connection.workflowService;
-  for (const started = Date.now(); Date.now() - started <= deadlineMs; await new Promise((resolve) => setTimeout(resolve, 250))) {
-    const described = await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: deployment }).catch(() => undefined);
+  for (
+    const started = Date.now();
+    Date.now() - started <= deadlineMs;
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  ) {
+    const described = await service
+      .describeWorkerDeploymentVersion({ namespace, deploymentVersion: deployment })
+      .catch(() => undefined);
     const polled = new Set((described?.versionTaskQueues ?? []).map((queue) => queue.name));
     if (taskQueues.every((queue) => polled.has(queue))) return true;
   }
@@ -70,18 +90,35 @@ export async function waitForVersionTaskQueues(connection: Connection, namespace
  * first worker makes its own version current. The version exists once the server has seen the
  * worker poll: tried for a while. Never replaces a current version another build holds.
  */
-export async function becomeCurrentIfNone(connection: Connection, namespace: string, deployment: DeploymentSetting, identity: string, deadlineMs = 30_000): Promise<'became_current' | 'already_current' | 'other_current'> {
+export async function becomeCurrentIfNone(
+  connection: Connection,
+  namespace: string,
+  deployment: DeploymentSetting,
+  identity: string,
+  deadlineMs = 30_000,
+): Promise<'became_current' | 'already_current' | 'other_current'> {
   const service = connection.workflowService;
   for (const started = Date.now(); ; await new Promise((resolve) => setTimeout(resolve, 500))) {
-    const described = await service.describeWorkerDeployment({ namespace, deploymentName: deployment.deploymentName }).catch(() => undefined);
+    const described = await service
+      .describeWorkerDeployment({ namespace, deploymentName: deployment.deploymentName })
+      .catch(() => undefined);
     const current = described?.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion;
     if (current?.buildId) return current.buildId === deployment.buildId ? 'already_current' : 'other_current';
     try {
-      await service.setWorkerDeploymentCurrentVersion({ namespace, deploymentName: deployment.deploymentName, buildId: deployment.buildId, identity, ...(described ? { conflictToken: described.conflictToken } : {}) });
+      await service.setWorkerDeploymentCurrentVersion({
+        namespace,
+        deploymentName: deployment.deploymentName,
+        buildId: deployment.buildId,
+        identity,
+        ...(described ? { conflictToken: described.conflictToken } : {}),
+      });
       return 'became_current';
     } catch (error) {
       // The version is not registered yet (no poll seen), or another worker won the race: look again.
-      if (Date.now() - started > deadlineMs) throw new Error(`could not make ${deployment.deploymentName}:${deployment.buildId} the current version: ${(error as Error).message}`);
+      if (Date.now() - started > deadlineMs)
+        throw new Error(
+          `could not make ${deployment.deploymentName}:${deployment.buildId} the current version: ${(error as Error).message}`,
+        );
     }
   }
 }

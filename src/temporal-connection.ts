@@ -28,7 +28,11 @@ interface ConnectionSecurityFields {
 
 /** The connection settings; a profile file that cannot be read fails with a message naming it. */
 export function temporalSettings(environment: NodeJS.ProcessEnv = process.env): TemporalSettings {
-  const variables = Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== ''));
+  const variables = Object.fromEntries(
+    Object.entries(environment).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== '',
+    ),
+  );
   let loaded;
   try {
     loaded = loadClientConnectConfig({ overrideEnvVars: variables });
@@ -51,7 +55,10 @@ export function temporalSettings(environment: NodeJS.ProcessEnv = process.env): 
 export type ConnectionSecurity = ConnectionSecurityFields;
 
 /** What `Connection.connect` and `NativeConnection.connect` take. */
-export function connectionOptions(address: string, settings: ConnectionSecurity = {}): { address: string; tls?: TLSConfig | boolean; apiKey?: string; metadata?: Record<string, string> } {
+export function connectionOptions(
+  address: string,
+  settings: ConnectionSecurity = {},
+): { address: string; tls?: TLSConfig | boolean; apiKey?: string; metadata?: Record<string, string> } {
   return {
     address,
     ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
@@ -62,6 +69,10 @@ export function connectionOptions(address: string, settings: ConnectionSecurity 
 
 /** `host:7233 (TLS, API key)`: for log lines and errors, never the key itself. */
 export function describeConnection(address: string, settings: ConnectionSecurity = {}): string {
-  const secured = [settings.tls || settings.apiKey ? 'TLS' : undefined, settings.tls && typeof settings.tls === 'object' && settings.tls.clientCertPair ? 'client certificate' : undefined, settings.apiKey ? 'API key' : undefined].filter(Boolean);
+  const secured = [
+    settings.tls || settings.apiKey ? 'TLS' : undefined,
+    settings.tls && typeof settings.tls === 'object' && settings.tls.clientCertPair ? 'client certificate' : undefined,
+    settings.apiKey ? 'API key' : undefined,
+  ].filter(Boolean);
   return secured.length ? `${address} (${secured.join(', ')})` : address;
 }

@@ -2,7 +2,12 @@ import { delimiter, resolve } from 'node:path';
 import { parseAllowedDomainsList } from './activities/sandbox/allowed-domains';
 import type { CgroupSettings } from './activities/sandbox/cgroup';
 import type { SandboxSettings } from './activities/sandbox/command-sandbox';
-import { byteSize, defaultLimits, limitsFromEnvironment, type SandboxLimits } from './activities/sandbox/sandbox-limits';
+import {
+  byteSize,
+  defaultLimits,
+  limitsFromEnvironment,
+  type SandboxLimits,
+} from './activities/sandbox/sandbox-limits';
 
 /** Who a root worker's sandboxes run as when root owns the workdir (AGENT_SANDBOX_UID). */
 export const DEFAULT_SANDBOX_UID = 1000;
@@ -64,7 +69,12 @@ export interface WorkerConfig {
   stickyQueueTimeoutMs?: number;
 }
 
-export { DEFAULT_TEMPORAL_ADDRESS, DEFAULT_TEMPORAL_NAMESPACE, temporalSettings, type TemporalSettings } from './temporal-connection';
+export {
+  DEFAULT_TEMPORAL_ADDRESS,
+  DEFAULT_TEMPORAL_NAMESPACE,
+  temporalSettings,
+  type TemporalSettings,
+} from './temporal-connection';
 
 const read = (environment: NodeJS.ProcessEnv, name: string) => environment[name]?.trim() || undefined;
 
@@ -103,7 +113,10 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
  * workdir, which the sandboxes' users can reach (they bind its packages read-only): for a root
  * worker, whose home they cannot enter, under /var/cache.
  */
-export function mcpPackageDir(environment: NodeJS.ProcessEnv, uid = process.getuid?.() ?? -1): { mcpPackageDir?: string } {
+export function mcpPackageDir(
+  environment: NodeJS.ProcessEnv,
+  uid = process.getuid?.() ?? -1,
+): { mcpPackageDir?: string } {
   const value = read(environment, 'AGENT_MCP_PACKAGE_DIR');
   if (value === 'off') return {};
   if (value) return { mcpPackageDir: resolve(value) };
@@ -122,7 +135,8 @@ function hostSetting(value: string | undefined): { hostId?: string } {
 
 /** A host id becomes part of a task queue name: letters, digits, `.`, `_`, `-` only. */
 export function hostIdentity(value: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(value)) throw new Error(`AGENT_HOST_ID=${value}: use letters, digits, '.', '_' and '-' (at most 63)`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(value))
+    throw new Error(`AGENT_HOST_ID=${value}: use letters, digits, '.', '_' and '-' (at most 63)`);
   return value;
 }
 
@@ -134,12 +148,17 @@ export function hostIdentity(value: string): string {
  */
 export function sandboxSettings(environment: NodeJS.ProcessEnv = process.env): SandboxSettings {
   const mode = read(environment, 'AGENT_SANDBOX') ?? 'auto';
-  if (mode !== 'auto' && mode !== 'bwrap' && mode !== 'none') throw new Error(`AGENT_SANDBOX=${mode}: use auto, bwrap or none`);
+  if (mode !== 'auto' && mode !== 'bwrap' && mode !== 'none')
+    throw new Error(`AGENT_SANDBOX=${mode}: use auto, bwrap or none`);
   const network = read(environment, 'AGENT_SANDBOX_NETWORK') ?? 'on';
   if (network !== 'on' && network !== 'off') throw new Error(`AGENT_SANDBOX_NETWORK=${network}: use on or off`);
   const allowHost = read(environment, 'AGENT_SANDBOX_ALLOW_HOST_NETWORK') ?? '0';
-  if (allowHost !== '0' && allowHost !== '1') throw new Error(`AGENT_SANDBOX_ALLOW_HOST_NETWORK=${allowHost}: use 1 (or leave it unset)`);
-  const passEnv = (read(environment, 'AGENT_SANDBOX_PASS_ENV') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  if (allowHost !== '0' && allowHost !== '1')
+    throw new Error(`AGENT_SANDBOX_ALLOW_HOST_NETWORK=${allowHost}: use 1 (or leave it unset)`);
+  const passEnv = (read(environment, 'AGENT_SANDBOX_PASS_ENV') ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const domains = read(environment, 'AGENT_SANDBOX_ALLOWED_DOMAINS');
   const limits = limitsFromEnvironment(environment);
   return {
@@ -165,21 +184,24 @@ function snapshotLimit(value: string | undefined): { snapshotMaxFileBytes?: numb
 /** `AGENT_WORKDIR_LEASE_MS`: milliseconds, at least MIN_WORKDIR_LEASE_MS. */
 function workdirLease(value: string | undefined): { workdirLeaseMs?: number } {
   if (value === undefined) return {};
-  if (!/^\d+$/.test(value) || Number(value) < MIN_WORKDIR_LEASE_MS) throw new Error(`AGENT_WORKDIR_LEASE_MS=${value}: milliseconds, at least ${MIN_WORKDIR_LEASE_MS}`);
+  if (!/^\d+$/.test(value) || Number(value) < MIN_WORKDIR_LEASE_MS)
+    throw new Error(`AGENT_WORKDIR_LEASE_MS=${value}: milliseconds, at least ${MIN_WORKDIR_LEASE_MS}`);
   return { workdirLeaseMs: Number(value) };
 }
 
 /** `AGENT_STICKY_QUEUE_TIMEOUT_MS`: milliseconds, at least 100 (Temporal's floor is a few ms; below this only timeouts result). */
 function stickyQueueTimeout(value: string | undefined): { stickyQueueTimeoutMs?: number } {
   if (value === undefined) return {};
-  if (!/^\d+$/.test(value) || Number(value) < 100) throw new Error(`AGENT_STICKY_QUEUE_TIMEOUT_MS=${value}: milliseconds, at least 100`);
+  if (!/^\d+$/.test(value) || Number(value) < 100)
+    throw new Error(`AGENT_STICKY_QUEUE_TIMEOUT_MS=${value}: milliseconds, at least 100`);
   return { stickyQueueTimeoutMs: Number(value) };
 }
 
 /** `AGENT_SANDBOX_UID`: 1000 unless set; a number (0 keeps a root worker's sandboxes mapped to root). */
 function sandboxUid(value: string | undefined): number {
   if (value === undefined) return DEFAULT_SANDBOX_UID;
-  if (!/^\d+$/.test(value) || Number(value) > 2 ** 31) throw new Error(`AGENT_SANDBOX_UID=${value}: a user id (a number)`);
+  if (!/^\d+$/.test(value) || Number(value) > 2 ** 31)
+    throw new Error(`AGENT_SANDBOX_UID=${value}: a user id (a number)`);
   return Number(value);
 }
 
@@ -201,7 +223,8 @@ export const MISSING_API_KEY_MESSAGE =
   'ANTHROPIC_API_KEY is not set. The worker calls the model with it; set it in the environment ' +
   '(ANTHROPIC_BASE_URL points at any Anthropic-compatible endpoint).';
 
-const withInstructionsDir = (directory: string | undefined) => (directory ? { instructionsDir: resolve(directory) } : {});
+const withInstructionsDir = (directory: string | undefined) =>
+  directory ? { instructionsDir: resolve(directory) } : {};
 const withGitConfig = (file: string | undefined) => (file ? { gitConfig: resolve(file) } : {});
 const withEncryption = (encryption: EncryptionKeys | undefined) => (encryption ? { encryption } : {});
 const withDeployment = (deployment: DeploymentSetting | undefined) => (deployment ? { deployment } : {});

@@ -5,7 +5,14 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { DefaultLogger, type LogLevel, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  type LogLevel,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -19,7 +26,12 @@ import { hostTaskQueue } from './shared/contract';
 import { LEASE_KEEPER_HEARTBEAT_THROTTLE_MS, leaseTaskQueue, MAX_LEASE_KEEPERS } from './shared/workdir-lease';
 import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
 import { workflowBundle } from './workflow-bundle';
-import { hasApiCredentials, MISSING_API_KEY_MESSAGE, type WorkerConfig, workerConfigFromEnvironment } from './worker-config';
+import {
+  hasApiCredentials,
+  MISSING_API_KEY_MESSAGE,
+  type WorkerConfig,
+  workerConfigFromEnvironment,
+} from './worker-config';
 import { connectionOptions, describeConnection } from './temporal-connection';
 import type { Tracing } from './telemetry/tracing';
 import { DROPPED_WORKFLOW_SPANS, tracingEnabled } from './telemetry/tracing-setting';
@@ -85,9 +97,12 @@ export class AgentWorker {
 
 export async function createWorker(config: WorkerConfig, options: CreateWorkerOptions = {}): Promise<AgentWorker> {
   // Git would take a missing file for an empty config: a typo must not silently drop the credentials.
-  if (config.gitConfig) await access(config.gitConfig, constants.R_OK).catch(() => {
-    throw new Error(`AGENT_GIT_CONFIG=${config.gitConfig}: no readable file there (a git config file for the clone and push of repo sessions)`);
-  });
+  if (config.gitConfig)
+    await access(config.gitConfig, constants.R_OK).catch(() => {
+      throw new Error(
+        `AGENT_GIT_CONFIG=${config.gitConfig}: no readable file there (a git config file for the clone and push of repo sessions)`,
+      );
+    });
   // Independent of each other, so all at once: a worker started again after a crash polls
   // sooner, and the sessions it takes over wait less (each is a round trip or a process).
   const starting = Promise.allSettled([
@@ -99,7 +114,9 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
   // Loaded while those wait on the network and the probe (a second of CPU on a loaded machine).
   const { createActivities } = await import('./activities');
   const started = await starting;
-  const [sandbox, store, connection] = started.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : undefined)) as [CommandSandbox?, Store?, NativeConnection?];
+  const [sandbox, store, connection] = started.map((outcome) =>
+    outcome.status === 'fulfilled' ? outcome.value : undefined,
+  ) as [CommandSandbox?, Store?, NativeConnection?];
   const failed = started.find((outcome) => outcome.status === 'rejected');
   if (failed || !sandbox || !store || !connection) {
     // What did start is closed again: a failed start leaves no connection or sandbox behind.
@@ -107,7 +124,8 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     throw (failed as PromiseRejectedResult).reason;
   }
   const warn = options.warn ?? console.warn;
-  if (sandbox.kind === 'none') warn(`durable-agent worker: commands run unconfined, with the worker's privileges: ${sandbox.reason}`);
+  if (sandbox.kind === 'none')
+    warn(`durable-agent worker: commands run unconfined, with the worker's privileges: ${sandbox.reason}`);
   for (const warning of sandboxWarnings(sandbox, config.sandbox)) warn(`durable-agent worker: ${warning}`);
   const activities = createActivities({ ...config, sandbox, store });
   const common = {
@@ -131,7 +149,11 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     stickyQueueScheduleToStartTimeout: config.stickyQueueTimeoutMs ?? STICKY_QUEUE_TIMEOUT_MS,
   });
   const host = config.hostId
-    ? await Worker.create({ ...common, ...(config.deployment ? versionedWorkerOptions(config.deployment) : {}), taskQueue: hostTaskQueue(config.taskQueue, config.hostId) })
+    ? await Worker.create({
+        ...common,
+        ...(config.deployment ? versionedWorkerOptions(config.deployment) : {}),
+        taskQueue: hostTaskQueue(config.taskQueue, config.hostId),
+      })
     : undefined;
   // Workdir lease keepers: long, idle activities, on a queue of their own (see leaseTaskQueue);
   // their heartbeats are throttled to the keeper's timeout, not the interrupts' quarter second.
@@ -148,16 +170,23 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
 
 function connectNative(config: WorkerConfig): Promise<NativeConnection> {
   return NativeConnection.connect(connectionOptions(config.address, config.connection)).catch((error: unknown) => {
-    throw new Error(`cannot connect to Temporal at ${describeConnection(config.address, config.connection)} (TEMPORAL_ADDRESS, TEMPORAL_TLS_*, TEMPORAL_API_KEY or the profile): ${(error as Error).message}`);
+    throw new Error(
+      `cannot connect to Temporal at ${describeConnection(config.address, config.connection)} (TEMPORAL_ADDRESS, TEMPORAL_TLS_*, TEMPORAL_API_KEY or the profile): ${(error as Error).message}`,
+    );
   });
 }
 
 /** What an operator should know of the sandbox at start: no filtered network here, root-mapped sandboxes. */
 function sandboxWarnings(sandbox: CommandSandbox, settings: SandboxSettings): string[] {
   if (sandbox.kind !== 'bwrap') return [];
-  const warnings = [...sandbox.startWarnings, ...sandbox.network().warnings.filter((warning) => warning.includes('cannot run on this worker'))];
+  const warnings = [
+    ...sandbox.startWarnings,
+    ...sandbox.network().warnings.filter((warning) => warning.includes('cannot run on this worker')),
+  ];
   if (process.getuid?.() === 0 && settings.sandboxUid === 0) {
-    warnings.push("AGENT_SANDBOX_UID=0: sandboxes run mapped to root, so the files commands make are root's on the host (set-uid binaries included)");
+    warnings.push(
+      "AGENT_SANDBOX_UID=0: sandboxes run mapped to root, so the files commands make are root's on the host (set-uid binaries included)",
+    );
   }
   return warnings;
 }
@@ -171,14 +200,22 @@ function sandboxWarnings(sandbox: CommandSandbox, settings: SandboxSettings): st
 export async function ensureSearchAttributes(config: WorkerConfig): Promise<void> {
   let connection: Connection | undefined;
   try {
-    connection = await Connection.connect({ ...connectionOptions(config.address, config.connection), connectTimeout: 5000 });
+    connection = await Connection.connect({
+      ...connectionOptions(config.address, config.connection),
+      connectTimeout: 5000,
+    });
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: config.namespace });
     const missing = AGENT_SEARCH_ATTRIBUTES.filter((key) => !(key.name in (customAttributes ?? {})));
     if (missing.length === 0) return;
     await connection.operatorService.addSearchAttributes({
       namespace: config.namespace,
       searchAttributes: Object.fromEntries(
-        missing.map((key) => [key.name, key.type === SearchAttributeType.INT ? IndexedValueType.INDEXED_VALUE_TYPE_INT : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+        missing.map((key) => [
+          key.name,
+          key.type === SearchAttributeType.INT
+            ? IndexedValueType.INDEXED_VALUE_TYPE_INT
+            : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+        ]),
       ),
     });
     console.log(`durable-agent worker: registered search attributes ${missing.map((key) => key.name).join(', ')}`);
@@ -197,25 +234,43 @@ async function announceVersion(config: WorkerConfig): Promise<void> {
   const deployment = config.deployment!;
   const connection = await Connection.connect(connectionOptions(config.address, config.connection));
   try {
-    const taskQueues = [config.taskQueue, ...(config.hostId ? [hostTaskQueue(config.taskQueue, config.hostId)] : []), leaseTaskQueue(config.taskQueue, config.hostId)];
+    const taskQueues = [
+      config.taskQueue,
+      ...(config.hostId ? [hostTaskQueue(config.taskQueue, config.hostId)] : []),
+      leaseTaskQueue(config.taskQueue, config.hostId),
+    ];
     if (!(await waitForVersionTaskQueues(connection, config.namespace, deployment, taskQueues))) {
-      console.warn(`durable-agent worker: version ${deployment.deploymentName}:${deployment.buildId}: the server has not seen it poll all of ${taskQueues.join(', ')} yet; set-current-version may refuse it until it has`);
+      console.warn(
+        `durable-agent worker: version ${deployment.deploymentName}:${deployment.buildId}: the server has not seen it poll all of ${taskQueues.join(', ')} yet; set-current-version may refuse it until it has`,
+      );
     }
-    const outcome = await becomeCurrentIfNone(connection, config.namespace, deployment, `${config.hostId ?? hostname()}/${process.pid}`);
+    const outcome = await becomeCurrentIfNone(
+      connection,
+      config.namespace,
+      deployment,
+      `${config.hostId ?? hostname()}/${process.pid}`,
+    );
     const current =
       outcome === 'other_current'
         ? 'new sessions go to the current version until this one is made current: temporal worker deployment set-current-version'
         : 'the current version: new sessions start here';
-    console.log(`durable-agent worker: version ${deployment.deploymentName}:${deployment.buildId}, sessions pinned to the version they start on; ${current}`);
+    console.log(
+      `durable-agent worker: version ${deployment.deploymentName}:${deployment.buildId}, sessions pinned to the version they start on; ${current}`,
+    );
   } catch (error) {
-    console.warn(`durable-agent worker: version ${deployment.deploymentName}:${deployment.buildId}: ${(error as Error).message}`);
+    console.warn(
+      `durable-agent worker: version ${deployment.deploymentName}:${deployment.buildId}: ${(error as Error).message}`,
+    );
   } finally {
     await connection.close();
   }
 }
 
 /** The caller's interceptors (tests inject faults) and tracing's, activity ones in that order. */
-function mergeInterceptors(given: WorkerOptions['interceptors'], tracing: WorkerOptions['interceptors']): WorkerOptions['interceptors'] {
+function mergeInterceptors(
+  given: WorkerOptions['interceptors'],
+  tracing: WorkerOptions['interceptors'],
+): WorkerOptions['interceptors'] {
   return { ...given, activity: [...(given?.activity ?? []), ...(tracing?.activity ?? [])] };
 }
 
@@ -230,13 +285,21 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   // OpenTelemetry's SDK loads only when traces go somewhere.
-  const tracing = tracingEnabled(process.env) ? (await import('./telemetry/tracing')).setUpTracing(process.env) : undefined;
-  const worker = await createWorker(config, { workflowBundle: await workflowBundle(process.env, console.log), ...(tracing ? { tracing } : {}) });
+  const tracing = tracingEnabled(process.env)
+    ? (await import('./telemetry/tracing')).setUpTracing(process.env)
+    : undefined;
+  const worker = await createWorker(config, {
+    workflowBundle: await workflowBundle(process.env, console.log),
+    ...(tracing ? { tracing } : {}),
+  });
   console.log(
     `durable-agent worker: task queue "${config.taskQueue}"${config.hostId ? ` and host queue "${hostTaskQueue(config.taskQueue, config.hostId)}"` : ''} on ${describeConnection(config.address, config.connection)} (namespace ${config.namespace}), ` +
       `default model ${config.defaultModel}, store ${describeStore(config.store)}; ${describeEncryption(config.encryption)}`,
   );
-  if (tracing) console.log(`durable-agent worker: tracing to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTLP/HTTP)`);
+  if (tracing)
+    console.log(
+      `durable-agent worker: tracing to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTLP/HTTP)`,
+    );
   // run() resolves after SIGINT/SIGTERM: in-flight activities are given time to finish.
   const running = worker.run();
   if (config.deployment) await announceVersion(config);

@@ -20,7 +20,10 @@ const SOURCES = ['workflows', 'shared'];
 const CACHE_DIR = join(PROJECT_ROOT, 'node_modules', '.cache', 'durable-agent');
 
 /** `AGENT_WORKFLOW_BUNDLE` names a prebuilt bundle to use as it is (tests build one per run). */
-export async function workflowBundle(environment: NodeJS.ProcessEnv = process.env, log: (line: string) => void = () => {}): Promise<{ codePath: string }> {
+export async function workflowBundle(
+  environment: NodeJS.ProcessEnv = process.env,
+  log: (line: string) => void = () => {},
+): Promise<{ codePath: string }> {
   const given = environment.AGENT_WORKFLOW_BUNDLE?.trim();
   if (given) return { codePath: given };
   const codePath = join(CACHE_DIR, `workflow-bundle-${sourceHash()}.js`);
@@ -33,7 +36,8 @@ export async function workflowBundle(environment: NodeJS.ProcessEnv = process.en
   writeFileSync(temporary, code);
   renameSync(temporary, codePath);
   for (const name of readdirSync(CACHE_DIR)) {
-    if (name.startsWith('workflow-bundle-') && join(CACHE_DIR, name) !== codePath && !name.endsWith('.tmp')) rmSync(join(CACHE_DIR, name), { force: true });
+    if (name.startsWith('workflow-bundle-') && join(CACHE_DIR, name) !== codePath && !name.endsWith('.tmp'))
+      rmSync(join(CACHE_DIR, name), { force: true });
   }
   return { codePath };
 }
@@ -48,13 +52,18 @@ export async function workflowBundle(environment: NodeJS.ProcessEnv = process.en
  * and zod writes to a schema as it parses.
  */
 export function workflowBundleOptions(): BundleOptions {
-  return { workflowsPath: join(SOURCE_ROOT, 'workflows'), preloadModules: [join(SOURCE_ROOT, 'workflows', 'preload.ts')], logger: quiet };
+  return {
+    workflowsPath: join(SOURCE_ROOT, 'workflows'),
+    preloadModules: [join(SOURCE_ROOT, 'workflows', 'preload.ts')],
+    logger: quiet,
+  };
 }
 
 function sourceHash(): string {
   const hash = createHash('sha256');
   for (const folder of SOURCES) {
-    for (const file of filesUnder(join(SOURCE_ROOT, folder))) hash.update(relative(SOURCE_ROOT, file)).update(readFileSync(file));
+    for (const file of filesUnder(join(SOURCE_ROOT, folder)))
+      hash.update(relative(SOURCE_ROOT, file)).update(readFileSync(file));
   }
   // How the bundle is made (its options, above) is part of what it is.
   hash.update(readFileSync(join(SOURCE_ROOT, 'workflow-bundle.ts')));
@@ -65,11 +74,24 @@ function sourceHash(): string {
 
 function filesUnder(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? filesUnder(join(directory, entry.name)) : entry.name.endsWith('.ts') ? [join(directory, entry.name)] : []))
+    .flatMap((entry) =>
+      entry.isDirectory()
+        ? filesUnder(join(directory, entry.name))
+        : entry.name.endsWith('.ts')
+          ? [join(directory, entry.name)]
+          : [],
+    )
     .sort();
 }
 
-const quiet = { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: (message: string) => console.error(message) };
+const quiet = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: (message: string) => console.error(message),
+};
 
 if (require.main === module) {
   workflowBundle({}, console.log).then(

@@ -36,7 +36,11 @@ export async function concurrency(harness: Harness, sessions = 1000): Promise<Ro
   }
   const startSeconds = (performance.now() - started) / 1000;
   // A session that fails is counted, not thrown: the figure says how many completed.
-  const ended = (handle: Handle) => handle.result().then((result) => (result as { reason: string }).reason, (error: Error) => `failed: ${error.message}`);
+  const ended = (handle: Handle) =>
+    handle.result().then(
+      (result) => (result as { reason: string }).reason,
+      (error: Error) => `failed: ${error.message}`,
+    );
   const results = await Promise.all(handles.map(ended));
   const seconds = (performance.now() - started) / 1000;
   const peak = memory.stop();
@@ -44,7 +48,8 @@ export async function concurrency(harness: Harness, sessions = 1000): Promise<Ro
   const exited = new Promise((resolve) => worker.once('exit', resolve));
   worker.kill('SIGTERM');
   const completed = results.filter((reason) => reason === 'completed').length;
-  for (const failure of new Set(results.filter((reason) => reason !== 'completed'))) console.error(`concurrency: a session ended ${failure}`);
+  for (const failure of new Set(results.filter((reason) => reason !== 'completed')))
+    console.error(`concurrency: a session ended ${failure}`);
   const sampled = await sampleHistories(handles.slice(0, 50));
   await exited;
   // Temporal's floor at the same load, with the agent's worker gone: a bare workflow of two empty activities a turn.
@@ -72,7 +77,8 @@ function processCpuSeconds(pid: number): number {
 
 type Handle = Awaited<ReturnType<Harness['start']>>;
 type HistoryEvent = NonNullable<Awaited<ReturnType<Handle['fetchHistory']>>['events']>[number];
-const eventMs = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+const eventMs = (event: HistoryEvent) =>
+  Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
 
 /** Retried calls (a heartbeat missed under load), workflow tasks, and how long tasks waited for a slot. */
 async function sampleHistories(handles: Handle[]) {
@@ -85,7 +91,8 @@ async function sampleHistories(handles: Handle[]) {
     const events = (await handle.fetchHistory()).events ?? [];
     const scheduledAt = new Map<string, number>();
     for (const event of events) {
-      if (event.activityTaskScheduledEventAttributes || event.workflowTaskScheduledEventAttributes) scheduledAt.set(String(event.eventId), eventMs(event));
+      if (event.activityTaskScheduledEventAttributes || event.workflowTaskScheduledEventAttributes)
+        scheduledAt.set(String(event.eventId), eventMs(event));
       const activity = event.activityTaskStartedEventAttributes;
       const task = event.workflowTaskStartedEventAttributes;
       if (activity && (activity.attempt ?? 1) > 1) retried++;
@@ -96,5 +103,11 @@ async function sampleHistories(handles: Handle[]) {
     }
   }
   const sorted = queued.sort((a, b) => a - b);
-  return { sessions: handles.length, retried, workflowTasks, timedOut, medianQueuedMs: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0) };
+  return {
+    sessions: handles.length,
+    retried,
+    workflowTasks,
+    timedOut,
+    medianQueuedMs: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
+  };
 }

@@ -31,11 +31,17 @@ export async function floorRunner(harness: Harness): Promise<FloorRunner> {
   return {
     async run(turns) {
       const started = performance.now();
-      const handle = await harness.client.workflow.start('floorWorkflow', { taskQueue, workflowId: uniqueId('floor'), args: [turns] });
+      const handle = await harness.client.workflow.start('floorWorkflow', {
+        taskQueue,
+        workflowId: uniqueId('floor'),
+        args: [turns],
+      });
       await handle.result();
       const msPerTurn = (performance.now() - started) / turns;
       const events = (await handle.fetchHistory()).events ?? [];
-      const turnStarts = events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callNothing').map(eventTime);
+      const turnStarts = events
+        .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callNothing')
+        .map(eventTime);
       return { msPerTurn, turnStarts };
     },
     async runMany(sessions, turns, startBatch) {
@@ -43,7 +49,8 @@ export async function floorRunner(harness: Harness): Promise<FloorRunner> {
       const handles = [];
       for (let first = 0; first < sessions; first += startBatch) {
         const count = Math.min(startBatch, sessions - first);
-        const start = () => harness.client.workflow.start('floorWorkflow', { taskQueue, workflowId: uniqueId('floor'), args: [turns] });
+        const start = () =>
+          harness.client.workflow.start('floorWorkflow', { taskQueue, workflowId: uniqueId('floor'), args: [turns] });
         handles.push(...(await Promise.all(Array.from({ length: count }, start))));
       }
       await Promise.all(handles.map((handle) => handle.result()));
@@ -57,4 +64,11 @@ export async function floorRunner(harness: Harness): Promise<FloorRunner> {
   };
 }
 
-const quiet = { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: (message: string) => console.error(message) };
+const quiet = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: (message: string) => console.error(message),
+};

@@ -26,7 +26,8 @@ function bareRemote(): string {
     writeFileSync(join(directory, `f${index}.ts`), `export const value${index} = ${index};\n`.repeat(20));
   }
   writeFileSync(join(work, '.gitignore'), '.marks/\n');
-  const git = (args: string[]) => execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@b', ...args], { cwd: work });
+  const git = (args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@b', ...args], { cwd: work });
   git(['init', '-q', '-b', 'main']);
   git(['add', '-A']);
   git(['commit', '-q', '-m', 'start']);
@@ -47,22 +48,56 @@ export async function hostLoss(harness: Harness): Promise<Row[]> {
     harness.fake.handler = (request) => {
       const turn = turnOf(request);
       if (turn === 0) return reply([toolUse('Read', { file_path: 'src/m0/f0.ts' })]);
-      if (turn === 1) return reply([toolUse('Edit', { file_path: 'src/m0/f0.ts', old_string: 'value0 ', new_string: 'first ', replace_all: true })]);
+      if (turn === 1)
+        return reply([
+          toolUse('Edit', {
+            file_path: 'src/m0/f0.ts',
+            old_string: 'value0 ',
+            new_string: 'first ',
+            replace_all: true,
+          }),
+        ]);
       // Slow on host-a only: killed there, the command runs again at once where the session moved.
-      if (turn === 2) return reply([toolUse('Bash', { command: 'mkdir -p .marks; touch .marks/started; case "$PWD" in *host-a*) sleep 120;; esac; echo ok' })]);
+      if (turn === 2)
+        return reply([
+          toolUse('Bash', {
+            command: 'mkdir -p .marks; touch .marks/started; case "$PWD" in *host-a*) sleep 120;; esac; echo ok',
+          }),
+        ]);
       if (killedAt && !nextRequestAt) nextRequestAt = performance.now();
       return reply([text('done')]);
     };
-    const hostA = harness.spawnWorker({ ...asUsers, AGENT_HOST_ID: 'host-a', AGENT_WORKSPACE_ROOTS: join(roots, 'host-a') });
-    const hostB = harness.spawnWorker({ ...asUsers, AGENT_HOST_ID: 'host-b', AGENT_WORKSPACE_ROOTS: join(roots, 'host-b') });
+    const hostA = harness.spawnWorker({
+      ...asUsers,
+      AGENT_HOST_ID: 'host-a',
+      AGENT_WORKSPACE_ROOTS: join(roots, 'host-a'),
+    });
+    const hostB = harness.spawnWorker({
+      ...asUsers,
+      AGENT_HOST_ID: 'host-b',
+      AGENT_WORKSPACE_ROOTS: join(roots, 'host-b'),
+    });
     await Promise.all([waitForWorker(hostA), waitForWorker(hostB)]);
-    const handle = await harness.start({ prompt: 'edit', repo: { url: `file://${remote}` }, host: 'host-a', hostLossTimeoutMs: HOST_LOSS_TIMEOUT_MS, toolSummaries: false });
-    const marker = join(roots, 'host-a', cloneName(handle.workflowId, handle.firstExecutionRunId, 0), '.marks', 'started');
+    const handle = await harness.start({
+      prompt: 'edit',
+      repo: { url: `file://${remote}` },
+      host: 'host-a',
+      hostLossTimeoutMs: HOST_LOSS_TIMEOUT_MS,
+      toolSummaries: false,
+    });
+    const marker = join(
+      roots,
+      'host-a',
+      cloneName(handle.workflowId, handle.firstExecutionRunId, 0),
+      '.marks',
+      'started',
+    );
     while (!existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 20));
     hostA.kill('SIGKILL');
     killedAt = performance.now();
     const result = (await handle.result()) as { reason: string; branch?: { pushed: boolean } };
-    if (result.reason !== 'completed' || !result.branch?.pushed) throw new Error(`host-loss bench: the session ended ${JSON.stringify(result)}`);
+    if (result.reason !== 'completed' || !result.branch?.pushed)
+      throw new Error(`host-loss bench: the session ended ${JSON.stringify(result)}`);
     totals.push((nextRequestAt - killedAt) / 1000);
     moves.push((nextRequestAt - killedAt - HOST_LOSS_TIMEOUT_MS) / 1000);
     hostB.kill('SIGTERM');
@@ -75,7 +110,8 @@ export async function hostLoss(harness: Harness): Promise<Row[]> {
       command: 'npm run bench -- --only hostloss',
     },
     {
-      figure: 'Host loss: the same, less hostLossTimeoutMs (the heartbeat timeout, then the move: a clone, the last snapshot put back, the session prepared again, the lost command answered as lost)',
+      figure:
+        'Host loss: the same, less hostLossTimeoutMs (the heartbeat timeout, then the move: a clone, the last snapshot put back, the session prepared again, the lost command answered as lost)',
       value: `${round(median(moves), 2)} s (median of ${moves.length}: ${list(moves)})`,
       command: 'npm run bench -- --only hostloss',
     },

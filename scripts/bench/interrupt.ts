@@ -58,7 +58,8 @@ export async function interrupt(harness: Harness): Promise<Row[]> {
   }
   return [
     {
-      figure: 'Interrupt: from the `interrupt` update to the running command\'s process gone, and to the update\'s answer (the workflow\'s next step); `sleep 3 && touch FINISHED` interrupted',
+      figure:
+        "Interrupt: from the `interrupt` update to the running command's process gone, and to the update's answer (the workflow's next step); `sleep 3 && touch FINISHED` interrupted",
       value: `${Math.round(median(toDead))} ms to the command gone, ${Math.round(median(toNextStep))} ms to the next step (medians of ${repetitions}); FINISHED created in ${finished} of ${repetitions}`,
       command: 'npm run bench -- --only interrupt',
     },

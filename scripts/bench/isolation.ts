@@ -10,7 +10,16 @@
  *
  * Each tree's own modules are loaded from its own directory, so its code is what runs.
  */
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../test/support/paths';
@@ -43,12 +52,21 @@ async function load(root: string) {
   const { LocalContentStore } = from('src/activities/store/content-store');
   const { takeSnapshot } = from('src/activities/workspace/snapshot');
   // The sandbox a worker of that tree would use (resolved where that tree resolves it).
-  const resolver = existsSync(join(root, 'src/activities/sandbox/resolve-sandbox.ts')) ? from('src/activities/sandbox/resolve-sandbox') : from('src/activities/sandbox/command-sandbox');
+  const resolver = existsSync(join(root, 'src/activities/sandbox/resolve-sandbox.ts'))
+    ? from('src/activities/sandbox/resolve-sandbox')
+    : from('src/activities/sandbox/command-sandbox');
   const sandboxed = await resolver.resolveSandbox({ ...sandboxSettings({}), mode: 'bwrap' });
   return { bashTool, readTool, editTool, sha256, toolContext, unconfined, sandboxed, LocalContentStore, takeSnapshot };
 }
 
-type Tree = Awaited<ReturnType<typeof load>> & { root: string; workdir: string; repository: string; store: unknown; snapshotRef?: string; measured: Measured };
+type Tree = Awaited<ReturnType<typeof load>> & {
+  root: string;
+  workdir: string;
+  repository: string;
+  store: unknown;
+  snapshotRef?: string;
+  measured: Measured;
+};
 
 async function timed(into: number[], run: () => Promise<unknown>): Promise<void> {
   const started = performance.now();
@@ -57,22 +75,33 @@ async function timed(into: number[], run: () => Promise<unknown>): Promise<void>
 }
 
 async function round1(tree: Tree, roundIndex: number): Promise<void> {
-  const bash = (sandbox: unknown) => tree.bashTool.execute({ command: 'true' }, tree.toolContext(tree.workdir, { sandbox }));
+  const bash = (sandbox: unknown) =>
+    tree.bashTool.execute({ command: 'true' }, tree.toolContext(tree.workdir, { sandbox }));
   for (let call = 0; call < BASH_CALLS; call++) {
     await timed(tree.measured.bashSandboxed, () => bash(tree.sandboxed));
     await timed(tree.measured.bashUnconfined, () => bash(tree.unconfined()));
   }
   const file = join(tree.workdir, 'src/a/b/c/file.ts');
   const context = tree.toolContext(tree.workdir);
-  for (let call = 0; call < READ_CALLS; call++) await timed(tree.measured.read, () => tree.readTool.execute({ file_path: 'src/a/b/c/file.ts' }, context));
+  for (let call = 0; call < READ_CALLS; call++)
+    await timed(tree.measured.read, () => tree.readTool.execute({ file_path: 'src/a/b/c/file.ts' }, context));
   for (let call = 0; call < EDIT_CALLS; call++) {
     const current = readFileSync(file, 'utf8');
     const [from, to] = current.startsWith('MARK_A') ? ['MARK_A', 'MARK_B'] : ['MARK_B', 'MARK_A'];
-    const editing = tree.toolContext(tree.workdir, { knownFiles: new Map([[file, tree.sha256(current)]]), journal: context.journal });
-    await timed(tree.measured.edit, () => tree.editTool.execute({ file_path: 'src/a/b/c/file.ts', old_string: from, new_string: to }, editing));
+    const editing = tree.toolContext(tree.workdir, {
+      knownFiles: new Map([[file, tree.sha256(current)]]),
+      journal: context.journal,
+    });
+    await timed(tree.measured.edit, () =>
+      tree.editTool.execute({ file_path: 'src/a/b/c/file.ts', old_string: from, new_string: to }, editing),
+    );
   }
   for (let repetition = 0; repetition < SNAPSHOTS; repetition++) {
-    for (let index = 0; index < 10; index++) appendFileSync(join(tree.repository, `src/area-${String(index).padStart(3, '0')}/module-000/file-00${roundIndex}.txt`), `change ${roundIndex} ${repetition}\n`);
+    for (let index = 0; index < 10; index++)
+      appendFileSync(
+        join(tree.repository, `src/area-${String(index).padStart(3, '0')}/module-000/file-00${roundIndex}.txt`),
+        `change ${roundIndex} ${repetition}\n`,
+      );
     await timed(tree.measured.snapshot, async () => {
       tree.snapshotRef = (await tree.takeSnapshot(tree.store, tree.repository, tree.snapshotRef)).ref;
     });
@@ -85,9 +114,16 @@ function repositoryTemplate(): string {
   writeFileSync(join(root, '.gitignore'), 'node_modules/\n');
   for (let area = 0; area < 20; area++) {
     for (let module = 0; module < 10; module++) {
-      const directory = join(root, `src/area-${String(area).padStart(3, '0')}/module-${String(module).padStart(3, '0')}`);
+      const directory = join(
+        root,
+        `src/area-${String(area).padStart(3, '0')}/module-${String(module).padStart(3, '0')}`,
+      );
       mkdirSync(directory, { recursive: true });
-      for (let file = 0; file < 50; file++) writeFileSync(join(directory, `file-${String(file).padStart(3, '0')}.txt`), `module ${module}, file ${file}\n${'a line of text\n'.repeat(4)}`);
+      for (let file = 0; file < 50; file++)
+        writeFileSync(
+          join(directory, `file-${String(file).padStart(3, '0')}.txt`),
+          `module ${module}, file ${file}\n${'a line of text\n'.repeat(4)}`,
+        );
     }
   }
   for (let pkg = 0; pkg < 30; pkg++) {
@@ -96,7 +132,15 @@ function repositoryTemplate(): string {
   }
   const anHourAgo = new Date(Date.now() - 3_600_000);
   const age = (path: string) => utimesSync(path, anHourAgo, anHourAgo);
-  for (let area = 0; area < 20; area++) for (let module = 0; module < 10; module++) for (let file = 0; file < 50; file++) age(join(root, `src/area-${String(area).padStart(3, '0')}/module-${String(module).padStart(3, '0')}/file-${String(file).padStart(3, '0')}.txt`));
+  for (let area = 0; area < 20; area++)
+    for (let module = 0; module < 10; module++)
+      for (let file = 0; file < 50; file++)
+        age(
+          join(
+            root,
+            `src/area-${String(area).padStart(3, '0')}/module-${String(module).padStart(3, '0')}/file-${String(file).padStart(3, '0')}.txt`,
+          ),
+        );
   return root;
 }
 
@@ -108,7 +152,14 @@ async function tree(root: string, template: string): Promise<Tree> {
   const repository = mkdtempSync(join(tmpdir(), 'isolation-bench-copy-'));
   cpSync(template, repository, { recursive: true, preserveTimestamps: true });
   const store = new loaded.LocalContentStore(mkdtempSync(join(tmpdir(), 'isolation-bench-store-')));
-  const ready: Tree = { ...loaded, root, workdir, repository, store, measured: { bashSandboxed: [], bashUnconfined: [], read: [], edit: [], snapshot: [] } };
+  const ready: Tree = {
+    ...loaded,
+    root,
+    workdir,
+    repository,
+    store,
+    measured: { bashSandboxed: [], bashUnconfined: [], read: [], edit: [], snapshot: [] },
+  };
   // The first, full snapshot: the incremental ones after it are what a turn costs.
   ready.snapshotRef = (await loaded.takeSnapshot(store, repository)).ref;
   return ready;
@@ -129,13 +180,30 @@ export async function isolation(): Promise<Row[]> {
     };
   };
   const [ours, theirs] = trees.map(describe);
-  const beside = (key: keyof NonNullable<typeof ours>) => `${ours![key]}${theirs ? `; ${against}: ${theirs[key]}` : ''}`;
+  const beside = (key: keyof NonNullable<typeof ours>) =>
+    `${ours![key]}${theirs ? `; ${against}: ${theirs[key]}` : ''}`;
   const command = `${against ? `AGENT_BENCH_AGAINST=${against} ` : ''}npm run bench -- --only isolation`;
   await Promise.all(trees.map((each) => each.sandboxed.close?.()));
   return [
-    { figure: `Sandbox overhead per Bash call, default network (median of ${BASH_CALLS * ROUNDS} \`true\` calls each, interleaved; target ≤ 30 ms)`, value: beside('bash'), command },
-    { figure: `Read of a 200-line file 4 directories down, per call (median of ${READ_CALLS * ROUNDS}; target ≤ 5 ms above before)`, value: beside('read'), command },
-    { figure: `Edit of the same file, per call, journal and atomic replace (median of ${EDIT_CALLS * ROUNDS}; target ≤ 5 ms above before)`, value: beside('edit'), command },
-    { figure: `Incremental snapshot of 10,001 files after 10 changed (median of ${SNAPSHOTS * ROUNDS}; target ≤ 200 ms)`, value: beside('snapshot'), command },
+    {
+      figure: `Sandbox overhead per Bash call, default network (median of ${BASH_CALLS * ROUNDS} \`true\` calls each, interleaved; target ≤ 30 ms)`,
+      value: beside('bash'),
+      command,
+    },
+    {
+      figure: `Read of a 200-line file 4 directories down, per call (median of ${READ_CALLS * ROUNDS}; target ≤ 5 ms above before)`,
+      value: beside('read'),
+      command,
+    },
+    {
+      figure: `Edit of the same file, per call, journal and atomic replace (median of ${EDIT_CALLS * ROUNDS}; target ≤ 5 ms above before)`,
+      value: beside('edit'),
+      command,
+    },
+    {
+      figure: `Incremental snapshot of 10,001 files after 10 changed (median of ${SNAPSHOTS * ROUNDS}; target ≤ 200 ms)`,
+      value: beside('snapshot'),
+      command,
+    },
   ];
 }

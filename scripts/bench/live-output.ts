@@ -12,13 +12,26 @@ import { median, round, type Row } from './support';
 
 const PIECES = 500;
 /** 16 characters a piece: 8,000 characters, which the fake counts as 2,000 output tokens. */
-const reply = Array.from({ length: PIECES }, (_, index) => `tok${String(index).padStart(4, '0')} words ~ `.slice(0, 16)).join('');
+const reply = Array.from({ length: PIECES }, (_, index) =>
+  `tok${String(index).padStart(4, '0')} words ~ `.slice(0, 16),
+).join('');
 const REPETITIONS = 3;
 
-async function session(harness: Harness, watched: boolean): Promise<{ events: number; bytes: number; delays: number[] }> {
+async function session(
+  harness: Harness,
+  watched: boolean,
+): Promise<{ events: number; bytes: number; delays: number[] }> {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  harness.fake.handler = () => ({ kind: 'hold', release: released.then((): FakeReply => ({ kind: 'message', content: [{ type: 'text', text: reply }], deltaIntervalMs: 10, pieces: PIECES })) });
+  harness.fake.handler = () => ({
+    kind: 'hold',
+    release: released.then((): FakeReply => ({
+      kind: 'message',
+      content: [{ type: 'text', text: reply }],
+      deltaIntervalMs: 10,
+      pieces: PIECES,
+    })),
+  });
   const handle = await harness.start({ prompt: 'write at length', workdir: makeRepo({}), toolSummaries: false });
   let watcher: CliProcess | undefined;
   if (watched) {
@@ -46,7 +59,8 @@ async function session(harness: Harness, watched: boolean): Promise<{ events: nu
   return { ...size, delays };
 }
 
-const percentile = (values: number[], share: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * share))]!;
+const percentile = (values: number[], share: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * share))]!;
 
 export async function liveOutput(harness: Harness): Promise<Row[]> {
   const alone: { events: number; bytes: number }[] = [];
@@ -58,15 +72,18 @@ export async function liveOutput(harness: Harness): Promise<Row[]> {
     watched.push(run);
     delays.push(...run.delays);
   }
-  const describe = (runs: { events: number; bytes: number }[]) => `${median(runs.map((run) => run.events))} events, ${median(runs.map((run) => run.bytes))} bytes`;
+  const describe = (runs: { events: number; bytes: number }[]) =>
+    `${median(runs.map((run) => run.events))} events, ${median(runs.map((run) => run.bytes))} bytes`;
   return [
     {
-      figure: 'History of a session with one 2,000-token reply streamed in 500 deltas: nobody watching vs one watcher (live output travels outside history)',
+      figure:
+        'History of a session with one 2,000-token reply streamed in 500 deltas: nobody watching vs one watcher (live output travels outside history)',
       value: `nobody watching: ${describe(alone)}; one watcher: ${describe(watched)} (medians of ${REPETITIONS}; the difference is what streaming adds to history)`,
       command: 'npm run bench -- --only live',
     },
     {
-      figure: 'Delay from the API writing a text delta to `durable-agent watch --json` printing it (file store, batches of 100 ms)',
+      figure:
+        'Delay from the API writing a text delta to `durable-agent watch --json` printing it (file store, batches of 100 ms)',
       value: `median ${round(median(delays))} ms, p95 ${round(percentile(delays, 0.95))} ms, max ${round(Math.max(...delays))} ms over ${delays.length} deltas (${REPETITIONS} sessions)`,
       command: 'npm run bench -- --only live',
     },

@@ -38,7 +38,10 @@ import { workspace } from './workspace';
 import type { Row } from './support';
 
 /** Each figure; `worker: false` for those that start their own worker processes. */
-const BENCHES: Record<string, { run: (harness: Harness, options: { sessions: number }) => Promise<Row[]>; worker: boolean }> = {
+const BENCHES: Record<
+  string,
+  { run: (harness: Harness, options: { sessions: number }) => Promise<Row[]>; worker: boolean }
+> = {
   overhead: { run: overhead, worker: true },
   batch: { run: batch, worker: true },
   history: { run: history, worker: true },
@@ -57,10 +60,13 @@ const BENCHES: Record<string, { run: (harness: Harness, options: { sessions: num
 };
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, sessions: { type: 'string', default: '1000' } } });
+  const { values } = parseArgs({
+    options: { only: { type: 'string' }, sessions: { type: 'string', default: '1000' } },
+  });
   const selected = values.only?.split(',') ?? Object.keys(BENCHES);
   const unknown = selected.filter((name) => !(name in BENCHES));
-  if (unknown.length) throw new Error(`unknown benchmark(s): ${unknown.join(', ')} (known: ${Object.keys(BENCHES).join(', ')})`);
+  if (unknown.length)
+    throw new Error(`unknown benchmark(s): ${unknown.join(', ')} (known: ${Object.keys(BENCHES).join(', ')})`);
   const cli = await resolveTemporalCli(console.log);
   if (!cli) throw new Error('No Temporal CLI (see README "Tests")');
   const port = await freePort();
@@ -109,7 +115,14 @@ function handWrittenNotes(): string {
   return at < 0 ? '' : `\n${current.slice(at)}`;
 }
 
-const quiet = { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: (message: string) => console.error(message) };
+const quiet = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: (message: string) => console.error(message),
+};
 
 main().then(
   () => process.exit(0),

@@ -32,8 +32,12 @@ export async function noWorker(harness: Harness): Promise<Row[]> {
   const environment = { ...process.env, AGENT_TASK_QUEUE: harness.taskQueue, ...harness.storeEnvironment() };
   const run = async (args: string[], extra: NodeJS.ProcessEnv) => {
     const started = Date.now();
-    const command = new CliProcess(args.map((arg) => (arg === '<id>' ? workflowId : arg)), { ...environment, ...extra });
-    if ((await command.exited) !== 0) throw new Error(`durable-agent ${args[0]} failed: ${command.stderr.map((line) => line.text).join('\n')}`);
+    const command = new CliProcess(
+      args.map((arg) => (arg === '<id>' ? workflowId : arg)),
+      { ...environment, ...extra },
+    );
+    if ((await command.exited) !== 0)
+      throw new Error(`durable-agent ${args[0]} failed: ${command.stderr.map((line) => line.text).join('\n')}`);
     return Date.now() - started;
   };
   for (const [, args, extra] of COMMANDS) await run(args, extra);
@@ -56,7 +60,10 @@ async function finishedSessions(harness: Harness): Promise<string> {
   const worker = await harness.startWorker();
   let workflowId = '';
   for (let session = 0; session < SESSIONS; session++) {
-    harness.fake.handler = byTurn([reply([toolUse('Write', { file_path: 'a.txt', content: 'a\n' })]), reply([text('Wrote a.txt.')])]);
+    harness.fake.handler = byTurn([
+      reply([toolUse('Write', { file_path: 'a.txt', content: 'a\n' })]),
+      reply([text('Wrote a.txt.')]),
+    ]);
     const handle = await harness.start({ prompt: 'write a.txt', workdir: makeRepo({}), toolSummaries: false });
     await handle.result();
     workflowId = handle.workflowId;

@@ -21,22 +21,37 @@ const REPETITIONS = 3;
 
 export async function overhead(harness: Harness): Promise<Row[]> {
   const floor = await floorRunner(harness);
-  const samples = { defaults: [] as number[], noSummaries: [] as number[], floor: [] as number[], plain: [] as number[] };
+  const samples = {
+    defaults: [] as number[],
+    noSummaries: [] as number[],
+    floor: [] as number[],
+    plain: [] as number[],
+  };
   try {
     for (let repetition = 0; repetition < REPETITIONS; repetition++) {
       const workdir = makeRepo({ 'a.txt': 'a\n' });
-      samples.defaults.push((await timeSession(harness, readEveryTurn(TURNS), { prompt: 'read', workdir, toolSummaries: true })).ms / TURNS);
-      samples.noSummaries.push((await timeSession(harness, readEveryTurn(TURNS), { prompt: 'read', workdir })).ms / TURNS);
+      samples.defaults.push(
+        (await timeSession(harness, readEveryTurn(TURNS), { prompt: 'read', workdir, toolSummaries: true })).ms / TURNS,
+      );
+      samples.noSummaries.push(
+        (await timeSession(harness, readEveryTurn(TURNS), { prompt: 'read', workdir })).ms / TURNS,
+      );
       samples.floor.push((await floor.run(TURNS)).msPerTurn);
       samples.plain.push(await plainLoop(harness, workdir, repetition));
     }
   } finally {
     await floor.stop();
   }
-  const [defaults, noSummaries, floorTurn, plain] = [median(samples.defaults), median(samples.noSummaries), median(samples.floor), median(samples.plain)];
+  const [defaults, noSummaries, floorTurn, plain] = [
+    median(samples.defaults),
+    median(samples.noSummaries),
+    median(samples.floor),
+    median(samples.plain),
+  ];
   return [
     {
-      figure: "Turn overhead (model call + one Read, zero-latency fake): the agent's loop with default settings, and without tool summaries, against Temporal's floor (a bare workflow with two no-op activities per turn) and a plain in-process loop",
+      figure:
+        "Turn overhead (model call + one Read, zero-latency fake): the agent's loop with default settings, and without tool summaries, against Temporal's floor (a bare workflow with two no-op activities per turn) and a plain in-process loop",
       value:
         `${round(defaults)} ms per turn (×${round(defaults / floorTurn, 2)} the floor); without summaries ${round(noSummaries)} ms (×${round(noSummaries / floorTurn, 2)}); ` +
         `floor ${round(floorTurn)} ms; plain loop ${round(plain)} ms; medians of ${REPETITIONS} × ${TURNS} turns`,
@@ -48,7 +63,11 @@ export async function overhead(harness: Harness): Promise<Row[]> {
 /** The same activity code without Temporal: activities called in a loop, in this process. */
 async function plainLoop(harness: Harness, workdir: string, repetition: number): Promise<number> {
   const store = await openStore({ kind: 'file', directory: scratchDir('bench-plain') });
-  const activities = createActivities({ ...harness.workerConfig(), store, sandbox: await resolveSandbox(harness.workerConfig().sandbox) });
+  const activities = createActivities({
+    ...harness.workerConfig(),
+    store,
+    sandbox: await resolveSandbox(harness.workerConfig().sandbox),
+  });
   harness.fake.handler = readEveryTurn(TURNS);
   const environment = new MockActivityEnvironment();
   const started = performance.now();

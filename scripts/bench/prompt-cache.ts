@@ -15,12 +15,25 @@ const TURNS = 70;
 export async function promptCache(harness: Harness): Promise<Row[]> {
   return [
     await session(harness, { lineChars: 99, lines: 100, label: 'a 10,000-character Read a turn, 200K window' }),
-    await session(harness, { lineChars: 59, lines: 40, contextWindowTokens: 30_000, label: 'a 2,400-character Read a turn, 30,000-token window' }),
+    await session(harness, {
+      lineChars: 59,
+      lines: 40,
+      contextWindowTokens: 30_000,
+      label: 'a 2,400-character Read a turn, 30,000-token window',
+    }),
   ];
 }
 
-async function session(harness: Harness, shape: { lineChars: number; lines: number; contextWindowTokens?: number; label: string }): Promise<Row> {
-  const files = Object.fromEntries(Array.from({ length: TURNS }, (_, index) => [`f${index}.txt`, `${String(index % 10).repeat(shape.lineChars)}\n`.repeat(shape.lines)]));
+async function session(
+  harness: Harness,
+  shape: { lineChars: number; lines: number; contextWindowTokens?: number; label: string },
+): Promise<Row> {
+  const files = Object.fromEntries(
+    Array.from({ length: TURNS }, (_, index) => [
+      `f${index}.txt`,
+      `${String(index % 10).repeat(shape.lineChars)}\n`.repeat(shape.lines),
+    ]),
+  );
   const usage: { read: number; all: number }[] = [];
   let reads = 0;
   harness.fake.promptCache = new PromptCache();
@@ -29,7 +42,13 @@ async function session(harness: Harness, shape: { lineChars: number; lines: numb
     return reads < TURNS - 1 ? reply([toolUse('Read', { file_path: `f${reads++}.txt` })]) : reply([text('done')]);
   };
   const window = shape.contextWindowTokens ? { contextWindowTokens: shape.contextWindowTokens } : {};
-  const handle = await harness.start({ prompt: 'read every file', workdir: makeRepo(files), maxTurns: TURNS + 5, toolSummaries: false, ...window });
+  const handle = await harness.start({
+    prompt: 'read every file',
+    workdir: makeRepo(files),
+    maxTurns: TURNS + 5,
+    toolSummaries: false,
+    ...window,
+  });
   const result = (await handle.result()) as { reason: string };
   harness.fake.promptCache = undefined;
   const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 10_000 });

@@ -22,7 +22,10 @@ export async function resume(harness: Harness): Promise<Row[]> {
     harness.fake.handler = () => {
       requests++;
       // The retry after the kill finds the marker and returns at once: only recovery is measured.
-      if (requests === 1) return reply([toolUse('Bash', { command: `if [ -e ${marker} ]; then echo resumed; else touch ${marker}; sleep 30; fi` })]);
+      if (requests === 1)
+        return reply([
+          toolUse('Bash', { command: `if [ -e ${marker} ]; then echo resumed; else touch ${marker}; sleep 30; fi` }),
+        ]);
       if (killedAt && !resumedAt) resumedAt = performance.now();
       return reply([text('done')]);
     };
@@ -40,7 +43,8 @@ export async function resume(harness: Harness): Promise<Row[]> {
   }
   return [
     {
-      figure: 'Resume: seconds from a worker SIGKILL (during a tool call) to the resumed session\'s next model request, a new worker (`npm run worker`) started at once',
+      figure:
+        "Resume: seconds from a worker SIGKILL (during a tool call) to the resumed session's next model request, a new worker (`npm run worker`) started at once",
       value: `${round(median(samples), 2)} s (median of ${samples.length}: ${samples.map((sample) => round(sample, 2)).join(', ')})`,
       command: 'npm run bench -- --only resume',
     },

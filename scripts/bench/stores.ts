@@ -22,7 +22,14 @@ function editEveryTurn(turns: number): FakeHandler {
   return () => {
     requests++;
     if (requests === 1) return reply([toolUse('Read', { file_path: 'a.txt' })]);
-    if (requests < turns) return reply([toolUse('Edit', { file_path: 'a.txt', old_string: `line ${requests - 1}\n`, new_string: `line ${requests - 1} edited\n` })]);
+    if (requests < turns)
+      return reply([
+        toolUse('Edit', {
+          file_path: 'a.txt',
+          old_string: `line ${requests - 1}\n`,
+          new_string: `line ${requests - 1} edited\n`,
+        }),
+      ]);
     return reply([text('done')]);
   };
 }
@@ -44,15 +51,21 @@ async function harnessOn(store: string | undefined): Promise<Harness> {
 export async function stores(): Promise<Row[]> {
   const port = await freePort();
   const postgres = startThrowawayPostgres(join(TEST_TMP, `bench-postgres-${port}`), port);
-  if (!postgres) throw new Error('the stores benchmark needs PostgreSQL installed (Debian: apt-get install postgresql)');
+  if (!postgres)
+    throw new Error('the stores benchmark needs PostgreSQL installed (Debian: apt-get install postgresql)');
   const file = await harnessOn(undefined);
   const database = await harnessOn(postgres.url);
   const samples = { file: [] as number[], postgres: [] as number[] };
-  const repository = () => makeRepo({ 'a.txt': Array.from({ length: TURNS }, (_, index) => `line ${index}\n`).join('') });
+  const repository = () =>
+    makeRepo({ 'a.txt': Array.from({ length: TURNS }, (_, index) => `line ${index}\n`).join('') });
   try {
     for (let repetition = 0; repetition < REPETITIONS; repetition++) {
-      samples.file.push((await timeSession(file, editEveryTurn(TURNS), { prompt: 'edit', workdir: repository() })).ms / TURNS);
-      samples.postgres.push((await timeSession(database, editEveryTurn(TURNS), { prompt: 'edit', workdir: repository() })).ms / TURNS);
+      samples.file.push(
+        (await timeSession(file, editEveryTurn(TURNS), { prompt: 'edit', workdir: repository() })).ms / TURNS,
+      );
+      samples.postgres.push(
+        (await timeSession(database, editEveryTurn(TURNS), { prompt: 'edit', workdir: repository() })).ms / TURNS,
+      );
     }
   } finally {
     await file.stop();

@@ -18,7 +18,11 @@ export function readEveryTurn(turns: number): FakeHandler {
   return () => (++requests <= turns - 1 ? reply([toolUse('Read', { file_path: 'a.txt' })]) : reply([text('done')]));
 }
 
-export async function timeSession(harness: Harness, handler: FakeHandler, input: Record<string, unknown>): Promise<{ ms: number; historyBytes: number }> {
+export async function timeSession(
+  harness: Harness,
+  handler: FakeHandler,
+  input: Record<string, unknown>,
+): Promise<{ ms: number; historyBytes: number }> {
   harness.fake.handler = handler;
   const started = performance.now();
   const handle = await harness.start({ toolSummaries: false, ...input });
@@ -49,7 +53,10 @@ export function peakRss(pid: number): { stop(): number } {
   let peak = 0;
   const sample = () => {
     try {
-      peak = Math.max(peak, Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) * 1024);
+      peak = Math.max(
+        peak,
+        Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) * 1024,
+      );
     } catch {
       // not readable here
     }
@@ -65,7 +72,8 @@ export function peakRss(pid: number): { stop(): number } {
 }
 
 export type History = Awaited<ReturnType<Awaited<ReturnType<Harness['start']>>['fetchHistory']>>;
-export const eventTime = (event: NonNullable<History['events']>[number]) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+export const eventTime = (event: NonNullable<History['events']>[number]) =>
+  Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
 
 /** Scheduled and completed times of each runTool activity of a history. */
 export function toolActivityEvents(history: History): { scheduled: number[]; completed: number[] } {

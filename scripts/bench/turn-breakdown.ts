@@ -22,7 +22,8 @@ function spansOf(history: History): Map<string, Span[]> {
   for (const event of history.events ?? []) {
     const id = String(event.eventId);
     const at = eventTime(event);
-    if (event.activityTaskScheduledEventAttributes) open(event.activityTaskScheduledEventAttributes.activityType?.name ?? '?', id, at);
+    if (event.activityTaskScheduledEventAttributes)
+      open(event.activityTaskScheduledEventAttributes.activityType?.name ?? '?', id, at);
     if (event.workflowTaskScheduledEventAttributes) open('workflowTask', id, at);
     const started = event.activityTaskStartedEventAttributes ?? event.workflowTaskStartedEventAttributes;
     if (started) byEventId.get(String(started.scheduledEventId))!.started = at;
@@ -40,7 +41,8 @@ export function turnBreakdown(history: History, turns: number): string {
     const done = spans.filter((span) => span.started !== undefined && span.completed !== undefined);
     const queued = round(median(done.map((span) => span.started! - span.scheduled)));
     const running = round(median(done.map((span) => span.completed! - span.started!)));
-    if (type === 'workflowTask') tasks = `${round(spans.length / turns, 2)} workflow tasks a turn (queued ${queued} ms, ${running} ms each)`;
+    if (type === 'workflowTask')
+      tasks = `${round(spans.length / turns, 2)} workflow tasks a turn (queued ${queued} ms, ${running} ms each)`;
     else if (done.length >= turns / 2) parts.push(`${type} ${running} ms (queued ${queued})`);
   }
   return `${parts.join(', ')}; ${tasks}`;

@@ -41,7 +41,11 @@ export async function turns(harness: Harness): Promise<Row[]> {
   const profile = process.env.AGENT_BENCH_CPU_PROF;
   const environment = { ANTHROPIC_BASE_URL: fake.url, AGENT_WORKFLOW_BUNDLE: '', AGENT_LOG_LEVEL: 'INFO' };
   const workers: SpawnedWorker[] = [
-    { label: 'this tree', taskQueue: harness.taskQueue, child: harness.spawnWorker(environment, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []) },
+    {
+      label: 'this tree',
+      taskQueue: harness.taskQueue,
+      child: harness.spawnWorker(environment, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+    },
   ];
   const against = process.env.AGENT_BENCH_AGAINST;
   if (against) workers.push(spawnFrom(harness, against, environment));
@@ -70,10 +74,19 @@ export async function turns(harness: Harness): Promise<Row[]> {
  * pair of sessions varies by ±20% on this machine, so the pair runs REPEATS times and the figure
  * is the run of median ratio (every ratio listed).
  */
-async function compare(harness: Harness, fake: FakeProcess, floor: Awaited<ReturnType<typeof floorRunner>>, length: number, workers: SpawnedWorker[]): Promise<Row> {
+async function compare(
+  harness: Harness,
+  fake: FakeProcess,
+  floor: Awaited<ReturnType<typeof floorRunner>>,
+  length: number,
+  workers: SpawnedWorker[],
+): Promise<Row> {
   const pairs: { floorRun: FloorRun; runs: SessionRun[]; ratio: number }[] = [];
   for (let repeat = 0; repeat < REPEATS; repeat++) {
-    const [floorRun, ...runs] = await Promise.all([floor.run(length), ...workers.map((worker) => asUsers(harness, fake, length, worker.taskQueue))]);
+    const [floorRun, ...runs] = await Promise.all([
+      floor.run(length),
+      ...workers.map((worker) => asUsers(harness, fake, length, worker.taskQueue)),
+    ]);
     const ratio = (runs[0] as SessionRun).medianTurn / median(intervals((floorRun as FloorRun).turnStarts));
     pairs.push({ floorRun: floorRun as FloorRun, runs: runs as SessionRun[], ratio });
   }
@@ -83,13 +96,21 @@ async function compare(harness: Harness, fake: FakeProcess, floor: Awaited<Retur
   const inProcess = await inProcessWorker(harness, length);
   const floorTurn = median(intervals(floorRun.turnStarts));
   const ratio = (ms: number) => `×${round(ms / floorTurn, 2)}`;
-  const growthOf = (run: SessionRun) => (length >= LATE[1] ? `; turns 1–50 ${run.early} ms, 250–300 ${run.late} ms (${percent(run.late, run.early)})` : '');
+  const growthOf = (run: SessionRun) =>
+    length >= LATE[1] ? `; turns 1–50 ${run.early} ms, 250–300 ${run.late} ms (${percent(run.late, run.early)})` : '';
   const floorStarts = floorRun.turnStarts;
-  const growth = length >= LATE[1] ? `${growthOf(users!)}, floor ${span(floorStarts, EARLY)} and ${span(floorStarts, LATE)} ms` : '';
+  const growth =
+    length >= LATE[1] ? `${growthOf(users!)}, floor ${span(floorStarts, EARLY)} and ${span(floorStarts, LATE)} ms` : '';
   const beside = others
-    .map((run, index) => `; ${workers[index + 1]!.label}: ${run.medianTurn} ms (${ratio(run.medianTurn)})${growthOf(run)}${run.breakdown ? `, per turn: ${run.breakdown}` : ''}`)
+    .map(
+      (run, index) =>
+        `; ${workers[index + 1]!.label}: ${run.medianTurn} ms (${ratio(run.medianTurn)})${growthOf(run)}${run.breakdown ? `, per turn: ${run.breakdown}` : ''}`,
+    )
     .join('');
-  const every = REPEATS > 1 ? `, median of ${REPEATS} runs side by side: ${pairs.map((pair) => `×${round(pair.ratio, 2)}`).join(', ')}` : '';
+  const every =
+    REPEATS > 1
+      ? `, median of ${REPEATS} runs side by side: ${pairs.map((pair) => `×${round(pair.ratio, 2)}`).join(', ')}`
+      : '';
   return {
     figure: `Turn as users run it (model call + one Read; \`npm run worker\` in its own process, file store, fake API in another process), a ${length}-turn session against Temporal's floor run at the same time, and the in-process worker after`,
     value:
@@ -112,7 +133,11 @@ async function asUsers(harness: Harness, fake: FakeProcess, length: number, task
   const session = uniqueId('s');
   const started = performance.now();
   const input = { prompt: `read, turns ${length} session ${session}`, workdir: makeRepo({ 'a.txt': 'a\n' }) };
-  const handle = await harness.client.workflow.start('agentWorkflow', { taskQueue, workflowId: uniqueId('agent'), args: [input] });
+  const handle = await harness.client.workflow.start('agentWorkflow', {
+    taskQueue,
+    workflowId: uniqueId('agent'),
+    args: [input],
+  });
   await handle.result();
   const msPerTurn = (performance.now() - started) / length;
   // The n-th request is turn n's (no retries against this fake); a session that sent fewer says so.
@@ -121,7 +146,13 @@ async function asUsers(harness: Harness, fake: FakeProcess, length: number, task
   // The 300-turn session continues as new on the way: its history's first run is not all of it.
   const breakdown = length === 100 ? turnBreakdown(await handle.fetchHistory(), length) : '';
   const early = span(starts, [EARLY[0], Math.min(EARLY[1], length)]);
-  return { msPerTurn, medianTurn: round(median(intervals(starts))), early, late: length >= LATE[1] ? span(starts, LATE) : Number.NaN, breakdown };
+  return {
+    msPerTurn,
+    medianTurn: round(median(intervals(starts))),
+    early,
+    late: length >= LATE[1] ? span(starts, LATE) : Number.NaN,
+    breakdown,
+  };
 }
 
 /** The same session on today's in-process worker (the `overhead` figure), summaries on, on a queue of its own. */
@@ -132,7 +163,9 @@ async function inProcessWorker(harness: Harness, length: number): Promise<number
     harness.fake.handler = readEveryTurn(length);
     const input = { prompt: 'read', workdir: makeRepo({ 'a.txt': 'a\n' }), toolSummaries: true };
     const started = performance.now();
-    await (await harness.client.workflow.start('agentWorkflow', { taskQueue, workflowId: uniqueId('agent'), args: [input] })).result();
+    await (
+      await harness.client.workflow.start('agentWorkflow', { taskQueue, workflowId: uniqueId('agent'), args: [input] })
+    ).result();
     return (performance.now() - started) / length;
   } finally {
     worker.shutdown();
@@ -144,7 +177,14 @@ function spawnFrom(harness: Harness, root: string, environment: NodeJS.ProcessEn
   const taskQueue = uniqueId('bench-against');
   const child = spawn(process.execPath, [join(root, 'bin', 'worker.js')], {
     cwd: root,
-    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), AGENT_TASK_QUEUE: taskQueue, ...harness.storeEnvironment(), ANTHROPIC_API_KEY: 'test-key', ...environment },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: temporalAddress(),
+      AGENT_TASK_QUEUE: taskQueue,
+      ...harness.storeEnvironment(),
+      ANTHROPIC_API_KEY: 'test-key',
+      ...environment,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
@@ -160,7 +200,8 @@ function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /** Mean turn over turns `from`–`to` (by when each started). */
-const span = (starts: number[], [from, to]: readonly [number, number]) => round((starts[to - 1]! - starts[from]!) / (to - 1 - from));
+const span = (starts: number[], [from, to]: readonly [number, number]) =>
+  round((starts[to - 1]! - starts[from]!) / (to - 1 - from));
 const intervals = (starts: number[]) => starts.slice(1).map((at, index) => at - starts[index]!);
 const percent = (late: number, early: number) => `${late >= early ? '+' : ''}${round((late / early - 1) * 100)}%`;
 
@@ -181,7 +222,10 @@ class FakeProcess {
   ) {}
 
   static async start(): Promise<FakeProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fake-process.ts')], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fake-process.ts')], {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const lines = createInterface({ input: child.stdout! });
     const requests: FakeProcess['requests'] = [];
     const url = await new Promise<string>((resolve, reject) => {

@@ -40,9 +40,11 @@ const CHANGING_TURNS = 11;
 const REWIND_TO_TURN = 1;
 
 const pad = (index: number) => String(index).padStart(3, '0');
-const moduleDirectory = (module: number) => `src/area-${pad(Math.floor(module / MODULES_PER_AREA))}/module-${pad(module % MODULES_PER_AREA)}`;
+const moduleDirectory = (module: number) =>
+  `src/area-${pad(Math.floor(module / MODULES_PER_AREA))}/module-${pad(module % MODULES_PER_AREA)}`;
 const repositoryFile = (module: number, file: number) => `${moduleDirectory(module)}/file-${pad(file)}.txt`;
-const originalContent = (module: number, file: number) => `module ${module}, file ${file}\n${'some line of text in a small file\n'.repeat(4)}`;
+const originalContent = (module: number, file: number) =>
+  `module ${module}, file ${file}\n${'some line of text in a small file\n'.repeat(4)}`;
 
 /** Scratch directories of this run (some 100,000 files in all), removed at its end. */
 const scratch: string[] = [];
@@ -67,7 +69,8 @@ function buildRepository(): string {
   for (let ignored = 0; ignored < IGNORED_PACKAGES; ignored++) {
     const directory = join(root, 'node_modules', `package-${pad(ignored)}`);
     mkdirSync(directory, { recursive: true });
-    for (let file = 0; file < FILES_PER_IGNORED_PACKAGE; file++) writeFileSync(join(directory, `index-${pad(file)}.js`), `module.exports = ${file};\n`);
+    for (let file = 0; file < FILES_PER_IGNORED_PACKAGE; file++)
+      writeFileSync(join(directory, `index-${pad(file)}.js`), `module.exports = ${file};\n`);
   }
   return root;
 }
@@ -89,11 +92,13 @@ async function snapshotWork(repository: string): Promise<{ full: number[]; incre
     const first = await takeSnapshot(store, workdir);
     timings.full.push(performance.now() - started);
     timings.files = first.files;
-    for (let file = 0; file < FILES_CHANGED_PER_TURN; file++) appendFileSync(join(workdir, repositoryFile(repetition, file)), `change ${repetition}\n`);
+    for (let file = 0; file < FILES_CHANGED_PER_TURN; file++)
+      appendFileSync(join(workdir, repositoryFile(repetition, file)), `change ${repetition}\n`);
     started = performance.now();
     const next = await takeSnapshot(store, workdir, first.ref);
     timings.incremental.push(performance.now() - started);
-    if (next.changes.length !== FILES_CHANGED_PER_TURN) throw new Error(`expected ${FILES_CHANGED_PER_TURN} changes, the snapshot found ${next.changes.length}`);
+    if (next.changes.length !== FILES_CHANGED_PER_TURN)
+      throw new Error(`expected ${FILES_CHANGED_PER_TURN} changes, the snapshot found ${next.changes.length}`);
   }
   return timings;
 }
@@ -107,7 +112,10 @@ function changeTenFiles(turn: number): string {
 type ActivityRun = { scheduled: number; completed: number; historyBytes: number; snapshotBytes: number };
 
 /** JSON bytes that the snapshot fields (`snapshotRef` in, `snapshot` out) add to an activity's payload. */
-function snapshotFieldBytes(payloads: temporal.api.common.v1.IPayload[] | null | undefined, field: 'snapshotRef' | 'snapshot'): number {
+function snapshotFieldBytes(
+  payloads: temporal.api.common.v1.IPayload[] | null | undefined,
+  field: 'snapshotRef' | 'snapshot',
+): number {
   const data = payloads?.[0]?.data;
   if (!data) return 0;
   const value = JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown>;
@@ -119,25 +127,37 @@ function snapshotFieldBytes(payloads: temporal.api.common.v1.IPayload[] | null |
 /** Each completed activity `name` of a history: its scheduled and completed times, and the bytes of its three events. */
 function activityRuns(history: History, name: string): ActivityRun[] {
   const runs = new Map<string, ActivityRun>();
-  const bytes = (event: temporal.api.history.v1.IHistoryEvent) => temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
+  const bytes = (event: temporal.api.history.v1.IHistoryEvent) =>
+    temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
   for (const event of history.events ?? []) {
     if (event.activityTaskScheduledEventAttributes?.activityType?.name === name) {
       const input = event.activityTaskScheduledEventAttributes.input?.payloads;
-      runs.set(String(event.eventId), { scheduled: eventTime(event), completed: NaN, historyBytes: bytes(event), snapshotBytes: snapshotFieldBytes(input, 'snapshotRef') });
+      runs.set(String(event.eventId), {
+        scheduled: eventTime(event),
+        completed: NaN,
+        historyBytes: bytes(event),
+        snapshotBytes: snapshotFieldBytes(input, 'snapshotRef'),
+      });
     }
     const started = runs.get(String(event.activityTaskStartedEventAttributes?.scheduledEventId));
     if (started) started.historyBytes += bytes(event);
     const completed = runs.get(String(event.activityTaskCompletedEventAttributes?.scheduledEventId));
     if (completed) {
       completed.historyBytes += bytes(event);
-      completed.snapshotBytes += snapshotFieldBytes(event.activityTaskCompletedEventAttributes?.result?.payloads, 'snapshot');
+      completed.snapshotBytes += snapshotFieldBytes(
+        event.activityTaskCompletedEventAttributes?.result?.payloads,
+        'snapshot',
+      );
       completed.completed = eventTime(event);
     }
   }
   return [...runs.values()].filter((run) => !Number.isNaN(run.completed));
 }
 
-async function stateWhere(handle: Awaited<ReturnType<Harness['start']>>, predicate: (state: AgentState) => boolean): Promise<AgentState> {
+async function stateWhere(
+  handle: Awaited<ReturnType<Harness['start']>>,
+  predicate: (state: AgentState) => boolean,
+): Promise<AgentState> {
   for (;;) {
     const state = await handle.query(stateQuery);
     if (predicate(state)) return state;
@@ -163,25 +183,35 @@ interface SessionMeasures {
 async function rewindSession(harness: Harness, repository: string): Promise<SessionMeasures> {
   const workdir = copyOf(repository, 'workspace-bench-session');
   const script = byTurn([
-    ...Array.from({ length: CHANGING_TURNS }, (_, index) => reply([toolUse('Bash', { command: changeTenFiles(index + 1) })])),
+    ...Array.from({ length: CHANGING_TURNS }, (_, index) =>
+      reply([toolUse('Bash', { command: changeTenFiles(index + 1) })]),
+    ),
     reply([text('Changed the files.')]),
   ]);
   let rewound = false;
   // After the rewind the model answers again from turn 1's tool results: it ends the turn.
   harness.fake.handler = (request) => (rewound ? reply([text('Back at turn 1.')]) : script(request));
-  const handle = await harness.start({ prompt: 'Change ten files a turn', workdir, interactive: true, toolSummaries: false });
+  const handle = await harness.start({
+    prompt: 'Change ten files a turn',
+    workdir,
+    interactive: true,
+    toolSummaries: false,
+  });
   const before = await stateWhere(handle, (state) => state.status === 'waiting_input');
-  if (before.snapshots.length !== CHANGING_TURNS + 1) throw new Error(`expected ${CHANGING_TURNS + 1} snapshots, the session took ${before.snapshots.length}`);
+  if (before.snapshots.length !== CHANGING_TURNS + 1)
+    throw new Error(`expected ${CHANGING_TURNS + 1} snapshots, the session took ${before.snapshots.length}`);
 
   rewound = true;
   const started = performance.now();
   const result = await handle.executeUpdate(rewindUpdate, { args: [{ turn: REWIND_TO_TURN }] });
   const rewindMs = performance.now() - started;
   const expectedRestored = (CHANGING_TURNS - REWIND_TO_TURN) * FILES_CHANGED_PER_TURN;
-  if (result.filesRestored !== expectedRestored) throw new Error(`rewind restored ${result.filesRestored} files, expected ${expectedRestored}`);
+  if (result.filesRestored !== expectedRestored)
+    throw new Error(`rewind restored ${result.filesRestored} files, expected ${expectedRestored}`);
   const read = (module: number, file: number) => readFileSync(join(workdir, repositoryFile(module, file)), 'utf8');
   for (const turn of [2, 6, CHANGING_TURNS]) {
-    if (read(turn, 0) !== originalContent(turn, 0) || read(turn, 9) !== originalContent(turn, 9)) throw new Error(`turn ${turn}'s files were not put back`);
+    if (read(turn, 0) !== originalContent(turn, 0) || read(turn, 9) !== originalContent(turn, 9))
+      throw new Error(`turn ${turn}'s files were not put back`);
   }
   if (read(1, 0) !== `${originalContent(1, 0)}turn1\n`) throw new Error("turn 1's change was undone");
 
@@ -190,7 +220,8 @@ async function rewindSession(harness: Harness, repository: string): Promise<Sess
   await handle.result();
   const history = await handle.fetchHistory();
   const snapshotActivities = activityRuns(history, 'snapshotWorkspace');
-  if (snapshotActivities.length !== 1) throw new Error(`expected one snapshot activity (the start), found ${snapshotActivities.length}`);
+  if (snapshotActivities.length !== 1)
+    throw new Error(`expected one snapshot activity (the start), found ${snapshotActivities.length}`);
   const start = snapshotActivities[0]!;
   const bashCalls = activityRuns(history, 'runTool').filter((run) => run.snapshotBytes > 0);
   const duration = (run: ActivityRun | undefined) => (run ? run.completed - run.scheduled : NaN);
@@ -245,7 +276,8 @@ export async function workspace(harness: Harness): Promise<Row[]> {
       command,
     },
     {
-      figure: "History added by workspace snapshots per turn (the `snapshotRef` a call gets and the `snapshot` it returns, in its activity's payloads; no activity or workflow task of their own)",
+      figure:
+        "History added by workspace snapshots per turn (the `snapshotRef` a call gets and the `snapshot` it returns, in its activity's payloads; no activity or workflow task of their own)",
       value:
         `${Math.round(bytesPerSnapshot)} B per turn (${snapshots} snapshots in ${SESSIONS} sessions) — target ≤ 1 KB ${bytesPerSnapshot <= 1024 ? 'met' : 'MISSED'}; ` +
         `plus once per session the start snapshot's activity: ${Math.round(startBytes)} B`,

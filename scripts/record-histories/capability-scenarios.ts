@@ -11,12 +11,22 @@ const firstText = (request: RecordedRequest) => JSON.stringify(request.body.mess
 
 function subAgentsHandler(request: RecordedRequest): FakeReply {
   const task = firstText(request);
-  if (task.includes('List the notes')) return turnOf(request) === 0 ? reply([toolUse('Glob', { pattern: 'notes/*' }, 'toolu_glob')]) : reply([text('notes/a.txt')]);
-  if (task.includes('Stamp the notes')) return turnOf(request) === 0 ? reply([toolUse('Bash', { command: 'echo stamped > notes/stamp.txt' }, 'toolu_stamp')]) : reply([text('stamped')]);
+  if (task.includes('List the notes'))
+    return turnOf(request) === 0
+      ? reply([toolUse('Glob', { pattern: 'notes/*' }, 'toolu_glob')])
+      : reply([text('notes/a.txt')]);
+  if (task.includes('Stamp the notes'))
+    return turnOf(request) === 0
+      ? reply([toolUse('Bash', { command: 'echo stamped > notes/stamp.txt' }, 'toolu_stamp')])
+      : reply([text('stamped')]);
   if (turnOf(request) === 0) {
     return reply([
       toolUse('Task', { description: 'list notes', prompt: 'List the notes' }, 'toolu_list'),
-      toolUse('Task', { description: 'stamp notes', prompt: 'Stamp the notes', subagent_type: 'stamper' }, 'toolu_stamper'),
+      toolUse(
+        'Task',
+        { description: 'stamp notes', prompt: 'Stamp the notes', subagent_type: 'stamper' },
+        'toolu_stamper',
+      ),
     ]);
   }
   return reply([text('Both sub-agents answered.')]);
@@ -24,8 +34,18 @@ function subAgentsHandler(request: RecordedRequest): FakeReply {
 
 /** A read-only parent delegates to a type listing Bash and Write: the sub-agent has Read only, and its Bash call is refused. */
 function boundedSubAgentHandler(request: RecordedRequest): FakeReply {
-  if (firstText(request).includes('Fix the bug')) return turnOf(request) === 0 ? reply([toolUse('Bash', { command: 'echo fixed > src/a.ts' }, 'toolu_child_bash')]) : reply([text('Bash is not mine to use.')]);
-  if (turnOf(request) === 0) return reply([toolUse('Task', { description: 'fix the bug', prompt: 'Fix the bug in src/a.ts', subagent_type: 'fixer' }, 'toolu_fixer')]);
+  if (firstText(request).includes('Fix the bug'))
+    return turnOf(request) === 0
+      ? reply([toolUse('Bash', { command: 'echo fixed > src/a.ts' }, 'toolu_child_bash')])
+      : reply([text('Bash is not mine to use.')]);
+  if (turnOf(request) === 0)
+    return reply([
+      toolUse(
+        'Task',
+        { description: 'fix the bug', prompt: 'Fix the bug in src/a.ts', subagent_type: 'fixer' },
+        'toolu_fixer',
+      ),
+    ]);
   return reply([text('The sub-agent could not fix it.')]);
 }
 
@@ -37,11 +57,15 @@ export const capabilityScenarios: Scenario[] = [
     input: {
       toolSummaries: false,
       permissionMode: 'ask',
-      agents: { stamper: { description: 'Stamps files with shell commands', prompt: 'You stamp files.', tools: ['Bash'] } },
+      agents: {
+        stamper: { description: 'Stamps files with shell commands', prompt: 'You stamp files.', tools: ['Bash'] },
+      },
     },
     childToolUseIds: ['toolu_stamper'],
     drive: async (handle) => {
-      await stateWhere(handle, (state) => state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_stamp'));
+      await stateWhere(handle, (state) =>
+        state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_stamp'),
+      );
       await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_stamp', decision: 'allow' }] });
     },
   },

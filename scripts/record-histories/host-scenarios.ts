@@ -15,7 +15,8 @@ import { type Scenario, sequence, stateWhere } from './scenario';
 function heldTurns(): { handler: Scenario['handler']; release: () => void } {
   let release: () => void = () => undefined;
   const held = new Promise<FakeReply>((resolve) => {
-    release = () => resolve(reply([toolUse('Edit', { file_path: 'notes/a.txt', old_string: 'alpha', new_string: 'gamma' })]));
+    release = () =>
+      resolve(reply([toolUse('Edit', { file_path: 'notes/a.txt', old_string: 'alpha', new_string: 'gamma' })]));
   });
   const handler = sequence([
     () => reply([toolUse('Write', { file_path: 'notes/a.txt', content: 'alpha\n' })]),
@@ -27,7 +28,8 @@ function heldTurns(): { handler: Scenario['handler']; release: () => void } {
 
 function bareRemote(): string {
   const work = scratchDir('remote-work');
-  const git = (args: string[], cwd: string) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
+  const git = (args: string[], cwd: string) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
   writeFileSync(join(work, 'README.md'), '# app\n');
   git(['init', '-q', '-b', 'main'], work);
   git(['add', '-A'], work);
@@ -46,7 +48,13 @@ export const hostScenarios: Scenario[] = [
     files: {},
     hosts: true,
     handler: repoMoved.handler,
-    prepareInput: async () => ({ workdir: undefined, repo: { url: `file://${bareRemote()}` }, host: 'host-a', hostLossTimeoutMs: 1_000, toolSummaries: false }),
+    prepareInput: async () => ({
+      workdir: undefined,
+      repo: { url: `file://${bareRemote()}` },
+      host: 'host-a',
+      hostLossTimeoutMs: 1_000,
+      toolSummaries: false,
+    }),
     drive: async (_handle, harness, hosts) => {
       await harness.fake.waitForRequests(2);
       await hosts!.stopHostQueue('host-a');

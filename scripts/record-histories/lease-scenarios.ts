@@ -14,7 +14,10 @@ import { type Scenario, stateWhere } from './scenario';
 const OTHER_SESSION: LeaseHolder = { workflowId: 'nightly-check-2026-12-01T02:00:00Z', firstRunId: 'other-run' };
 let heldKey = '';
 
-const twoTurns = byTurn([reply([toolUse('Bash', { command: 'echo checked > checked.txt' })]), reply([text('Checked.')])]);
+const twoTurns = byTurn([
+  reply([toolUse('Bash', { command: 'echo checked > checked.txt' })]),
+  reply([text('Checked.')]),
+]);
 
 export const leaseScenarios: Scenario[] = [
   {
@@ -35,7 +38,11 @@ export const leaseScenarios: Scenario[] = [
   {
     name: 'workdir-lease-continue-as-new',
     files: { 'README.md': '# app\n' },
-    handler: byTurn([reply([toolUse('Bash', { command: 'echo 1 > one.txt' })]), reply([toolUse('Bash', { command: 'echo 2 > two.txt' })]), reply([text('Done.')])]),
+    handler: byTurn([
+      reply([toolUse('Bash', { command: 'echo 1 > one.txt' })]),
+      reply([toolUse('Bash', { command: 'echo 2 > two.txt' })]),
+      reply([text('Done.')]),
+    ]),
     input: { toolSummaries: false, continueAsNewAfterTurns: 1 },
   },
 ];

@@ -6,10 +6,25 @@ import { type Scenario, sequence } from './scenario';
 export const loopScenarios: Scenario[] = [
   {
     name: 'tools-parallel-edit-bash',
-    files: { 'src/config.js': 'function parseConfig() {}\nmodule.exports = { parseConfig };\n', 'src/main.js': "require('./config').parseConfig();\n" },
+    files: {
+      'src/config.js': 'function parseConfig() {}\nmodule.exports = { parseConfig };\n',
+      'src/main.js': "require('./config').parseConfig();\n",
+    },
     handler: byTurn([
-      reply([text('Reading.'), toolUse('Read', { file_path: 'src/config.js' }), toolUse('Read', { file_path: 'src/main.js' }), toolUse('Glob', { pattern: '**/*.js' })]),
-      reply([toolUse('Edit', { file_path: 'src/config.js', old_string: 'parseConfig', new_string: 'loadConfig', replace_all: true })]),
+      reply([
+        text('Reading.'),
+        toolUse('Read', { file_path: 'src/config.js' }),
+        toolUse('Read', { file_path: 'src/main.js' }),
+        toolUse('Glob', { pattern: '**/*.js' }),
+      ]),
+      reply([
+        toolUse('Edit', {
+          file_path: 'src/config.js',
+          old_string: 'parseConfig',
+          new_string: 'loadConfig',
+          replace_all: true,
+        }),
+      ]),
       reply([toolUse('Bash', { command: 'node -e "require(\'./src/config\')"', description: 'Load the module' })]),
       reply([text('Done.')]),
     ]),
@@ -18,7 +33,11 @@ export const loopScenarios: Scenario[] = [
     name: 'tool-errors-and-sibling-cancel',
     files: { 'a.txt': 'a\na\n' },
     handler: byTurn([
-      reply([toolUse('Read', { path: 'a.txt' }), toolUse('Nope', {}), toolUse('Edit', { file_path: 'a.txt', old_string: 'a', new_string: 'b' })]),
+      reply([
+        toolUse('Read', { path: 'a.txt' }),
+        toolUse('Nope', {}),
+        toolUse('Edit', { file_path: 'a.txt', old_string: 'a', new_string: 'b' }),
+      ]),
       reply([toolUse('Bash', { command: 'exit 1' }), toolUse('Write', { file_path: 'b.txt', content: 'b' })]),
       reply([text('Gave up.')]),
     ]),
@@ -52,7 +71,9 @@ export const loopScenarios: Scenario[] = [
     // recovery, overload fallback, autocompact, context collapse, reactive compaction.
     name: 'recovery-every-branch',
     files: {
-      ...Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`f${index}.txt`, `${String(index).repeat(39)}\n`.repeat(200)])),
+      ...Object.fromEntries(
+        Array.from({ length: 8 }, (_, index) => [`f${index}.txt`, `${String(index).repeat(39)}\n`.repeat(200)]),
+      ),
       ...Object.fromEntries(Array.from({ length: 4 }, (_, index) => [`g${index}.txt`, `small ${index}\n`])),
     },
     input: { contextWindowTokens: 30_000, fallbackModel: 'claude-haiku-5-5', fallbackAfterOverloads: 2 },
@@ -90,7 +111,8 @@ export const loopScenarios: Scenario[] = [
   {
     name: 'recovery-media-too-large',
     files: {},
-    handler: () => apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'),
+    handler: () =>
+      apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'),
   },
   {
     name: 'max-output-tokens',
@@ -100,7 +122,10 @@ export const loopScenarios: Scenario[] = [
   {
     name: 'pause-turn',
     files: {},
-    handler: sequence([() => reply([text('Working on it…')], 'pause_turn'), () => reply([text('Done after the pause.')])]),
+    handler: sequence([
+      () => reply([text('Working on it…')], 'pause_turn'),
+      () => reply([text('Done after the pause.')]),
+    ]),
   },
   {
     name: 'refusal',
@@ -115,7 +140,10 @@ export const loopScenarios: Scenario[] = [
     setup: (harness) => {
       harness.fake.maxImageBytes = 2_000;
     },
-    handler: sequence([() => reply([toolUse('Read', { file_path: 'shot.png' })]), () => reply([text('Looked at what was left.')])]),
+    handler: sequence([
+      () => reply([toolUse('Read', { file_path: 'shot.png' })]),
+      () => reply([text('Looked at what was left.')]),
+    ]),
   },
   {
     // An inline prompt over the limit: the session fails at once (patched 'inline-prompt-limit'), naming promptRef.

@@ -35,7 +35,17 @@ import { workspaceScenarios } from './workspace-scenarios';
 
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 
-const scenarios: Scenario[] = [...loopScenarios, ...steeringScenarios, ...workspaceScenarios, ...hostScenarios, ...capabilityScenarios, ...mcpScenarios, ...leaseScenarios, ...resetScenarios, ...turnCostScenarios];
+const scenarios: Scenario[] = [
+  ...loopScenarios,
+  ...steeringScenarios,
+  ...workspaceScenarios,
+  ...hostScenarios,
+  ...capabilityScenarios,
+  ...mcpScenarios,
+  ...leaseScenarios,
+  ...resetScenarios,
+  ...turnCostScenarios,
+];
 
 async function main(): Promise<void> {
   const cli = await resolveTemporalCli(console.log);
@@ -48,7 +58,11 @@ async function main(): Promise<void> {
   process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
   mkdirSync(FIXTURES, { recursive: true });
   try {
-    const { values, positionals: only } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { prefix: { type: 'string', default: '' } } });
+    const { values, positionals: only } = parseArgs({
+      args: process.argv.slice(2),
+      allowPositionals: true,
+      options: { prefix: { type: 'string', default: '' } },
+    });
     const prefix = values.prefix;
     for (const scenario of scenarios.filter((candidate) => only.length === 0 || only.includes(candidate.name))) {
       const harness = await Harness.start(scenario.handler);
@@ -56,7 +70,12 @@ async function main(): Promise<void> {
       scenario.setup?.(harness);
       const workdir = makeRepo(scenario.files);
       writeBinaryFiles(workdir, scenario.binaryFiles);
-      const handle = await harness.start({ prompt: `Scenario ${scenario.name}`, workdir, ...scenario.input, ...(await scenario.prepareInput?.(harness, workdir)) });
+      const handle = await harness.start({
+        prompt: `Scenario ${scenario.name}`,
+        workdir,
+        ...scenario.input,
+        ...(await scenario.prepareInput?.(harness, workdir)),
+      });
       // A session that ends (or fails) before its drive's conditions hold must not hang the recorder.
       const driving = scenario.drive?.(handle, harness, hosts) ?? Promise.resolve();
       driving.catch(() => undefined); // what it fails with once the session is over no longer matters
@@ -71,18 +90,38 @@ async function main(): Promise<void> {
       // The Temporal CLI's JSON is the format users export for replay too (`historyFromJSON` reads it).
       const show = async (runId: string, workflowId = handle.workflowId) =>
         (
-          await promisify(execFile)(cli.path, ['workflow', 'show', '--address', server.address, '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--output', 'json'], {
-            maxBuffer: 64 * 1024 * 1024,
-          })
+          await promisify(execFile)(
+            cli.path,
+            [
+              'workflow',
+              'show',
+              '--address',
+              server.address,
+              '--workflow-id',
+              workflowId,
+              ...(runId ? ['--run-id', runId] : []),
+              '--output',
+              'json',
+            ],
+            {
+              maxBuffer: 64 * 1024 * 1024,
+            },
+          )
         ).stdout;
       const stdout = await show(handle.firstExecutionRunId);
       writeFileSync(join(FIXTURES, `${prefix}${scenario.name}.json`), stdout);
       for (const toolUseId of scenario.childToolUseIds ?? []) {
-        writeFileSync(join(FIXTURES, `${prefix}${scenario.name}-child-${toolUseId}.json`), await show('', `${handle.workflowId}-task-${toolUseId}`));
+        writeFileSync(
+          join(FIXTURES, `${prefix}${scenario.name}-child-${toolUseId}.json`),
+          await show('', `${handle.workflowId}-task-${toolUseId}`),
+        );
       }
       const lastRunId = (await handle.describe()).runId;
-      if (lastRunId !== handle.firstExecutionRunId) writeFileSync(join(FIXTURES, `${prefix}${scenario.name}-last-run.json`), await show(lastRunId));
-      const transitions = (await handle.query<{ transitions: string[]; contextEdits: string[] }>('state').catch(() => undefined)) ?? { transitions: [], contextEdits: [] };
+      if (lastRunId !== handle.firstExecutionRunId)
+        writeFileSync(join(FIXTURES, `${prefix}${scenario.name}-last-run.json`), await show(lastRunId));
+      const transitions = (await handle
+        .query<{ transitions: string[]; contextEdits: string[] }>('state')
+        .catch(() => undefined)) ?? { transitions: [], contextEdits: [] };
       console.log(
         `${scenario.name}: ${result.reason}, ${(JSON.parse(stdout) as { events: unknown[] }).events.length} events, ` +
           `transitions ${transitions.transitions.join(' ')}; context edits ${transitions.contextEdits.join(' ')}`,
@@ -105,7 +144,11 @@ main().then(
 /** host-a and host-b, each with its own workspace root (clones go there; workdirs of the scenarios lie in the test scratch space). */
 async function startHosts(harness: Harness): Promise<Hosts> {
   const workers = new Map<string, Awaited<ReturnType<Harness['startWorker']>>>();
-  for (const hostId of ['host-a', 'host-b']) workers.set(hostId, await harness.startWorker({ hostId, workspaceRoots: [scratchDir(`root-${hostId}`), TEST_TMP] }));
+  for (const hostId of ['host-a', 'host-b'])
+    workers.set(
+      hostId,
+      await harness.startWorker({ hostId, workspaceRoots: [scratchDir(`root-${hostId}`), TEST_TMP] }),
+    );
   return {
     async stopHostQueue(hostId) {
       const worker = workers.get(hostId)!.host!;

@@ -23,12 +23,16 @@ export const resetScenarios: Scenario[] = [
     ]),
     after: async (handle, harness) => {
       const events = (await handle.fetchHistory()).events ?? [];
-      const modelCalls = events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
+      const modelCalls = events.filter(
+        (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+      );
       const response = await harness.client.workflowService.resetWorkflowExecution({
         namespace: 'default',
         workflowExecution: { workflowId: handle.workflowId },
         reason: 'recording: reset to the workflow task after turn 2',
-        workflowTaskFinishEventId: Long.fromValue(modelCalls[2]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!),
+        workflowTaskFinishEventId: Long.fromValue(
+          modelCalls[2]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId!,
+        ),
         requestId: randomUUID(),
       });
       await harness.client.workflow.getHandle(handle.workflowId, (response as { runId: string }).runId).result();

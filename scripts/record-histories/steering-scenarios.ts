@@ -8,7 +8,9 @@ export const steeringScenarios: Scenario[] = [
     files: { 'a.txt': 'a\n' },
     input: {
       tokenBudget: 5000,
-      stopHooks: [{ command: `if grep -q '"stop_hook_active":true'; then exit 0; fi; echo "add a test first" >&2; exit 2` }],
+      stopHooks: [
+        { command: `if grep -q '"stop_hook_active":true'; then exit 0; fi; echo "add a test first" >&2; exit 2` },
+      ],
     },
     handler: sequence([
       () => ({ ...reply([text('done')]), outputTokens: 1000 }),
@@ -29,10 +31,16 @@ export const steeringScenarios: Scenario[] = [
       () => reply([text('Noted.')]),
     ]),
     drive: async (handle) => {
-      await stateWhere(handle, (state) => state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_record_write'));
+      await stateWhere(handle, (state) =>
+        state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_record_write'),
+      );
       await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_record_write', decision: 'allow' }] });
-      await stateWhere(handle, (state) => state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_record_rm'));
-      await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_record_rm', decision: 'deny', feedback: 'keep it' }] });
+      await stateWhere(handle, (state) =>
+        state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_record_rm'),
+      );
+      await handle.executeUpdate('approveTool', {
+        args: [{ toolUseId: 'toolu_record_rm', decision: 'deny', feedback: 'keep it' }],
+      });
       await stateWhere(handle, (state) => state.status === 'waiting_input');
       await handle.signal('userMessage', { text: 'Thanks.' });
       await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 4);
@@ -104,10 +112,36 @@ export const steeringScenarios: Scenario[] = [
       hooks: {
         UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo "Branch: main"' }] }],
         PreToolUse: [
-          { matcher: 'Bash', hooks: [{ type: 'command', command: `if grep -q 'rm -rf'; then echo 'rm -rf is not allowed here' >&2; exit 2; fi` }] },
-          { matcher: 'Bash', hooks: [{ type: 'command', command: `if grep -q 'enough'; then echo '{"continue":false,"stopReason":"the hook says enough"}'; fi` }] },
+          {
+            matcher: 'Bash',
+            hooks: [
+              {
+                type: 'command',
+                command: `if grep -q 'rm -rf'; then echo 'rm -rf is not allowed here' >&2; exit 2; fi`,
+              },
+            ],
+          },
+          {
+            matcher: 'Bash',
+            hooks: [
+              {
+                type: 'command',
+                command: `if grep -q 'enough'; then echo '{"continue":false,"stopReason":"the hook says enough"}'; fi`,
+              },
+            ],
+          },
         ],
-        PostToolUse: [{ matcher: 'Write|Edit', hooks: [{ type: 'command', command: `sed -i 's/  */ /g' b.txt && echo '{"decision":"block","reason":"b.txt reformatted"}'` }] }],
+        PostToolUse: [
+          {
+            matcher: 'Write|Edit',
+            hooks: [
+              {
+                type: 'command',
+                command: `sed -i 's/  */ /g' b.txt && echo '{"decision":"block","reason":"b.txt reformatted"}'`,
+              },
+            ],
+          },
+        ],
       },
     },
     handler: sequence([
@@ -132,7 +166,10 @@ export const steeringScenarios: Scenario[] = [
     name: 'approval-timeout',
     files: {},
     input: { permissionMode: 'ask', approvalTimeoutMs: 1_000 },
-    handler: sequence([() => reply([toolUse('Bash', { command: 'echo hi' })]), () => reply([text('Went on without it.')])]),
+    handler: sequence([
+      () => reply([toolUse('Bash', { command: 'echo hi' })]),
+      () => reply([text('Went on without it.')]),
+    ]),
   },
   {
     // An interrupt while the model responds: aborted_streaming.

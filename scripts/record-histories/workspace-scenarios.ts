@@ -34,7 +34,13 @@ export const workspaceScenarios: Scenario[] = [
       await handle.executeUpdate('rewind', { args: [{ turn: 1, force: true }] });
       await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 2);
       await handle.executeUpdate('rewind', { args: [{ turn: 1, files: false }] });
-      await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 2 && state.transitions.filter((name) => name === 'rewind').length === 2);
+      await stateWhere(
+        handle,
+        (state) =>
+          state.status === 'waiting_input' &&
+          state.turn === 2 &&
+          state.transitions.filter((name) => name === 'rewind').length === 2,
+      );
       await handle.signal('end');
     },
   },
@@ -52,7 +58,10 @@ export const workspaceScenarios: Scenario[] = [
     drive: async (handle) => {
       await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 2);
       await handle.executeUpdate('rewind', { args: [{ turn: 0, files: false }] });
-      await stateWhere(handle, (state) => state.status === 'waiting_input' && state.transitions.includes('rewind') && state.turn === 2);
+      await stateWhere(
+        handle,
+        (state) => state.status === 'waiting_input' && state.transitions.includes('rewind') && state.turn === 2,
+      );
       await handle.signal('end');
     },
   },
@@ -61,7 +70,10 @@ export const workspaceScenarios: Scenario[] = [
     files: {},
     handler: sequence([
       () => reply([toolUse('Bash', { command: 'echo a > a.txt' })]),
-      () => ({ kind: 'hold', release: new Promise<FakeReply>((resolve) => (releaseHeld = () => resolve(reply([text('(stale)')])))) }),
+      () => ({
+        kind: 'hold',
+        release: new Promise<FakeReply>((resolve) => (releaseHeld = () => resolve(reply([text('(stale)')])))),
+      }),
       () => reply([text('Done another way.')]),
     ]),
     drive: async (handle) => {
@@ -81,10 +93,17 @@ export const workspaceScenarios: Scenario[] = [
       () => reply([text('Fork done.')]),
     ]),
     prepareInput: async (harness) => {
-      const original = await harness.start({ prompt: 'Scenario fork (original)', workdir: makeRepo({ 'a.txt': 'a\n' }) });
+      const original = await harness.start({
+        prompt: 'Scenario fork (original)',
+        workdir: makeRepo({ 'a.txt': 'a\n' }),
+      });
       await original.result();
       const { model, ...point } = await original.query<ForkPoint, [{ turn: number }]>('checkpoint', { turn: 1 });
-      return { workdir: join(mkdtempSync(join(tmpdir(), 'fork-')), 'copy'), model, fork: { workflowId: original.workflowId, ...point } };
+      return {
+        workdir: join(mkdtempSync(join(tmpdir(), 'fork-')), 'copy'),
+        model,
+        fork: { workflowId: original.workflowId, ...point },
+      };
     },
   },
   {
@@ -104,9 +123,18 @@ export const workspaceScenarios: Scenario[] = [
     drive: async (handle) => {
       await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 3);
       await handle.executeUpdate('rewind', { args: [{ turn: 1 }] });
-      await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 3 && state.transitions.includes('rewind'));
+      await stateWhere(
+        handle,
+        (state) => state.status === 'waiting_input' && state.turn === 3 && state.transitions.includes('rewind'),
+      );
       await handle.executeUpdate('rewind', { args: [{ turn: 1, files: false }] });
-      await stateWhere(handle, (state) => state.status === 'waiting_input' && state.turn === 3 && state.transitions.filter((name) => name === 'rewind').length === 2);
+      await stateWhere(
+        handle,
+        (state) =>
+          state.status === 'waiting_input' &&
+          state.turn === 3 &&
+          state.transitions.filter((name) => name === 'rewind').length === 2,
+      );
       await handle.signal('end');
     },
   },
@@ -122,10 +150,17 @@ export const workspaceScenarios: Scenario[] = [
       () => reply([text('Fork done.')]),
     ]),
     prepareInput: async (harness) => {
-      const original = await harness.start({ prompt: 'Scenario read-state-fork (original)', workdir: makeRepo({ 'a.txt': 'a\n' }) });
+      const original = await harness.start({
+        prompt: 'Scenario read-state-fork (original)',
+        workdir: makeRepo({ 'a.txt': 'a\n' }),
+      });
       await original.result();
       const { model, ...point } = await original.query<ForkPoint, [{ turn: number }]>('checkpoint', { turn: 1 });
-      return { workdir: join(mkdtempSync(join(tmpdir(), 'fork-')), 'copy'), model, fork: { workflowId: original.workflowId, ...point } };
+      return {
+        workdir: join(mkdtempSync(join(tmpdir(), 'fork-')), 'copy'),
+        model,
+        fork: { workflowId: original.workflowId, ...point },
+      };
     },
   },
 ];

@@ -13,7 +13,11 @@ import { lastLine, shownLine } from './shown-text';
  * call to a fast endpoint) sends none, where each first heartbeat was a write of the server's.
  * A cancellation reaches the call no later for it: it arrives in a heartbeat's answer either way.
  */
-export async function whileHeartbeating<T>(work: () => Promise<T>, progress?: CallProgress, intervalMs = ACTIVITY_HEARTBEAT_INTERVAL_MS): Promise<T> {
+export async function whileHeartbeating<T>(
+  work: () => Promise<T>,
+  progress?: CallProgress,
+  intervalMs = ACTIVITY_HEARTBEAT_INTERVAL_MS,
+): Promise<T> {
   const context = Context.current();
   const beat = progress ? () => context.heartbeat(progress.details()) : () => context.heartbeat();
   const timer = setInterval(beat, intervalMs);

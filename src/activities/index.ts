@@ -59,9 +59,15 @@ export function createActivities(config: ActivityConfig) {
   const api = ModelApi.fromSettings(config.anthropic);
   const { apiKey, authToken } = config.anthropic;
   // The MCP connections of the sessions this worker serves (closed with their session).
-  const packages = config.mcpPackageDir ? new McpPackages(config.mcpPackageDir, config.sandbox, npmSettings(process.env)) : undefined;
+  const packages = config.mcpPackageDir
+    ? new McpPackages(config.mcpPackageDir, config.sandbox, npmSettings(process.env))
+    : undefined;
   const mcpPool = new McpPool(config.sandbox, undefined, packages);
-  const leaseDependencies = { leases: config.store.leases, leaseMs: config.workdirLeaseMs ?? DEFAULT_WORKDIR_LEASE_MS, ...(config.hostId ? { hostId: config.hostId } : {}) };
+  const leaseDependencies = {
+    leases: config.store.leases,
+    leaseMs: config.workdirLeaseMs ?? DEFAULT_WORKDIR_LEASE_MS,
+    ...(config.hostId ? { hostId: config.hostId } : {}),
+  };
   return {
     ...createSessionActivities({
       store,
@@ -87,7 +93,14 @@ export function createActivities(config: ActivityConfig) {
     ...createMcpActivities({ store, pool: mcpPool }),
     ...createProbeHostActivities(config.hostId ? { hostId: config.hostId } : {}),
     ...createWorkdirLeaseActivities(leaseDependencies),
-    ...createWorkspaceActivities({ store, journal, contentDir, workspaceRoots: config.workspaceRoots ?? [], privateDirs: [gitRoot], ...(config.hostId ? { hostId: config.hostId } : {}) }),
+    ...createWorkspaceActivities({
+      store,
+      journal,
+      contentDir,
+      workspaceRoots: config.workspaceRoots ?? [],
+      privateDirs: [gitRoot],
+      ...(config.hostId ? { hostId: config.hostId } : {}),
+    }),
     ...createRepositoryActivities({
       store,
       cloneRoot: config.workspaceRoots?.[0] ?? DEFAULT_CLONE_ROOT,

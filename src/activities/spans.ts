@@ -4,7 +4,15 @@
  * cost nothing. Attribute names follow OpenTelemetry's GenAI conventions where there is one
  * (`gen_ai.*`); the rest are ours (`durable_agent.*`), listed in the README.
  */
-import { type Attributes, type Context, type Span, type SpanOptions, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanOptions,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from '@opentelemetry/api';
 
 const TRACER = 'durable-agent';
 
@@ -13,7 +21,13 @@ export async function inSpan<T>(name: string, attributes: Attributes, work: (spa
 }
 
 /** `work` in an active span that records its exception and error status, and always ends. */
-export async function runInSpan<T>(tracer: Tracer, name: string, options: SpanOptions, parent: Context | undefined, work: (span: Span) => Promise<T>): Promise<T> {
+export async function runInSpan<T>(
+  tracer: Tracer,
+  name: string,
+  options: SpanOptions,
+  parent: Context | undefined,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
   const body = async (span: Span) => {
     try {
       return await work(span);

@@ -31,7 +31,9 @@ export async function storePromptCommand(args: string[], environment: NodeJS.Pro
     const ref = await store.content.put(text);
     console.log(ref);
     const start = `{"promptRef":"${ref}", …}`;
-    console.error(`Stored ${utf8Bytes(text)} bytes; start a session with ${start} (workers need the same AGENT_STORE).`);
+    console.error(
+      `Stored ${utf8Bytes(text)} bytes; start a session with ${start} (workers need the same AGENT_STORE).`,
+    );
     return 0;
   } finally {
     await store.close();

@@ -99,7 +99,9 @@ export async function codecServerCommand(args: string[], environment: NodeJS.Pro
   const settings = codecServerSettings(args, environment);
   const keys = encryptionKeys(environment);
   if (!keys) {
-    throw new Error('the codec server needs the keys payloads are encrypted with: set AGENT_ENCRYPTION_KEY or AGENT_ENCRYPTION_KEY_FILE');
+    throw new Error(
+      'the codec server needs the keys payloads are encrypted with: set AGENT_ENCRYPTION_KEY or AGENT_ENCRYPTION_KEY_FILE',
+    );
   }
   const { url, close } = await startCodecServer(settings, new EncryptionCodec(keys));
   const mode = settings.token
@@ -139,7 +141,9 @@ export async function startCodecServer(
     if (path.endsWith('/login') && token && cookie) return signIn(request, response, token, cookie);
     const operation = path.endsWith('/encode') ? 'encode' : path.endsWith('/decode') ? 'decode' : undefined;
     if (request.method !== 'POST' || !operation) {
-      return reply(response, 404, { message: `POST /encode or /decode${token ? '; GET /login to sign a browser in' : ''}` });
+      return reply(response, 404, {
+        message: `POST /encode or /decode${token ? '; GET /login to sign a browser in' : ''}`,
+      });
     }
     if (token && !authorized(request, token, cookie)) {
       return reply(response, 401, {

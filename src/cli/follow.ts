@@ -56,12 +56,15 @@ export async function followSession(client: Client, workflowId: string, options:
   let handle: WorkflowHandle | undefined;
   const pollOnce = async (limit?: number): Promise<number> => {
     const session = handle!;
-    const page = await answeredInTime(client, () => session.query(transcriptQuery, { fromIndex: nextIndex, ...(limit ? { limit } : {}) }));
+    const page = await answeredInTime(client, () =>
+      session.query(transcriptQuery, { fromIndex: nextIndex, ...(limit ? { limit } : {}) }),
+    );
     unanswered = page === undefined;
     if (!page) return 0;
     const first = page.nextIndex - page.entries.length;
     // The session continued as new since the last page: the entries in between are its earlier run's.
-    if (first > nextIndex) for (const entry of await earlierRunEntries(client, workflowId, nextIndex, first)) showEntry(entry);
+    if (first > nextIndex)
+      for (const entry of await earlierRunEntries(client, workflowId, nextIndex, first)) showEntry(entry);
     for (const entry of page.entries) {
       transcriptTurn = Math.max(transcriptTurn, entry.turn);
       showEntry(entry);
@@ -75,7 +78,8 @@ export async function followSession(client: Client, workflowId: string, options:
     return page.entries.length;
   };
   // One transcript request at a time, so entries print once and in order.
-  const poll = (limit?: number) => (polling = (polling ?? Promise.resolve(0)).catch(() => 0).then(() => pollOnce(limit)));
+  const poll = (limit?: number) =>
+    (polling = (polling ?? Promise.resolve(0)).catch(() => 0).then(() => pollOnce(limit)));
 
   // Live events wait behind the transcript entries of earlier turns: a new turn's first text
   // comes after the tool results of the turn before, as it happened.
@@ -133,7 +137,10 @@ export async function followSession(client: Client, workflowId: string, options:
       }
       // What the poller had not reached before the result (not when no worker answers: it would wait again).
       if (!unanswered) await poll(10_000).catch(() => 0);
-      else note(`(no worker answered within ${QUERY_DEADLINE_MS / 1000} s, and this session stored no transcript: showing its result only)`);
+      else
+        note(
+          `(no worker answered within ${QUERY_DEADLINE_MS / 1000} s, and this session stored no transcript: showing its result only)`,
+        );
       return showResult(outcome);
     } catch (error) {
       finished = true;
@@ -151,9 +158,16 @@ export async function followSession(client: Client, workflowId: string, options:
  * holds its own; continue-as-new carries only the index): asked of those closed runs, oldest
  * first. A query of a closed run needs a worker too; without one, the gap stays.
  */
-async function earlierRunEntries(client: Client, workflowId: string, from: number, to: number): Promise<TranscriptEntry[]> {
+async function earlierRunEntries(
+  client: Client,
+  workflowId: string,
+  from: number,
+  to: number,
+): Promise<TranscriptEntry[]> {
   const runs: { runId: string; started: number }[] = [];
-  for await (const run of client.workflow.list({ query: `WorkflowId='${workflowId.replace(/'/g, "\\'")}' AND ExecutionStatus='ContinuedAsNew'` })) {
+  for await (const run of client.workflow.list({
+    query: `WorkflowId='${workflowId.replace(/'/g, "\\'")}' AND ExecutionStatus='ContinuedAsNew'`,
+  })) {
     runs.push({ runId: run.runId, started: run.startTime.getTime() });
   }
   const entries: TranscriptEntry[] = [];
@@ -161,7 +175,9 @@ async function earlierRunEntries(client: Client, workflowId: string, from: numbe
   for (const { runId } of runs.sort((a, b) => a.started - b.started)) {
     if (cursor >= to) break;
     const run = client.workflow.getHandle(workflowId, runId);
-    const page = await answeredInTime(client, () => run.query(transcriptQuery, { fromIndex: cursor, limit: to - cursor })).catch(() => undefined);
+    const page = await answeredInTime(client, () =>
+      run.query(transcriptQuery, { fromIndex: cursor, limit: to - cursor }),
+    ).catch(() => undefined);
     if (!page || page.nextIndex - page.entries.length !== cursor) continue;
     entries.push(...page.entries);
     cursor = page.nextIndex;

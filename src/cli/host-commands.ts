@@ -12,14 +12,20 @@ const USAGE = 'usage: durable-agent move <workflow-id> --host <host id> [--workd
 export async function moveCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { host: { type: 'string' }, workdir: { type: 'string' } } });
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: { host: { type: 'string' }, workdir: { type: 'string' } },
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   const [workflowId] = parsed.positionals;
   const { host, workdir } = parsed.values;
   if (!workflowId || !host) throw new UsageError(USAGE);
-  if (workdir !== undefined && !workdir.startsWith('/')) throw new UsageError('--workdir must be an absolute path on the new host');
+  if (workdir !== undefined && !workdir.startsWith('/'))
+    throw new UsageError('--workdir must be an absolute path on the new host');
   return withClient(environment, async (client) => {
     const result: MoveResult = await client.workflow
       .getHandle(workflowId)
@@ -27,7 +33,9 @@ export async function moveCommand(args: string[], environment: NodeJS.ProcessEnv
       .catch((error: Error & { cause?: Error }) => {
         throw new Error(error.cause?.message ?? error.message);
       });
-    console.log(`Moved ${workflowId} to ${result.host}: the files of turn ${result.turn} are in ${result.workdir}; the session goes on there.`);
+    console.log(
+      `Moved ${workflowId} to ${result.host}: the files of turn ${result.turn} are in ${result.workdir}; the session goes on there.`,
+    );
     return 0;
   });
 }

@@ -63,7 +63,13 @@ export class LivePrinter {
     if (event.type === 'text_delta') {
       if (event.kind === 'thinking') return; // thinking is for --json readers
       if (!this.streaming || this.streaming.turn !== event.turn || this.streaming.attempt !== event.attempt) {
-        this.line(paint(this.terminal, 'bold', `── turn ${event.turn}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`));
+        this.line(
+          paint(
+            this.terminal,
+            'bold',
+            `── turn ${event.turn}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`,
+          ),
+        );
         this.streaming = { turn: event.turn, attempt: event.attempt, atLineStart: true };
         this.streamed.set(event.turn, '');
       }
@@ -74,7 +80,13 @@ export class LivePrinter {
     } else {
       const tool = this.tools.get(event.toolUseId);
       if (tool) tool.lastLine = event.lastLine ?? tool.lastLine;
-      else this.tools.set(event.toolUseId, { name: event.name, summary: event.name, started: Date.now() - event.elapsedMs, ...(event.lastLine ? { lastLine: event.lastLine } : {}) });
+      else
+        this.tools.set(event.toolUseId, {
+          name: event.name,
+          summary: event.name,
+          started: Date.now() - event.elapsedMs,
+          ...(event.lastLine ? { lastLine: event.lastLine } : {}),
+        });
       this.startSpinner();
     }
   }
@@ -87,14 +99,29 @@ export class LivePrinter {
     if (entry.type === 'assistant' && this.streamed.has(entry.turn)) {
       // The reply ended before all its pieces arrived here: the rest, from the entry.
       const shown = this.streamed.get(entry.turn)!;
-      if (this.streaming?.turn === entry.turn && entry.text.startsWith(shown) && entry.text.length > shown.length) this.writeStreamed(entry.turn, entry.text.slice(shown.length));
-      this.line(paint(this.terminal, 'dim', `  · ${entry.stopReason} · ${entry.usage.inputTokens} in / ${entry.usage.outputTokens} out`));
+      if (this.streaming?.turn === entry.turn && entry.text.startsWith(shown) && entry.text.length > shown.length)
+        this.writeStreamed(entry.turn, entry.text.slice(shown.length));
+      this.line(
+        paint(
+          this.terminal,
+          'dim',
+          `  · ${entry.stopReason} · ${entry.usage.inputTokens} in / ${entry.usage.outputTokens} out`,
+        ),
+      );
       return;
     }
-    if (entry.type === 'tool_call') this.tools.set(entry.toolUseId, { name: entry.name, summary: entry.summary, started: Date.now() });
+    if (entry.type === 'tool_call')
+      this.tools.set(entry.toolUseId, { name: entry.name, summary: entry.summary, started: Date.now() });
     if (entry.type === 'tool_result') this.tools.delete(entry.toolUseId);
     const text = formatEntry(entry);
-    if (text) this.line(entry.type === 'tool_result' && entry.isError ? paint(this.terminal, 'red', text) : entry.type === 'tool_call' ? paint(this.terminal, 'cyan', text) : text);
+    if (text)
+      this.line(
+        entry.type === 'tool_result' && entry.isError
+          ? paint(this.terminal, 'red', text)
+          : entry.type === 'tool_call'
+            ? paint(this.terminal, 'cyan', text)
+            : text,
+      );
     if (entry.type === 'tool_call') this.startSpinner();
     if (this.tools.size === 0) this.stopSpinner();
   }
@@ -114,7 +141,13 @@ export class LivePrinter {
       if (this.approvals.has(approval.toolUseId)) continue;
       this.approvals.add(approval.toolUseId);
       const agent = approval.agent ? ` (sub-agent "${approval.agent.description}")` : '';
-      this.line(paint(this.terminal, 'yellow', `  ? waiting for approval: ${approval.summary}${agent}  →  durable-agent approve ${workflowId} ${approval.toolUseId} [--deny]`));
+      this.line(
+        paint(
+          this.terminal,
+          'yellow',
+          `  ? waiting for approval: ${approval.summary}${agent}  →  durable-agent approve ${workflowId} ${approval.toolUseId} [--deny]`,
+        ),
+      );
     }
   }
 

@@ -23,14 +23,22 @@ export interface LocalTemporal {
 
 export const STATE_DIR = join(homedir(), '.durable-agent');
 
-export async function ensureTemporal(environment: NodeJS.ProcessEnv, log: (line: string) => void): Promise<LocalTemporal> {
+export async function ensureTemporal(
+  environment: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<LocalTemporal> {
   const configured = temporalSettings(environment);
-  if (configured.addressConfigured) return { address: configured.address, uiUrl: environment.TEMPORAL_UI_URL?.trim() || guessUiUrl(configured.address) };
+  if (configured.addressConfigured)
+    return {
+      address: configured.address,
+      uiUrl: environment.TEMPORAL_UI_URL?.trim() || guessUiUrl(configured.address),
+    };
 
   const port = Number(environment.DURABLE_AGENT_DEV_SERVER_PORT ?? 7233);
   const uiPort = Number(environment.DURABLE_AGENT_DEV_UI_PORT ?? port + 1000);
   const address = port === 7233 ? DEFAULT_TEMPORAL_ADDRESS : `127.0.0.1:${port}`;
-  if (await isListening(address)) return { address, uiUrl: environment.TEMPORAL_UI_URL?.trim() || `http://127.0.0.1:${uiPort}` };
+  if (await isListening(address))
+    return { address, uiUrl: environment.TEMPORAL_UI_URL?.trim() || `http://127.0.0.1:${uiPort}` };
 
   const stateDir = environment.DURABLE_AGENT_HOME ?? STATE_DIR;
   const cli = await resolveTemporalCli(log);
@@ -55,7 +63,9 @@ export async function ensureTemporal(environment: NodeJS.ProcessEnv, log: (line:
     };
   }
   // Last resort: the SDK downloads the CLI itself (needs the Temporal download site).
-  log('No Temporal CLI found or installable; trying the SDK download of the dev server (lives as long as this process).');
+  log(
+    'No Temporal CLI found or installable; trying the SDK download of the dev server (lives as long as this process).',
+  );
   const testEnvironment = await TestWorkflowEnvironment.createLocal({
     server: { ip: '127.0.0.1', port, ui: true, uiPort, dbFilename: join(stateDir, 'temporal.db') },
   });
@@ -73,5 +83,7 @@ function guessUiUrl(address: string): string | undefined {
 }
 
 export function workflowUrl(uiUrl: string | undefined, namespace: string, workflowId: string): string | undefined {
-  return uiUrl ? `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : undefined;
+  return uiUrl
+    ? `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`
+    : undefined;
 }

@@ -20,7 +20,10 @@ const LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 /** `AGENT_LOG_DIR`, else `logs` in the CLI's state directory (`DURABLE_AGENT_HOME`, default ~/.durable-agent). */
 export function logDirectory(environment: NodeJS.ProcessEnv, home = homedir()): string {
-  return environment.AGENT_LOG_DIR?.trim() || join(environment.DURABLE_AGENT_HOME?.trim() || join(home, '.durable-agent'), 'logs');
+  return (
+    environment.AGENT_LOG_DIR?.trim() ||
+    join(environment.DURABLE_AGENT_HOME?.trim() || join(home, '.durable-agent'), 'logs')
+  );
 }
 
 export function openCliLog(environment: NodeJS.ProcessEnv, verbose: boolean, now = new Date()): CliLog {

@@ -77,14 +77,17 @@ export async function main(argv: string[], environment: NodeJS.ProcessEnv = proc
   }
   try {
     if (command === 'run') return await runCommand(rest, environment);
-    if (command === 'fork') return await (await import('./workspace-commands')).forkCommand(rest, environment, startAndFollow);
+    if (command === 'fork')
+      return await (await import('./workspace-commands')).forkCommand(rest, environment, startAndFollow);
     if (command === 'temporal') return await (await import('./temporal-command')).temporalCommand(rest, environment);
     if (command === 'store-prompt') return await (await import('./big-prompt')).storePromptCommand(rest, environment);
     if (command === 'codec-server') return await (await import('./codec-server')).codecServerCommand(rest, environment);
     return await (await import('./session-commands')).sessionCommand(command, rest, environment);
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(error.showUsage ? `durable-agent: ${error.message}\n\n${USAGE}` : `durable-agent: ${error.message}`);
+      console.error(
+        error.showUsage ? `durable-agent: ${error.message}\n\n${USAGE}` : `durable-agent: ${error.message}`,
+      );
       return 2;
     }
     console.error(`durable-agent: ${error instanceof Error ? error.message : String(error)}`);
@@ -130,27 +133,39 @@ function parseRunArguments(args: string[]): RunArguments {
   const { values, positionals } = parsed;
   if (!values.workdir === !values.repo) throw new UsageError('give --workdir <dir> or --repo <url>');
   if (values.ref && !values.repo) throw new UsageError('--ref goes with --repo');
-  if (positionals.length === 0) throw new UsageError('the task is required, e.g. durable-agent run --workdir . "Fix the failing test"');
+  if (positionals.length === 0)
+    throw new UsageError('the task is required, e.g. durable-agent run --workdir . "Fix the failing test"');
   const integer = (name: string, value: string | undefined) => {
     if (value === undefined) return undefined;
     if (!/^\d+$/.test(value)) throw new UsageError(`--${name} takes a whole number, not ${value}`);
     return Number(value);
   };
   const workdir = values.workdir ? resolve(values.workdir) : undefined;
-  if (workdir && (!existsSync(workdir) || !statSync(workdir).isDirectory())) throw new UsageError(`--workdir ${workdir} is not a directory`);
+  if (workdir && (!existsSync(workdir) || !statSync(workdir).isDirectory()))
+    throw new UsageError(`--workdir ${workdir} is not a directory`);
   const input: AgentInput = {
     prompt: positionals.join(' '),
     ...(workdir ? { workdir } : { repo: { url: values.repo!, ...(values.ref ? { ref: values.ref } : {}) } }),
     ...(values.model ? { model: values.model } : {}),
     ...(values['max-turns'] ? { maxTurns: integer('max-turns', values['max-turns']) } : {}),
-    ...(values['max-output-tokens'] ? { maxOutputTokens: integer('max-output-tokens', values['max-output-tokens']) } : {}),
+    ...(values['max-output-tokens']
+      ? { maxOutputTokens: integer('max-output-tokens', values['max-output-tokens']) }
+      : {}),
     ...(values['system-prompt'] ? { systemPrompt: values['system-prompt'] } : {}),
     ...(values.interactive ? { interactive: true } : {}),
     ...(values['permission-mode'] ? { permissionMode: values['permission-mode'] as 'auto' | 'ask' } : {}),
     ...(values['token-budget'] ? { tokenBudget: integer('token-budget', values['token-budget']) } : {}),
-    ...(values['allowed-tools'] ? { allowedTools: values['allowed-tools'].split(',').map((name) => name.trim()) as AgentInput['allowedTools'] } : {}),
+    ...(values['allowed-tools']
+      ? { allowedTools: values['allowed-tools'].split(',').map((name) => name.trim()) as AgentInput['allowedTools'] }
+      : {}),
   };
-  return { input, workflowId: values['workflow-id'], startWorker: !values['no-worker'], json: values.json === true, verbose: values.verbose === true };
+  return {
+    input,
+    workflowId: values['workflow-id'],
+    startWorker: !values['no-worker'],
+    json: values.json === true,
+    verbose: values.verbose === true,
+  };
 }
 
 async function runCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
@@ -205,7 +220,9 @@ export async function startAndFollow(
     nativeConnection = await NativeConnection.connect(connectionOptions(config.address, config.connection));
     // OTEL_EXPORTER_OTLP_ENDPOINT traces the embedded worker as it does `npm run worker`.
     tracing = (await import('../telemetry/tracing')).setUpTracing(environment);
-    worker = await (await import('../worker')).createWorker(config, { connection: nativeConnection, ...(tracing ? { tracing } : {}) });
+    worker = await (
+      await import('../worker')
+    ).createWorker(config, { connection: nativeConnection, ...(tracing ? { tracing } : {}) });
     workerRun = worker.run();
   }
   const connection = await Connection.connect(connectionOptions(config.address, config.connection));
@@ -213,10 +230,15 @@ export async function startAndFollow(
   let exitCode = 1;
   let link: string | undefined;
   try {
-    const client = new Client({ connection, namespace: config.namespace, dataConverter: agentDataConverter(store, config.encryption) });
+    const client = new Client({
+      connection,
+      namespace: config.namespace,
+      dataConverter: agentDataConverter(store, config.encryption),
+    });
     const prepared = await prepare(client);
     const input = await withLongPromptStored(prepared.input, store.content);
-    const workflowId = options.workflowId ?? prepared.workflowId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    const workflowId =
+      options.workflowId ?? prepared.workflowId ?? `agent-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const start = async () => {
       const staticSummary = staticSummaryOf(prepared.input.prompt);
       await client.workflow.start(WORKFLOW_TYPE, {
@@ -226,7 +248,9 @@ export async function startAndFollow(
         ...(staticSummary ? { staticSummary } : {}),
       });
       link = workflowUrl(temporal.uiUrl, config.namespace, workflowId);
-      say(`Started workflow ${workflowId} on task queue ${config.taskQueue}${link ? `\nTemporal UI: ${link}` : ''}${worker ? `\nWorker logs: ${log.path}` : ''}`);
+      say(
+        `Started workflow ${workflowId} on task queue ${config.taskQueue}${link ? `\nTemporal UI: ${link}` : ''}${worker ? `\nWorker logs: ${log.path}` : ''}`,
+      );
     };
     exitCode = await followSession(client, workflowId, { store, json: options.json === true, start });
   } finally {

@@ -16,28 +16,38 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
     case 'user_message':
       return `▶ message: ${entry.text}`;
     case 'session':
-      return [
-        entry.sandbox === 'none'
-          ? "  ⚠ sandbox: none: this session's commands run unconfined, with the worker's privileges (install bubblewrap, or see AGENT_SANDBOX in the README)"
-          : undefined,
-        entry.network ? `  ⇄ network: ${describeNetwork(entry.network)}` : undefined,
-        ...(entry.network?.warnings ?? []).map((warning) => `  ⚠ ${warning}`),
-        entry.forkedFrom ? `  ⑂ forked from ${entry.forkedFrom.workflowId} at turn ${entry.forkedFrom.turn} into ${entry.workdir}` : undefined,
-        entry.instructionFiles?.length ? `  ✎ instructions: ${entry.instructionFiles.join(', ')}` : undefined,
-        entry.skippedRepoHooks?.length
-          ? `  ⚑ repository hooks found and not run (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1): ${entry.skippedRepoHooks.join(', ')}`
-          : undefined,
-        ...(entry.skippedSettings ?? []).map(
-          ({ file, path, reason }) => `  ⚑ repository setting not used: ${file}${path ? ` ${path}` : ''}: ${reason}`,
-        ),
-        entry.skippedRepoAgents?.length ? `  ⚑ repository agent types not used: ${entry.skippedRepoAgents.join(', ')}` : undefined,
-        entry.skippedMcpJson ? `  ⚑ MCP servers of ${entry.skippedMcpJson} not started (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1)` : undefined,
-        ...(entry.mcpServers ?? []).map((server) =>
-          server.status === 'connected' ? `  ⚙ MCP server ${server.name}: ${server.tools.length} tool(s)` : `  ⚠ MCP server ${server.name} failed to start: ${server.error ?? 'unknown error'}`,
-        ),
-      ]
-        .filter(Boolean)
-        .join('\n') || undefined;
+      return (
+        [
+          entry.sandbox === 'none'
+            ? "  ⚠ sandbox: none: this session's commands run unconfined, with the worker's privileges (install bubblewrap, or see AGENT_SANDBOX in the README)"
+            : undefined,
+          entry.network ? `  ⇄ network: ${describeNetwork(entry.network)}` : undefined,
+          ...(entry.network?.warnings ?? []).map((warning) => `  ⚠ ${warning}`),
+          entry.forkedFrom
+            ? `  ⑂ forked from ${entry.forkedFrom.workflowId} at turn ${entry.forkedFrom.turn} into ${entry.workdir}`
+            : undefined,
+          entry.instructionFiles?.length ? `  ✎ instructions: ${entry.instructionFiles.join(', ')}` : undefined,
+          entry.skippedRepoHooks?.length
+            ? `  ⚑ repository hooks found and not run (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1): ${entry.skippedRepoHooks.join(', ')}`
+            : undefined,
+          ...(entry.skippedSettings ?? []).map(
+            ({ file, path, reason }) => `  ⚑ repository setting not used: ${file}${path ? ` ${path}` : ''}: ${reason}`,
+          ),
+          entry.skippedRepoAgents?.length
+            ? `  ⚑ repository agent types not used: ${entry.skippedRepoAgents.join(', ')}`
+            : undefined,
+          entry.skippedMcpJson
+            ? `  ⚑ MCP servers of ${entry.skippedMcpJson} not started (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1)`
+            : undefined,
+          ...(entry.mcpServers ?? []).map((server) =>
+            server.status === 'connected'
+              ? `  ⚙ MCP server ${server.name}: ${server.tools.length} tool(s)`
+              : `  ⚠ MCP server ${server.name} failed to start: ${server.error ?? 'unknown error'}`,
+          ),
+        ]
+          .filter(Boolean)
+          .join('\n') || undefined
+      );
     case 'assistant': {
       const header = `── turn ${entry.turn} · ${entry.stopReason} · ${entry.usage.inputTokens} in / ${entry.usage.outputTokens} out`;
       return entry.text ? `${header}\n${indent(entry.text)}` : header;
@@ -50,7 +60,9 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
       return `  ${entry.isError ? '✗' : '✓'} ${entry.name}: ${shown}`;
     }
     case 'transition':
-      return entry.transition === 'next_turn' ? undefined : `  ↻ ${entry.transition}${entry.detail ? ` (${entry.detail})` : ''}`;
+      return entry.transition === 'next_turn'
+        ? undefined
+        : `  ↻ ${entry.transition}${entry.detail ? ` (${entry.detail})` : ''}`;
     case 'context':
       if (entry.error) return `  ⇣ context: ${entry.error}`;
       return `  ⇣ context: ${entry.edits.join(', ')} (~${entry.estimatedTokens} tokens)`;
@@ -87,15 +99,24 @@ export function formatResult(result: AgentResult): string {
     `Result: ${result.reason} after ${result.turnCount} turn(s)`,
     `Tokens: ${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.cacheReadInputTokens} cache read, ${usage.cacheCreationInputTokens} cache write`,
     ...(result.error ? [`Error: ${result.error}`] : []),
-    ...(result.filesChanged ? [result.filesChanged.length ? `Files changed:\n${formatDiffStat(result.filesChanged)}` : 'Files changed: none'] : []),
-    ...(result.branch ? [`Branch: ${result.branch.name} at ${result.branch.commit.slice(0, 12)}, ${result.branch.pushed ? 'pushed' : `not pushed (${result.branch.pushError})`}`] : []),
-    ...(result.branch?.notCommitted?.length ? [`Not committed:\n${result.branch.notCommitted.map(({ path, reason }) => `  ${path}: ${reason}`).join('\n')}`] : []),
+    ...(result.filesChanged
+      ? [result.filesChanged.length ? `Files changed:\n${formatDiffStat(result.filesChanged)}` : 'Files changed: none']
+      : []),
+    ...(result.branch
+      ? [
+          `Branch: ${result.branch.name} at ${result.branch.commit.slice(0, 12)}, ${result.branch.pushed ? 'pushed' : `not pushed (${result.branch.pushError})`}`,
+        ]
+      : []),
+    ...(result.branch?.notCommitted?.length
+      ? [`Not committed:\n${result.branch.notCommitted.map(({ path, reason }) => `  ${path}: ${reason}`).join('\n')}`]
+      : []),
   ].join('\n');
 }
 
 /** `filtered: 21 allowed domains (registry.npmjs.org, pypi.org, …)`, `none`, `host`. */
 function describeNetwork(network: { mode: string; allowedDomains?: string[] }): string {
-  if (network.mode !== 'filtered') return network.mode === 'none' ? 'none (commands have only a loopback)' : "host (the worker's own network)";
+  if (network.mode !== 'filtered')
+    return network.mode === 'none' ? 'none (commands have only a loopback)' : "host (the worker's own network)";
   const domains = network.allowedDomains ?? [];
   const shown = domains.slice(0, 4).join(', ');
   return `filtered, through the worker's proxy to ${domains.length} allowed domain(s)${domains.length ? ` (${shown}${domains.length > 4 ? ', …' : ''})` : ''}`;

@@ -18,11 +18,17 @@ export function positional(args: string[], count: number, usage: string): string
 export async function sessionCommand(command: string, args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   switch (command) {
     case 'watch': {
-      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { json: { type: 'boolean' } },
+      });
       const [workflowId] = positional(positionals, 1, 'watch <workflow-id> [--json]');
       // The printers load for watch only: every other command starts without them.
       const { followSession } = await import('./follow');
-      return withClient(environment, (client, store) => followSession(client, workflowId!, { store, json: values.json === true }));
+      return withClient(environment, (client, store) =>
+        followSession(client, workflowId!, { store, json: values.json === true }),
+      );
     }
     case 'status':
       return statusCommand(args, environment);
@@ -39,7 +45,9 @@ export async function sessionCommand(command: string, args: string[], environmen
       const [workflowId] = positional(args, 1, 'end <workflow-id>');
       return withClient(environment, async (client) => {
         await whileRunning(client, workflowId!, () => client.workflow.getHandle(workflowId!).signal(endSignal));
-        console.log(`Asked ${workflowId} to end: an interactive session closes, with its result, once it waits for input.`);
+        console.log(
+          `Asked ${workflowId} to end: an interactive session closes, with its result, once it waits for input.`,
+        );
         return 0;
       });
     }
@@ -47,15 +55,28 @@ export async function sessionCommand(command: string, args: string[], environmen
       const [workflowId] = positional(args, 1, 'interrupt <workflow-id>');
       return withClient(environment, async (client) => {
         const handle = client.workflow.getHandle(workflowId!);
-        const interrupt = () => handle.executeUpdate<InterruptResult, [InterruptRequest]>(interruptUpdate.name, { args: [{}] });
+        const interrupt = () =>
+          handle.executeUpdate<InterruptResult, [InterruptRequest]>(interruptUpdate.name, { args: [{}] });
         const { stopped } = await whileRunning(client, workflowId!, interrupt);
-        console.log(stopped === 'nothing' ? `Nothing to interrupt: ${workflowId} is not running a model call or tools.` : `Interrupted the ${stopped === 'model' ? 'model call' : 'tools'} of ${workflowId}.`);
+        console.log(
+          stopped === 'nothing'
+            ? `Nothing to interrupt: ${workflowId} is not running a model call or tools.`
+            : `Interrupted the ${stopped === 'model' ? 'model call' : 'tools'} of ${workflowId}.`,
+        );
         return 0;
       });
     }
     case 'approve': {
-      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { deny: { type: 'boolean' }, feedback: { type: 'string' } } });
-      const [workflowId, toolUseId] = positional(positionals, 2, 'approve <workflow-id> <tool-use-id> [--deny] [--feedback "…"]');
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { deny: { type: 'boolean' }, feedback: { type: 'string' } },
+      });
+      const [workflowId, toolUseId] = positional(
+        positionals,
+        2,
+        'approve <workflow-id> <tool-use-id> [--deny] [--feedback "…"]',
+      );
       return withClient(environment, async (client) => {
         const decision = values.deny ? 'deny' : 'allow';
         const request = { toolUseId: toolUseId!, decision, ...(values.feedback ? { feedback: values.feedback } : {}) };

@@ -46,19 +46,49 @@ export class SessionEvents {
         const streamed = this.streamed.get(entry.turn);
         const rest =
           streamed && entry.text.startsWith(streamed.text) && entry.text.length > streamed.text.length
-            ? this.stamp({ type: 'text_delta', attempt: streamed.attempt, index: streamed.next, kind: 'text', text: entry.text.slice(streamed.text.length) }, entry.turn)
+            ? this.stamp(
+                {
+                  type: 'text_delta',
+                  attempt: streamed.attempt,
+                  index: streamed.next,
+                  kind: 'text',
+                  text: entry.text.slice(streamed.text.length),
+                },
+                entry.turn,
+              )
             : [];
-        return [...rest, ...this.stamp({ type: 'usage', stopReason: entry.stopReason, usage: entry.usage, text: entry.text }, entry.turn)];
+        return [
+          ...rest,
+          ...this.stamp(
+            { type: 'usage', stopReason: entry.stopReason, usage: entry.usage, text: entry.text },
+            entry.turn,
+          ),
+        ];
       }
       case 'tool_call':
         this.toolTurns.set(entry.toolUseId, entry.turn);
-        return this.stamp({ type: 'tool_start', toolUseId: entry.toolUseId, name: entry.name, summary: entry.summary }, entry.turn);
+        return this.stamp(
+          { type: 'tool_start', toolUseId: entry.toolUseId, name: entry.name, summary: entry.summary },
+          entry.turn,
+        );
       case 'tool_result':
-        return this.stamp({ type: 'tool_end', toolUseId: entry.toolUseId, name: entry.name, isError: entry.isError, preview: entry.preview }, entry.turn);
+        return this.stamp(
+          {
+            type: 'tool_end',
+            toolUseId: entry.toolUseId,
+            name: entry.name,
+            isError: entry.isError,
+            preview: entry.preview,
+          },
+          entry.turn,
+        );
       case 'user_message':
         return this.stamp({ type: 'user_message', text: entry.text }, entry.turn);
       case 'transition':
-        return this.stamp({ type: 'transition', transition: entry.transition, ...(entry.detail ? { detail: entry.detail } : {}) }, entry.turn);
+        return this.stamp(
+          { type: 'transition', transition: entry.transition, ...(entry.detail ? { detail: entry.detail } : {}) },
+          entry.turn,
+        );
       default:
         return [];
     }
@@ -68,12 +98,19 @@ export class SessionEvents {
   fromLive(event: PublishedEvent): LiveEvent[] {
     // The turn's `usage` (with its whole text) is out: a delta or retry arriving after it is a late copy.
     if (event.type !== 'tool_progress' && this.finished.has(event.turn)) return [];
-    const turn = event.turn || (event.type === 'tool_progress' ? this.toolTurns.get(event.toolUseId) : undefined) || Math.max(1, this.started);
+    const turn =
+      event.turn ||
+      (event.type === 'tool_progress' ? this.toolTurns.get(event.toolUseId) : undefined) ||
+      Math.max(1, this.started);
     if (event.type === 'text_delta') {
       // Indexes count text and thinking pieces alike; only text is part of the reply's text.
       const known = this.streamed.get(turn);
       const text = known?.attempt === event.attempt ? known.text : '';
-      this.streamed.set(turn, { attempt: event.attempt, next: event.index + 1, text: event.kind === 'text' ? text + event.text : text });
+      this.streamed.set(turn, {
+        attempt: event.attempt,
+        next: event.index + 1,
+        text: event.kind === 'text' ? text + event.text : text,
+      });
     }
     const { workflowId: _workflowId, turn: _turn, at: _at, ...rest } = event;
     return this.stamp(rest, turn);
@@ -85,13 +122,22 @@ export class SessionEvents {
       .filter((approval) => !this.approvals.has(approval.toolUseId))
       .flatMap((approval) => {
         this.approvals.add(approval.toolUseId);
-        return this.stamp({ type: 'approval_needed', toolUseId: approval.toolUseId, name: approval.name, summary: approval.summary }, turn || this.started);
+        return this.stamp(
+          { type: 'approval_needed', toolUseId: approval.toolUseId, name: approval.name, summary: approval.summary },
+          turn || this.started,
+        );
       });
   }
 
   fromResult(result: AgentResult): LiveEvent[] {
     return this.stamp(
-      { type: 'result', reason: result.reason, usage: result.usage, finalText: result.finalText, ...(result.error ? { error: result.error } : {}) },
+      {
+        type: 'result',
+        reason: result.reason,
+        usage: result.usage,
+        finalText: result.finalText,
+        ...(result.error ? { error: result.error } : {}),
+      },
       Math.max(result.turnCount, this.started),
     );
   }

@@ -36,7 +36,10 @@ export interface SessionRow {
 /** One session's row: asks its worker when it runs, reads its result when it has ended. */
 export async function sessionRow(
   client: Client,
-  info: Pick<WorkflowExecutionInfo, 'workflowId' | 'runId' | 'status' | 'startTime' | 'typedSearchAttributes' | 'taskQueue'>,
+  info: Pick<
+    WorkflowExecutionInfo,
+    'workflowId' | 'runId' | 'status' | 'startTime' | 'typedSearchAttributes' | 'taskQueue'
+  >,
 ): Promise<SessionRow> {
   const attributes = info.typedSearchAttributes;
   const row: SessionRow = {
@@ -69,7 +72,14 @@ export async function sessionRow(
   }
   const result = await (handle.result() as Promise<AgentResult>).catch((error: Error & { cause?: Error }) => error);
   if (result instanceof Error) return { ...row, reason: result.cause ? failureMessage(result.cause) : result.message };
-  return { ...row, turn: result.turnCount, reason: result.reason, tokens: { input: result.usage.inputTokens, output: result.usage.outputTokens }, source: 'result', result };
+  return {
+    ...row,
+    turn: result.turnCount,
+    reason: result.reason,
+    tokens: { input: result.usage.inputTokens, output: result.usage.outputTokens },
+    source: 'result',
+    result,
+  };
 }
 
 const POLLER_SEEN_MS = 75_000;
@@ -77,11 +87,17 @@ const POLLER_SEEN_MS = 75_000;
 /** Whether any worker polls the queue for workflow tasks (and so can answer a query at once). */
 export async function hasWorkflowPollers(client: Client, taskQueue: string): Promise<boolean> {
   const response = await client.workflowService
-    .describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name: taskQueue }, taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW })
+    .describeTaskQueue({
+      namespace: client.options.namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    })
     .catch(() => undefined);
   // A worker long-polls for up to about a minute at a time, and its last poll time shows when it began.
   const recent = Date.now() - POLLER_SEEN_MS;
-  return (response?.pollers ?? []).some((poller) => !poller.lastAccessTime || optionalTsToMs(poller.lastAccessTime)! >= recent);
+  return (response?.pollers ?? []).some(
+    (poller) => !poller.lastAccessTime || optionalTsToMs(poller.lastAccessTime)! >= recent,
+  );
 }
 
 const COLUMNS = ['ID', 'STATUS', 'TURN', 'AGE', 'HOST', 'LAST TRANSITION', 'TOKENS (IN/OUT)'] as const;

@@ -20,17 +20,25 @@ import { storedSession } from './stored-session';
 export function stateDetails(workflowId: string, state: AgentState): string[] {
   const lines = [`  model ${state.model} · context ~${state.estimatedContextTokens} tokens`];
   if (state.status === 'waiting_host') {
-    lines.push(`  host ${state.host} is lost: the session waits for it to come back, or moves with  durable-agent move ${workflowId} --host <host id> [--workdir <dir>]`);
+    lines.push(
+      `  host ${state.host} is lost: the session waits for it to come back, or moves with  durable-agent move ${workflowId} --host <host id> [--workdir <dir>]`,
+    );
   }
   for (const call of state.currentToolCalls) lines.push(`  running: ${call.summary}`);
   for (const pending of state.pendingApprovals) {
     const agent = pending.agent ? ` (sub-agent "${pending.agent.description}")` : '';
-    lines.push(`  waiting for approval: ${pending.summary}${agent}  →  durable-agent approve ${workflowId} ${pending.toolUseId} [--deny] [--feedback "…"]`);
+    lines.push(
+      `  waiting for approval: ${pending.summary}${agent}  →  durable-agent approve ${workflowId} ${pending.toolUseId} [--deny] [--feedback "…"]`,
+    );
   }
   if (state.queuedMessages) lines.push(`  queued messages: ${state.queuedMessages}`);
   if (state.lastToolSummary) lines.push(`  last tools: ${state.lastToolSummary}`);
-  if (state.todos?.length) lines.push(`  todos (${todoProgress(state.todos)}):`, ...todoLines(state.todos).map((line) => `    ${line}`));
-  if (state.snapshots?.length) lines.push(`  workspace: snapshots after turns ${state.snapshots.map((snapshot) => snapshot.turn).join(', ')} (durable-agent diff, rewind, fork)`);
+  if (state.todos?.length)
+    lines.push(`  todos (${todoProgress(state.todos)}):`, ...todoLines(state.todos).map((line) => `    ${line}`));
+  if (state.snapshots?.length)
+    lines.push(
+      `  workspace: snapshots after turns ${state.snapshots.map((snapshot) => snapshot.turn).join(', ')} (durable-agent diff, rewind, fork)`,
+    );
   return lines;
 }
 
@@ -45,9 +53,11 @@ export async function statusCommand(args: string[], environment: NodeJS.ProcessE
       sessionRow(client, description),
       pendingCalls(client.options.loadedDataConverter, description),
     ]);
-    const forkedFrom = (description.memo as { forkedFrom?: { workflowId: string; turn: number } } | undefined)?.forkedFrom;
+    const forkedFrom = (description.memo as { forkedFrom?: { workflowId: string; turn: number } } | undefined)
+      ?.forkedFrom;
     const forks: string[] = [];
-    for await (const fork of client.workflow.list({ query: `${AGENT_FORKED_FROM.name}='${workflowId}'` })) forks.push(fork.workflowId);
+    for await (const fork of client.workflow.list({ query: `${AGENT_FORKED_FROM.name}='${workflowId}'` }))
+      forks.push(fork.workflowId);
     if (values.json) {
       const json = { ...row, taskQueue: description.taskQueue, calls, ...(forkedFrom ? { forkedFrom } : {}), forks };
       console.log(JSON.stringify(json, null, 2));
@@ -67,10 +77,14 @@ export async function statusCommand(args: string[], environment: NodeJS.ProcessE
     if (row.result) {
       console.log(formatResult(row.result));
       const snapshots = (await storedSession(handle, store))?.snapshots ?? [];
-      if (snapshots.length) console.log(`  workspace: snapshots after turns ${snapshots.map((snapshot) => snapshot.turn).join(', ')} (durable-agent diff, fork)`);
-    }
-    else if (row.workflowStatus !== 'RUNNING') console.log(`  no result: ${row.reason ?? description.status.name}`);
-    console.log(`  workflow: ${description.status.name}, started ${description.startTime.toISOString()}, task queue ${description.taskQueue}`);
+      if (snapshots.length)
+        console.log(
+          `  workspace: snapshots after turns ${snapshots.map((snapshot) => snapshot.turn).join(', ')} (durable-agent diff, fork)`,
+        );
+    } else if (row.workflowStatus !== 'RUNNING') console.log(`  no result: ${row.reason ?? description.status.name}`);
+    console.log(
+      `  workflow: ${description.status.name}, started ${description.startTime.toISOString()}, task queue ${description.taskQueue}`,
+    );
     if (forkedFrom) console.log(`  forked from ${forkedFrom.workflowId} at turn ${forkedFrom.turn}`);
     if (forks.length) console.log(`  forks: ${forks.join(', ')}`);
     return 0;
@@ -78,12 +92,19 @@ export async function statusCommand(args: string[], environment: NodeJS.ProcessE
 }
 
 export async function listCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({ args, options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args,
+    options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+  });
   const limit = values.limit === undefined ? 20 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit takes a whole number above 0, not ${values.limit}`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UsageError(`--limit takes a whole number above 0, not ${values.limit}`);
   const status = values.status;
   if (status !== undefined && !isSessionStatus(status)) {
-    throw new UsageError(`--status ${status} is not a session status; use one of: ${SESSION_STATUSES.join(', ')}`, false);
+    throw new UsageError(
+      `--status ${status} is not a session status; use one of: ${SESSION_STATUSES.join(', ')}`,
+      false,
+    );
   }
   return withClient(environment, async (client) => {
     const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(status ? [statusFilter(status)] : [])];
@@ -95,7 +116,13 @@ export async function listCommand(args: string[], environment: NodeJS.ProcessEnv
     }
     const table = await Promise.all(rows);
     if (values.json) {
-      console.log(JSON.stringify(table.map(({ state: _state, result: _result, ...row }) => row), null, 2));
+      console.log(
+        JSON.stringify(
+          table.map(({ state: _state, result: _result, ...row }) => row),
+          null,
+          2,
+        ),
+      );
       return 0;
     }
     if (table.length === 0) {
@@ -104,7 +131,10 @@ export async function listCommand(args: string[], environment: NodeJS.ProcessEnv
     }
     console.log(formatTable(table));
     const unanswered = table.filter((row) => row.source === 'recorded' && row.workflowStatus === 'RUNNING').length;
-    if (unanswered) console.log(`(${unanswered} running session(s) had no worker answer within ${QUERY_DEADLINE_MS / 1000} s: their state as recorded, tokens unknown)`);
+    if (unanswered)
+      console.log(
+        `(${unanswered} running session(s) had no worker answer within ${QUERY_DEADLINE_MS / 1000} s: their state as recorded, tokens unknown)`,
+      );
     return 0;
   });
 }

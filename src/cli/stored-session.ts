@@ -17,7 +17,10 @@ export interface StoredSession {
 }
 
 /** Undefined while the session runs, when it failed, or when it ended before sessions stored themselves. */
-export async function storedSession(handle: WorkflowHandle, store: Store | undefined): Promise<StoredSession | undefined> {
+export async function storedSession(
+  handle: WorkflowHandle,
+  store: Store | undefined,
+): Promise<StoredSession | undefined> {
   if (!store) return undefined;
   const description = await handle.describe().catch(() => undefined);
   if (!description || description.status.name !== 'COMPLETED') return undefined;

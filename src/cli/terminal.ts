@@ -9,7 +9,10 @@ export interface Terminal {
   readonly color: boolean;
 }
 
-export function stdoutTerminal(environment: NodeJS.ProcessEnv = process.env, stream: NodeJS.WriteStream = process.stdout): Terminal {
+export function stdoutTerminal(
+  environment: NodeJS.ProcessEnv = process.env,
+  stream: NodeJS.WriteStream = process.stdout,
+): Terminal {
   const tty = Boolean(stream.isTTY);
   return {
     write: (text) => void stream.write(text),
@@ -18,7 +21,14 @@ export function stdoutTerminal(environment: NodeJS.ProcessEnv = process.env, str
   };
 }
 
-const CODES = { dim: [2, 22], bold: [1, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39] } as const;
+const CODES = {
+  dim: [2, 22],
+  bold: [1, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+} as const;
 export type Style = keyof typeof CODES;
 
 export function paint(terminal: Pick<Terminal, 'color'>, style: Style, text: string): string {

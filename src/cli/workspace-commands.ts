@@ -37,7 +37,8 @@ function parse<const Options extends NonNullable<ParseArgsConfig['options']>>(ar
 
 function turnOption(value: unknown, name = 'turn'): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new UsageError(`--${name} takes a turn number, not ${String(value)}`);
+  if (typeof value !== 'string' || !/^\d+$/.test(value))
+    throw new UsageError(`--${name} takes a turn number, not ${String(value)}`);
   return Number(value);
 }
 
@@ -52,57 +53,96 @@ function updateError(error: Error & { cause?: Error }): Error {
  * in the run the reset made. Temporal applies accepted updates to that run again (unless the
  * reset excluded them): the rewind's answer is then that run's. Undefined: not a reset.
  */
-async function afterReset(client: Client, workflowId: string, sentTo: string, updateId: string): Promise<RewindResult | undefined> {
-  const now = await client.workflow.getHandle(workflowId).describe().catch(() => undefined);
+async function afterReset(
+  client: Client,
+  workflowId: string,
+  sentTo: string,
+  updateId: string,
+): Promise<RewindResult | undefined> {
+  const now = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .catch(() => undefined);
   if (!now || now.status.name !== 'RUNNING' || now.runId === sentTo) return undefined;
   const reset = `${workflowId} was reset (its run ${sentTo} ended, ${now.runId} goes on) before the rewind was carried out`;
   try {
     return await client.workflow.getHandle(workflowId, now.runId).getUpdateHandle<RewindResult>(updateId).result();
   } catch (error) {
     if (isGrpcNotFound(error)) {
-      throw new Error(`${reset}, and the reset did not apply it to the new run: nothing was rewound. Run the command again to rewind the run that goes on.`);
+      throw new Error(
+        `${reset}, and the reset did not apply it to the new run: nothing was rewound. Run the command again to rewind the run that goes on.`,
+      );
     }
     throw new Error(`${reset}; in the new run it failed: ${updateError(error as Error & { cause?: Error }).message}`);
   }
 }
 
-export async function workspaceCommand(command: 'rewind' | 'diff', args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
+export async function workspaceCommand(
+  command: 'rewind' | 'diff',
+  args: string[],
+  environment: NodeJS.ProcessEnv,
+): Promise<number> {
   if (command === 'rewind') {
-    const { values, positionals } = parse(args, { turn: { type: 'string' }, 'conversation-only': { type: 'boolean' }, force: { type: 'boolean' } });
+    const { values, positionals } = parse(args, {
+      turn: { type: 'string' },
+      'conversation-only': { type: 'boolean' },
+      force: { type: 'boolean' },
+    });
     const [workflowId] = positionals;
     const turn = turnOption(values.turn);
-    if (!workflowId || turn === undefined) throw new UsageError('usage: durable-agent rewind <workflow-id> --turn N [--conversation-only] [--force]');
+    if (!workflowId || turn === undefined)
+      throw new UsageError('usage: durable-agent rewind <workflow-id> --turn N [--conversation-only] [--force]');
     const files = !values['conversation-only'];
     const force = values.force === true;
-    return withClient(environment, (client, store) => whileRunning(client, workflowId, async () => {
-      const handle = client.workflow.getHandle(workflowId);
-      await assertRunning(client, workflowId);
-      if (files && !force) {
-        const outside = await preflight(await handle.query(stateQuery), turn, store.content);
-        if (outside.length > 0) {
-          console.error(`Rewind refused: files changed beside the session since its last snapshot:\n${outside.map((change) => `  ${change.change} ${change.path}`).join('\n')}`);
-          console.error('Nothing was changed. Rewind with --force to overwrite them (they stay in the content store), or --conversation-only.');
-          return 1;
+    return withClient(environment, (client, store) =>
+      whileRunning(client, workflowId, async () => {
+        const handle = client.workflow.getHandle(workflowId);
+        await assertRunning(client, workflowId);
+        if (files && !force) {
+          const outside = await preflight(await handle.query(stateQuery), turn, store.content);
+          if (outside.length > 0) {
+            console.error(
+              `Rewind refused: files changed beside the session since its last snapshot:\n${outside.map((change) => `  ${change.change} ${change.path}`).join('\n')}`,
+            );
+            console.error(
+              'Nothing was changed. Rewind with --force to overwrite them (they stay in the content store), or --conversation-only.',
+            );
+            return 1;
+          }
         }
-      }
-      const sentTo = (await handle.describe()).runId;
-      const updateId = randomUUID();
-      const result: RewindResult = await handle.executeUpdate(rewindUpdate, { args: [{ turn, files, force }], updateId }).catch(async (error: Error & { cause?: Error }) => {
-        const inResetRun = await afterReset(client, workflowId, sentTo, updateId);
-        if (!inResetRun) throw updateError(error);
-        console.log(`${workflowId} was reset meanwhile; the run the reset made carried the rewind out.`);
-        return inResetRun;
-      });
-      console.log(`Rewound ${workflowId} to turn ${result.turn}${files ? `: ${result.filesRestored} file(s) put back` : ' (conversation only)'}.`);
-      if (result.notRestored.length) console.log(`Not restored (over the snapshot size limit, content not recorded): ${result.notRestored.join(', ')}`);
-      if (result.previousSnapshot) console.log(`The files before the rewind are kept as snapshot ${result.previousSnapshot}.`);
-      return 0;
-    }));
+        const sentTo = (await handle.describe()).runId;
+        const updateId = randomUUID();
+        const result: RewindResult = await handle
+          .executeUpdate(rewindUpdate, { args: [{ turn, files, force }], updateId })
+          .catch(async (error: Error & { cause?: Error }) => {
+            const inResetRun = await afterReset(client, workflowId, sentTo, updateId);
+            if (!inResetRun) throw updateError(error);
+            console.log(`${workflowId} was reset meanwhile; the run the reset made carried the rewind out.`);
+            return inResetRun;
+          });
+        console.log(
+          `Rewound ${workflowId} to turn ${result.turn}${files ? `: ${result.filesRestored} file(s) put back` : ' (conversation only)'}.`,
+        );
+        if (result.notRestored.length)
+          console.log(
+            `Not restored (over the snapshot size limit, content not recorded): ${result.notRestored.join(', ')}`,
+          );
+        if (result.previousSnapshot)
+          console.log(`The files before the rewind are kept as snapshot ${result.previousSnapshot}.`);
+        return 0;
+      }),
+    );
   }
 
-  const { values, positionals } = parse(args, { turn: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, stat: { type: 'boolean' } });
+  const { values, positionals } = parse(args, {
+    turn: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    stat: { type: 'boolean' },
+  });
   const [workflowId] = positionals;
-  if (!workflowId) throw new UsageError('usage: durable-agent diff <workflow-id> [--turn N | --from N --to M] [--stat]');
+  if (!workflowId)
+    throw new UsageError('usage: durable-agent diff <workflow-id> [--turn N | --from N --to M] [--stat]');
   const turn = turnOption(values.turn);
   // `--turn N`: what turn N changed; `--from/--to`: between two turns; neither: the whole session.
   const fromTurn = turn !== undefined ? Math.max(0, turn - 1) : turnOption(values.from, 'from');
@@ -116,12 +156,18 @@ export async function workspaceCommand(command: 'rewind' | 'diff', args: string[
     const asked = [toTurn, turn === undefined ? fromTurn : undefined].filter((value) => value !== undefined);
     const turns = stored ? stored.result.turnCount : () => answeredInTime(client, () => handle.query(stateQuery));
     if (asked.length) await checkTurnsExist(workflowId, Math.max(...asked), turns);
-    const range = stored ? diffRange({ checkpoints: [], snapshots: stored.snapshots }, request) : await answeredInTime(client, () => handle.query(diffQuery, request));
+    const range = stored
+      ? diffRange({ checkpoints: [], snapshots: stored.snapshots }, request)
+      : await answeredInTime(client, () => handle.query(diffQuery, request));
     if (!range) {
       const { taskQueue } = await handle.describe();
-      throw new Error(`no worker answered within ${QUERY_DEADLINE_MS / 1000} s (is one polling "${taskQueue}"?), and ${workflowId} has not ended with its snapshots stored: start a worker (npm run worker)`);
+      throw new Error(
+        `no worker answered within ${QUERY_DEADLINE_MS / 1000} s (is one polling "${taskQueue}"?), and ${workflowId} has not ended with its snapshots stored: start a worker (npm run worker)`,
+      );
     }
-    const text = values.stat ? formatDiffStat(await diffStat(store, range.fromRef, range.toRef)) : await unifiedDiff(store, range.fromRef, range.toRef);
+    const text = values.stat
+      ? formatDiffStat(await diffStat(store, range.fromRef, range.toRef))
+      : await unifiedDiff(store, range.fromRef, range.toRef);
     process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
     return 0;
   });
@@ -151,12 +197,22 @@ async function checkTurnsExist(
 async function preflight(state: AgentState, turn: number, store: ContentStore): Promise<FileChange[]> {
   const target = [...state.snapshots].reverse().find((snapshot) => snapshot.turn <= turn);
   const expected = state.snapshots.at(-1);
-  if (!state.workdir || !target || !expected || state.status === 'running_tools' || !existsSync(state.workdir)) return [];
+  if (!state.workdir || !target || !expected || state.status === 'running_tools' || !existsSync(state.workdir))
+    return [];
   return outsideChanges(store, state.workdir, expected.ref, target.ref).catch(() => []);
 }
 
-export async function forkCommand(args: string[], environment: NodeJS.ProcessEnv, startAndFollow: StartAndFollow): Promise<number> {
-  const { values, positionals } = parse(args, { turn: { type: 'string' }, workdir: { type: 'string' }, 'workflow-id': { type: 'string' }, 'no-worker': { type: 'boolean' } });
+export async function forkCommand(
+  args: string[],
+  environment: NodeJS.ProcessEnv,
+  startAndFollow: StartAndFollow,
+): Promise<number> {
+  const { values, positionals } = parse(args, {
+    turn: { type: 'string' },
+    workdir: { type: 'string' },
+    'workflow-id': { type: 'string' },
+    'no-worker': { type: 'boolean' },
+  });
   const [originalId, ...words] = positionals;
   const turn = turnOption(values.turn);
   if (!originalId || turn === undefined || !values.workdir) {
@@ -167,18 +223,22 @@ export async function forkCommand(args: string[], environment: NodeJS.ProcessEnv
     throw new UsageError(`--workdir ${workdir} must be a new or empty directory (the fork's files are written there)`);
   }
   const instruction = words.join(' ').trim() || 'Continue the task from this point.';
-  return startAndFollow(environment, { startWorker: !values['no-worker'], ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}) }, async (client) => {
-    const point: ForkPoint = await client.workflow
-      .getHandle(originalId)
-      .query(checkpointQuery, { turn })
-      .catch((error: Error) => {
-        throw new Error(`cannot fork ${originalId} at turn ${turn}: ${error.message}`);
-      });
-    mkdirSync(workdir, { recursive: true });
-    const { model, ...fork } = point;
-    return {
-      input: { prompt: instruction, workdir, model, fork: { workflowId: originalId, ...fork } },
-      workflowId: `${originalId}-fork-${turn}-${Date.now().toString(36)}`,
-    };
-  });
+  return startAndFollow(
+    environment,
+    { startWorker: !values['no-worker'], ...(values['workflow-id'] ? { workflowId: values['workflow-id'] } : {}) },
+    async (client) => {
+      const point: ForkPoint = await client.workflow
+        .getHandle(originalId)
+        .query(checkpointQuery, { turn })
+        .catch((error: Error) => {
+          throw new Error(`cannot fork ${originalId} at turn ${turn}: ${error.message}`);
+        });
+      mkdirSync(workdir, { recursive: true });
+      const { model, ...fork } = point;
+      return {
+        input: { prompt: instruction, workdir, model, fork: { workflowId: originalId, ...fork } },
+        workflowId: `${originalId}-fork-${turn}-${Date.now().toString(36)}`,
+      };
+    },
+  );
 }

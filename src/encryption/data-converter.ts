@@ -9,7 +9,10 @@ import { EncryptionCodec } from './encryption-codec';
 import type { EncryptionKeys } from './keys';
 
 export function agentDataConverter(store: Pick<Store, 'payloads'>, encryption?: EncryptionKeys): DataConverter {
-  return { externalStorage: contentExternalStorage(store), ...(encryption ? { payloadCodecs: [new EncryptionCodec(encryption)] } : {}) };
+  return {
+    externalStorage: contentExternalStorage(store),
+    ...(encryption ? { payloadCodecs: [new EncryptionCodec(encryption)] } : {}),
+  };
 }
 
 /** The startup line that says whether payloads are encrypted, and with which key (never the key). */

@@ -22,7 +22,11 @@ export class EncryptionCodec implements PayloadCodec {
     const { id, key } = this.keys.current;
     return payloads.map((payload) => ({
       metadata: { encoding: utf8(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: utf8(id) },
-      data: seal(PayloadProto.encode(PayloadProto.create(payload as temporal.api.common.v1.IPayload)).finish(), key, id),
+      data: seal(
+        PayloadProto.encode(PayloadProto.create(payload as temporal.api.common.v1.IPayload)).finish(),
+        key,
+        id,
+      ),
     }));
   }
 
@@ -31,7 +35,10 @@ export class EncryptionCodec implements PayloadCodec {
       if (!isEncrypted(payload)) return payload;
       const id = new TextDecoder().decode(payload.metadata![KEY_ID_METADATA] ?? new Uint8Array());
       const key = this.keys.byId.get(id);
-      if (!key) throw new Error(`a payload is encrypted with key "${id}", which is not among the keys of AGENT_ENCRYPTION_KEY: add it (after the current one)`);
+      if (!key)
+        throw new Error(
+          `a payload is encrypted with key "${id}", which is not among the keys of AGENT_ENCRYPTION_KEY: add it (after the current one)`,
+        );
       return PayloadProto.decode(open(payload.data ?? new Uint8Array(), key, id)) as Payload;
     });
   }

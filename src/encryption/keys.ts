@@ -41,13 +41,23 @@ export function encryptionKeys(environment: NodeJS.ProcessEnv = process.env): En
 
 export function parseKeys(text: string, source = 'AGENT_ENCRYPTION_KEY'): EncryptionKeys {
   const keys: EncryptionKey[] = [];
-  for (const [index, entry] of text.split(',').map((part) => part.trim()).filter(Boolean).entries()) {
+  for (const [index, entry] of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .entries()) {
     const separator = entry.indexOf(':');
     const id = entry.slice(0, separator);
     // Never the key material in a message: the entry's position and id only.
-    if (separator < 1 || !KEY_ID.test(id)) throw new Error(`${source}: entry ${index + 1} is not <key id>:<base64 of 32 bytes> (key ids: letters, digits, . _ -)`);
+    if (separator < 1 || !KEY_ID.test(id))
+      throw new Error(
+        `${source}: entry ${index + 1} is not <key id>:<base64 of 32 bytes> (key ids: letters, digits, . _ -)`,
+      );
     const key = Buffer.from(entry.slice(separator + 1), 'base64');
-    if (key.length !== 32) throw new Error(`${source}: key "${id}" is ${key.length} bytes, not 32 (AES-256): make one with  openssl rand -base64 32`);
+    if (key.length !== 32)
+      throw new Error(
+        `${source}: key "${id}" is ${key.length} bytes, not 32 (AES-256): make one with  openssl rand -base64 32`,
+      );
     if (keys.some((known) => known.id === id)) throw new Error(`${source}: key id "${id}" appears twice`);
     keys.push({ id, key });
   }

@@ -24,7 +24,10 @@ export class BlobCipher {
     const idLength = stored[MAGIC.length]!;
     const id = stored.subarray(MAGIC.length + 1, MAGIC.length + 1 + idLength).toString('utf8');
     const key = this.keys.byId.get(id);
-    if (!key) throw new Error(`a stored object is encrypted with key "${id}", which is not among the keys of AGENT_ENCRYPTION_KEY: add it (after the current one)`);
+    if (!key)
+      throw new Error(
+        `a stored object is encrypted with key "${id}", which is not among the keys of AGENT_ENCRYPTION_KEY: add it (after the current one)`,
+      );
     return open(stored.subarray(MAGIC.length + 1 + idLength), key, id);
   }
 }

@@ -129,40 +129,40 @@ export interface CallModelInput extends TurnEndMark, McpModelMark, TranscriptMar
 export type CallModelOutcome = CheckpointMark &
   TranscriptStored &
   (
-  | {
-      kind: 'response';
-      /** The conversation exactly as sent, without the reply. */
-      conversationRef: string;
-      messageCount: number;
-      /** The reply, stored; append `{ role: 'assistant', ref }` to continue from it. */
-      assistant: { ref: string; chars: number };
-      stopReason: ModelStopReason;
-      text: string;
-      toolUses: PlannedToolUse[];
-      usage: Usage;
-      /** The model that answered (for people reading the history). */
-      model: string;
-    }
-  | {
-      /** HTTP 400 "prompt is too long" or HTTP 413 request_too_large: the workflow decides. */
-      kind: 'prompt_too_long';
-      conversationRef: string;
-      status: number;
-      message: string;
-    }
-  | {
-      /** An image or PDF was rejected for its size. */
-      kind: 'media_too_large';
-      conversationRef: string;
-      message: string;
-    }
-  | {
-      /** Overloaded on `attempts` attempts in a row, and a fallback model is configured. */
-      kind: 'overloaded';
-      conversationRef: string;
-      attempts: number;
-      message: string;
-    }
+    | {
+        kind: 'response';
+        /** The conversation exactly as sent, without the reply. */
+        conversationRef: string;
+        messageCount: number;
+        /** The reply, stored; append `{ role: 'assistant', ref }` to continue from it. */
+        assistant: { ref: string; chars: number };
+        stopReason: ModelStopReason;
+        text: string;
+        toolUses: PlannedToolUse[];
+        usage: Usage;
+        /** The model that answered (for people reading the history). */
+        model: string;
+      }
+    | {
+        /** HTTP 400 "prompt is too long" or HTTP 413 request_too_large: the workflow decides. */
+        kind: 'prompt_too_long';
+        conversationRef: string;
+        status: number;
+        message: string;
+      }
+    | {
+        /** An image or PDF was rejected for its size. */
+        kind: 'media_too_large';
+        conversationRef: string;
+        message: string;
+      }
+    | {
+        /** Overloaded on `attempts` attempts in a row, and a fallback model is configured. */
+        kind: 'overloaded';
+        conversationRef: string;
+        attempts: number;
+        message: string;
+      }
   );
 
 /** What `prepareContext` does to the stored conversation before a model call. */
@@ -268,8 +268,8 @@ export interface PrepareSessionInput extends SubAgentsToPrepare {
   workdirLease?: WorkdirLeaseRequest;
 }
 
-
-export interface PrepareSessionOutput extends PreparedSubAgents, McpPrepared, SessionHookSettings, InstructionFilesLoaded {
+export interface PrepareSessionOutput
+  extends PreparedSubAgents, McpPrepared, SessionHookSettings, InstructionFilesLoaded {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
   workdir: string;
   /** Stop hooks from the repository's settings, read once at the start (a snapshot); only when trusted. */
@@ -310,9 +310,6 @@ export interface CloseSessionInput extends TranscriptMark {
 
 /** `transcriptRef`: where they are stored (the chain's last node, or JSON `{ entries, snapshots }` before it). */
 export type CloseSessionOutput = TranscriptStored;
-
-
-
 
 /** The stop hooks' activity (runStopHooks): its input and outcome live with the other hooks. */
 export type { StopHookInput, StopHookOutcome } from './hooks';

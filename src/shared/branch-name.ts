@@ -44,11 +44,17 @@ export function isSafeBranchId(id: string): boolean {
 function cleanComponents(id: string): string {
   const replaced = Array.from(id, (char) => (isRefusedChar(char) ? '-' : char))
     .join('')
-    .replace(/\.{2,}/g, '-').replace(/@\{/g, '-{');
+    .replace(/\.{2,}/g, '-')
+    .replace(/@\{/g, '-{');
   return replaced
     .split('/')
     .filter((component) => component.length > 0)
-    .map((component) => component.replace(/^\./, '-').replace(/\.lock$/, '-lock').replace(/\.$/, '-'))
+    .map((component) =>
+      component
+        .replace(/^\./, '-')
+        .replace(/\.lock$/, '-lock')
+        .replace(/\.$/, '-'),
+    )
     .join('/');
 }
 

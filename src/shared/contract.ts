@@ -69,7 +69,8 @@ export const TRANSITIONS = [
 export type Transition = (typeof TRANSITIONS)[number];
 
 /** Context edits made before a model call (the context pipeline), recorded per turn. */
-export type ContextEdit = 'tool_result_budget' | 'snip' | 'microcompact' | 'collapse' | 'autocompact' | 'reactive_compact' | 'media_strip';
+export type ContextEdit =
+  'tool_result_budget' | 'snip' | 'microcompact' | 'collapse' | 'autocompact' | 'reactive_compact' | 'media_strip';
 
 /** Result of `agentWorkflow`. */
 export interface AgentResult {
@@ -89,8 +90,15 @@ export interface AgentResult {
 
 /** Values of the `AgentStatus` search attribute and of `state.status`. */
 export const AGENT_STATUSES = [
-  'running_model', 'running_tools', 'compacting', 'waiting_approval', 'waiting_input', 'rewinding', 'waiting_host',
-  'waiting_workdir', 'finished',
+  'running_model',
+  'running_tools',
+  'compacting',
+  'waiting_approval',
+  'waiting_input',
+  'rewinding',
+  'waiting_host',
+  'waiting_workdir',
+  'finished',
 ] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
@@ -156,7 +164,7 @@ export type TranscriptEntry =
   /** A message people sent (signal `userMessage`), in the turn that took it; cut at USER_MESSAGE_SHOWN_CHARS. */
   | { type: 'user_message'; turn: number; text: string }
   /** The worker prepared the session: its real workdir, its sandbox, its instruction files, repository hooks, settings and agent types found and not used. */
-  | {
+  | ({
       type: 'session';
       turn: number;
       workdir: string;
@@ -168,7 +176,7 @@ export type TranscriptEntry =
       skippedRepoAgents?: string[];
       instructionFiles?: string[];
       forkedFrom?: { workflowId: string; turn: number };
-    } & McpSessionNote
+    } & McpSessionNote)
   | { type: 'assistant'; turn: number; text: string; stopReason: string; usage: Usage }
   | { type: 'tool_call'; turn: number; toolUseId: string; name: string; summary: string }
   | { type: 'tool_result'; turn: number; toolUseId: string; name: string; isError: boolean; preview: string }
@@ -177,7 +185,14 @@ export type TranscriptEntry =
   | { type: 'context'; turn: number; edits: ContextEdit[]; estimatedTokens: number; error?: string }
   | { type: 'stop_hook'; turn: number; outcome: 'allow' | 'block' | 'prevent'; detail: string }
   /** A PreToolUse, PostToolUse or UserPromptSubmit hook had its say (`report`: it failed, deciding nothing). */
-  | { type: 'hook'; turn: number; event: 'PreToolUse' | 'PostToolUse' | 'UserPromptSubmit'; toolUseId?: string; outcome: 'allow' | 'deny' | 'ask' | 'feedback' | 'context' | 'blocked' | 'stop' | 'report'; detail: string }
+  | {
+      type: 'hook';
+      turn: number;
+      event: 'PreToolUse' | 'PostToolUse' | 'UserPromptSubmit';
+      toolUseId?: string;
+      outcome: 'allow' | 'deny' | 'ask' | 'feedback' | 'context' | 'blocked' | 'stop' | 'report';
+      detail: string;
+    }
   | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
   | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }
   | { type: 'tool_summary'; turn: number; text: string }
@@ -193,7 +208,16 @@ export type TranscriptEntry =
    * A run made by `temporal workflow reset` put the files back to the snapshot of turn
    * `snapshotTurn` before its first tool or hook (`previousSnapshot`: the files as found), or `error`.
    */
-  | { type: 'reset'; turn: number; snapshotTurn: number; ref: string; filesRestored?: number; previousSnapshot?: string; notRestored?: string[]; error?: string }
+  | {
+      type: 'reset';
+      turn: number;
+      snapshotTurn: number;
+      ref: string;
+      filesRestored?: number;
+      previousSnapshot?: string;
+      notRestored?: string[];
+      error?: string;
+    }
   | { type: 'end'; turn: number; reason: TerminalReason; error?: string };
 
 /** Query `transcript`: `{ fromIndex?, limit? }`. */

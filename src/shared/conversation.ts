@@ -14,7 +14,12 @@ export interface Usage {
   cacheReadInputTokens: number;
 }
 
-export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+export const ZERO_USAGE: Usage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheCreationInputTokens: 0,
+  cacheReadInputTokens: 0,
+};
 
 export function addUsage(total: Usage, added: Usage): Usage {
   return {
@@ -72,7 +77,10 @@ export function conversationChars(messages: readonly ConversationMessage[]): num
   for (const message of messages) {
     if (message.kind === 'assistant') chars += message.chars;
     else if (message.kind === 'text') chars += contentChars(message.content);
-    else for (const result of message.results) chars += contentChars(result.content) + (result.media ?? []).reduce((sum, media) => sum + media.estimatedChars, 0);
+    else
+      for (const result of message.results)
+        chars +=
+          contentChars(result.content) + (result.media ?? []).reduce((sum, media) => sum + media.estimatedChars, 0);
   }
   return chars;
 }

@@ -24,7 +24,11 @@ export const claudeHookCommandSchema = z
   .object({
     type: z.literal('command'),
     command: z.string().min(1),
-    timeout: z.number().positive().max(STOP_HOOK_MAX_TIMEOUT_MS / 1000).optional(),
+    timeout: z
+      .number()
+      .positive()
+      .max(STOP_HOOK_MAX_TIMEOUT_MS / 1000)
+      .optional(),
   })
   .strict();
 
@@ -36,11 +40,18 @@ export function matcherProblem(matcher: unknown): string | undefined {
   return typeof matcher === 'string' && compiles(matcher) ? undefined : `matcher ${MATCHER_RULE}`;
 }
 
-export const claudeHookGroupSchema = z.object({ matcher: matcherSchema.optional(), hooks: z.array(claudeHookCommandSchema) }).strict();
+export const claudeHookGroupSchema = z
+  .object({ matcher: matcherSchema.optional(), hooks: z.array(claudeHookCommandSchema) })
+  .strict();
 
 /** Input `hooks`: only the events we run, so a hook that would silently never run is an error. */
 export const hooksInputSchema = z
-  .object(Object.fromEntries(HOOK_EVENTS.map((event) => [event, z.array(claudeHookGroupSchema).optional()])) as Record<HookEvent, z.ZodOptional<z.ZodArray<typeof claudeHookGroupSchema>>>)
+  .object(
+    Object.fromEntries(HOOK_EVENTS.map((event) => [event, z.array(claudeHookGroupSchema).optional()])) as Record<
+      HookEvent,
+      z.ZodOptional<z.ZodArray<typeof claudeHookGroupSchema>>
+    >,
+  )
   .strict();
 
 export type ClaudeHookGroup = z.infer<typeof claudeHookGroupSchema>;
@@ -65,12 +76,17 @@ export type ToolHooks = Partial<Record<ToolHookEvent, HookGroup[]>>;
 export function hookGroups(groups: readonly ClaudeHookGroup[] | undefined): HookGroup[] {
   return (groups ?? []).map((group) => ({
     ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
-    hooks: group.hooks.map((hook) => ({ command: hook.command, ...(hook.timeout !== undefined ? { timeoutMs: hook.timeout * 1000 } : {}) })),
+    hooks: group.hooks.map((hook) => ({
+      command: hook.command,
+      ...(hook.timeout !== undefined ? { timeoutMs: hook.timeout * 1000 } : {}),
+    })),
   }));
 }
 
 /** The tool-hook events of a settings `hooks` object; undefined when it has none. */
-export function toolHooksOf(hooks: Partial<Record<HookEvent, readonly ClaudeHookGroup[]>> | undefined): ToolHooks | undefined {
+export function toolHooksOf(
+  hooks: Partial<Record<HookEvent, readonly ClaudeHookGroup[]>> | undefined,
+): ToolHooks | undefined {
   const result: ToolHooks = {};
   for (const event of ['PreToolUse', 'PostToolUse', 'UserPromptSubmit'] as const) {
     const groups = hookGroups(hooks?.[event]).filter((group) => group.hooks.length > 0);
@@ -91,7 +107,11 @@ export function inheritedHooks(hooks: ToolHooks | undefined): HooksInput | undef
     if (!groups?.length) continue;
     inherited[event] = groups.map((group) => ({
       ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
-      hooks: group.hooks.map((hook) => ({ type: 'command' as const, command: hook.command, ...(hook.timeoutMs !== undefined ? { timeout: hook.timeoutMs / 1000 } : {}) })),
+      hooks: group.hooks.map((hook) => ({
+        type: 'command' as const,
+        command: hook.command,
+        ...(hook.timeoutMs !== undefined ? { timeout: hook.timeoutMs / 1000 } : {}),
+      })),
     }));
   }
   return Object.keys(inherited).length ? inherited : undefined;
@@ -101,7 +121,8 @@ export function inheritedHooks(hooks: ToolHooks | undefined): HooksInput | undef
 export function mergeToolHooks(...sources: (ToolHooks | undefined)[]): ToolHooks {
   const merged: ToolHooks = {};
   for (const source of sources) {
-    for (const [event, groups] of Object.entries(source ?? {}) as [ToolHookEvent, HookGroup[]][]) merged[event] = [...(merged[event] ?? []), ...groups];
+    for (const [event, groups] of Object.entries(source ?? {}) as [ToolHookEvent, HookGroup[]][])
+      merged[event] = [...(merged[event] ?? []), ...groups];
   }
   return merged;
 }

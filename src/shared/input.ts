@@ -66,7 +66,10 @@ export const forkSchema = z
     workflowId: z.string().min(1),
     turn: z.number().int().min(0),
     snapshotRef: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be a snapshot reference (sha256:…)'),
-    conversationRef: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be a content reference (sha256:…)').nullable(),
+    conversationRef: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, 'must be a content reference (sha256:…)')
+      .nullable(),
     messageCount: z.number().int().min(0),
     pending: z.array(z.object({ role: z.enum(['user', 'assistant']), kind: z.string() }).passthrough()),
     contextTokens: z.number().min(0),
@@ -87,7 +90,10 @@ export type ForkInput = Omit<z.infer<typeof forkSchema>, 'pending'> & { pending:
 export const repoSchema = z
   .object({
     url: z.string().trim().min(1, 'must be a git URL the workers can clone (https://…, ssh://…, file:///…)'),
-    ref: z.string().regex(/^[^-\s]\S*$/, 'must be a branch, tag or commit of the repository').optional(),
+    ref: z
+      .string()
+      .regex(/^[^-\s]\S*$/, 'must be a branch, tag or commit of the repository')
+      .optional(),
   })
   .strict();
 
@@ -104,7 +110,10 @@ export const agentInputSchema = z
     workdir: z
       .string()
       .min(1, 'must be an absolute path on the worker host')
-      .refine((path) => path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path), 'must be an absolute path on the worker host')
+      .refine(
+        (path) => path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path),
+        'must be an absolute path on the worker host',
+      )
       .optional(),
     repo: repoSchema.optional(),
     model: z.string().min(1).optional(),
@@ -121,7 +130,16 @@ export const agentInputSchema = z
     interactive: z.boolean().optional(),
     permissionMode: z.enum(['auto', 'ask']).optional(),
     // Tool names are letters; an MCP tool's is `mcp__server__tool` (or `mcp__server`, `mcp__server__*`: all of a server's).
-    allowRules: z.array(z.string().regex(/^([A-Za-z]+|mcp__[A-Za-z0-9_-]+(__\*)?)(\(.*\))?$/, 'must look like Bash(npm test), Read or mcp__server__tool')).optional(),
+    allowRules: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^([A-Za-z]+|mcp__[A-Za-z0-9_-]+(__\*)?)(\(.*\))?$/,
+            'must look like Bash(npm test), Read or mcp__server__tool',
+          ),
+      )
+      .optional(),
     approvalTimeoutMs: z.number().int().positive().optional(),
     toolSummaries: z.boolean().optional(),
     continueAsNewAfterTurns: z.number().int().positive().optional(),
@@ -129,7 +147,8 @@ export const agentInputSchema = z
       .record(z.string(), z.string())
       .superRefine((env, context) => {
         for (const name of Object.keys(env)) {
-          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) context.addIssue({ code: 'custom', path: [name], message: 'must be a variable name like NODE_ENV' });
+          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+            context.addIssue({ code: 'custom', path: [name], message: 'must be a variable name like NODE_ENV' });
         }
       })
       .optional(),
@@ -138,7 +157,10 @@ export const agentInputSchema = z
     trustRepoHooks: z.boolean().optional(),
     mcpServers: mcpServersSchema.optional(),
     fork: forkSchema.optional(),
-    host: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "must be a worker's AGENT_HOST_ID").optional(),
+    host: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "must be a worker's AGENT_HOST_ID")
+      .optional(),
     hostLossTimeoutMs: z.number().int().min(1000).optional(),
     onBusyWorkdir: z.enum(ON_BUSY_WORKDIR_VALUES).optional(),
     agents: agentsSchema.optional(),
@@ -150,7 +172,13 @@ export const agentInputSchema = z
         toolUseId: z.string().min(1),
         description: z.string(),
         /** The tools its type asked for that the parent does not have (a note for its transcript; it grants nothing). */
-        toolsLeftOut: z.object({ agentType: z.string().regex(AGENT_NAME_PATTERN), tools: z.array(z.enum(TOOL_NAMES)).min(1).max(TOOL_NAMES.length) }).strict().optional(),
+        toolsLeftOut: z
+          .object({
+            agentType: z.string().regex(AGENT_NAME_PATTERN),
+            tools: z.array(z.enum(TOOL_NAMES)).min(1).max(TOOL_NAMES.length),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),
@@ -160,11 +188,20 @@ export const agentInputSchema = z
   .strict()
   .superRefine((input, context) => {
     const issue = (field: string, message: string) => context.addIssue({ code: 'custom', path: [field], message });
-    if (input.prompt === undefined && input.promptRef === undefined) issue('prompt', 'required (or promptRef: "sha256:…")');
-    if (input.prompt !== undefined && input.promptRef !== undefined) issue('promptRef', 'give prompt or promptRef, not both');
-    if (input.workdir === undefined && input.repo === undefined) context.addIssue({ code: 'custom', path: ['workdir'], message: 'required (or repo: {"url": "…"})' });
-    if (input.workdir !== undefined && input.repo !== undefined) context.addIssue({ code: 'custom', path: ['repo'], message: 'give workdir or repo, not both' });
-    if (input.repo !== undefined && input.fork !== undefined) context.addIssue({ code: 'custom', path: ['fork'], message: 'a fork needs a workdir (repo sessions cannot be forked yet)' });
+    if (input.prompt === undefined && input.promptRef === undefined)
+      issue('prompt', 'required (or promptRef: "sha256:…")');
+    if (input.prompt !== undefined && input.promptRef !== undefined)
+      issue('promptRef', 'give prompt or promptRef, not both');
+    if (input.workdir === undefined && input.repo === undefined)
+      context.addIssue({ code: 'custom', path: ['workdir'], message: 'required (or repo: {"url": "…"})' });
+    if (input.workdir !== undefined && input.repo !== undefined)
+      context.addIssue({ code: 'custom', path: ['repo'], message: 'give workdir or repo, not both' });
+    if (input.repo !== undefined && input.fork !== undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['fork'],
+        message: 'a fork needs a workdir (repo sessions cannot be forked yet)',
+      });
   });
 
 export type AgentInput = z.input<typeof agentInputSchema>;
@@ -218,7 +255,12 @@ export interface ResolvedAgentInput {
   /** How many sub-agents run at the same time. */
   maxParallelAgents: number;
   /** This session is a sub-agent: the session and the `Task` call it answers. */
-  parentSession?: { workflowId: string; toolUseId: string; description: string; toolsLeftOut?: { agentType: string; tools: string[] } };
+  parentSession?: {
+    workflowId: string;
+    toolUseId: string;
+    description: string;
+    toolsLeftOut?: { agentType: string; tools: string[] };
+  };
   resume?: Record<string, unknown>;
 }
 
@@ -265,7 +307,8 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
   const parsed = agentInputSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
-      if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.map((key) => [...issue.path, key].join('.')).join(', ')}`;
+      if (issue.code === 'unrecognized_keys')
+        return `unknown field(s): ${issue.keys.map((key) => [...issue.path, key].join('.')).join(', ')}`;
       const field = issue.path.length ? issue.path.join('.') : '(input)';
       const missing = issue.code === 'invalid_type' && issue.message.includes('undefined');
       return `${field}: ${missing ? 'required' : issue.message}`;

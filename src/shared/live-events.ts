@@ -26,7 +26,14 @@ export const liveEventSchema = z.discriminatedUnion('type', [
    * from 0 (no gaps, no repeats); a piece of a later `attempt` replaces everything earlier
    * attempts of the same turn streamed (their output is marked replaced by the `retry` event).
    */
-  z.object({ type: z.literal('text_delta'), ...base, attempt: z.number().int(), index: z.number().int(), kind: z.enum(['text', 'thinking']), text: z.string() }),
+  z.object({
+    type: z.literal('text_delta'),
+    ...base,
+    attempt: z.number().int(),
+    index: z.number().int(),
+    kind: z.enum(['text', 'thinking']),
+    text: z.string(),
+  }),
   /** The model call failed and Temporal retries it: `replaced` says the partial output streamed so far is void. */
   z.object({
     type: z.literal('retry'),
@@ -40,11 +47,31 @@ export const liveEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('tool_start'), ...base, toolUseId: z.string(), name: z.string(), summary: z.string() }),
   /** A running tool call: time since it started, and for Bash the last line its command wrote. */
-  z.object({ type: z.literal('tool_progress'), ...base, toolUseId: z.string(), name: z.string(), elapsedMs: z.number(), lastLine: z.string().optional() }),
-  z.object({ type: z.literal('tool_end'), ...base, toolUseId: z.string(), name: z.string(), isError: z.boolean(), preview: z.string() }),
+  z.object({
+    type: z.literal('tool_progress'),
+    ...base,
+    toolUseId: z.string(),
+    name: z.string(),
+    elapsedMs: z.number(),
+    lastLine: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('tool_end'),
+    ...base,
+    toolUseId: z.string(),
+    name: z.string(),
+    isError: z.boolean(),
+    preview: z.string(),
+  }),
   /** The loop's transition after the turn (`next_turn`, a recovery, a stop hook …), as in the `state` query. */
   z.object({ type: z.literal('transition'), ...base, transition: z.string(), detail: z.string().optional() }),
-  z.object({ type: z.literal('approval_needed'), ...base, toolUseId: z.string(), name: z.string(), summary: z.string() }),
+  z.object({
+    type: z.literal('approval_needed'),
+    ...base,
+    toolUseId: z.string(),
+    name: z.string(),
+    summary: z.string(),
+  }),
   /** A message sent to the session (`durable-agent send`, signal `userMessage`), as the turn that takes it begins. */
   z.object({ type: z.literal('user_message'), ...base, text: z.string() }),
   /** The turn's model call finished: its tokens and stop reason, and the whole text it streamed. */

@@ -12,7 +12,8 @@ export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]+$/;
 
 const environmentSchema = z.record(z.string(), z.string()).superRefine((env, context) => {
   for (const name of Object.keys(env)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) context.addIssue({ code: 'custom', path: [name], message: 'must be a variable name like API_URL' });
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      context.addIssue({ code: 'custom', path: [name], message: 'must be a variable name like API_URL' });
   }
 });
 
@@ -43,7 +44,10 @@ export const mcpStdioServerSchema = z
 export const mcpHttpServerSchema = z
   .object({
     type: z.literal('http'),
-    url: z.string().url('must be an http:// or https:// URL').refine((url) => /^https?:\/\//.test(url), 'must be an http:// or https:// URL'),
+    url: z
+      .string()
+      .url('must be an http:// or https:// URL')
+      .refine((url) => /^https?:\/\//.test(url), 'must be an http:// or https:// URL'),
     headers: z.record(z.string(), z.string()).optional(),
     startupTimeoutMs: startupTimeoutSchema.optional(),
   })
@@ -53,8 +57,18 @@ export const mcpServerSchema = z.union([mcpHttpServerSchema, mcpStdioServerSchem
 
 export const mcpServersSchema = z.record(z.string(), mcpServerSchema).superRefine((servers, context) => {
   for (const name of Object.keys(servers)) {
-    if (!MCP_SERVER_NAME.test(name)) context.addIssue({ code: 'custom', path: [name], message: 'a server name must be letters, digits, _ and - only' });
-    else if (name.includes('__')) context.addIssue({ code: 'custom', path: [name], message: 'a server name must not contain "__" (it separates server and tool in mcp__<server>__<tool>)' });
+    if (!MCP_SERVER_NAME.test(name))
+      context.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'a server name must be letters, digits, _ and - only',
+      });
+    else if (name.includes('__'))
+      context.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'a server name must not contain "__" (it separates server and tool in mcp__<server>__<tool>)',
+      });
   }
 });
 

@@ -74,7 +74,10 @@ const pendingApprovalSchema = z
     summary: z.string(),
     // Left out of the JSON when a call had none: never a reason to drop the report.
     input: z.unknown().optional(),
-    agent: z.object({ workflowId: z.string().min(1), description: z.string() }).strict().optional(),
+    agent: z
+      .object({ workflowId: z.string().min(1), description: z.string() })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -20,7 +20,11 @@ export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 export const DEFAULT_SMALL_MODEL = 'claude-haiku-5-5';
 
 /** Claude Code's model aliases, as agent definitions name models (`inherit`: the parent's). */
-export const MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: DEFAULT_MODEL, opus: 'claude-opus-5-5', haiku: DEFAULT_SMALL_MODEL };
+export const MODEL_ALIASES: Readonly<Record<string, string>> = {
+  sonnet: DEFAULT_MODEL,
+  opus: 'claude-opus-5-5',
+  haiku: DEFAULT_SMALL_MODEL,
+};
 
 export const FALLBACK_MODEL_LIMITS: ModelLimits = { contextWindowTokens: 200_000, maxOutputTokens: 64_000 };
 
@@ -44,4 +48,3 @@ export function modelLimits(model: string, overrides: Partial<ModelLimits> = {})
     maxOutputTokens: overrides.maxOutputTokens ?? base.maxOutputTokens,
   };
 }
-

@@ -80,6 +80,9 @@ export interface BranchResult {
  * id used again gets a clone of its own) and the move it is for.
  */
 export function cloneName(sessionId: string, firstRunId: string, move: number): string {
-  const safe = sessionId.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_').slice(0, 100);
+  const safe = sessionId
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/^\.+/, '_')
+    .slice(0, 100);
   return `${safe}-${firstRunId.slice(0, 8)}${move > 0 ? `-moved-${move}` : ''}`;
 }

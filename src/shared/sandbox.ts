@@ -24,7 +24,10 @@ export const MAX_ALLOWED_DOMAINS = 200;
 export const allowedDomainSchema = z
   .string()
   .max(260)
-  .regex(/^(\*\.)?([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$/, 'must look like example.com, *.example.com, host:port or 127.0.0.1:4873');
+  .regex(
+    /^(\*\.)?([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$/,
+    'must look like example.com, *.example.com, host:port or 127.0.0.1:4873',
+  );
 
 /**
  * The host an `https://` or `http://` remote is fetched from, as an allowed-domain entry (its

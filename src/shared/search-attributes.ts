@@ -14,9 +14,16 @@ export const AGENT_FORKED_FROM = defineSearchAttributeKey('AgentForkedFrom', Sea
 /** The worker host (`AGENT_HOST_ID`) that holds the session's workspace: `AgentHost='build-7'`. */
 export const AGENT_HOST = defineSearchAttributeKey('AgentHost', SearchAttributeType.KEYWORD);
 
-type AgentAttributeKey = typeof AGENT_TURN | typeof AGENT_STATUS | typeof AGENT_LAST_TRANSITION | typeof AGENT_FORKED_FROM | typeof AGENT_HOST;
+type AgentAttributeKey =
+  typeof AGENT_TURN | typeof AGENT_STATUS | typeof AGENT_LAST_TRANSITION | typeof AGENT_FORKED_FROM | typeof AGENT_HOST;
 
-export const AGENT_SEARCH_ATTRIBUTES: readonly AgentAttributeKey[] = [AGENT_TURN, AGENT_STATUS, AGENT_LAST_TRANSITION, AGENT_FORKED_FROM, AGENT_HOST];
+export const AGENT_SEARCH_ATTRIBUTES: readonly AgentAttributeKey[] = [
+  AGENT_TURN,
+  AGENT_STATUS,
+  AGENT_LAST_TRANSITION,
+  AGENT_FORKED_FROM,
+  AGENT_HOST,
+];
 
 /** The type as the Temporal CLI spells it: `temporal server start-dev --search-attribute AgentTurn=Int`. */
 export function cliTypeName(key: AgentAttributeKey): 'Int' | 'Keyword' {

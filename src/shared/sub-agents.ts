@@ -31,7 +31,10 @@ export const agentDefinitionSchema = z
   })
   .strict();
 
-export const agentsSchema = z.record(z.string().regex(AGENT_NAME_PATTERN, 'agent names are lowercase letters, digits, - and _'), agentDefinitionSchema);
+export const agentsSchema = z.record(
+  z.string().regex(AGENT_NAME_PATTERN, 'agent names are lowercase letters, digits, - and _'),
+  agentDefinitionSchema,
+);
 
 /** A type of sub-agent, wherever it was defined. */
 export interface AgentType {
@@ -50,16 +53,23 @@ export interface AgentType {
 /** The built-in type: a read-only explorer with the parent's model. */
 export const EXPLORE_AGENT: AgentType = {
   name: DEFAULT_SUB_AGENT_TYPE,
-  description: 'Searches and reads the repository to answer a question (finds files, callers, definitions); changes nothing.',
-  prompt: 'You are a sub-agent exploring a repository for another agent. Search and read as needed, then answer with exactly what was asked: file paths with line numbers, and short quotes where they help. Your final message is all the other agent sees.',
+  description:
+    'Searches and reads the repository to answer a question (finds files, callers, definitions); changes nothing.',
+  prompt:
+    'You are a sub-agent exploring a repository for another agent. Search and read as needed, then answer with exactly what was asked: file paths with line numbers, and short quotes where they help. Your final message is all the other agent sees.',
   source: 'built-in',
 };
 
 /** Every type a session knows: the built-in one, the input's, then the repository's (earlier ones win a name). */
-export function agentTypes(input: Record<string, z.infer<typeof agentDefinitionSchema>> | undefined, repository: readonly AgentType[] = []): AgentType[] {
+export function agentTypes(
+  input: Record<string, z.infer<typeof agentDefinitionSchema>> | undefined,
+  repository: readonly AgentType[] = [],
+): AgentType[] {
   const types = new Map<string, AgentType>([[EXPLORE_AGENT.name, EXPLORE_AGENT]]);
-  for (const [name, definition] of Object.entries(input ?? {})) types.set(name, { name, ...definition, source: 'input' });
-  for (const type of repository) if (!types.has(type.name) || types.get(type.name)!.source === 'built-in') types.set(type.name, type);
+  for (const [name, definition] of Object.entries(input ?? {}))
+    types.set(name, { name, ...definition, source: 'input' });
+  for (const type of repository)
+    if (!types.has(type.name) || types.get(type.name)!.source === 'built-in') types.set(type.name, type);
   return [...types.values()];
 }
 

@@ -16,13 +16,19 @@ export function todosOf(input: unknown): Todo[] | undefined {
   const todos = (input as { todos?: unknown } | null)?.todos;
   if (!Array.isArray(todos)) return undefined;
   const valid = todos.every(
-    (todo: Partial<Todo> | null) => typeof todo?.content === 'string' && typeof todo.activeForm === 'string' && (TODO_STATUSES as readonly string[]).includes(todo.status as string),
+    (todo: Partial<Todo> | null) =>
+      typeof todo?.content === 'string' &&
+      typeof todo.activeForm === 'string' &&
+      (TODO_STATUSES as readonly string[]).includes(todo.status as string),
   );
   return valid ? todos.map(({ content, status, activeForm }: Todo) => ({ content, status, activeForm })) : undefined;
 }
 
 /** The list a batch of tool calls leaves: its last TodoWrite that succeeded, if any. */
-export function writtenTodos(calls: readonly { name: string; input: unknown }[], results: readonly { isError: boolean }[]): Todo[] | undefined {
+export function writtenTodos(
+  calls: readonly { name: string; input: unknown }[],
+  results: readonly { isError: boolean }[],
+): Todo[] | undefined {
   let written: Todo[] | undefined;
   calls.forEach((call, index) => {
     if (call.name !== 'TodoWrite' || results[index]?.isError !== false) return;
@@ -40,5 +46,8 @@ export function todoProgress(todos: readonly Todo[]): string {
 
 /** One line per item: `☑ done`, `▸ in progress`, `☐ pending`. */
 export function todoLines(todos: readonly Todo[]): string[] {
-  return todos.map((todo) => `${todo.status === 'completed' ? '☑' : todo.status === 'in_progress' ? '▸' : '☐'} ${todo.status === 'in_progress' ? todo.activeForm : todo.content}`);
+  return todos.map(
+    (todo) =>
+      `${todo.status === 'completed' ? '☑' : todo.status === 'in_progress' ? '▸' : '☐'} ${todo.status === 'in_progress' ? todo.activeForm : todo.content}`,
+  );
 }

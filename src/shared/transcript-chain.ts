@@ -32,22 +32,32 @@ export interface TranscriptAppend {
 /** One stored node: exactly the append, so a retried activity writes the same object. */
 export type TranscriptNode = TranscriptAppend;
 
-const sameRecord = (a: SnapshotRecord, b: SnapshotRecord) => a.turn === b.turn && a.ref === b.ref && a.filesChanged === b.filesChanged;
+const sameRecord = (a: SnapshotRecord, b: SnapshotRecord) =>
+  a.turn === b.turn && a.ref === b.ref && a.filesChanged === b.filesChanged;
 
 /** The change from `stored` to `current` (undefined: none). */
-export function snapshotChange(stored: readonly SnapshotRecord[], current: readonly SnapshotRecord[]): SnapshotChange | undefined {
+export function snapshotChange(
+  stored: readonly SnapshotRecord[],
+  current: readonly SnapshotRecord[],
+): SnapshotChange | undefined {
   let keep = 0;
   while (keep < stored.length && keep < current.length && sameRecord(stored[keep]!, current[keep]!)) keep++;
   if (keep === stored.length && keep === current.length) return undefined;
   return { keep, add: current.slice(keep) };
 }
 
-export function applySnapshotChange(list: readonly SnapshotRecord[], change: SnapshotChange | undefined): SnapshotRecord[] {
+export function applySnapshotChange(
+  list: readonly SnapshotRecord[],
+  change: SnapshotChange | undefined,
+): SnapshotRecord[] {
   return change ? [...list.slice(0, change.keep), ...change.add] : [...list];
 }
 
 /** One change doing what `first` did and then `second` (made against the list `first` left). */
-export function composeSnapshotChanges(first: SnapshotChange | undefined, second: SnapshotChange | undefined): SnapshotChange | undefined {
+export function composeSnapshotChanges(
+  first: SnapshotChange | undefined,
+  second: SnapshotChange | undefined,
+): SnapshotChange | undefined {
   if (!first || !second) return first ?? second;
   if (second.keep <= first.keep) return second;
   return { keep: first.keep, add: [...first.add.slice(0, second.keep - first.keep), ...second.add] };

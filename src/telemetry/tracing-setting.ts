@@ -7,8 +7,12 @@ import type { InjectedSinks } from '@temporalio/worker';
 import type { AgentSinks } from '../shared/sinks';
 
 export function tracingEnabled(environment: NodeJS.ProcessEnv): boolean {
-  return Boolean(environment.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+  return Boolean(
+    environment.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim(),
+  );
 }
 
 /** With tracing off, the workflow's sink is still called: this one drops what it is told. */
-export const DROPPED_WORKFLOW_SPANS: InjectedSinks<AgentSinks> = { tracing: { runEnded: { fn: () => undefined, callDuringReplay: false } } };
+export const DROPPED_WORKFLOW_SPANS: InjectedSinks<AgentSinks> = {
+  tracing: { runEnded: { fn: () => undefined, callDuringReplay: false } },
+};

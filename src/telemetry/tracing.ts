@@ -14,11 +14,22 @@
 import { createHash } from 'node:crypto';
 import { context, type Span, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
 import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type IdGenerator, RandomIdGenerator, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BatchSpanProcessor,
+  type IdGenerator,
+  RandomIdGenerator,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { Context as ActivityContext } from '@temporalio/activity';
-import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, InjectedSinks, Next, WorkerOptions } from '@temporalio/worker';
+import type {
+  ActivityExecuteInput,
+  ActivityInboundCallsInterceptor,
+  InjectedSinks,
+  Next,
+  WorkerOptions,
+} from '@temporalio/worker';
 import type { AgentSinks, RunEnded } from '../shared/sinks';
 import { runInSpan } from '../activities/spans';
 import { tracingEnabled } from './tracing-setting';
@@ -66,7 +77,12 @@ export function setUpTracing(environment: NodeJS.ProcessEnv, spanProcessor?: Spa
     ids.chosen = { traceId: sessionTraceId(run.workflowId), spanId: runSpanId(run.runId) };
     let span: Span;
     try {
-      span = tracer.startSpan(`RunWorkflow:${run.workflowType}`, { root: true, kind: SpanKind.SERVER, startTime: run.startTime, attributes: runAttributes(run) });
+      span = tracer.startSpan(`RunWorkflow:${run.workflowType}`, {
+        root: true,
+        kind: SpanKind.SERVER,
+        startTime: run.startTime,
+        attributes: runAttributes(run),
+      });
     } finally {
       ids.chosen = undefined;
     }
@@ -76,21 +92,42 @@ export function setUpTracing(environment: NodeJS.ProcessEnv, spanProcessor?: Spa
   class ActivitySpans implements ActivityInboundCallsInterceptor {
     constructor(private readonly activity: ActivityContext) {}
 
-    async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+    async execute(
+      input: ActivityExecuteInput,
+      next: Next<ActivityInboundCallsInterceptor, 'execute'>,
+    ): Promise<unknown> {
       const { info } = this.activity;
       const run = info.workflowExecution;
       const parent = run
-        ? trace.setSpanContext(context.active(), { traceId: sessionTraceId(run.workflowId), spanId: runSpanId(run.runId), traceFlags: TraceFlags.SAMPLED, isRemote: true })
+        ? trace.setSpanContext(context.active(), {
+            traceId: sessionTraceId(run.workflowId),
+            spanId: runSpanId(run.runId),
+            traceFlags: TraceFlags.SAMPLED,
+            isRemote: true,
+          })
         : context.active();
-      const attributes = { temporalWorkflowId: run?.workflowId ?? '', temporalRunId: run?.runId ?? '', temporalActivityId: info.activityId, 'durable_agent.attempt': info.attempt };
-      return runInSpan(tracer, `RunActivity:${info.activityType}`, { kind: SpanKind.INTERNAL, attributes }, parent, () => next(input));
+      const attributes = {
+        temporalWorkflowId: run?.workflowId ?? '',
+        temporalRunId: run?.runId ?? '',
+        temporalActivityId: info.activityId,
+        'durable_agent.attempt': info.attempt,
+      };
+      return runInSpan(
+        tracer,
+        `RunActivity:${info.activityType}`,
+        { kind: SpanKind.INTERNAL, attributes },
+        parent,
+        () => next(input),
+      );
     }
   }
 
   return {
     workerOptions: {
       interceptors: { activity: [(activity) => ({ inbound: new ActivitySpans(activity) })] },
-      sinks: { tracing: { runEnded: { fn: (_info, run) => runEnded(run), callDuringReplay: false } } } satisfies InjectedSinks<AgentSinks>,
+      sinks: {
+        tracing: { runEnded: { fn: (_info, run) => runEnded(run), callDuringReplay: false } },
+      } satisfies InjectedSinks<AgentSinks>,
     },
     shutdown: () => provider.shutdown(),
   };

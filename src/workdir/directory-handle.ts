@@ -10,7 +10,10 @@ import { WorkdirRefusal } from './workdir-refusal';
 
 /** Errors that mean the entry is not there as a usable thing any more: gone, or replaced by a link or a file. */
 export function isGone(error: unknown): boolean {
-  return ['ENOENT', 'ENOTDIR', 'ELOOP', 'EACCES', 'EPERM', 'ENXIO'].includes((error as NodeJS.ErrnoException).code ?? '') || error instanceof WorkdirRefusal;
+  return (
+    ['ENOENT', 'ENOTDIR', 'ELOOP', 'EACCES', 'EPERM', 'ENXIO'].includes((error as NodeJS.ErrnoException).code ?? '') ||
+    error instanceof WorkdirRefusal
+  );
 }
 
 export class DirectoryHandle {

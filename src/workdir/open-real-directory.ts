@@ -23,7 +23,11 @@ export function openRealDirectory(path: string, { create = false }: { create?: b
   } catch (error) {
     closeQuietly(fd);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOTDIR' || code === 'ELOOP') throw Object.assign(new Error(`workdir ${path} is not a directory's real path (a part of it is a symlink or a file)`), { code: 'ENOTDIR' });
+    if (code === 'ENOTDIR' || code === 'ELOOP')
+      throw Object.assign(
+        new Error(`workdir ${path} is not a directory's real path (a part of it is a symlink or a file)`),
+        { code: 'ENOTDIR' },
+      );
     throw error;
   }
 }

@@ -21,8 +21,13 @@ export const BINARY_PROBE_BYTES = 8192;
 /** A read descriptor of the regular file an `O_PATH` descriptor names, or a refusal saying what it is instead. */
 export function openRegular(pathFd: number, shown: string): { fd: number; stats: Stats } {
   const named = statOf(pathFd);
-  if (named.isDirectory()) throw new WorkdirRefusal(`${shown} is a directory. Use Glob or Bash (ls) to list it.`, 'a directory');
-  if (!named.isFile()) throw new WorkdirRefusal(`${shown} is not a regular file (${kindOf(named)}), so it cannot be read.`, `not a regular file (${kindOf(named)})`);
+  if (named.isDirectory())
+    throw new WorkdirRefusal(`${shown} is a directory. Use Glob or Bash (ls) to list it.`, 'a directory');
+  if (!named.isFile())
+    throw new WorkdirRefusal(
+      `${shown} is not a regular file (${kindOf(named)}), so it cannot be read.`,
+      `not a regular file (${kindOf(named)})`,
+    );
   const fd = openForReading(pathFd);
   return { fd, stats: statOf(fd) };
 }
@@ -42,9 +47,11 @@ export async function readWithin(fd: number, stats: Stats, shown: string, limits
     if (limits.binary) {
       const probe = Buffer.alloc(Math.min(stats.size, BINARY_PROBE_BYTES));
       const { bytesRead } = await readAsync(fd, probe, 0, probe.length, 0);
-      if (probe.subarray(0, bytesRead).includes(0)) throw new WorkdirRefusal(limits.binary(stats.size), 'a binary file');
+      if (probe.subarray(0, bytesRead).includes(0))
+        throw new WorkdirRefusal(limits.binary(stats.size), 'a binary file');
     }
-    if (stats.size > limits.maxBytes) throw new WorkdirRefusal(limits.tooLarge(stats.size), `too large (${formatBytes(stats.size)})`);
+    if (stats.size > limits.maxBytes)
+      throw new WorkdirRefusal(limits.tooLarge(stats.size), `too large (${formatBytes(stats.size)})`);
     // One byte more than its size: a file that grows while it is read is caught, not loaded on and on.
     const buffer = Buffer.alloc(stats.size + 1);
     let filled = 0;
@@ -53,7 +60,8 @@ export async function readWithin(fd: number, stats: Stats, shown: string, limits
       const { bytesRead } = await readAsync(fd, buffer, filled, Math.min(CHUNK_BYTES, buffer.length - filled), filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
-      if (filled === buffer.length) throw new WorkdirRefusal(`${shown} is growing while it is read; try again when it is complete.`);
+      if (filled === buffer.length)
+        throw new WorkdirRefusal(`${shown} is growing while it is read; try again when it is complete.`);
     }
     return buffer.subarray(0, filled);
   } finally {
@@ -65,7 +73,11 @@ export async function readWithin(fd: number, stats: Stats, shown: string, limits
  * Reads chunk by chunk to the end, giving each chunk (a buffer of its own) to `onChunk`. Does not
  * close `fd`. `sizeHint`: the file's size, so a small file costs one small buffer.
  */
-export async function streamChunks(fd: number, onChunk: (bytes: Buffer) => void, { signal, sizeHint }: { signal?: AbortSignal; sizeHint?: number } = {}): Promise<number> {
+export async function streamChunks(
+  fd: number,
+  onChunk: (bytes: Buffer) => void,
+  { signal, sizeHint }: { signal?: AbortSignal; sizeHint?: number } = {},
+): Promise<number> {
   const chunkBytes = sizeHint === undefined ? CHUNK_BYTES : Math.min(sizeHint + 1, CHUNK_BYTES);
   let position = 0;
   for (;;) {

@@ -8,7 +8,9 @@ import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 /** The real path, or why there is none: `missing`, or `not a directory`. */
-export async function realDirectory(path: string): Promise<{ path: string } | { problem: 'does not exist' | 'is not a directory' }> {
+export async function realDirectory(
+  path: string,
+): Promise<{ path: string } | { problem: 'does not exist' | 'is not a directory' }> {
   const info = await stat(path).catch(() => undefined);
   if (!info) return { problem: 'does not exist' };
   if (!info.isDirectory()) return { problem: 'is not a directory' };

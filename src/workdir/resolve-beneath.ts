@@ -81,7 +81,10 @@ export function resolveBeneath(where: Where, components: readonly string[], opti
       const part = pending.shift()!;
       if (part === '..') {
         // Climbing out: refused, and said to be a link's doing when a link brought the walk here.
-        if (stack.length === 0) throw links > 0 ? linkLeadsOutside(where.requested, where.rootPath) : outside(where.requested, where.rootPath);
+        if (stack.length === 0)
+          throw links > 0
+            ? linkLeadsOutside(where.requested, where.rootPath)
+            : outside(where.requested, where.rootPath);
         closeQuietly(stack.pop()!.fd);
         continue;
       }
@@ -92,7 +95,12 @@ export function resolveBeneath(where: Where, components: readonly string[], opti
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         if (last) return { parent: reopenPath(top()), name: part, relative: pathOf(part) };
-        if (options.missingTail) return { parent: reopenPath(top()), name: part, relative: textualTail(where, pathOf(''), [part, ...pending]) };
+        if (options.missingTail)
+          return {
+            parent: reopenPath(top()),
+            name: part,
+            relative: textualTail(where, pathOf(''), [part, ...pending]),
+          };
         if (!options.createDirectories) throw error;
         createDirectory(top(), part, options);
         pending.unshift(part);
@@ -101,12 +109,18 @@ export function resolveBeneath(where: Where, components: readonly string[], opti
       const stats = statOf(fd);
       if (stats.isSymbolicLink() && (!last || options.followLast)) {
         closeQuietly(fd);
-        if (options.followLinks === false) throw Object.assign(new Error(`${pathOf(part)} is a symbolic link, not a directory`), { code: 'ENOTDIR' });
-        if (++links > MAX_LINKS) throw new WorkdirRefusal(`Path ${where.requested} goes through too many symbolic links (a loop?).`);
+        if (options.followLinks === false)
+          throw Object.assign(new Error(`${pathOf(part)} is a symbolic link, not a directory`), { code: 'ENOTDIR' });
+        if (++links > MAX_LINKS)
+          throw new WorkdirRefusal(`Path ${where.requested} goes through too many symbolic links (a loop?).`);
         const target = readLink(top(), part);
         if (target === undefined) {
           // Swapped for something else since it was opened: look at it again (a racer cannot keep us here for ever).
-          if (++changes > MAX_CHANGES) throw new WorkdirRefusal(`Path ${where.requested} keeps changing while it is resolved; try again.`, 'changing while resolved');
+          if (++changes > MAX_CHANGES)
+            throw new WorkdirRefusal(
+              `Path ${where.requested} keeps changing while it is resolved; try again.`,
+              'changing while resolved',
+            );
           links--;
           pending.unshift(part);
           continue;
@@ -137,13 +151,20 @@ function directoryItself(where: Where, stack: { fd: number; name: string }[]): L
   }
   const dir = stack.pop()!;
   const parent = stack.length ? stack[stack.length - 1]!.fd : where.root;
-  return { parent: reopenPath(parent), name: dir.name, relative: [...stack.map((entry) => entry.name), dir.name].join('/'), stats: statOf(dir.fd), fd: dir.fd };
+  return {
+    parent: reopenPath(parent),
+    name: dir.name,
+    relative: [...stack.map((entry) => entry.name), dir.name].join('/'),
+    stats: statOf(dir.fd),
+    fd: dir.fd,
+  };
 }
 
 /** A link's target as steps to walk: relative to the link's directory, or from the workdir when absolute inside it. */
 function linkSteps(where: Where, target: string): { steps: string[]; absolute: boolean } {
   if (!target.startsWith('/')) return { steps: target.split('/').filter(isStep), absolute: false };
-  if (target !== where.rootPath && !target.startsWith(`${where.rootPath}/`)) throw linkLeadsOutside(where.requested, where.rootPath);
+  if (target !== where.rootPath && !target.startsWith(`${where.rootPath}/`))
+    throw linkLeadsOutside(where.requested, where.rootPath);
   return { steps: target.slice(where.rootPath.length).split('/').filter(isStep), absolute: true };
 }
 

@@ -17,7 +17,10 @@ export class WorkdirRefusal extends Error {
 }
 
 export function outside(requested: string, workdir: string): WorkdirRefusal {
-  return new WorkdirRefusal(`Path ${requested} is outside the working directory ${workdir}. Only files inside the working directory can be accessed.`, 'outside the working directory');
+  return new WorkdirRefusal(
+    `Path ${requested} is outside the working directory ${workdir}. Only files inside the working directory can be accessed.`,
+    'outside the working directory',
+  );
 }
 
 export function linkLeadsOutside(requested: string, workdir: string): WorkdirRefusal {
@@ -34,7 +37,14 @@ export function unreadableReason(error: unknown): string {
 }
 
 /** What a non-regular file is, for messages ("… is a FIFO"). */
-export function kindOf(stats: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): string {
+export function kindOf(stats: {
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}): string {
   if (stats.isDirectory()) return 'a directory';
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isSocket()) return 'a socket';

@@ -81,7 +81,8 @@ export class Workdir {
    */
   steps(requested: string): string[] {
     if (requested.includes('\0')) throw new WorkdirRefusal('The path contains a NUL byte; paths cannot contain one.');
-    if (requested.length > PATH_MAX) throw new WorkdirRefusal(`The path is ${requested.length} characters long; paths are at most ${PATH_MAX}.`);
+    if (requested.length > PATH_MAX)
+      throw new WorkdirRefusal(`The path is ${requested.length} characters long; paths are at most ${PATH_MAX}.`);
     if (/^~[^/]*(\/|$)/.test(requested)) throw outside(requested, this.path);
     if (!isAbsolute(requested)) return requested.split('/');
     if (requested !== this.path && !requested.startsWith(`${this.path}/`)) throw outside(requested, this.path);
@@ -89,7 +90,10 @@ export class Workdir {
   }
 
   /** Resolves a path; the caller releases the location. */
-  locate(requested: string, options: { followLast: boolean; followLinks?: boolean; createDirectories?: boolean; missingTail?: boolean }): Location {
+  locate(
+    requested: string,
+    options: { followLast: boolean; followLinks?: boolean; createDirectories?: boolean; missingTail?: boolean },
+  ): Location {
     return resolveBeneath({ root: this.fd, rootPath: this.path, requested }, this.steps(requested), {
       ...options,
       onDirectoryCreated: (parent, name) => ownEntry(parent, name, this.owner),
@@ -109,7 +113,10 @@ export class Workdir {
   }
 
   /** What a path is now (following links inside unless told not to); undefined when it does not exist. */
-  stat(requested: string, { followLast = true, followLinks }: Following = {}): (Stats & { relative: string }) | undefined {
+  stat(
+    requested: string,
+    { followLast = true, followLinks }: Following = {},
+  ): (Stats & { relative: string }) | undefined {
     const location = this.locate(requested, { followLast, followLinks, missingTail: true });
     release(location);
     return location.stats ? Object.assign(location.stats, { relative: location.relative }) : undefined;
@@ -119,7 +126,8 @@ export class Workdir {
   async readFile(requested: string, shown: string, limits: ReadLimits): Promise<{ data: Buffer; relative: string }> {
     const location = this.locate(requested, { followLast: true });
     try {
-      if (location.fd === undefined) throw Object.assign(new Error(`ENOENT: no such file: ${shown}`), { code: 'ENOENT' });
+      if (location.fd === undefined)
+        throw Object.assign(new Error(`ENOENT: no such file: ${shown}`), { code: 'ENOENT' });
       const { fd, stats } = openRegular(location.fd, shown);
       return { data: await readWithin(fd, stats, shown, limits), relative: location.relative };
     } finally {
@@ -132,7 +140,10 @@ export class Workdir {
    * a huge one is never loaded); undefined when it does not exist; a refusal when it is not a
    * regular file (never opened then) or lies outside.
    */
-  async readHead(requested: string, maxBytes: number): Promise<{ data: Buffer; size: number; relative: string } | undefined> {
+  async readHead(
+    requested: string,
+    maxBytes: number,
+  ): Promise<{ data: Buffer; size: number; relative: string } | undefined> {
     const location = this.locate(requested, { followLast: true, missingTail: true });
     try {
       if (location.fd === undefined) return undefined;
@@ -158,7 +169,10 @@ export class Workdir {
    * A regular file opened for reading (the caller closes `fd`); undefined when it is missing or
    * not a regular file (with `followLast: false`, a link is not one).
    */
-  openFile(requested: string, { followLast = true, followLinks }: Following = {}): { fd: number; stats: Stats; relative: string } | undefined {
+  openFile(
+    requested: string,
+    { followLast = true, followLinks }: Following = {},
+  ): { fd: number; stats: Stats; relative: string } | undefined {
     const location = this.locate(requested, { followLast, followLinks });
     try {
       if (location.fd === undefined || !location.stats?.isFile()) return undefined;
@@ -197,10 +211,15 @@ export class Workdir {
    * editor would (the target is written, the link stays), or, without `followLast`, replacing a
    * link of that name. Returns the path written, canonical.
    */
-  async writeFile(requested: string, content: Omit<FileContent, 'owner'>, { followLast = true, followLinks }: Following = {}): Promise<string> {
+  async writeFile(
+    requested: string,
+    content: Omit<FileContent, 'owner'>,
+    { followLast = true, followLinks }: Following = {},
+  ): Promise<string> {
     const location = this.locate(requested, { followLast, followLinks, createDirectories: true });
     try {
-      if (location.name === '' || location.stats?.isDirectory()) throw Object.assign(new Error(`EISDIR: ${requested} is a directory`), { code: 'EISDIR' });
+      if (location.name === '' || location.stats?.isDirectory())
+        throw Object.assign(new Error(`EISDIR: ${requested} is a directory`), { code: 'EISDIR' });
       await writeAtomically(location.parent, location.name, location.stats, { ...content, owner: this.owner });
       return location.relative;
     } finally {
@@ -209,10 +228,16 @@ export class Workdir {
   }
 
   /** Puts a symlink at a path (replacing what is there, never following it). */
-  writeLink(requested: string, target: string, temporaryName: string, { followLinks }: Pick<Following, 'followLinks'> = {}): void {
+  writeLink(
+    requested: string,
+    target: string,
+    temporaryName: string,
+    { followLinks }: Pick<Following, 'followLinks'> = {},
+  ): void {
     const location = this.locate(requested, { followLast: false, followLinks, createDirectories: true });
     try {
-      if (location.name === '' || location.stats?.isDirectory()) throw Object.assign(new Error(`EISDIR: ${requested} is a directory`), { code: 'EISDIR' });
+      if (location.name === '' || location.stats?.isDirectory())
+        throw Object.assign(new Error(`EISDIR: ${requested} is a directory`), { code: 'EISDIR' });
       linkAtomically(location.parent, location.name, target, temporaryName, this.owner);
     } finally {
       release(location);
@@ -221,10 +246,15 @@ export class Workdir {
 
   /** Creates a directory and its parents (never through a link leading out). */
   makeDirectories(requested: string, { followLinks }: Pick<Following, 'followLinks'> = {}): void {
-    const location = this.locate(requested, { followLast: followLinks !== false, followLinks, createDirectories: true });
+    const location = this.locate(requested, {
+      followLast: followLinks !== false,
+      followLinks,
+      createDirectories: true,
+    });
     try {
       if (location.stats?.isDirectory()) return;
-      if (location.stats) throw Object.assign(new Error(`ENOTDIR: ${requested} is not a directory`), { code: 'ENOTDIR' });
+      if (location.stats)
+        throw Object.assign(new Error(`ENOTDIR: ${requested} is not a directory`), { code: 'ENOTDIR' });
       try {
         mkdirSync(fdPath(location.parent, location.name));
         ownEntry(location.parent, location.name, this.owner);
@@ -240,7 +270,8 @@ export class Workdir {
   remove(requested: string, { followLinks }: Pick<Following, 'followLinks'> = {}): void {
     const location = this.locate(requested, { followLast: false, followLinks, missingTail: true });
     try {
-      if (location.name !== '' && location.stats && !location.stats.isDirectory()) removeIfPresent(fdPath(location.parent, location.name));
+      if (location.name !== '' && location.stats && !location.stats.isDirectory())
+        removeIfPresent(fdPath(location.parent, location.name));
     } finally {
       release(location);
     }
@@ -253,14 +284,19 @@ export class Workdir {
       if (location.name === '' || !location.stats?.isDirectory()) return;
       rmdirSync(fdPath(location.parent, location.name));
     } catch (error) {
-      if (!['ENOTEMPTY', 'EEXIST', 'ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      if (!['ENOTEMPTY', 'EEXIST', 'ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? ''))
+        throw error;
     } finally {
       release(location);
     }
   }
 
   /** Sets a regular file's permission bits (a link is left alone). */
-  setMode(requested: string, mode: (current: number) => number, { followLinks }: Pick<Following, 'followLinks'> = {}): void {
+  setMode(
+    requested: string,
+    mode: (current: number) => number,
+    { followLinks }: Pick<Following, 'followLinks'> = {},
+  ): void {
     const location = this.locate(requested, { followLast: false, followLinks, missingTail: true });
     try {
       if (location.fd === undefined || !location.stats?.isFile()) return;

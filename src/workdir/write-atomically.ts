@@ -5,7 +5,18 @@
  * and renamed over the name, which never follows a link either. A crash leaves the old file or
  * the new one, never a mix; the temporary name is the caller's, so a retry reuses it.
  */
-import { closeSync, constants, fchmodSync, fchownSync, openSync, renameSync, type Stats, symlinkSync, unlinkSync, write } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  openSync,
+  renameSync,
+  type Stats,
+  symlinkSync,
+  unlinkSync,
+  write,
+} from 'node:fs';
 import { promisify } from 'node:util';
 import { type FileOwner, ownDescriptor, ownEntry } from './file-owner';
 import { fdPath } from './proc-fd';
@@ -29,14 +40,20 @@ export interface FileContent {
  * Writes `name` in `parent`. `existing`: what the name holds now (a regular file keeps its
  * permission bits and owner, as an editor saving it would; set-id bits are never carried over).
  */
-export async function writeAtomically(parent: number, name: string, existing: Stats | undefined, content: FileContent): Promise<void> {
+export async function writeAtomically(
+  parent: number,
+  name: string,
+  existing: Stats | undefined,
+  content: FileContent,
+): Promise<void> {
   const temporary = fdPath(parent, content.temporaryName);
   removeIfPresent(temporary);
   const fd = openSync(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, content.mode ?? 0o666);
   try {
     try {
       const data = typeof content.data === 'string' ? Buffer.from(content.data, 'utf8') : content.data;
-      for (let written = 0; written < data.length; ) written += (await writeAsync(fd, data, written, data.length - written, written)).bytesWritten;
+      for (let written = 0; written < data.length;)
+        written += (await writeAsync(fd, data, written, data.length - written, written)).bytesWritten;
       const keep = existing?.isFile() && content.keepExisting !== false ? existing : undefined;
       if (keep) fchmodSync(fd, keep.mode & 0o777);
       if (keep && process.getuid?.() === 0) fchownSync(fd, keep.uid, keep.gid);
@@ -52,7 +69,13 @@ export async function writeAtomically(parent: number, name: string, existing: St
 }
 
 /** A symlink put in place atomically (created under the temporary name, renamed over `name`). */
-export function linkAtomically(parent: number, name: string, target: string, temporaryName: string, owner?: FileOwner): void {
+export function linkAtomically(
+  parent: number,
+  name: string,
+  target: string,
+  temporaryName: string,
+  owner?: FileOwner,
+): void {
   const temporary = fdPath(parent, temporaryName);
   removeIfPresent(temporary);
   symlinkSync(target, temporary);

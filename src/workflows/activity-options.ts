@@ -41,18 +41,29 @@ export const MODEL_OPTIONS: ActivityOptions = {
  */
 export function modelCallOptions(maxOutputTokens: number): ActivityOptions {
   const streaming = Math.ceil((maxOutputTokens / SLOWEST_OUTPUT_TOKENS_PER_SECOND) * 1000);
-  return { ...MODEL_OPTIONS, startToCloseTimeout: Math.max(MODEL_CALL_MIN_TIMEOUT_MS, MODEL_CALL_OVERHEAD_MS + streaming) };
+  return {
+    ...MODEL_OPTIONS,
+    startToCloseTimeout: Math.max(MODEL_CALL_MIN_TIMEOUT_MS, MODEL_CALL_OVERHEAD_MS + streaming),
+  };
 }
 
 export const COMPACT_OPTIONS: ActivityOptions = {
   ...modelCallOptions(COMPACTION_MAX_OUTPUT_TOKENS),
-  retry: { ...MODEL_OPTIONS.retry, maximumAttempts: 5, nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS, ErrorType.ContentMissing, ErrorType.CompactionFailed] },
+  retry: {
+    ...MODEL_OPTIONS.retry,
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS, ErrorType.ContentMissing, ErrorType.CompactionFailed],
+  },
 };
 
 export const TOOL_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
-  retry: { initialInterval: TOOL_RETRY_INITIAL_INTERVAL_MS, maximumAttempts: 5, nonRetryableErrorTypes: [ErrorType.ContentMissing] },
+  retry: {
+    initialInterval: TOOL_RETRY_INITIAL_INTERVAL_MS,
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: [ErrorType.ContentMissing],
+  },
 };
 
 export const CONTEXT_OPTIONS: ActivityOptions = TOOL_OPTIONS;
@@ -63,7 +74,11 @@ export const CONTEXT_OPTIONS: ActivityOptions = TOOL_OPTIONS;
  * call is waited for until it reports how it ended, so what it did is known (the SDK's default,
  * TRY_CANCEL, moves on at once while the call may still be changing files).
  */
-export function toolActivityOptions(call: PlannedToolUse, summary: string, waitForCancellation = false): ActivityOptions {
+export function toolActivityOptions(
+  call: PlannedToolUse,
+  summary: string,
+  waitForCancellation = false,
+): ActivityOptions {
   const timeoutMs = rulesOf(call).timeoutMs;
   return {
     ...TOOL_OPTIONS,
@@ -110,10 +125,15 @@ export const { summarizeToolBatch } = proxyActivities<AgentActivities>(SUMMARY_O
 export const WORKSPACE_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT_MS,
-  retry: { initialInterval: '1 second', maximumAttempts: 10, nonRetryableErrorTypes: [ErrorType.ContentMissing, ErrorType.InvalidWorkdir] },
+  retry: {
+    initialInterval: '1 second',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: [ErrorType.ContentMissing, ErrorType.InvalidWorkdir],
+  },
 };
 
-export const { snapshotWorkspace, restoreWorkspace, checkWorkspace, materializeSnapshot, diffSnapshots } = proxyActivities<AgentActivities>(WORKSPACE_OPTIONS);
+export const { snapshotWorkspace, restoreWorkspace, checkWorkspace, materializeSnapshot, diffSnapshots } =
+  proxyActivities<AgentActivities>(WORKSPACE_OPTIONS);
 
 /**
  * `repo` sessions: a clone (or a move's clone and restore) and the branch's commit and push.
@@ -149,7 +169,12 @@ export const WORKDIR_LEASE_OPTIONS: ActivityOptions = {
 export const WORKDIR_LEASE_KEEPER_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '1 day',
   heartbeatTimeout: LEASE_KEEPER_HEARTBEAT_TIMEOUT_MS,
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [ErrorType.WorkdirLeaseLost] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: [ErrorType.WorkdirLeaseLost],
+  },
 };
 
 export const { takeWorkdirLease, releaseWorkdirLease } = proxyActivities<AgentActivities>(WORKDIR_LEASE_OPTIONS);

@@ -12,7 +12,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CallModelOutcome, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
-import type { AgentResult, AgentStatus, ContextEdit, RewindRequest, TerminalReason, TranscriptEntry } from '../shared/contract';
+import type {
+  AgentResult,
+  AgentStatus,
+  ContextEdit,
+  RewindRequest,
+  TerminalReason,
+  TranscriptEntry,
+} from '../shared/contract';
 import { contentPreview, type ToolResult } from '../shared/conversation';
 import { writtenTodos } from '../shared/todos';
 import type { ResolvedAgentInput, StopHook } from '../shared/input';
@@ -120,11 +127,23 @@ export class AgentSession {
     } else if (input.prompt !== undefined) {
       session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
     }
-    session.prepared = resumed?.session ?? (await prepareNewSession(input, fork, session.workspace, (detail) => session.view.workdirWait(detail)));
-    session.lease = HeldLease.kept(session.prepared, (detail) => session.note({ type: 'workdir_lease', outcome: 'lost', detail }));
-    if (!resumed && input.prompt === undefined) session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: contentPreview(session.prepared.prompt, Infinity) });
+    session.prepared =
+      resumed?.session ??
+      (await prepareNewSession(input, fork, session.workspace, (detail) => session.view.workdirWait(detail)));
+    session.lease = HeldLease.kept(session.prepared, (detail) =>
+      session.note({ type: 'workdir_lease', outcome: 'lost', detail }),
+    );
+    if (!resumed && input.prompt === undefined)
+      session.view.add({
+        type: 'user',
+        turn: fork?.turn ?? 0,
+        text: contentPreview(session.prepared.prompt, Infinity),
+      });
     if (session.prepared.host) upsertSearchAttributes([{ key: AGENT_HOST, value: session.prepared.host }]);
-    session.view.prepared(session.prepared, { note: !resumed, ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}) });
+    session.view.prepared(session.prepared, {
+      note: !resumed,
+      ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}),
+    });
     const initial = initialLoopState(input, session.prepared, { hardening: features.hardening });
     session.loop = resumed?.loop ?? (fork ? forkedState(initial, fork) : initial);
     session.turnsAtRunStart = session.loop.turnCount;
@@ -182,9 +201,15 @@ export class AgentSession {
   rewound(checkpoint: Checkpoint, request: Required<RewindRequest>, previousSnapshot: string | undefined): void {
     const latest = this.workspace.latestRef;
     const fileStates = this.workspace.readStateOf(checkpoint.turn); // before the log loses later turns
-    this.workspace.log = rewoundLog(this.workspace.log, checkpoint.turn, request.files ? {} : latest ? { currentRef: latest } : {});
+    this.workspace.log = rewoundLog(
+      this.workspace.log,
+      checkpoint.turn,
+      request.files ? {} : latest ? { currentRef: latest } : {},
+    );
     this.view.workspace(this.workspace.log.snapshots);
-    const detail = request.files ? `to turn ${checkpoint.turn}, files restored${previousSnapshot ? ` (the files before it: ${previousSnapshot})` : ''}` : `to turn ${checkpoint.turn}, conversation only`;
+    const detail = request.files
+      ? `to turn ${checkpoint.turn}, files restored${previousSnapshot ? ` (the files before it: ${previousSnapshot})` : ''}`
+      : `to turn ${checkpoint.turn}, conversation only`;
     const restored = { filesRestored: request.files, ...(fileStates ? { fileStates } : {}) };
     this.goOn(rewoundState(this.loop, checkpoint, restored), detail);
   }
@@ -269,7 +294,13 @@ export class AgentSession {
 
   toolResults(toolUses: PlannedToolUse[], results: ToolResult[]): void {
     results.forEach((result, index) =>
-      this.note({ type: 'tool_result', toolUseId: result.toolUseId, name: toolUses[index]?.name ?? '', isError: result.isError, preview: contentPreview(result.content) }),
+      this.note({
+        type: 'tool_result',
+        toolUseId: result.toolUseId,
+        name: toolUses[index]?.name ?? '',
+        isError: result.isError,
+        preview: contentPreview(result.content),
+      }),
     );
     const todos = writtenTodos(toolUses, results);
     if (todos) this.view.todos(todos);
@@ -286,7 +317,10 @@ export class AgentSession {
     // A rewind asked for just as the session ended has nothing left to rewind.
     this.workspace.abandonRewind(`the session ended (${reason}) before the rewind could be carried out`);
     this.view.finish(this.loop, reason, error);
-    let changes: Awaited<ReturnType<SessionWorkspace['filesChanged']>> & { branch?: BranchResult; transcriptRef?: string } = {};
+    let changes: Awaited<ReturnType<SessionWorkspace['filesChanged']>> & {
+      branch?: BranchResult;
+      transcriptRef?: string;
+    } = {};
     if (this.features.hardening) {
       // Even in a cancelled workflow (else the run would end CANCELED instead of with its result).
       await CancellationScope.nonCancellable(async () => {
@@ -300,7 +334,9 @@ export class AgentSession {
         }
         // No call of this session can be retried any more: its edit journal goes. Best effort.
         const closed = await closeSession
-          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [{ sessionId: this.id, ...this.storedTranscript(), ...this.lease.forClose() }])
+          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [
+            { sessionId: this.id, ...this.storedTranscript(), ...this.lease.forClose() },
+          ])
           .catch(() => undefined);
         // Recorded sessions closed with no output: `closed` is then undefined or empty.
         if (closed?.transcriptRef) changes.transcriptRef = closed.transcriptRef;
@@ -324,7 +360,14 @@ export class AgentSession {
   async continueAsNew(rawInput: unknown): Promise<never> {
     await condition(allHandlersFinished);
     const { resume: _previous, ...fields } = rawInput as Record<string, unknown>;
-    const carried: CarriedState = { session: this.prepared, loop: this.loop, ...this.steering.carry(), ...this.view.carry(), ...this.workspace.carry(), ...this.transcriptChain.carry() };
+    const carried: CarriedState = {
+      session: this.prepared,
+      loop: this.loop,
+      ...this.steering.carry(),
+      ...this.view.carry(),
+      ...this.workspace.carry(),
+      ...this.transcriptChain.carry(),
+    };
     reportRunEnded('continued_as_new', this.loop.turnCount);
     return continueAsNew<(input: unknown) => Promise<AgentResult>>({ ...fields, resume: carried });
   }

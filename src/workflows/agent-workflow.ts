@@ -45,10 +45,12 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     if (input.parentSession) session.steering.reportApprovalsTo(input.parentSession);
     // A sub-agent whose type asked for more than its parent has says so, once (not again after continue-as-new).
     const parent = input.parentSession;
-    if (parent?.toolsLeftOut && !input.resume) session.note(toolsLeftOutNote(parent.toolUseId, parent.toolsLeftOut.agentType, parent.toolsLeftOut.tools));
+    if (parent?.toolsLeftOut && !input.resume)
+      session.note(toolsLeftOutNote(parent.toolUseId, parent.toolsLeftOut.agentType, parent.toolsLeftOut.tools));
     // The task passes its UserPromptSubmit hooks (a session without them awaits nothing here);
     // a sub-agent's task comes from its parent's model, not from a person: no such hooks.
-    const task = !input.resume && !input.parentSession && hasPromptHooks(session) ? await submitTask(session) : undefined;
+    const task =
+      !input.resume && !input.parentSession && hasPromptHooks(session) ? await submitTask(session) : undefined;
     if (task) return await session.finish('hook_stopped', task.ended);
     for (;;) {
       const next = await turn(session);
@@ -57,7 +59,15 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       // id) before history grows large. Sessions from before `hardening` checked after tools only.
       // A rewind asked for is carried out first (continue-as-new waits for every update to return).
       const boundary = (features.hardening || next.afterTools) && !session.workspace.rewindPending;
-      if (boundary && shouldContinueAsNew(workflowInfo().continueAsNewSuggested, input.continueAsNewAfterTurns, session.turnsThisRun) && patched('continue-as-new')) {
+      if (
+        boundary &&
+        shouldContinueAsNew(
+          workflowInfo().continueAsNewSuggested,
+          input.continueAsNewAfterTurns,
+          session.turnsThisRun,
+        ) &&
+        patched('continue-as-new')
+      ) {
         return await session.continueAsNew(rawInput);
       }
     }
@@ -99,7 +109,10 @@ async function turn(session: AgentSession): Promise<Next & { afterTools?: true }
     return endTurn(session);
   }
   if (step.kind === 'call_model') {
-    session.goOn(withTransition(session.state, step.transition), step.transition === 'model_fallback_retry' ? session.state.model : undefined);
+    session.goOn(
+      withTransition(session.state, step.transition),
+      step.transition === 'model_fallback_retry' ? session.state.model : undefined,
+    );
     return { kind: 'continue' };
   }
 
@@ -124,18 +137,28 @@ function validInput(rawInput: unknown): ResolvedAgentInput {
   return check.input;
 }
 
-type Called = { kind: 'outcome'; outcome: CallModelOutcome } | { kind: 'stopped'; byInterrupt: boolean } | { kind: 'failed'; error: string };
+type Called =
+  | { kind: 'outcome'; outcome: CallModelOutcome }
+  | { kind: 'stopped'; byInterrupt: boolean }
+  | { kind: 'failed'; error: string };
 
 async function callModelInterruptibly(session: AgentSession): Promise<Called> {
   session.status('running_model');
   try {
-    const request = { ...callModelRequest(session.state), ...session.workspace.turnEnd(session.state), ...session.transcriptChain.mark() };
+    const request = {
+      ...callModelRequest(session.state),
+      ...session.workspace.turnEnd(session.state),
+      ...session.transcriptChain.mark(),
+    };
     const options = { ...modelCallOptions(outputLimit(session.state)), summary: modelCallSummary(session.state) };
-    const outcome = await session.steering.interruptible('model', () => callModel.executeWithOptions(options, [request]));
+    const outcome = await session.steering.interruptible('model', () =>
+      callModel.executeWithOptions(options, [request]),
+    );
     session.workspace.stored(outcome.checkpointRef);
     session.transcriptChain.stored(outcome.transcriptRef);
     // The reply was complete when the interrupt reached it: the person asked to stop, so it stops.
-    if (session.features.hardening && session.steering.interruptPending()) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
+    if (session.features.hardening && session.steering.interruptPending())
+      return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
     return { kind: 'outcome', outcome };
   } catch (error) {
     if (isCancellation(error)) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };

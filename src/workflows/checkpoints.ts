@@ -72,7 +72,8 @@ export function recordCheckpoint(log: TurnLog, state: LoopState, endsWithUser: b
 export function turnEndFor(log: TurnLog, state: LoopState): number | undefined {
   const last = log.checkpoints.at(-1);
   if (!last?.pending || last.pending.length === 0) return undefined;
-  if (last.conversationRef !== state.conversationRef || state.pendingMessages.length < last.pending.length) return undefined;
+  if (last.conversationRef !== state.conversationRef || state.pendingMessages.length < last.pending.length)
+    return undefined;
   return last.pending.length;
 }
 
@@ -80,7 +81,11 @@ export function turnEndFor(log: TurnLog, state: LoopState): number | undefined {
 export function checkpointStored(log: TurnLog, checkpointRef: string | undefined): TurnLog {
   const last = log.checkpoints.at(-1);
   if (!checkpointRef || !last?.pending) return log;
-  const stored: Checkpoint = { ...last, conversationRef: checkpointRef, messageCount: last.messageCount + last.pending.length };
+  const stored: Checkpoint = {
+    ...last,
+    conversationRef: checkpointRef,
+    messageCount: last.messageCount + last.pending.length,
+  };
   delete stored.pending;
   return { ...log, checkpoints: [...log.checkpoints.slice(0, -1), stored] };
 }
@@ -116,7 +121,11 @@ export interface RewindContext {
 export type NormalizedRewind = Required<RewindRequest>;
 
 /** Why a rewind cannot be done (the update's validator rejects it before it enters history), or the request with its defaults. */
-export function checkRewind(log: TurnLog, request: RewindRequest | undefined, context: RewindContext): { ok: true; request: NormalizedRewind } | { ok: false; message: string } {
+export function checkRewind(
+  log: TurnLog,
+  request: RewindRequest | undefined,
+  context: RewindContext,
+): { ok: true; request: NormalizedRewind } | { ok: false; message: string } {
   const fail = (message: string) => ({ ok: false as const, message });
   if (!request || typeof request !== 'object') return fail('rewind takes {"turn": N, "files"?: true, "force"?: false}');
   const { turn, files = true, force = false } = request;
@@ -125,15 +134,21 @@ export function checkRewind(log: TurnLog, request: RewindRequest | undefined, co
   if (typeof force !== 'boolean') return fail('force: must be true or false');
   if (context.finished) return fail('the session has ended');
   if (context.rewinding) return fail('a rewind is already in progress');
-  if (turn > context.currentTurn) return fail(`turn ${turn} has not happened yet (the session is at turn ${context.currentTurn})`);
+  if (turn > context.currentTurn)
+    return fail(`turn ${turn} has not happened yet (the session is at turn ${context.currentTurn})`);
   const checkpoint = checkpointAt(log, turn);
   if (!checkpoint) {
     const known = log.checkpoints.map((entry) => entry.turn);
-    return fail(`turn ${turn} has no checkpoint (turns that can be rewound to: ${known.length ? known.join(', ') : 'none'})`);
+    return fail(
+      `turn ${turn} has no checkpoint (turns that can be rewound to: ${known.length ? known.join(', ') : 'none'})`,
+    );
   }
-  if (files && !snapshotAt(log, turn)) return fail(`turn ${turn} has no workspace snapshot; rewind with files: false to take back the conversation only`);
+  if (files && !snapshotAt(log, turn))
+    return fail(`turn ${turn} has no workspace snapshot; rewind with files: false to take back the conversation only`);
   if (!checkpoint.endsWithUser && !context.interactive) {
-    return fail(`turn ${turn} ended without tool calls: a non-interactive session would have nothing to do after it (rewind to a turn with tool results)`);
+    return fail(
+      `turn ${turn} ended without tool calls: a non-interactive session would have nothing to do after it (rewind to a turn with tool results)`,
+    );
   }
   return { ok: true, request: { turn, files, force } };
 }
@@ -193,7 +208,11 @@ export function rewoundLog(log: TurnLog, turn: number, { currentRef }: { current
   const first = log.snapshots[0];
   // The first snapshot is being replaced (a rewind to turn 0 that keeps the files): remember it.
   const start = log.start ?? (before.length === 0 && first && first.ref !== currentRef ? first.ref : undefined);
-  return { checkpoints, snapshots: [...before, { turn, ref: currentRef, filesChanged: 0 }], ...(start === undefined ? {} : { start }) };
+  return {
+    checkpoints,
+    snapshots: [...before, { turn, ref: currentRef, filesChanged: 0 }],
+    ...(start === undefined ? {} : { start }),
+  };
 }
 
 /** The snapshot the session started from: its first, unless a rewind replaced that one. */
@@ -229,7 +248,12 @@ export function diffRange(log: TurnLog, request: DiffRequest = {}): DiffRange {
   const to = request.toTurn === undefined ? last : snapshotAt(log, request.toTurn);
   if (!from) throw new Error(`no snapshot at or before turn ${request.fromTurn}`);
   if (!to) throw new Error(`no snapshot at or before turn ${request.toTurn}`);
-  return { fromTurn: request.fromTurn ?? from.turn, toTurn: request.toTurn ?? to.turn, fromRef: from.ref, toRef: to.ref };
+  return {
+    fromTurn: request.fromTurn ?? from.turn,
+    toTurn: request.toTurn ?? to.turn,
+    fromRef: from.ref,
+    toRef: to.ref,
+  };
 }
 
 /**

@@ -23,8 +23,13 @@ import { estimateTokens, type LoopState } from './loop-state';
 
 /** Claude Code's threshold: context window − min(max output, 20,000) − 13,000 (with a floor for small windows). */
 export function autocompactThreshold(state: LoopState): number {
-  const threshold = state.contextWindowTokens - Math.min(state.maxOutputTokens, AUTOCOMPACT_OUTPUT_RESERVE_TOKENS) - AUTOCOMPACT_BUFFER_TOKENS;
-  return state.autocompactFloorShare ? Math.max(threshold, Math.floor(state.contextWindowTokens * state.autocompactFloorShare)) : threshold;
+  const threshold =
+    state.contextWindowTokens -
+    Math.min(state.maxOutputTokens, AUTOCOMPACT_OUTPUT_RESERVE_TOKENS) -
+    AUTOCOMPACT_BUFFER_TOKENS;
+  return state.autocompactFloorShare
+    ? Math.max(threshold, Math.floor(state.contextWindowTokens * state.autocompactFloorShare))
+    : threshold;
 }
 
 /** Where the cheap edits (snip, microcompact) start, and what they aim for. */
@@ -51,7 +56,9 @@ export function contextEditStep(state: LoopState): number {
 
 /** Whether to summarise before this call; the circuit breaker stops after repeated failures. */
 export function needsAutocompact(state: LoopState, estimatedTokens = estimateTokens(state)): boolean {
-  return estimatedTokens > autocompactThreshold(state) && state.consecutiveAutocompactFailures < AUTOCOMPACT_FAILURE_LIMIT;
+  return (
+    estimatedTokens > autocompactThreshold(state) && state.consecutiveAutocompactFailures < AUTOCOMPACT_FAILURE_LIMIT
+  );
 }
 
 export function afterAutocompact(state: LoopState, succeeded: boolean): LoopState {
@@ -65,10 +72,16 @@ export function reattachBudgetChars(state: LoopState): number {
 
 /** The tool-result budget of one result, scaled down for small context windows. */
 export function toolResultMaxChars(state: LoopState): number {
-  return Math.min(TOOL_RESULT_MAX_CHARS, Math.floor(state.contextWindowTokens * CHARS_PER_TOKEN * TOOL_RESULT_WINDOW_SHARE));
+  return Math.min(
+    TOOL_RESULT_MAX_CHARS,
+    Math.floor(state.contextWindowTokens * CHARS_PER_TOKEN * TOOL_RESULT_WINDOW_SHARE),
+  );
 }
 
 /** The tool-result budget of one message's results, scaled down for small context windows. */
 export function toolResultsPerMessageMaxChars(state: LoopState): number {
-  return Math.min(TOOL_RESULTS_PER_MESSAGE_MAX_CHARS, Math.floor(state.contextWindowTokens * CHARS_PER_TOKEN * TOOL_RESULTS_PER_MESSAGE_WINDOW_SHARE));
+  return Math.min(
+    TOOL_RESULTS_PER_MESSAGE_MAX_CHARS,
+    Math.floor(state.contextWindowTokens * CHARS_PER_TOKEN * TOOL_RESULTS_PER_MESSAGE_WINDOW_SHARE),
+  );
 }

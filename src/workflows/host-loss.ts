@@ -9,7 +9,11 @@ import { ActivityFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { LoopState } from './loop-state';
 
 export function isHostLoss(error: unknown): boolean {
-  return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === 'SCHEDULE_TO_START';
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof TimeoutFailure &&
+    error.cause.timeoutType === 'SCHEDULE_TO_START'
+  );
 }
 
 /**
@@ -40,7 +44,9 @@ export function movedState(state: LoopState, workdir: string, systemRef: string)
     workdir,
     systemRef,
     workdirMoves: [...(state.workdirMoves ?? []), { from, to: workdir }],
-    fileStates: Object.fromEntries(Object.entries(state.fileStates).map(([path, hash]) => [movedPath(path, from, workdir), hash])),
+    fileStates: Object.fromEntries(
+      Object.entries(state.fileStates).map(([path, hash]) => [movedPath(path, from, workdir), hash]),
+    ),
     recentFiles: state.recentFiles.map((path) => movedPath(path, from, workdir)),
   };
 }
@@ -57,6 +63,10 @@ export function currentPath(state: Pick<LoopState, 'workdirMoves'>, path: string
 export function currentInput(state: Pick<LoopState, 'workdirMoves'>, input: unknown): unknown {
   if (!state.workdirMoves?.length || typeof input !== 'object' || input === null) return input;
   const fields = input as Record<string, unknown>;
-  const moved = Object.fromEntries(['file_path', 'path'].filter((key) => typeof fields[key] === 'string').map((key) => [key, currentPath(state, fields[key] as string)]));
+  const moved = Object.fromEntries(
+    ['file_path', 'path']
+      .filter((key) => typeof fields[key] === 'string')
+      .map((key) => [key, currentPath(state, fields[key] as string)]),
+  );
   return { ...fields, ...moved };
 }

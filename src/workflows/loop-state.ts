@@ -9,7 +9,13 @@
 import type { FileState, PlannedToolUse, PrepareSessionOutput } from '../shared/activity-io';
 import { type SandboxRequest, sessionAllowedDomains } from '../shared/sandbox';
 import type { AgentResult, TerminalReason, Transition } from '../shared/contract';
-import { type ConversationMessage, conversationChars, type ToolResult, type Usage, ZERO_USAGE } from '../shared/conversation';
+import {
+  type ConversationMessage,
+  conversationChars,
+  type ToolResult,
+  type Usage,
+  ZERO_USAGE,
+} from '../shared/conversation';
 import type { ResolvedAgentInput } from '../shared/input';
 import type { McpSession } from '../shared/mcp';
 import { AUTOCOMPACT_FLOOR_WINDOW_SHARE, CHARS_PER_TOKEN } from '../shared/limits';
@@ -88,7 +94,11 @@ export interface BudgetTracker {
 
 export const NEW_BUDGET_TRACKER: BudgetTracker = { continuations: 0, lastOutputTokens: 0, deltas: [] };
 
-export function initialLoopState(input: ResolvedAgentInput, session: PrepareSessionOutput, { hardening = false } = {}): LoopState {
+export function initialLoopState(
+  input: ResolvedAgentInput,
+  session: PrepareSessionOutput,
+  { hardening = false } = {},
+): LoopState {
   const limits = modelLimits(session.model, { contextWindowTokens: input.contextWindowTokens });
   const prompt: ConversationMessage = { role: 'user', kind: 'text', content: session.prompt };
   return {
@@ -138,7 +148,13 @@ export function sandboxRequest(input: ResolvedAgentInput): { sandbox?: SandboxRe
   const network = input.network === true || input.network === 'filtered' ? undefined : input.network;
   const allowedDomains = sessionAllowedDomains(input);
   if (!env && network === undefined && allowedDomains.length === 0) return {};
-  return { sandbox: { ...(env ? { env } : {}), ...(network !== undefined ? { network } : {}), ...(allowedDomains.length ? { allowedDomains } : {}) } };
+  return {
+    sandbox: {
+      ...(env ? { env } : {}),
+      ...(network !== undefined ? { network } : {}),
+      ...(allowedDomains.length ? { allowedDomains } : {}),
+    },
+  };
 }
 
 /** Transitions that start a new turn (the others retry the current one). */
@@ -158,7 +174,12 @@ export function outputLimit(state: LoopState): number {
 }
 
 /** The conversation was replaced by an edited or compacted one. */
-export function absorbNewContext(state: LoopState, conversationRef: string, messageCount: number, estimatedTokens: number): LoopState {
+export function absorbNewContext(
+  state: LoopState,
+  conversationRef: string,
+  messageCount: number,
+  estimatedTokens: number,
+): LoopState {
   return { ...state, conversationRef, messageCount, pendingMessages: [], contextTokens: estimatedTokens };
 }
 
@@ -167,7 +188,9 @@ export function absorbNewContext(state: LoopState, conversationRef: string, mess
  * (a Read then an Edit of the same file in one response must work).
  */
 export function recordFileState(state: LoopState, fileState: FileState, readByTool: boolean): LoopState {
-  const recentFiles = readByTool ? [...state.recentFiles.filter((path) => path !== fileState.path), fileState.path].slice(-10) : state.recentFiles;
+  const recentFiles = readByTool
+    ? [...state.recentFiles.filter((path) => path !== fileState.path), fileState.path].slice(-10)
+    : state.recentFiles;
   return { ...state, fileStates: { ...state.fileStates, [fileState.path]: fileState.sha256 }, recentFiles };
 }
 
@@ -206,7 +229,11 @@ export function absorbToolResults(state: LoopState, results: ToolResult[]): Loop
 }
 
 /** The model ended its turn but the loop goes on with a new user message (hook, budget, person). */
-export function continueWith(state: LoopState, text: string, next: 'stop_hook_blocking' | 'token_budget_continuation' | 'user_message'): LoopState {
+export function continueWith(
+  state: LoopState,
+  text: string,
+  next: 'stop_hook_blocking' | 'token_budget_continuation' | 'user_message',
+): LoopState {
   return {
     ...state,
     ...PER_TURN_RESET,

@@ -37,7 +37,9 @@ export const RESUME_AFTER_MAX_TOKENS =
   'Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.';
 
 /** Before each model call: a new turn is counted (or the turn limit ends the run); a retry is not. */
-export function beginTurn(state: LoopState): { kind: 'call_model'; state: LoopState } | { kind: 'finish'; reason: TerminalReason } {
+export function beginTurn(
+  state: LoopState,
+): { kind: 'call_model'; state: LoopState } | { kind: 'finish'; reason: TerminalReason } {
   if (!NEW_TURN.includes(state.lastTransition)) return { kind: 'call_model', state };
   if (state.turnCount >= state.maxTurns) return { kind: 'finish', reason: 'max_turns' };
   return { kind: 'call_model', state: { ...state, turnCount: state.turnCount + 1 } };
@@ -50,7 +52,8 @@ export function uncountTurn(state: LoopState): LoopState {
 
 /** The request was sent (and answered or refused): it is now the conversation. */
 function sent(state: LoopState, outcome: CallModelOutcome): LoopState {
-  const messageCount = outcome.kind === 'response' ? outcome.messageCount : state.messageCount + state.pendingMessages.length;
+  const messageCount =
+    outcome.kind === 'response' ? outcome.messageCount : state.messageCount + state.pendingMessages.length;
   return { ...state, conversationRef: outcome.conversationRef, messageCount, pendingMessages: [] };
 }
 
@@ -75,21 +78,30 @@ export function afterModel(previous: LoopState, outcome: CallModelOutcome, { lea
       return { state, step: { kind: 'edit_context', edit: 'collapse', transition: 'collapse_drain_retry' } };
     }
     if (!state.hasAttemptedReactiveCompact) {
-      return { state: { ...state, hasAttemptedReactiveCompact: true }, step: { kind: 'compact', transition: 'reactive_compact_retry' } };
+      return {
+        state: { ...state, hasAttemptedReactiveCompact: true },
+        step: { kind: 'compact', transition: 'reactive_compact_retry' },
+      };
     }
     return { state, step: { kind: 'finish', reason: 'prompt_too_long', error: outcome.message } };
   }
 
   if (outcome.kind === 'media_too_large') {
     if (!state.hasAttemptedMediaStrip) {
-      return { state: { ...state, hasAttemptedMediaStrip: true }, step: { kind: 'edit_context', edit: 'media_strip', transition: 'media_strip_retry' } };
+      return {
+        state: { ...state, hasAttemptedMediaStrip: true },
+        step: { kind: 'edit_context', edit: 'media_strip', transition: 'media_strip_retry' },
+      };
     }
     return { state, step: { kind: 'finish', reason: 'image_error', error: outcome.message } };
   }
 
   if (outcome.kind === 'overloaded') {
     if (state.fallbackModel && state.model !== state.fallbackModel) {
-      return { state: { ...state, model: state.fallbackModel }, step: { kind: 'call_model', transition: 'model_fallback_retry' } };
+      return {
+        state: { ...state, model: state.fallbackModel },
+        step: { kind: 'call_model', transition: 'model_fallback_retry' },
+      };
     }
     return { state, step: { kind: 'finish', reason: 'model_error', error: outcome.message } };
   }
@@ -97,22 +109,33 @@ export function afterModel(previous: LoopState, outcome: CallModelOutcome, { lea
   state = {
     ...state,
     usage: addUsage(state.usage, outcome.usage),
-    contextTokens: outcome.usage.inputTokens + outcome.usage.cacheCreationInputTokens + outcome.usage.cacheReadInputTokens,
+    contextTokens:
+      outcome.usage.inputTokens + outcome.usage.cacheCreationInputTokens + outcome.usage.cacheReadInputTokens,
     finalText: outcome.text || state.finalText,
   };
 
   if (outcome.stopReason === 'max_tokens' || outcome.stopReason === 'model_context_window_exceeded') {
     const escalated = Math.min(ESCALATED_MAX_OUTPUT_TOKENS, state.modelMaxOutputTokens);
-    if (state.maxOutputTokensOverride === null && state.maxOutputTokensRecoveryCount === 0 && escalated > state.maxOutputTokens) {
+    if (
+      state.maxOutputTokensOverride === null &&
+      state.maxOutputTokensRecoveryCount === 0 &&
+      escalated > state.maxOutputTokens
+    ) {
       // Same request again with room to finish; the cut-off reply is withheld, not appended.
-      return { state: { ...state, maxOutputTokensOverride: escalated }, step: { kind: 'call_model', transition: 'max_output_tokens_escalate' } };
+      return {
+        state: { ...state, maxOutputTokensOverride: escalated },
+        step: { kind: 'call_model', transition: 'max_output_tokens_escalate' },
+      };
     }
     if (state.maxOutputTokensRecoveryCount < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT) {
       return {
         state: {
           ...state,
           maxOutputTokensRecoveryCount: state.maxOutputTokensRecoveryCount + 1,
-          pendingMessages: [assistantMessage(outcome), { role: 'user', kind: 'text', content: { text: RESUME_AFTER_MAX_TOKENS } }],
+          pendingMessages: [
+            assistantMessage(outcome),
+            { role: 'user', kind: 'text', content: { text: RESUME_AFTER_MAX_TOKENS } },
+          ],
         },
         step: { kind: 'call_model', transition: 'max_output_tokens_recovery' },
       };
@@ -129,7 +152,14 @@ export function afterModel(previous: LoopState, outcome: CallModelOutcome, { lea
       // The API paused a long turn: sending the content back lets it continue.
       return { state, step: { kind: 'call_model', transition: 'pause_turn_continue' } };
     case 'refusal':
-      return { state, step: { kind: 'finish', reason: 'model_error', error: 'The model declined to continue (stop_reason: refusal).' } };
+      return {
+        state,
+        step: {
+          kind: 'finish',
+          reason: 'model_error',
+          error: 'The model declined to continue (stop_reason: refusal).',
+        },
+      };
     default:
       // end_turn, stop_sequence, a tool_use stop without blocks, or a reason this code does not know.
       return { state, step: { kind: 'finish', reason: 'completed' } };
@@ -141,7 +171,10 @@ export function afterModel(previous: LoopState, outcome: CallModelOutcome, { lea
  * patch marker) keep the old behaviour: every outcome a layer would now recover from ends the run.
  */
 export function withoutRecovery(step: Step, outcome: CallModelOutcome): Step {
-  const recovering = step.kind === 'edit_context' || step.kind === 'compact' || (step.kind === 'call_model' && step.transition !== 'pause_turn_continue');
+  const recovering =
+    step.kind === 'edit_context' ||
+    step.kind === 'compact' ||
+    (step.kind === 'call_model' && step.transition !== 'pause_turn_continue');
   if (!recovering) return step;
   if (outcome.kind === 'prompt_too_long') return { kind: 'finish', reason: 'prompt_too_long', error: outcome.message };
   if (outcome.kind === 'response') return { kind: 'finish', reason: 'max_output_tokens' };
@@ -152,20 +185,32 @@ export function withoutRecovery(step: Step, outcome: CallModelOutcome): Step {
 export function afterCollapse(state: LoopState, changed: boolean, message: string): Decision {
   if (changed) return { state, step: { kind: 'call_model', transition: 'collapse_drain_retry' } };
   if (!state.hasAttemptedReactiveCompact) {
-    return { state: { ...state, hasAttemptedReactiveCompact: true }, step: { kind: 'compact', transition: 'reactive_compact_retry' } };
+    return {
+      state: { ...state, hasAttemptedReactiveCompact: true },
+      step: { kind: 'compact', transition: 'reactive_compact_retry' },
+    };
   }
   return { state, step: { kind: 'finish', reason: 'prompt_too_long', error: message } };
 }
 
 /** After stripping media from the conversation: retry when something went, else the error stands. */
 export function afterMediaStrip(changed: boolean, message: string): SettledStep {
-  return changed ? { kind: 'call_model', transition: 'media_strip_retry' } : { kind: 'finish', reason: 'image_error', error: message };
+  return changed
+    ? { kind: 'call_model', transition: 'media_strip_retry' }
+    : { kind: 'finish', reason: 'image_error', error: message };
 }
 
 /** After a reactive compaction: retry with the summary, or give up saying why it failed. */
-export function afterReactiveCompact(compacted: { ok: true } | { ok: false; error: string }, message: string): SettledStep {
+export function afterReactiveCompact(
+  compacted: { ok: true } | { ok: false; error: string },
+  message: string,
+): SettledStep {
   if (compacted.ok) return { kind: 'call_model', transition: 'reactive_compact_retry' };
-  return { kind: 'finish', reason: 'prompt_too_long', error: `${message} (reactive compaction failed: ${compacted.error})` };
+  return {
+    kind: 'finish',
+    reason: 'prompt_too_long',
+    error: `${message} (reactive compaction failed: ${compacted.error})`,
+  };
 }
 
 /**
@@ -173,7 +218,11 @@ export function afterReactiveCompact(compacted: { ok: true } | { ok: false; erro
  * interrupted interactive session waits for the next message; anything else ends, saying what
  * was stopped.
  */
-export function afterStop(stopped: 'model' | 'tools', byInterrupt: boolean, interactive: boolean): Finish | { kind: 'wait_for_message'; otherwise: Finish } {
+export function afterStop(
+  stopped: 'model' | 'tools',
+  byInterrupt: boolean,
+  interactive: boolean,
+): Finish | { kind: 'wait_for_message'; otherwise: Finish } {
   const reason = stopped === 'model' ? 'aborted_streaming' : 'aborted_tools';
   const what = stopped === 'model' ? 'the model was responding' : 'tools were running';
   if (!byInterrupt) return { kind: 'finish', reason, error: `Cancelled while ${what}` };

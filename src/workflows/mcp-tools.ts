@@ -87,13 +87,18 @@ const { listMcpTools } = proxyActivities<AgentActivities>(MCP_LIST_OPTIONS);
 const { callMcpTool } = proxyActivities<AgentActivities>(MCP_CALL_OPTIONS);
 
 /** The servers of the input and of the trusted `.mcp.json`, connected and listed on the session's host; undefined when there are none. */
-export async function listMcpServers(input: ResolvedAgentInput, prepared: PrepareSessionOutput, where: ActivityOptions): Promise<McpSession | undefined> {
+export async function listMcpServers(
+  input: ResolvedAgentInput,
+  prepared: PrepareSessionOutput,
+  where: ActivityOptions,
+): Promise<McpSession | undefined> {
   const servers = mergeMcpServers(prepared.repoMcpServers, input.mcpServers);
   const names = Object.keys(servers);
   if (names.length === 0) return undefined;
-  const listed = await listMcpTools.executeWithOptions({ ...listOptions(servers), ...where, summary: `MCP servers ${names.join(', ')}` }, [
-    { sessionId: workflowInfo().workflowId, workdir: prepared.workdir, servers, ...sandboxRequest(input) },
-  ]);
+  const listed = await listMcpTools.executeWithOptions(
+    { ...listOptions(servers), ...where, summary: `MCP servers ${names.join(', ')}` },
+    [{ sessionId: workflowInfo().workflowId, workdir: prepared.workdir, servers, ...sandboxRequest(input) }],
+  );
   return { servers, toolsRef: listed.toolsRef, status: listed.status };
 }
 
@@ -125,7 +130,8 @@ export async function runMcpCall(
   const target = rulesOf(call).mcp!;
   const mcp = session.state.mcp;
   const config = mcp?.servers[target.server];
-  if (!config) return { result: toolErrorResult(call, `The MCP server "${target.server}" is not configured in this session.`) };
+  if (!config)
+    return { result: toolErrorResult(call, `The MCP server "${target.server}" is not configured in this session.`) };
   const summary = call.plan.ok ? call.plan.summary : call.name;
   const snapshotRef = snapshotBase(session, config);
   if (snapshotRef) snapshotting.add(call.id);
@@ -148,7 +154,8 @@ export async function runMcpCall(
     ]),
   );
   const { toolsChanged, ...result } = output;
-  if (toolsChanged && session.state.mcp) session.update({ ...session.state, mcp: { ...session.state.mcp, listChanged: true } });
+  if (toolsChanged && session.state.mcp)
+    session.update({ ...session.state, mcp: { ...session.state.mcp, listChanged: true } });
   return result;
 }
 
@@ -158,11 +165,22 @@ export async function refreshMcpTools(session: AgentSession): Promise<void> {
   if (!mcp?.listChanged) return;
   try {
     const listed = await session.host.call((where) =>
-      listMcpTools.executeWithOptions({ ...listOptions(mcp.servers), ...where, summary: 'MCP tools changed · list again' }, [
-        { sessionId: session.id, workdir: session.state.workdir, servers: mcp.servers, ...(session.state.sandbox ? { sandbox: session.state.sandbox } : {}) },
-      ]),
+      listMcpTools.executeWithOptions(
+        { ...listOptions(mcp.servers), ...where, summary: 'MCP tools changed · list again' },
+        [
+          {
+            sessionId: session.id,
+            workdir: session.state.workdir,
+            servers: mcp.servers,
+            ...(session.state.sandbox ? { sandbox: session.state.sandbox } : {}),
+          },
+        ],
+      ),
     );
-    session.update({ ...session.state, mcp: { servers: mcp.servers, toolsRef: listed.toolsRef, status: listed.status } });
+    session.update({
+      ...session.state,
+      mcp: { servers: mcp.servers, toolsRef: listed.toolsRef, status: listed.status },
+    });
   } catch (error) {
     if (isCancellation(error)) throw error;
     // Listing failed (its retries too): the session goes on with the tools it had.

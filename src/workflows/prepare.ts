@@ -23,9 +23,15 @@ import { leaseWorkdir, type ShowWorkdirWait, workdirLeaseRequest } from './workd
  * of the host picks up within `hostLossTimeoutMs` fails with a schedule-to-start timeout: the
  * host is lost (see host-loss.ts).
  */
-export function onHost(host: string | undefined, hostLossTimeoutMs?: number): { taskQueue?: string; scheduleToStartTimeout?: number } {
+export function onHost(
+  host: string | undefined,
+  hostLossTimeoutMs?: number,
+): { taskQueue?: string; scheduleToStartTimeout?: number } {
   if (!host) return {};
-  return { taskQueue: hostTaskQueue(workflowInfo().taskQueue, host), ...(hostLossTimeoutMs ? { scheduleToStartTimeout: hostLossTimeoutMs } : {}) };
+  return {
+    taskQueue: hostTaskQueue(workflowInfo().taskQueue, host),
+    ...(hostLossTimeoutMs ? { scheduleToStartTimeout: hostLossTimeoutMs } : {}),
+  };
 }
 
 export async function prepareNewSession(
@@ -45,9 +51,17 @@ export async function prepareNewSession(
     host = (await workspace.materialize(workdir, fork.snapshotRef, onHost(host))) ?? host;
   } else if (input.repo) {
     const { workflowId, firstExecutionRunId } = workflowInfo();
-    const clone = await cloneRepository.executeWithOptions({ ...REPOSITORY_OPTIONS, ...onHost(host), summary: `clone ${input.repo.url}` }, [
-      { name: cloneName(workflowId, firstExecutionRunId, 0), branch: sessionBranch(workflowId), url: input.repo.url, ...(input.repo.ref ? { ref: input.repo.ref } : {}) },
-    ]);
+    const clone = await cloneRepository.executeWithOptions(
+      { ...REPOSITORY_OPTIONS, ...onHost(host), summary: `clone ${input.repo.url}` },
+      [
+        {
+          name: cloneName(workflowId, firstExecutionRunId, 0),
+          branch: sessionBranch(workflowId),
+          url: input.repo.url,
+          ...(input.repo.ref ? { ref: input.repo.ref } : {}),
+        },
+      ],
+    );
     workdir = clone.workdir;
     host = clone.host ?? host;
     repo = { url: input.repo.url, commit: clone.commit, branch: clone.branch };
@@ -55,25 +69,32 @@ export async function prepareNewSession(
   // One session per workdir: the lease is taken as the workdir is prepared, before anything of
   // this session looks at its files or changes them (a session that fails for it has started no MCP server).
   const leaseRequest = workdirLeaseRequest(input);
-  const prepared = await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, ...onHost(host), summary: 'prepare session' }, [
-    {
-      workdir,
-      model: input.model ?? fork?.model,
-      allowedTools: input.allowedTools,
-      systemPromptAppend: input.systemPrompt,
-      ...(fork ? promptToPrepare(input, (task) => forkPrompt(fork, workdir, task), forkIntro(fork, workdir)) : promptToPrepare(input)),
-      startedAt: new Date(workflowInfo().startTime).toISOString(),
-      ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
-      ...sandboxRequest(input),
-      ...agentTypesToPrepare(input.agents),
-      ...(leaseRequest ? { workdirLease: leaseRequest } : {}),
-    },
-  ]);
+  const prepared = await prepareSession.executeWithOptions(
+    { ...SESSION_OPTIONS, ...onHost(host), summary: 'prepare session' },
+    [
+      {
+        workdir,
+        model: input.model ?? fork?.model,
+        allowedTools: input.allowedTools,
+        systemPromptAppend: input.systemPrompt,
+        ...(fork
+          ? promptToPrepare(input, (task) => forkPrompt(fork, workdir, task), forkIntro(fork, workdir))
+          : promptToPrepare(input)),
+        startedAt: new Date(workflowInfo().startTime).toISOString(),
+        ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
+        ...sandboxRequest(input),
+        ...agentTypesToPrepare(input.agents),
+        ...(leaseRequest ? { workdirLease: leaseRequest } : {}),
+      },
+    ],
+  );
   const { workdirLeaseTaken: _kept, ...rest } = prepared;
   const workdirLease = await leaseWorkdir(input, prepared, leaseRequest, showWorkdirWait);
   // MCP servers (input, trusted `.mcp.json`) connected and listed on the session's host: see
   // mcp-tools.ts. Not for sub-agents: their tools are their type's (by default they change nothing).
-  const mcp = input.parentSession ? undefined : await listMcpServers(input, prepared, onHost(prepared.host, input.hostLossTimeoutMs));
+  const mcp = input.parentSession
+    ? undefined
+    : await listMcpServers(input, prepared, onHost(prepared.host, input.hostLossTimeoutMs));
   return { ...rest, ...(repo ? { repo } : {}), ...(mcp ? { mcp } : {}), ...(workdirLease ? { workdirLease } : {}) };
 }
 

@@ -23,7 +23,9 @@ export function hasPromptHooks(session: AgentSession): boolean {
 
 /** How hook context reaches the model, after the prompt it belongs to. */
 export function withHookContext(text: string, context: string | undefined): string {
-  return context ? `${text}\n\n<system-reminder>\nUserPromptSubmit hook additional context: ${context}\n</system-reminder>` : text;
+  return context
+    ? `${text}\n\n<system-reminder>\nUserPromptSubmit hook additional context: ${context}\n</system-reminder>`
+    : text;
 }
 
 /**
@@ -35,11 +37,21 @@ export async function submitTask(session: AgentSession): Promise<{ ended: string
   // Hooks are commands: they wait for the start snapshot, and what they change belongs to it.
   if (session.features.durableWorkspace) await session.workspaceReady();
   const snapshotRef = session.workspace.latestRef;
-  const outcome = await runHookActivity(session, 'UserPromptSubmit', hooks, { prompt: session.prepared.prompt, ...(snapshotRef ? { snapshotRef } : {}) }, 'UserPromptSubmit hooks · task');
+  const outcome = await runHookActivity(
+    session,
+    'UserPromptSubmit',
+    hooks,
+    { prompt: session.prepared.prompt, ...(snapshotRef ? { snapshotRef } : {}) },
+    'UserPromptSubmit hooks · task',
+  );
   if (outcome.snapshot) session.snapshotTaken(session.state.turnCount, outcome.snapshot);
   noteOutcome(session, outcome);
-  if (outcome.blocked || outcome.stop) return { ended: `A UserPromptSubmit hook ${outcome.blocked ? 'blocked the task' : 'stopped the session'}: ${outcome.blocked ?? outcome.stop}` };
-  if (outcome.context) session.update(injectMessages(session.state, [withHookContext('', outcome.context).trimStart()]));
+  if (outcome.blocked || outcome.stop)
+    return {
+      ended: `A UserPromptSubmit hook ${outcome.blocked ? 'blocked the task' : 'stopped the session'}: ${outcome.blocked ?? outcome.stop}`,
+    };
+  if (outcome.context)
+    session.update(injectMessages(session.state, [withHookContext('', outcome.context).trimStart()]));
   return undefined;
 }
 
@@ -58,7 +70,13 @@ export async function screenQueued(session: AgentSession): Promise<void> {
   while (session.steering.screened < queued.length) {
     const index = session.steering.screened;
     const text = queued[index]!;
-    const outcome = await runHookActivity(session, 'UserPromptSubmit', hooks, { prompt: { text } }, 'UserPromptSubmit hooks · message');
+    const outcome = await runHookActivity(
+      session,
+      'UserPromptSubmit',
+      hooks,
+      { prompt: { text } },
+      'UserPromptSubmit hooks · message',
+    );
     noteOutcome(session, outcome);
     // Only the driver takes queued messages, and it waits for this: the message is still at `index`.
     if (outcome.blocked || outcome.stop) queued.splice(index, 1);
@@ -72,8 +90,12 @@ export async function screenQueued(session: AgentSession): Promise<void> {
 }
 
 function noteOutcome(session: AgentSession, outcome: Awaited<ReturnType<typeof runHookActivity>>): void {
-  for (const report of outcome.reports) session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'report', detail: report });
-  if (outcome.blocked) session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'blocked', detail: outcome.blocked });
-  else if (outcome.stop) session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'stop', detail: outcome.stop });
-  else if (outcome.context) session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'context', detail: outcome.context });
+  for (const report of outcome.reports)
+    session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'report', detail: report });
+  if (outcome.blocked)
+    session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'blocked', detail: outcome.blocked });
+  else if (outcome.stop)
+    session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'stop', detail: outcome.stop });
+  else if (outcome.context)
+    session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'context', detail: outcome.context });
 }

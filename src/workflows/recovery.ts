@@ -21,7 +21,12 @@ import { compactRequest, contextEditRequest } from './requests';
 export async function prepareTurnContext(session: AgentSession): Promise<void> {
   if (needsContextEdits(session.state)) {
     const state = session.state;
-    const edited = await editContext(session, `turn ${state.turnCount} · context`, ['snip', 'microcompact'], editThreshold(state));
+    const edited = await editContext(
+      session,
+      `turn ${state.turnCount} · context`,
+      ['snip', 'microcompact'],
+      editThreshold(state),
+    );
     if (edited) {
       const tokens = edited.applied.length > 0 ? edited.estimatedTokens : estimateTokens(state);
       const absorbed = absorbNewContext(session.state, edited.conversationRef, edited.messageCount, tokens);
@@ -48,7 +53,11 @@ export async function recover(session: AgentSession, step: Step, outcome: CallMo
     const edited = await editContext(session, edit === 'collapse' ? 'context collapse' : 'strip media', [edit], 0);
     const changed = edited !== undefined && edited.applied.length > 0;
     if (changed) {
-      session.update(forgetShownInstructions(absorbNewContext(session.state, edited.conversationRef, edited.messageCount, edited.estimatedTokens)));
+      session.update(
+        forgetShownInstructions(
+          absorbNewContext(session.state, edited.conversationRef, edited.messageCount, edited.estimatedTokens),
+        ),
+      );
       session.contextEdited(edited.applied, edited.estimatedTokens);
     }
     if (edit === 'collapse') {
@@ -67,21 +76,37 @@ export async function recover(session: AgentSession, step: Step, outcome: CallMo
  * step is skipped and the transcript says why: a slow or broken store degrades the context
  * pipeline, it does not end the session without a result.
  */
-async function editContext(session: AgentSession, summary: string, steps: PrepareContextInput['steps'], targetTokens: number): Promise<PrepareContextOutput | undefined> {
+async function editContext(
+  session: AgentSession,
+  summary: string,
+  steps: PrepareContextInput['steps'],
+  targetTokens: number,
+): Promise<PrepareContextOutput | undefined> {
   try {
-    const request = { ...contextEditRequest(session.state, steps, targetTokens, session.overheadTokens), ...session.workspace.turnEnd(session.state) };
+    const request = {
+      ...contextEditRequest(session.state, steps, targetTokens, session.overheadTokens),
+      ...session.workspace.turnEnd(session.state),
+    };
     const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary }, [request]);
     session.workspace.stored(edited.checkpointRef);
     return edited;
   } catch (error) {
     if (isCancellation(error) || !session.features.hardening) throw error;
-    session.note({ type: 'context', edits: [], estimatedTokens: estimateTokens(session.state), error: `${steps.join(', ')} skipped: ${failureMessage(error)}` });
+    session.note({
+      type: 'context',
+      edits: [],
+      estimatedTokens: estimateTokens(session.state),
+      error: `${steps.join(', ')} skipped: ${failureMessage(error)}`,
+    });
     return undefined;
   }
 }
 
 /** Summarises the conversation; says whether it worked (failures are the caller's to weigh). */
-async function compact(session: AgentSession, reason: 'autocompact' | 'reactive'): Promise<{ ok: true } | { ok: false; error: string }> {
+async function compact(
+  session: AgentSession,
+  reason: 'autocompact' | 'reactive',
+): Promise<{ ok: true } | { ok: false; error: string }> {
   session.status('compacting');
   try {
     const compacted = await compactConversation.executeWithOptions(
@@ -89,7 +114,9 @@ async function compact(session: AgentSession, reason: 'autocompact' | 'reactive'
       [{ ...compactRequest(session.state, reason), ...session.workspace.turnEnd(session.state) }],
     );
     session.workspace.stored(compacted.checkpointRef);
-    const state = forgetShownInstructions(absorbNewContext(session.state, compacted.conversationRef, 1, compacted.estimatedTokens));
+    const state = forgetShownInstructions(
+      absorbNewContext(session.state, compacted.conversationRef, 1, compacted.estimatedTokens),
+    );
     session.update({ ...state, usage: addUsage(state.usage, compacted.usage), contextEditedAt: undefined });
     session.contextEdited([reason === 'reactive' ? 'reactive_compact' : 'autocompact'], compacted.estimatedTokens);
     return { ok: true };

@@ -2,7 +2,14 @@
  * Each activity's input, built from the loop state (pure). Conversation content travels by
  * reference plus the messages added since, so history per turn does not grow with the context.
  */
-import type { CallModelInput, CompactInput, PlannedToolUse, PrepareContextInput, RunToolInput, StopHookInput } from '../shared/activity-io';
+import type {
+  CallModelInput,
+  CompactInput,
+  PlannedToolUse,
+  PrepareContextInput,
+  RunToolInput,
+  StopHookInput,
+} from '../shared/activity-io';
 import type { StopHook } from '../shared/input';
 import { TOOL_RESULT_MAX_CHARS, TOOL_RESULTS_PER_MESSAGE_MAX_CHARS } from '../shared/limits';
 import { reattachBudgetChars, toolResultMaxChars, toolResultsPerMessageMaxChars } from './context-plan';
@@ -35,7 +42,12 @@ export function modelCallSummary(state: LoopState): string {
   return `turn ${state.turnCount} · model${retry}`;
 }
 
-export function contextEditRequest(state: LoopState, steps: PrepareContextInput['steps'], targetTokens: number, baseTokens: number): PrepareContextInput {
+export function contextEditRequest(
+  state: LoopState,
+  steps: PrepareContextInput['steps'],
+  targetTokens: number,
+  baseTokens: number,
+): PrepareContextInput {
   return { conversationRef: state.conversationRef, append: state.pendingMessages, steps, targetTokens, baseTokens };
 }
 
@@ -57,7 +69,12 @@ export function compactRequest(state: LoopState, reason: CompactInput['reason'])
 }
 
 /** `approved`: a person allowed this very call (ask mode), which a guarded change needs. */
-export function runToolRequest(sessionId: string, state: LoopState, call: PlannedToolUse, approval?: { feedback?: string; approved?: boolean }): RunToolInput {
+export function runToolRequest(
+  sessionId: string,
+  state: LoopState,
+  call: PlannedToolUse,
+  approval?: { feedback?: string; approved?: boolean },
+): RunToolInput {
   const resultMaxChars = toolResultMaxChars(state);
   return {
     sessionId,
@@ -76,5 +93,12 @@ export function runToolRequest(sessionId: string, state: LoopState, call: Planne
 }
 
 export function stopHookRequest(sessionId: string, state: LoopState, hooks: StopHook[]): StopHookInput {
-  return { sessionId, workdir: state.workdir, hooks, ...(state.sandbox ? { sandbox: state.sandbox } : {}), finalText: state.finalText, stopHookActive: state.stopHookActive };
+  return {
+    sessionId,
+    workdir: state.workdir,
+    hooks,
+    ...(state.sandbox ? { sandbox: state.sandbox } : {}),
+    finalText: state.finalText,
+    stopHookActive: state.stopHookActive,
+  };
 }

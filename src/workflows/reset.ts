@@ -66,20 +66,37 @@ async function putBack(session: ResetSession, target: { turn: number; ref: strin
     // A restore runs to its end, even in a workflow being cancelled.
     const outcome = await CancellationScope.nonCancellable(() =>
       session.host.call((where) =>
-        restoreWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: `reset · files back to turn ${target.turn}` }, [
-          { workdir: session.state.workdir, targetRef: target.ref, expectedRef: target.ref, force: true },
-        ]),
+        restoreWorkspace.executeWithOptions(
+          { ...WORKSPACE_OPTIONS, ...where, summary: `reset · files back to turn ${target.turn}` },
+          [{ workdir: session.state.workdir, targetRef: target.ref, expectedRef: target.ref, force: true }],
+        ),
       ),
     );
     if (outcome.kind !== 'restored') throw new Error('the restore refused to overwrite the files found');
     // The run recorded, not this one: a reset of this run replays it with this run's id.
     workspace.lastRun = outcome.runId ?? workflowInfo().runId;
     // A snapshot missing after its turn (it failed): the reads since then are of other files.
-    if (target.turn < session.state.turnCount) session.update({ ...session.state, fileStates: rewoundFileStates(workspace.log, target.turn, session.state.workdir) });
-    session.note({ type: 'reset', snapshotTurn: target.turn, ref: target.ref, filesRestored: outcome.filesChanged, previousSnapshot: outcome.currentRef, notRestored: outcome.notRestored });
+    if (target.turn < session.state.turnCount)
+      session.update({
+        ...session.state,
+        fileStates: rewoundFileStates(workspace.log, target.turn, session.state.workdir),
+      });
+    session.note({
+      type: 'reset',
+      snapshotTurn: target.turn,
+      ref: target.ref,
+      filesRestored: outcome.filesChanged,
+      previousSnapshot: outcome.currentRef,
+      notRestored: outcome.notRestored,
+    });
   } catch (error) {
     // Tried once: the run goes on with the files as they are, and says so.
     workspace.lastRun = workflowInfo().runId;
-    session.note({ type: 'reset', snapshotTurn: target.turn, ref: target.ref, error: `the files could not be put back: ${failureMessage(error)}` });
+    session.note({
+      type: 'reset',
+      snapshotTurn: target.turn,
+      ref: target.ref,
+      error: `the files could not be put back: ${failureMessage(error)}`,
+    });
   }
 }

@@ -40,17 +40,25 @@ export async function applyRewind(session: AgentSession): Promise<RewindOutcome>
       // Not stopped half-way by a cancellation of the workflow: a restore runs to its end.
       outcome = await CancellationScope.nonCancellable(() =>
         session.host.call((where) =>
-          restoreWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: `rewind to turn ${request.turn} · files` }, [
-            { workdir: session.state.workdir, targetRef, expectedRef, force: request.force },
-          ]),
+          restoreWorkspace.executeWithOptions(
+            { ...WORKSPACE_OPTIONS, ...where, summary: `rewind to turn ${request.turn} · files` },
+            [{ workdir: session.state.workdir, targetRef, expectedRef, force: request.force }],
+          ),
         ),
       );
     } catch (error) {
-      workspace.settle(ticket, { error: `The files could not be put back: ${failureMessage(error)}`, type: ErrorType.RewindFailed });
+      workspace.settle(ticket, {
+        error: `The files could not be put back: ${failureMessage(error)}`,
+        type: ErrorType.RewindFailed,
+      });
       return NOT_APPLIED;
     }
     if (outcome.kind === 'refused') {
-      workspace.settle(ticket, { error: 'refused', type: ErrorType.RewindRefused, outsideChanges: outcome.outsideChanges });
+      workspace.settle(ticket, {
+        error: 'refused',
+        type: ErrorType.RewindRefused,
+        outsideChanges: outcome.outsideChanges,
+      });
       return NOT_APPLIED;
     }
     restored = outcome;

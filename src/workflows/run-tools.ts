@@ -31,7 +31,11 @@ export interface ToolRunner {
  * it is waited for until it reports how it ended, so a change that landed is reported as such;
  * before, the batch stopped at the first cancelled call.
  */
-export async function runToolUses(toolUses: PlannedToolUse[], runner: ToolRunner, waitForEveryCall = false): Promise<void> {
+export async function runToolUses(
+  toolUses: PlannedToolUse[],
+  runner: ToolRunner,
+  waitForEveryCall = false,
+): Promise<void> {
   let failed: PlannedToolUse | undefined;
   for (const batch of partitionToolUses(toolUses, MAX_PARALLEL_TOOL_CALLS)) {
     if (failed) {
@@ -47,7 +51,10 @@ export async function runToolUses(toolUses: PlannedToolUse[], runner: ToolRunner
           return;
         }
         // The feedback goes with the call: the activity adds it to the output, stored or inline.
-        const output = await runner.run(call, answer ? { ...(answer.feedback ? { feedback: answer.feedback } : {}) } : undefined);
+        const output = await runner.run(
+          call,
+          answer ? { ...(answer.feedback ? { feedback: answer.feedback } : {}) } : undefined,
+        );
         runner.onResult(call, output);
         if (!failed && cancelsSiblings(call, output.result)) failed = call;
       }),
@@ -64,7 +71,8 @@ async function allSettled(promises: Promise<void>[]): Promise<void[]> {
 }
 
 function refusedResult(call: PlannedToolUse, answer: ApprovalAnswer | HookDenial): ToolResult {
-  if (answer.decision === 'hook_deny') return toolErrorResult(call, `A PreToolUse hook denied this tool call, so it was not run: ${answer.reason}`);
+  if (answer.decision === 'hook_deny')
+    return toolErrorResult(call, `A PreToolUse hook denied this tool call, so it was not run: ${answer.reason}`);
   return toolErrorResult(
     call,
     answer.decision === 'timeout'

@@ -10,7 +10,17 @@
  *   written there first).
  * Several calls that find the host lost at once (a batch of reads) share one move.
  */
-import { type ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  type ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { PrepareSessionOutput } from '../shared/activity-io';
 import type { MoveRequest, MoveResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
@@ -19,7 +29,18 @@ import type { ResolvedAgentInput } from '../shared/input';
 import { agentTypesToPrepare } from '../shared/sub-agents';
 import { type BranchResult, cloneName } from '../shared/repository';
 import { AGENT_HOST } from '../shared/search-attributes';
-import { cloneRepository, commitBranch, materializeSnapshot, prepareSession, probeHost, PROBE_OPTIONS, PROBE_WAIT_MS, REPOSITORY_OPTIONS, SESSION_OPTIONS, WORKSPACE_OPTIONS } from './activity-options';
+import {
+  cloneRepository,
+  commitBranch,
+  materializeSnapshot,
+  prepareSession,
+  probeHost,
+  PROBE_OPTIONS,
+  PROBE_WAIT_MS,
+  REPOSITORY_OPTIONS,
+  SESSION_OPTIONS,
+  WORKSPACE_OPTIONS,
+} from './activity-options';
 import { moveUpdate } from './definitions';
 import { failureMessage } from './failures';
 import { isHostLoss, startedBeforeLoss } from './host-loss';
@@ -87,7 +108,9 @@ export class SessionHost {
       } catch (error) {
         if (!host || !isHostLoss(error)) throw error;
         if (this.session.prepared().host === host) {
-          this.moving ??= CancellationScope.nonCancellable(() => this.hostLost(host)).finally(() => (this.moving = undefined));
+          this.moving ??= CancellationScope.nonCancellable(() => this.hostLost(host)).finally(
+            () => (this.moving = undefined),
+          );
         }
         if (this.moving) await Promise.race([this.moving, CancellationScope.current().cancelRequested]);
         const lostCall = startedBeforeLoss(error) ? (error as ActivityFailure).activityId : undefined;
@@ -101,14 +124,25 @@ export class SessionHost {
    * when that fails): the changes between `range`'s two snapshots, those of its `filesChanged`.
    * (The references only add to the activity's input: a replay compares no activity inputs.)
    */
-  async commitBranch(workdir: () => string, message: string, range: { fromRef: string; toRef: string } | undefined): Promise<BranchResult> {
+  async commitBranch(
+    workdir: () => string,
+    message: string,
+    range: { fromRef: string; toRef: string } | undefined,
+  ): Promise<BranchResult> {
     const repo = this.session.prepared().repo!;
     try {
       return await this.call((where) =>
-        commitBranch.executeWithOptions({ ...REPOSITORY_OPTIONS, ...where, summary: `commit ${repo.branch}` }, [{ workdir: workdir(), branch: repo.branch, message, ...range }]),
+        commitBranch.executeWithOptions({ ...REPOSITORY_OPTIONS, ...where, summary: `commit ${repo.branch}` }, [
+          { workdir: workdir(), branch: repo.branch, message, ...range },
+        ]),
       );
     } catch (error) {
-      return { name: repo.branch, commit: repo.commit, pushed: false, pushError: `not committed: ${failureMessage(error)}` };
+      return {
+        name: repo.branch,
+        commit: repo.commit,
+        pushed: false,
+        pushError: `not committed: ${failureMessage(error)}`,
+      };
     }
   }
 
@@ -122,38 +156,65 @@ export class SessionHost {
     const moves = (repo.moves ?? 0) + 1;
     const { workflowId, firstExecutionRunId } = workflowInfo();
     const clone = await cloneRepository.executeWithOptions(
-      { ...REPOSITORY_OPTIONS, retry: { ...REPOSITORY_OPTIONS.retry, maximumAttempts: MOVE_ATTEMPTS }, summary: `host ${lost} lost · clone elsewhere` },
+      {
+        ...REPOSITORY_OPTIONS,
+        retry: { ...REPOSITORY_OPTIONS.retry, maximumAttempts: MOVE_ATTEMPTS },
+        summary: `host ${lost} lost · clone elsewhere`,
+      },
       [
         {
           name: cloneName(workflowId, firstExecutionRunId, moves),
           // The branch the session was prepared with, whatever today's rules would derive from its id.
           branch: repo.branch,
           url: repo.url,
-          move: { commit: repo.commit, lostHost: lost, ...(last ? { snapshotRef: last.ref } : {}), ...(first ? { baseRef: first } : {}) },
+          move: {
+            commit: repo.commit,
+            lostHost: lost,
+            ...(last ? { snapshotRef: last.ref } : {}),
+            ...(first ? { baseRef: first } : {}),
+          },
         },
       ],
     );
     const files = last ? `the files of turn ${last.turn}` : 'the files of its start';
-    await this.prepareOn(clone.host, clone.workdir, `host ${lost} was lost; ${clone.host ?? 'another worker'} cloned the repository and put back ${files} in ${clone.workdir}`, { ...repo, moves });
+    await this.prepareOn(
+      clone.host,
+      clone.workdir,
+      `host ${lost} was lost; ${clone.host ?? 'another worker'} cloned the repository and put back ${files} in ${clone.workdir}`,
+      { ...repo, moves },
+    );
   }
 
   /** Prepares the session again where its files now are (the system prompt names the new workdir). */
-  private async prepareOn(host: string | undefined, workdir: string, detail: string, repo = this.session.prepared().repo): Promise<void> {
+  private async prepareOn(
+    host: string | undefined,
+    workdir: string,
+    detail: string,
+    repo = this.session.prepared().repo,
+  ): Promise<void> {
     const current = this.session.prepared();
     const input = this.session.input;
-    const prepared = await prepareSession.executeWithOptions({ ...SESSION_OPTIONS, ...onHost(host, input.hostLossTimeoutMs), summary: 'prepare session (moved)' }, [
-      {
-        workdir,
-        model: current.model,
-        allowedTools: input.allowedTools,
-        systemPromptAppend: input.systemPrompt,
-        ...promptToPrepare(input),
-        startedAt: new Date(workflowInfo().startTime).toISOString(),
-        ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
-        ...agentTypesToPrepare(input.agents),
-      },
-    ]);
-    const next: PrepareSessionOutput = { ...prepared, model: current.model, prompt: current.prompt, ...(repo ? { repo } : {}) };
+    const prepared = await prepareSession.executeWithOptions(
+      { ...SESSION_OPTIONS, ...onHost(host, input.hostLossTimeoutMs), summary: 'prepare session (moved)' },
+      [
+        {
+          workdir,
+          model: current.model,
+          allowedTools: input.allowedTools,
+          systemPromptAppend: input.systemPrompt,
+          ...promptToPrepare(input),
+          startedAt: new Date(workflowInfo().startTime).toISOString(),
+          ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
+          ...agentTypesToPrepare(input.agents),
+        },
+      ],
+    );
+    const next: PrepareSessionOutput = {
+      ...prepared,
+      model: current.model,
+      prompt: current.prompt,
+      ...(repo ? { repo } : {}),
+    };
     if (next.host) upsertSearchAttributes([{ key: AGENT_HOST, value: next.host }]);
     this.session.moved(next, detail);
   }
@@ -173,10 +234,20 @@ export class SessionHost {
         try {
           next = await scope.run(() =>
             Promise.race([
-              probeHost.executeWithOptions({ ...PROBE_OPTIONS, ...onHost(lost, PROBE_WAIT_MS), summary: `wait for host ${lost}` }, []).then(
-                () => 'back' as const,
-                (error) => (isCancellation(error) ? Promise.reject(error) : isHostLoss(error) ? ('lost' as const) : ('failed' as const)),
-              ),
+              probeHost
+                .executeWithOptions(
+                  { ...PROBE_OPTIONS, ...onHost(lost, PROBE_WAIT_MS), summary: `wait for host ${lost}` },
+                  [],
+                )
+                .then(
+                  () => 'back' as const,
+                  (error) =>
+                    isCancellation(error)
+                      ? Promise.reject(error)
+                      : isHostLoss(error)
+                        ? ('lost' as const)
+                        : ('failed' as const),
+                ),
               condition(() => this.requested !== null).then(() => 'move' as const),
             ]),
           );
@@ -190,7 +261,10 @@ export class SessionHost {
       }
     } finally {
       // A move asked for just as the host came back is not made.
-      if (this.requested) this.outcomes.set(this.requested.ticket, { error: `The session no longer waits for ${lost}: it was not moved.` });
+      if (this.requested)
+        this.outcomes.set(this.requested.ticket, {
+          error: `The session no longer waits for ${lost}: it was not moved.`,
+        });
       this.requested = null;
       this.waitingFor = null;
       this.session.showWaiting(null);
@@ -205,26 +279,45 @@ export class SessionHost {
     const lost = this.waitingFor;
     try {
       const where = onHost(request.host, this.session.input.hostLossTimeoutMs);
-      const written = await materializeSnapshot.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: `move to ${request.host} · files` }, [{ workdir, ref: last.ref }]);
-      if (written.host !== request.host) throw new Error(`the files were written by a worker of ${written.host ?? 'no host'}`);
-      await this.prepareOn(request.host, workdir, `host ${lost} was lost; moved to ${request.host} with the files of turn ${last.turn} in ${workdir}`);
+      const written = await materializeSnapshot.executeWithOptions(
+        { ...WORKSPACE_OPTIONS, ...where, summary: `move to ${request.host} · files` },
+        [{ workdir, ref: last.ref }],
+      );
+      if (written.host !== request.host)
+        throw new Error(`the files were written by a worker of ${written.host ?? 'no host'}`);
+      await this.prepareOn(
+        request.host,
+        workdir,
+        `host ${lost} was lost; moved to ${request.host} with the files of turn ${last.turn} in ${workdir}`,
+      );
       await this.session.leftWorkdir();
-      this.outcomes.set(ticket, { ok: { host: request.host, workdir: this.session.prepared().workdir, turn: last.turn } });
+      this.outcomes.set(ticket, {
+        ok: { host: request.host, workdir: this.session.prepared().workdir, turn: last.turn },
+      });
       return true;
     } catch (error) {
-      const message = isHostLoss(error) ? `no worker of host ${request.host} picked up the move` : failureMessage(error);
-      this.outcomes.set(ticket, { error: `The session could not move to ${request.host}: ${message}. It still waits for ${lost}.` });
+      const message = isHostLoss(error)
+        ? `no worker of host ${request.host} picked up the move`
+        : failureMessage(error);
+      this.outcomes.set(ticket, {
+        error: `The session could not move to ${request.host}: ${message}. It still waits for ${lost}.`,
+      });
       return false;
     }
   }
 
   private validate(request: MoveRequest): void {
-    if (this.waitingFor === null) throw new Error('the session is not waiting for a lost host (status waiting_host): move applies only then');
+    if (this.waitingFor === null)
+      throw new Error('the session is not waiting for a lost host (status waiting_host): move applies only then');
     if (!HOST_ID.test(request.host)) throw new Error("host: must be a worker's AGENT_HOST_ID");
-    if (request.host === this.waitingFor) throw new Error(`${request.host} is the host the session waits for: it goes on there by itself once that host is back`);
+    if (request.host === this.waitingFor)
+      throw new Error(
+        `${request.host} is the host the session waits for: it goes on there by itself once that host is back`,
+      );
     if (!this.session.snapshots().last) throw new Error('the session has no snapshot to move');
     if (this.requested) throw new Error('a move is already under way');
-    if (request.workdir !== undefined && !request.workdir.startsWith('/')) throw new Error('workdir: must be an absolute path on the new host');
+    if (request.workdir !== undefined && !request.workdir.startsWith('/'))
+      throw new Error('workdir: must be an absolute path on the new host');
   }
 
   private async requestMove(request: MoveRequest): Promise<MoveResult> {

@@ -111,7 +111,11 @@ export class SessionView {
   }
 
   snapshot(): AgentState {
-    return { ...this.state, pendingApprovals: [...this.people.pendingApprovals], queuedMessages: this.people.queued.length };
+    return {
+      ...this.state,
+      pendingApprovals: [...this.people.pendingApprovals],
+      queuedMessages: this.people.queued.length,
+    };
   }
 
   /** Indexes run across the whole session; entries of earlier runs are no longer held. */
@@ -123,7 +127,10 @@ export class SessionView {
   }
 
   /** The worker prepared the session: where its commands run, and (new sessions) what the transcript should say of it. */
-  prepared(session: PrepareSessionOutput, { note, forkedFrom }: { note: boolean; forkedFrom?: { workflowId: string; turn: number } }): void {
+  prepared(
+    session: PrepareSessionOutput,
+    { note, forkedFrom }: { note: boolean; forkedFrom?: { workflowId: string; turn: number } },
+  ): void {
     this.state.sandbox = session.sandbox ?? null;
     this.state.workdir = session.workdir;
     this.state.host = session.host ?? null;
@@ -150,7 +157,8 @@ export class SessionView {
    * details again: the start snapshot may complete while the session already waits.
    */
   workspace(snapshots: SnapshotRecord[]): void {
-    const changed = this.state.snapshots.at(-1)?.ref !== snapshots.at(-1)?.ref || this.state.snapshots.length !== snapshots.length;
+    const changed =
+      this.state.snapshots.at(-1)?.ref !== snapshots.at(-1)?.ref || this.state.snapshots.length !== snapshots.length;
     this.state.snapshots = snapshots;
     if (changed) this.publisher.details(currentDetails(this.state, this.people.pendingApprovals));
   }
@@ -232,9 +240,18 @@ export class SessionView {
   publish(): void {
     this.publisher.details(currentDetails(this.state, this.people.pendingApprovals));
     if (!this.searchAttributes) return;
-    const values = { turn: this.state.turn, status: this.state.status, transition: this.state.lastTransition ?? 'none' };
+    const values = {
+      turn: this.state.turn,
+      status: this.state.status,
+      transition: this.state.lastTransition ?? 'none',
+    };
     // Upserts are commands in history: only changes are sent.
-    if (this.published.turn === values.turn && this.published.status === values.status && this.published.transition === values.transition) return;
+    if (
+      this.published.turn === values.turn &&
+      this.published.status === values.status &&
+      this.published.transition === values.transition
+    )
+      return;
     this.published = values;
     this.publisher.searchAttributes(values);
   }
@@ -286,12 +303,18 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
     `**Turn ${view.turn}** · ${running}`,
     `- model: ${view.model}`,
     ...(view.host ? [`- host: ${view.host}`] : []),
-    ...(view.sandbox === 'none' ? ['- sandbox: **none** (commands run with the worker\'s privileges)'] : []),
+    ...(view.sandbox === 'none' ? ["- sandbox: **none** (commands run with the worker's privileges)"] : []),
     `- last transition: ${view.lastTransition ?? '—'}`,
     `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
     `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
     ...(view.lastToolSummary ? [`- last tools: ${view.lastToolSummary}`] : []),
-    ...(view.todos?.length ? [`- todos (${todoProgress(view.todos)}):`, ...todoLines(view.todos).map((line) => `  - ${line}`)] : []),
-    ...(view.snapshots.length ? [`- workspace: last snapshot after turn ${view.snapshots.at(-1)!.turn} (\`${view.snapshots.at(-1)!.ref.slice(0, 19)}…\`, ${view.snapshots.length} in all)`] : []),
+    ...(view.todos?.length
+      ? [`- todos (${todoProgress(view.todos)}):`, ...todoLines(view.todos).map((line) => `  - ${line}`)]
+      : []),
+    ...(view.snapshots.length
+      ? [
+          `- workspace: last snapshot after turn ${view.snapshots.at(-1)!.turn} (\`${view.snapshots.at(-1)!.ref.slice(0, 19)}…\`, ${view.snapshots.length} in all)`,
+        ]
+      : []),
   ].join('\n');
 }

@@ -6,7 +6,13 @@
  * The handlers only call the methods below; `listen()` wires them to Temporal, so everything
  * else is plain state that unit tests drive directly.
  */
-import { CancellationScope, condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { PlannedToolUse } from '../shared/activity-io';
 import type {
   ApprovalDecision,
@@ -24,7 +30,15 @@ import {
   SUB_AGENT_APPROVALS,
   USER_MESSAGE,
 } from '../shared/message-inputs';
-import { approveToolSignal, approveToolUpdate, endSignal, interruptSignal, interruptUpdate, subAgentApprovalsSignal, userMessageSignal } from './definitions';
+import {
+  approveToolSignal,
+  approveToolUpdate,
+  endSignal,
+  interruptSignal,
+  interruptUpdate,
+  subAgentApprovalsSignal,
+  userMessageSignal,
+} from './definitions';
 import { type DroppedSignal, DroppedSignals, parsedSignal } from './malformed-signals';
 
 export type ApprovalAnswer = { decision: 'allow' | 'deny'; feedback?: string } | { decision: 'timeout' };
@@ -169,19 +183,25 @@ export class Steering {
     if (!answer || !this.pendingApprovals.some((pending) => pending.toolUseId === answer.toolUseId)) {
       throw new Error(`No tool call ${answer?.toolUseId} is waiting for approval`);
     }
-    if (answer.decision !== 'allow' && answer.decision !== 'deny') throw new Error('decision must be "allow" or "deny"');
+    if (answer.decision !== 'allow' && answer.decision !== 'deny')
+      throw new Error('decision must be "allow" or "deny"');
   }
 
   answer(answer: ApprovalDecision): ApprovalReceipt {
     const child = this.forwardedTo.get(answer.toolUseId);
     if (child !== undefined) {
       // Fire and forget: the sub-agent reports its calls again once the answer took effect.
-      void CancellationScope.nonCancellable(() => getExternalWorkflowHandle(child).signal(approveToolSignal, answer)).catch(() => undefined);
+      void CancellationScope.nonCancellable(() =>
+        getExternalWorkflowHandle(child).signal(approveToolSignal, answer),
+      ).catch(() => undefined);
       this.dropForwarded((_, toolUseId) => toolUseId === answer.toolUseId);
       this.approvalsChanged();
       return { toolUseId: answer.toolUseId, decision: answer.decision };
     }
-    this.answers.set(answer.toolUseId, { decision: answer.decision, ...(answer.feedback ? { feedback: answer.feedback } : {}) });
+    this.answers.set(answer.toolUseId, {
+      decision: answer.decision,
+      ...(answer.feedback ? { feedback: answer.feedback } : {}),
+    });
     this.onChange();
     return { toolUseId: answer.toolUseId, decision: answer.decision };
   }
@@ -190,7 +210,11 @@ export class Steering {
    * Runs a model call or a tool batch in its own cancellation scope, which an interrupt cancels.
    * (`scope` is a parameter so that unit tests can run this outside a workflow.)
    */
-  async interruptible<T>(stopping: 'model' | 'tools', work: () => Promise<T>, scope: Pick<CancellationScope, 'run' | 'cancel'> = new CancellationScope()): Promise<T> {
+  async interruptible<T>(
+    stopping: 'model' | 'tools',
+    work: () => Promise<T>,
+    scope: Pick<CancellationScope, 'run' | 'cancel'> = new CancellationScope(),
+  ): Promise<T> {
     this.inFlight = { stopping, cancel: () => scope.cancel() };
     if (this.halted()) scope.cancel();
     try {
@@ -230,7 +254,12 @@ export class Steering {
 
   /** Waits (durably: hours or days) for a person's answer, or the timeout. */
   async awaitApproval(call: PlannedToolUse, timeoutMs: number): Promise<ApprovalAnswer> {
-    this.pendingApprovals.push({ toolUseId: call.id, name: call.name, summary: call.plan.ok ? call.plan.summary : call.name, input: call.input });
+    this.pendingApprovals.push({
+      toolUseId: call.id,
+      name: call.name,
+      summary: call.plan.ok ? call.plan.summary : call.name,
+      input: call.input,
+    });
     this.approvalsChanged();
     try {
       const answered = await condition(() => this.answers.has(call.id), timeoutMs);
@@ -257,8 +286,14 @@ export class Steering {
     this.onChange();
     const parent = this.parent;
     if (!parent) return;
-    const report: SubAgentApprovals = { workflowId: workflowInfo().workflowId, description: parent.description, pending: [...this.pendingApprovals] };
-    void CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflowId).signal(subAgentApprovalsSignal, report)).catch(() => undefined);
+    const report: SubAgentApprovals = {
+      workflowId: workflowInfo().workflowId,
+      description: parent.description,
+      pending: [...this.pendingApprovals],
+    };
+    void CancellationScope.nonCancellable(() =>
+      getExternalWorkflowHandle(parent.workflowId).signal(subAgentApprovalsSignal, report),
+    ).catch(() => undefined);
   }
 
   /** Messages still queued travel to the next run. */

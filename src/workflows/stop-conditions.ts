@@ -20,25 +20,39 @@ export type StopHookDecision =
   | { kind: 'give_up'; reason: string };
 
 /** A block continues the loop with the hook's reason as the next user message, up to a cap. */
-export function decideStopHook(outcome: StopHookOutcome, consecutiveBlocks: number, limit = STOP_HOOK_CONSECUTIVE_BLOCK_LIMIT): StopHookDecision {
+export function decideStopHook(
+  outcome: StopHookOutcome,
+  consecutiveBlocks: number,
+  limit = STOP_HOOK_CONSECUTIVE_BLOCK_LIMIT,
+): StopHookDecision {
   if (outcome.kind === 'allow') return { kind: 'allow' };
   if (outcome.kind === 'prevent') return { kind: 'prevent', reason: outcome.reason };
   if (consecutiveBlocks >= limit) {
-    return { kind: 'give_up', reason: `A stop hook blocked the end of the session ${consecutiveBlocks} times in a row; the last reason: ${outcome.reason}` };
+    return {
+      kind: 'give_up',
+      reason: `A stop hook blocked the end of the session ${consecutiveBlocks} times in a row; the last reason: ${outcome.reason}`,
+    };
   }
   return { kind: 'block', message: `Stop hook feedback:\n${outcome.reason}`, consecutiveBlocks: consecutiveBlocks + 1 };
 }
 
-export type BudgetDecision = { kind: 'continue'; nudge: string; tracker: BudgetTracker } | { kind: 'stop'; why: 'no_budget' | 'budget_reached' | 'diminishing_returns' };
+export type BudgetDecision =
+  | { kind: 'continue'; nudge: string; tracker: BudgetTracker }
+  | { kind: 'stop'; why: 'no_budget' | 'budget_reached' | 'diminishing_returns' };
 
 /**
  * Token budget: below 90% of the budget, nudge the model to keep working — unless after 3 or
  * more continuations the last two each added fewer than 500 output tokens (diminishing returns).
  */
-export function decideTokenBudget(budget: number | undefined, outputTokens: number, tracker: BudgetTracker): BudgetDecision {
+export function decideTokenBudget(
+  budget: number | undefined,
+  outputTokens: number,
+  tracker: BudgetTracker,
+): BudgetDecision {
   if (!budget) return { kind: 'stop', why: 'no_budget' };
   if (outputTokens >= budget * TOKEN_BUDGET_COMPLETION_RATIO) return { kind: 'stop', why: 'budget_reached' };
-  const deltas = tracker.continuations > 0 ? [...tracker.deltas, outputTokens - tracker.lastOutputTokens] : tracker.deltas;
+  const deltas =
+    tracker.continuations > 0 ? [...tracker.deltas, outputTokens - tracker.lastOutputTokens] : tracker.deltas;
   const lastTwo = deltas.slice(-2);
   if (
     tracker.continuations >= TOKEN_BUDGET_MIN_CONTINUATIONS_FOR_DIMINISHING &&
@@ -57,9 +71,7 @@ export function decideTokenBudget(budget: number | undefined, outputTokens: numb
 
 export type TurnEnd =
   /** The loop goes on with `state` (its lastTransition says why); `takesQueued`: the queued messages are in it. */
-  | { kind: 'continue'; state: LoopState; takesQueued?: true }
-  | { kind: 'wait_for_message' }
-  | Finish;
+  { kind: 'continue'; state: LoopState; takesQueued?: true } | { kind: 'wait_for_message' } | Finish;
 
 /**
  * The model ended its turn without tool calls. In Claude Code's order: the stop hooks' verdict,
@@ -85,17 +97,31 @@ export function decideTurnEnd(
 ): TurnEnd {
   const { hook } = facts;
   if (hook.kind === 'prevent') return { kind: 'finish', reason: 'stop_hook_prevented', error: hook.reason };
-  if (hook.kind === 'give_up') return { kind: 'finish', reason: facts.stopHookLimit ? 'stop_hook_limit' : 'hook_stopped', error: hook.reason };
+  if (hook.kind === 'give_up')
+    return { kind: 'finish', reason: facts.stopHookLimit ? 'stop_hook_limit' : 'hook_stopped', error: hook.reason };
   if (hook.kind === 'block') {
     const continued = continueWith(state, hook.message, 'stop_hook_blocking');
-    const hasAttemptedReactiveCompact = facts.hookBlockKeepsReactiveCompact ? state.hasAttemptedReactiveCompact : continued.hasAttemptedReactiveCompact;
-    return { kind: 'continue', state: { ...continued, consecutiveStopHookBlocks: hook.consecutiveBlocks, hasAttemptedReactiveCompact } };
+    const hasAttemptedReactiveCompact = facts.hookBlockKeepsReactiveCompact
+      ? state.hasAttemptedReactiveCompact
+      : continued.hasAttemptedReactiveCompact;
+    return {
+      kind: 'continue',
+      state: { ...continued, consecutiveStopHookBlocks: hook.consecutiveBlocks, hasAttemptedReactiveCompact },
+    };
   }
   const budget = decideTokenBudget(facts.tokenBudget, state.usage.outputTokens, state.budget);
   if (budget.kind === 'continue') {
-    return { kind: 'continue', state: { ...continueWith(state, budget.nudge, 'token_budget_continuation'), budget: budget.tracker } };
+    return {
+      kind: 'continue',
+      state: { ...continueWith(state, budget.nudge, 'token_budget_continuation'), budget: budget.tracker },
+    };
   }
-  if (facts.queued.length > 0) return { kind: 'continue', state: continueWith(state, facts.queued.join('\n\n'), 'user_message'), takesQueued: true };
+  if (facts.queued.length > 0)
+    return {
+      kind: 'continue',
+      state: continueWith(state, facts.queued.join('\n\n'), 'user_message'),
+      takesQueued: true,
+    };
   if (facts.interactive) return { kind: 'wait_for_message' };
   return { kind: 'finish', reason: 'completed' };
 }
@@ -118,12 +144,17 @@ export function approvedByRules(allowRules: readonly string[], call: PlannedTool
   for (const rule of allowRules) {
     const match = rule.match(ALLOW_RULE);
     // A bare rule may also name the call's server (`mcp__server`): the plan lists such names.
-    if (match && (match[1] === call.name || (match[2] === undefined && rules.allowedBy?.includes(match[1]!)))) patterns.push(match[2]);
+    if (match && (match[1] === call.name || (match[2] === undefined && rules.allowedBy?.includes(match[1]!))))
+      patterns.push(match[2]);
   }
   if (patterns.includes(undefined)) return true;
   if (rules.notMatchable) return false;
   const given = patterns.filter((pattern): pattern is string => pattern !== undefined);
-  if (rules.commands) return rules.commands.length > 0 && rules.commands.every((words) => given.some((pattern) => patternMatchesWords(pattern, words)));
+  if (rules.commands)
+    return (
+      rules.commands.length > 0 &&
+      rules.commands.every((words) => given.some((pattern) => patternMatchesWords(pattern, words)))
+    );
   const subject = (rules.subject ?? '').trim();
   return given.some((pattern) => patternMatchesSubject(pattern, subject));
 }
@@ -140,7 +171,8 @@ export function matchesAllowRule(rule: string, call: PlannedToolUse): boolean {
 function patternMatchesWords(pattern: string, words: readonly string[]): boolean {
   const prefix = pattern.endsWith(':*');
   const expected = (prefix ? pattern.slice(0, -2) : pattern).trim().split(/\s+/).filter(Boolean);
-  if (expected.length === 0 || words.length < expected.length || (!prefix && words.length !== expected.length)) return false;
+  if (expected.length === 0 || words.length < expected.length || (!prefix && words.length !== expected.length))
+    return false;
   return expected.every((word, index) => words[index] === word);
 }
 

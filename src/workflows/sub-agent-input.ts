@@ -31,7 +31,8 @@ export interface ParentView {
 }
 
 /** `toolsLeftOut`: the tools its type asked for that the parent does not have (none: nothing was cut). */
-export type SubAgentStart = { ok: true; type: AgentType; input: Record<string, unknown>; toolsLeftOut: string[] } | { ok: false; error: string };
+export type SubAgentStart =
+  { ok: true; type: AgentType; input: Record<string, unknown>; toolsLeftOut: string[] } | { ok: false; error: string };
 
 export interface SubAgentOptions {
   /**
@@ -45,24 +46,47 @@ export interface SubAgentOptions {
  * The tools a sub-agent gets: those its type asks for (its list, or the defaults) that its parent
  * has, in the type's order; `Task` only when both allow it. The rest is left out, and said so.
  */
-export function subAgentTools(asked: readonly string[], parentTools: readonly string[]): { tools: string[]; leftOut: string[] } {
+export function subAgentTools(
+  asked: readonly string[],
+  parentTools: readonly string[],
+): { tools: string[]; leftOut: string[] } {
   const unique = [...new Set(asked)];
-  return { tools: unique.filter((tool) => parentTools.includes(tool)), leftOut: unique.filter((tool) => !parentTools.includes(tool)) };
+  return {
+    tools: unique.filter((tool) => parentTools.includes(tool)),
+    leftOut: unique.filter((tool) => !parentTools.includes(tool)),
+  };
 }
 
 /** What both transcripts say of a type cut down to its parent's tools. */
-export function toolsLeftOutNote(toolUseId: string, agentType: string, leftOut: readonly string[]): Omit<Extract<TranscriptEntry, { type: 'sub_agent_tools' }>, 'turn'> {
+export function toolsLeftOutNote(
+  toolUseId: string,
+  agentType: string,
+  leftOut: readonly string[],
+): Omit<Extract<TranscriptEntry, { type: 'sub_agent_tools' }>, 'turn'> {
   const detail = `Sub-agent type ${agentType} asked for ${leftOut.join(', ')}; the parent does not have ${leftOut.length === 1 ? 'it' : 'them'}: left out.`;
   return { type: 'sub_agent_tools', toolUseId, agentType, leftOut: [...leftOut], detail };
 }
 
-export function subAgentInput(parent: ResolvedAgentInput, view: ParentView, toolUseId: string, task: TaskInput, types: readonly AgentType[], options: SubAgentOptions): SubAgentStart {
+export function subAgentInput(
+  parent: ResolvedAgentInput,
+  view: ParentView,
+  toolUseId: string,
+  task: TaskInput,
+  types: readonly AgentType[],
+  options: SubAgentOptions,
+): SubAgentStart {
   const name = task.subagent_type ?? DEFAULT_SUB_AGENT_TYPE;
   const type = types.find((candidate) => candidate.name === name);
-  if (!type) return { ok: false, error: `No agent type "${name}". Agent types: ${types.map((candidate) => candidate.name).join(', ')}.` };
+  if (!type)
+    return {
+      ok: false,
+      error: `No agent type "${name}". Agent types: ${types.map((candidate) => candidate.name).join(', ')}.`,
+    };
   const model = !type.model || type.model === 'inherit' ? view.model : (MODEL_ALIASES[type.model] ?? type.model);
   const asked = type.tools ?? DEFAULT_SUB_AGENT_TOOLS;
-  const { tools, leftOut } = options.boundByParent ? subAgentTools(asked, parent.allowedTools) : { tools: [...asked], leftOut: [] };
+  const { tools, leftOut } = options.boundByParent
+    ? subAgentTools(asked, parent.allowedTools)
+    : { tools: [...asked], leftOut: [] };
   const input: Record<string, unknown> = {
     prompt: task.prompt,
     workdir: view.workdir,

@@ -5,7 +5,14 @@
  * and is cancelled with the parent's tool batch (an interrupt, or the parent's cancellation):
  * it then ends as an interrupted session does, with a result the parent waits for.
  */
-import { ChildWorkflowCancellationType, condition, isCancellation, ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
+import {
+  ChildWorkflowCancellationType,
+  condition,
+  isCancellation,
+  ParentClosePolicy,
+  patched,
+  startChild,
+} from '@temporalio/workflow';
 import type { PlannedToolUse, RunToolOutput } from '../shared/activity-io';
 import { type AgentResult, WORKFLOW_TYPE } from '../shared/contract';
 import { addUsage, type ToolResult, toolErrorResult } from '../shared/conversation';
@@ -21,17 +28,25 @@ const running = new WeakMap<AgentSession, { count: number }>();
 export async function runSubAgent(session: AgentSession, call: PlannedToolUse): Promise<RunToolOutput> {
   const task = call.input as TaskInput;
   const types = agentTypes(session.input.agents, session.prepared.repoAgents);
-  const view = { workflowId: session.id, workdir: session.state.workdir, model: session.state.model, ...(session.prepared.host ? { host: session.prepared.host } : {}) };
+  const view = {
+    workflowId: session.id,
+    workdir: session.state.workdir,
+    model: session.state.model,
+    ...(session.prepared.host ? { host: session.prepared.host } : {}),
+  };
   // Asked at each start, not once per run (see features.ts): a session running since before the
   // bound bounds its next sub-agents; a start already in its history has no marker and replays as recorded.
-  const start = subAgentInput(session.input, view, call.id, task, types, { boundByParent: patched(SUB_AGENT_BOUNDS_PATCH) });
+  const start = subAgentInput(session.input, view, call.id, task, types, {
+    boundByParent: patched(SUB_AGENT_BOUNDS_PATCH),
+  });
   if (!start.ok) return { result: toolErrorResult(call, start.error) };
   if (start.toolsLeftOut.length) session.note(toolsLeftOutNote(call.id, start.type.name, start.toolsLeftOut));
 
   const slots = running.get(session) ?? { count: 0 };
   running.set(session, slots);
   // Checked again after each wake-up: calls woken together take the free slots one by one.
-  while (slots.count >= session.input.maxParallelAgents) await condition(() => slots.count < session.input.maxParallelAgents);
+  while (slots.count >= session.input.maxParallelAgents)
+    await condition(() => slots.count < session.input.maxParallelAgents);
   slots.count++;
   const workflowId = subAgentWorkflowId(session.id, call.id);
   try {
@@ -59,9 +74,20 @@ export async function runSubAgent(session: AgentSession, call: PlannedToolUse): 
 }
 
 /** What the parent's model reads: the sub-agent's final text, or why it has none. */
-export function subAgentResult(call: { id: string; name: string }, type: string, workflowId: string, result: AgentResult): ToolResult {
+export function subAgentResult(
+  call: { id: string; name: string },
+  type: string,
+  workflowId: string,
+  result: AgentResult,
+): ToolResult {
   const text = cutMiddle(result.finalText.trim(), SUB_AGENT_RESULT_MAX_CHARS);
-  if (result.reason === 'completed') return { toolUseId: call.id, isError: false, content: { text: text || '(The sub-agent finished without a final message.)' }, toolName: call.name };
+  if (result.reason === 'completed')
+    return {
+      toolUseId: call.id,
+      isError: false,
+      content: { text: text || '(The sub-agent finished without a final message.)' },
+      toolName: call.name,
+    };
   const why = `The ${type} sub-agent (${workflowId}) stopped before it finished: ${result.reason}${result.error ? ` (${result.error})` : ''} after ${result.turnCount} turns.`;
   return toolErrorResult(call, text ? `${why} Its last message:\n${text}` : why);
 }

@@ -49,8 +49,13 @@ export function interruptedResult(call: PlannedToolUse, why: string): ToolResult
  * conversation in which any `tool_use` lacks its `tool_result`. A call with no result (which
  * should not happen) gets one that says so rather than breaking the conversation.
  */
-export function orderToolResults(toolUses: readonly PlannedToolUse[], results: ReadonlyMap<string, ToolResult>): ToolResult[] {
+export function orderToolResults(
+  toolUses: readonly PlannedToolUse[],
+  results: ReadonlyMap<string, ToolResult>,
+): ToolResult[] {
   return toolUses.map(
-    (call) => results.get(call.id) ?? interruptedResult(call, 'The tool call produced no result (internal error); try it again.'),
+    (call) =>
+      results.get(call.id) ??
+      interruptedResult(call, 'The tool call produced no result (internal error); try it again.'),
   );
 }

@@ -11,7 +11,15 @@
 import { ActivityCancellationType, isCancellation } from '@temporalio/workflow';
 import type { PlannedToolUse, RunToolOutput } from '../shared/activity-io';
 import type { TranscriptEntry } from '../shared/contract';
-import { type HookCommand, matchingHooks, mergeToolHooks, type ToolHookEvent, type ToolHookInput, type ToolHookOutcome, type ToolHooks } from '../shared/hooks';
+import {
+  type HookCommand,
+  matchingHooks,
+  mergeToolHooks,
+  type ToolHookEvent,
+  type ToolHookInput,
+  type ToolHookOutcome,
+  type ToolHooks,
+} from '../shared/hooks';
 import { runToolHooks, STOP_HOOK_OPTIONS } from './activity-options';
 import type { AgentSession } from './agent-session';
 import { failureMessage } from './failures';
@@ -93,7 +101,11 @@ export class TurnHooks {
     let outcome: ToolHookOutcome;
     try {
       outcome = await this.run(call, 'PostToolUse', {
-        result: { content: result.content, isError: result.isError, ...(call.plan.ok && call.plan.filePath ? { filePath: call.plan.filePath } : {}) },
+        result: {
+          content: result.content,
+          isError: result.isError,
+          ...(call.plan.ok && call.plan.filePath ? { filePath: call.plan.filePath } : {}),
+        },
         ...(base ? { snapshotRef: base } : {}),
       });
     } catch (error) {
@@ -104,16 +116,34 @@ export class TurnHooks {
       return output;
     }
     let snapshot = output.snapshot;
-    if (outcome.snapshot) snapshot = { ref: outcome.snapshot.ref, filesChanged: (output.snapshot?.filesChanged ?? 0) + outcome.snapshot.filesChanged };
+    if (outcome.snapshot)
+      snapshot = {
+        ref: outcome.snapshot.ref,
+        filesChanged: (output.snapshot?.filesChanged ?? 0) + outcome.snapshot.filesChanged,
+      };
     else if (this.session.workspace.latestRef) this.snapshotting.add(`PostToolUse ${call.id}`);
     if (outcome.content) this.note(call, 'PostToolUse', 'feedback', 'feedback added to the result');
-    return { ...output, result: outcome.content ? { ...result, content: outcome.content } : result, ...(snapshot ? { snapshot } : {}) };
+    return {
+      ...output,
+      result: outcome.content ? { ...result, content: outcome.content } : result,
+      ...(snapshot ? { snapshot } : {}),
+    };
   }
 
-  private async run(call: PlannedToolUse, event: 'PreToolUse' | 'PostToolUse', fields: Partial<ToolHookInput>): Promise<ToolHookOutcome> {
+  private async run(
+    call: PlannedToolUse,
+    event: 'PreToolUse' | 'PostToolUse',
+    fields: Partial<ToolHookInput>,
+  ): Promise<ToolHookOutcome> {
     const hooks = matchingHooks(this.hooks, event, call.name);
     const tool = { name: call.name, toolUseId: call.id, input: currentInput(this.session.state, call.input) };
-    const outcome = await runHookActivity(this.session, event, hooks, { tool, ...fields }, `${event} hooks · ${summaryOf(call)}`);
+    const outcome = await runHookActivity(
+      this.session,
+      event,
+      hooks,
+      { tool, ...fields },
+      `${event} hooks · ${summaryOf(call)}`,
+    );
     for (const report of outcome.reports) this.note(call, event, 'report', report);
     if (outcome.stop) {
       this.stops.push(outcome.stop);
@@ -134,13 +164,34 @@ type HookNote = Extract<TranscriptEntry, { type: 'hook' }>;
  * them to stop (they are commands with effects); an activity that fails decides nothing, and the
  * transcript says why.
  */
-export async function runHookActivity(session: AgentSession, event: ToolHookEvent, hooks: HookCommand[], fields: Partial<ToolHookInput>, summary: string): Promise<ToolHookOutcome> {
+export async function runHookActivity(
+  session: AgentSession,
+  event: ToolHookEvent,
+  hooks: HookCommand[],
+  fields: Partial<ToolHookInput>,
+  summary: string,
+): Promise<ToolHookOutcome> {
   const state = session.state;
   try {
     return await session.host.call((where) =>
-      runToolHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED, ...where, summary }, [
-        { sessionId: session.id, workdir: state.workdir, event, hooks, ...(state.sandbox ? { sandbox: state.sandbox } : {}), ...fields },
-      ]),
+      runToolHooks.executeWithOptions(
+        {
+          ...STOP_HOOK_OPTIONS,
+          cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+          ...where,
+          summary,
+        },
+        [
+          {
+            sessionId: session.id,
+            workdir: state.workdir,
+            event,
+            hooks,
+            ...(state.sandbox ? { sandbox: state.sandbox } : {}),
+            ...fields,
+          },
+        ],
+      ),
     );
   } catch (error) {
     if (isCancellation(error)) throw error;

@@ -20,7 +20,13 @@ function rulesByName(call: PlannedToolUse): ToolRules {
   const subject = String(input.command ?? input.file_path ?? input.pattern ?? '');
   switch (call.name) {
     case 'Bash':
-      return { needsApproval: true, subject, cancelsLaterCallsOnError: true, timeoutMs: (input.timeout ?? BASH_DEFAULT_TIMEOUT_MS) + BASH_ACTIVITY_MARGIN_MS, changesFiles: true };
+      return {
+        needsApproval: true,
+        subject,
+        cancelsLaterCallsOnError: true,
+        timeoutMs: (input.timeout ?? BASH_DEFAULT_TIMEOUT_MS) + BASH_ACTIVITY_MARGIN_MS,
+        changesFiles: true,
+      };
     case 'Write':
     case 'Edit':
       return { needsApproval: true, subject, changesFiles: true };

@@ -23,14 +23,16 @@ import { type HookDenial, needsPerson, TurnHooks } from './tool-hooks';
 import { rulesOf } from './tool-rules';
 
 /** `stopped`: an interrupt (or the workflow's cancellation) stopped the tools; `hook_stopped`: a hook's `continue: false`. */
-export type ToolTurn = { kind: 'done' } | { kind: 'stopped'; byInterrupt: boolean } | { kind: 'hook_stopped'; reason: string };
+export type ToolTurn =
+  { kind: 'done' } | { kind: 'stopped'; byInterrupt: boolean } | { kind: 'hook_stopped'; reason: string };
 
 export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUse[]): Promise<ToolTurn> {
   // (Only in sessions with durable workspaces: an extra await would reorder old histories' commands.)
   if (session.features.durableWorkspace) await session.workspaceReady();
   session.showToolCalls(toolUses);
   session.status('running_tools');
-  for (const call of toolUses) session.note({ type: 'tool_call', toolUseId: call.id, name: call.name, summary: summaryOf(call) });
+  for (const call of toolUses)
+    session.note({ type: 'tool_call', toolUseId: call.id, name: call.name, summary: summaryOf(call) });
   const collected = new Map<string, ToolResult>();
   const turn = session.state.turnCount;
   // Calls that change files snapshot the workspace when they are done; one that started and
@@ -40,20 +42,25 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
   let stopped = false;
   try {
     await session.steering.interruptible('tools', () =>
-      runToolUses(toolUses, {
-        approve: (call) => approve(session, call, hooks),
-        run: (call, approval) => hooks.around(call, () => runToolCall(session, call, approval, snapshotting)),
-        onBatch: (calls) => session.showToolCalls(calls),
-        onResult: (call, output) => {
-          collected.set(call.id, output.result);
-          if (output.instructionDirs) session.update(recordInstructionDirs(session.state, output.instructionDirs));
-          if (output.fileState) session.update(recordFileState(session.state, output.fileState, rulesOf(call).readsFile === true));
-          if (output.snapshot) {
-            session.snapshotTaken(turn, output.snapshot);
-            snapshotting.delete(call.id);
-          }
+      runToolUses(
+        toolUses,
+        {
+          approve: (call) => approve(session, call, hooks),
+          run: (call, approval) => hooks.around(call, () => runToolCall(session, call, approval, snapshotting)),
+          onBatch: (calls) => session.showToolCalls(calls),
+          onResult: (call, output) => {
+            collected.set(call.id, output.result);
+            if (output.instructionDirs) session.update(recordInstructionDirs(session.state, output.instructionDirs));
+            if (output.fileState)
+              session.update(recordFileState(session.state, output.fileState, rulesOf(call).readsFile === true));
+            if (output.snapshot) {
+              session.snapshotTaken(turn, output.snapshot);
+              snapshotting.delete(call.id);
+            }
+          },
         },
-      }, session.features.hardening),
+        session.features.hardening,
+      ),
     );
   } catch (error) {
     if (!isCancellation(error)) throw error;
@@ -65,7 +72,12 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
   }
   // The calls got to their end although an interrupt (or the workflow's cancellation) came: it
   // still stops the session here (since `hardening`; before, it waited for the next phase).
-  if (!stopped && session.features.hardening && (session.steering.interruptPending() || CancellationScope.current().consideredCancelled)) stopped = true;
+  if (
+    !stopped &&
+    session.features.hardening &&
+    (session.steering.interruptPending() || CancellationScope.current().consideredCancelled)
+  )
+    stopped = true;
   const results = orderToolResults(toolUses, collected);
   session.toolResults(toolUses, results);
   session.update(absorbToolResults(session.state, results));
@@ -87,21 +99,38 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
  * The call's PreToolUse hooks first (when any match), then, in permissionMode "ask" or when a hook
  * asks, a person's answer to a call that needs one.
  */
-async function approve(session: AgentSession, call: PlannedToolUse, hooks: TurnHooks): Promise<ApprovalAnswer | HookDenial | null> {
+async function approve(
+  session: AgentSession,
+  call: PlannedToolUse,
+  hooks: TurnHooks,
+): Promise<ApprovalAnswer | HookDenial | null> {
   const { permissionMode, allowRules, approvalTimeoutMs } = session.input;
   const hook = hooks.matches('PreToolUse', call) ? await hooks.before(call) : undefined;
   if (hook?.decision === 'deny') return { decision: 'hook_deny', reason: hook.reason ?? 'no reason given' };
   if (!needsPerson(hook?.decision, call, needsApproval(permissionMode, allowRules, call))) return null;
   session.status('waiting_approval');
   const answer = await session.steering.awaitApproval(call, approvalTimeoutMs);
-  session.note({ type: 'approval', toolUseId: call.id, decision: answer.decision, ...('feedback' in answer && answer.feedback ? { feedback: answer.feedback } : {}) });
+  session.note({
+    type: 'approval',
+    toolUseId: call.id,
+    decision: answer.decision,
+    ...('feedback' in answer && answer.feedback ? { feedback: answer.feedback } : {}),
+  });
   session.status('running_tools');
   return answer;
 }
 
 /** One call as an activity. Invalid input, exhausted retries or a timeout still give the model a result. */
-async function runToolCall(session: AgentSession, call: PlannedToolUse, approval: PersonApproval | undefined, snapshotting: Set<string>): Promise<RunToolOutput> {
-  if (!call.plan.ok) return { result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name } };
+async function runToolCall(
+  session: AgentSession,
+  call: PlannedToolUse,
+  approval: PersonApproval | undefined,
+  snapshotting: Set<string>,
+): Promise<RunToolOutput> {
+  if (!call.plan.ok)
+    return {
+      result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name },
+    };
   if (rulesOf(call).subAgent) {
     // A child workflow, not an activity; what it changed is snapshotted when the turn's calls are done.
     if (session.workspace.latestRef) snapshotting.add(call.id);
@@ -117,12 +146,15 @@ async function runToolCall(session: AgentSession, call: PlannedToolUse, approval
     return await session.host.call((where, retry) => {
       const options = { ...toolActivityOptions(call, summary, session.features.hardening), ...where };
       const request = runToolRequest(session.id, session.state, call, approval && { ...approval, approved: true });
-      return runTool.executeWithOptions(options, [{ ...request, ...(snapshotRef ? { snapshotRef } : {}), ...(retry.resumed ? { resumed: retry.resumed } : {}) }]);
+      return runTool.executeWithOptions(options, [
+        { ...request, ...(snapshotRef ? { snapshotRef } : {}), ...(retry.resumed ? { resumed: retry.resumed } : {}) },
+      ]);
     });
   } catch (error) {
     if (isCancellation(error)) throw error;
     // Interrupted, and the call ended without saying how (its worker died): it was stopped.
-    if (session.features.hardening && CancellationScope.current().consideredCancelled) return { result: interruptedResult(call, STOPPED_BY_INTERRUPT) };
+    if (session.features.hardening && CancellationScope.current().consideredCancelled)
+      return { result: interruptedResult(call, STOPPED_BY_INTERRUPT) };
     return { result: toolErrorResult(call, `The tool failed: ${failureMessage(error)}`) };
   }
 }
@@ -132,7 +164,12 @@ function summarizeInBackground(session: AgentSession, toolUses: PlannedToolUse[]
   const turn = session.state.turnCount;
   const label = ownLabel(toolUses, results);
   if (label !== undefined && patched(SELF_LABELLED_BATCH_PATCH)) return session.toolSummary(turn, label);
-  const calls = toolUses.map((call, index) => ({ name: call.name, summary: summaryOf(call), isError: results[index]!.isError, preview: contentPreview(results[index]!.content) }));
+  const calls = toolUses.map((call, index) => ({
+    name: call.name,
+    summary: summaryOf(call),
+    isError: results[index]!.isError,
+    preview: contentPreview(results[index]!.content),
+  }));
   summarizeToolBatch
     .executeWithOptions({ ...SUMMARY_OPTIONS, summary: `turn ${turn} · tool summary` }, [{ calls }])
     .then((text) => {

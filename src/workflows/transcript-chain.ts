@@ -76,7 +76,10 @@ export class TranscriptChain {
   carry(): CarriedTranscriptChain {
     if (!this.enabled()) return {};
     const entries = [...this.carried.entries, ...this.transcript.slice(this.storedEntries)];
-    const snapshots = composeSnapshotChanges(this.carried.snapshots, snapshotChange(this.storedSnapshots, this.snapshots()));
+    const snapshots = composeSnapshotChanges(
+      this.carried.snapshots,
+      snapshotChange(this.storedSnapshots, this.snapshots()),
+    );
     return { transcriptChain: { head: this.head, entries, ...(snapshots ? { snapshots } : {}) } };
   }
 

@@ -38,7 +38,8 @@ export async function endTurn(session: AgentSession): Promise<Next> {
     session.goOn(end.state);
     return CONTINUE;
   }
-  if (end.kind === 'wait_for_message') return (await waitForMessage(session)) ? CONTINUE : { kind: 'finish', reason: 'completed' };
+  if (end.kind === 'wait_for_message')
+    return (await waitForMessage(session)) ? CONTINUE : { kind: 'finish', reason: 'completed' };
   return end;
 }
 
@@ -52,12 +53,15 @@ async function runHooks(session: AgentSession): Promise<StopHookDecision> {
   let outcome: StopHookOutcome;
   try {
     // Hooks are commands with effects: a cancelled workflow waits for them to stop (since `hardening`).
-    const waitForCancellation = session.features.hardening ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {};
+    const waitForCancellation = session.features.hardening
+      ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED }
+      : {};
     const snapshotRef = session.workspace.latestRef;
     outcome = await session.host.call((where) =>
-      runStopHooks.executeWithOptions({ ...STOP_HOOK_OPTIONS, ...waitForCancellation, ...where, summary: 'stop hooks' }, [
-        { ...stopHookRequest(session.id, session.state, hooks), ...(snapshotRef ? { snapshotRef } : {}) },
-      ]),
+      runStopHooks.executeWithOptions(
+        { ...STOP_HOOK_OPTIONS, ...waitForCancellation, ...where, summary: 'stop hooks' },
+        [{ ...stopHookRequest(session.id, session.state, hooks), ...(snapshotRef ? { snapshotRef } : {}) }],
+      ),
     );
   } catch (error) {
     if (isCancellation(error)) throw error;
@@ -71,12 +75,17 @@ async function runHooks(session: AgentSession): Promise<StopHookDecision> {
   session.noteSnapshot(turn);
   for (const report of outcome.reports) session.note({ type: 'stop_hook', outcome: 'allow', detail: report });
   const decision = decideStopHook(outcome, session.state.consecutiveStopHookBlocks);
-  if (decision.kind !== 'allow') session.note({ type: 'stop_hook', outcome: outcome.kind, detail: 'reason' in outcome ? outcome.reason : '' });
+  if (decision.kind !== 'allow')
+    session.note({ type: 'stop_hook', outcome: outcome.kind, detail: 'reason' in outcome ? outcome.reason : '' });
   return decision;
 }
 
 /** An interrupt (or the workflow's cancellation) stopped the model call or the tools. */
-export async function afterStopped(session: AgentSession, stopped: 'model' | 'tools', byInterrupt: boolean): Promise<Next> {
+export async function afterStopped(
+  session: AgentSession,
+  stopped: 'model' | 'tools',
+  byInterrupt: boolean,
+): Promise<Next> {
   if (session.workspace.rewindPending) {
     // Stopped for a rewind, carried out at the top of the loop. Should it be refused, a model
     // call stopped before its answer starts over as the same turn.
@@ -97,7 +106,8 @@ export async function afterStopped(session: AgentSession, stopped: 'model' | 'to
 /** Carries out a rewind between turns; one that leaves the session at an answer waits for the next message. */
 export async function rewindBetweenTurns(session: AgentSession): Promise<Next> {
   const rewind = await applyRewind(session);
-  if (rewind.applied && !rewind.endsWithUser) return (await waitForMessage(session)) ? CONTINUE : { kind: 'finish', reason: 'completed' };
+  if (rewind.applied && !rewind.endsWithUser)
+    return (await waitForMessage(session)) ? CONTINUE : { kind: 'finish', reason: 'completed' };
   return CONTINUE;
 }
 
@@ -106,7 +116,9 @@ export async function waitForMessage(session: AgentSession): Promise<boolean> {
   for (;;) {
     session.status('waiting_input');
     try {
-      await condition(() => session.steering.queued.length > 0 || session.steering.ended || session.workspace.rewindPending);
+      await condition(
+        () => session.steering.queued.length > 0 || session.steering.ended || session.workspace.rewindPending,
+      );
     } catch (error) {
       // Cancelling the workflow while it waits closes the session, as `end` does.
       if (session.features.hardening && isCancellation(error)) return false;

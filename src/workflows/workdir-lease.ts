@@ -12,7 +12,14 @@
  * Not for sub-agents (they work in their parent's workdir, under its lease) nor `repo` sessions
  * (each works in a clone of its own). The patches are asked only where a lease applies.
  */
-import { ApplicationFailure, CancellationScope, isCancellation, patched, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  patched,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { PrepareSessionOutput } from '../shared/activity-io';
 import { hostTaskQueue } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
@@ -76,7 +83,9 @@ export async function leaseWorkdir(
   if (!request && (input.parentSession || input.repo || !patched(WORKDIR_LEASE_PATCH))) return undefined;
   const holder = request?.holder ?? thisSession();
   const take = () =>
-    takeWorkdirLease.executeWithOptions({ ...onHost(prepared.host), summary: 'lease workdir' }, [{ workdir: prepared.workdir, holder, ...(request ? { untilSessionEnd: true as const } : {}) }]);
+    takeWorkdirLease.executeWithOptions({ ...onHost(prepared.host), summary: 'lease workdir' }, [
+      { workdir: prepared.workdir, holder, ...(request ? { untilSessionEnd: true as const } : {}) },
+    ]);
   // A worker from before session-long leases prepared without taking one: taken here.
   let outcome = (request && prepared.workdirLeaseTaken) || (await take());
   let waitMs = WORKDIR_WAIT_FIRST_MS;
@@ -85,7 +94,11 @@ export async function leaseWorkdir(
     for (;;) {
       if (outcome.taken) return { key: outcome.key, holder, ...(outcome.until ? { until: outcome.until } : {}) };
       const busy = `workdir ${prepared.workdir} is in use by session ${outcome.holder} ${heldUntil(outcome)}`;
-      if (input.onBusyWorkdir === 'fail') throw ApplicationFailure.nonRetryable(`${busy}; start with onBusyWorkdir "wait" to wait for it`, ErrorType.WorkdirBusy);
+      if (input.onBusyWorkdir === 'fail')
+        throw ApplicationFailure.nonRetryable(
+          `${busy}; start with onBusyWorkdir "wait" to wait for it`,
+          ErrorType.WorkdirBusy,
+        );
       if (shownHolder !== outcome.holder) show(`${busy}: waiting for it`);
       shownHolder = outcome.holder;
       await sleep(waitMs);
@@ -130,9 +143,11 @@ export class HeldLease {
     if (!lease || lease.until === 'session_end') return;
     this.keeper = new CancellationScope();
     const options = { taskQueue: leaseTaskQueue(workflowInfo().taskQueue, this.host), summary: 'keep workdir lease' };
-    this.keeper.run(() => keepWorkdirLease.executeWithOptions(options, [lease])).catch((error: unknown) => {
-      if (!isCancellation(error)) lost(failureMessage(error));
-    });
+    this.keeper
+      .run(() => keepWorkdirLease.executeWithOptions(options, [lease]))
+      .catch((error: unknown) => {
+        if (!isCancellation(error)) lost(failureMessage(error));
+      });
   }
 
   /** What `closeSession` releases: a session-long lease (one from before has its own activity, `release`). */
@@ -165,5 +180,7 @@ export class HeldLease {
 
 /** On the shared queue: any worker reaches the store, also when the session's host is gone. */
 function releaseOnSharedQueue(lease: HeldWorkdirLease): Promise<void> {
-  return CancellationScope.nonCancellable(() => releaseWorkdirLease.executeWithOptions({ summary: 'release workdir lease' }, [lease])).catch(() => undefined);
+  return CancellationScope.nonCancellable(() =>
+    releaseWorkdirLease.executeWithOptions({ summary: 'release workdir lease' }, [lease]),
+  ).catch(() => undefined);
 }

@@ -8,12 +8,25 @@
  * validator rejects what can be known without files (an unknown turn, a rewind in progress); the
  * check for changes made beside the session needs the files, so it runs as an activity first.
  */
-import { ApplicationFailure, CancellationScope, condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  patched,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { RewindResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
 import { CHECKPOINT_QUERY, checkMessageInput, DIFF_QUERY, REWIND_UPDATE } from '../shared/message-inputs';
 import type { FileChange, SnapshotRecord, TakenSnapshot } from '../shared/workspace';
-import { checkWorkspace, diffSnapshots, materializeSnapshot, snapshotWorkspace, WORKSPACE_OPTIONS } from './activity-options';
+import {
+  checkWorkspace,
+  diffSnapshots,
+  materializeSnapshot,
+  snapshotWorkspace,
+  WORKSPACE_OPTIONS,
+} from './activity-options';
 import {
   checkpointAt,
   checkpointStored,
@@ -140,9 +153,16 @@ export class SessionWorkspace {
     try {
       const taken = await CancellationScope.nonCancellable(() =>
         this.host.onHost((where) =>
-          snapshotWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: turn === 0 ? 'snapshot (start)' : `turn ${turn} · snapshot` }, [
-            { workdir: this.host.state.workdir, ...(previousRef ? { previousRef } : {}), ...(startKey ? { startKey } : {}) },
-          ]),
+          snapshotWorkspace.executeWithOptions(
+            { ...WORKSPACE_OPTIONS, ...where, summary: turn === 0 ? 'snapshot (start)' : `turn ${turn} · snapshot` },
+            [
+              {
+                workdir: this.host.state.workdir,
+                ...(previousRef ? { previousRef } : {}),
+                ...(startKey ? { startKey } : {}),
+              },
+            ],
+          ),
         ),
       );
       if (taken.runId) this.lastRun = taken.runId;
@@ -158,9 +178,16 @@ export class SessionWorkspace {
   /** Writes a snapshot's files into the (empty) workdir of a fork; resumable after a crash. */
   async materialize(workdir: string, ref: string, where: { taskQueue?: string }): Promise<string | undefined> {
     try {
-      return (await materializeSnapshot.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: 'fork · files' }, [{ workdir, ref }])).host;
+      return (
+        await materializeSnapshot.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: 'fork · files' }, [
+          { workdir, ref },
+        ])
+      ).host;
     } catch (error) {
-      throw ApplicationFailure.nonRetryable(`The fork's files could not be written into ${workdir}: ${failureMessage(error)}`, ErrorType.InvalidWorkdir);
+      throw ApplicationFailure.nonRetryable(
+        `The fork's files could not be written into ${workdir}: ${failureMessage(error)}`,
+        ErrorType.InvalidWorkdir,
+      );
     }
   }
 
@@ -189,7 +216,9 @@ export class SessionWorkspace {
     const range = this.changeRange();
     if (!range) return {};
     if (range.fromRef === range.toRef) return { filesChanged: [] };
-    const filesChanged = await diffSnapshots.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'files changed' }, [range]);
+    const filesChanged = await diffSnapshots.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'files changed' }, [
+      range,
+    ]);
     return { filesChanged };
   }
 
@@ -237,16 +266,22 @@ export class SessionWorkspace {
   }
 
   private async rewind(raw: Parameters<typeof checkRewind>[1]): Promise<RewindResult> {
-    const { request } = checkRewind(this.log, raw, { currentTurn: Infinity, interactive: true, finished: false, rewinding: false }) as { request: NormalizedRewind };
+    const { request } = checkRewind(this.log, raw, {
+      currentTurn: Infinity,
+      interactive: true,
+      finished: false,
+      rewinding: false,
+    }) as { request: NormalizedRewind };
     // Between turns no tool changes files: changes found now were made beside the session, and a
     // refusal leaves the session undisturbed. (While tools run, the driver checks once they stopped.)
     const expectedRef = this.latestRef;
     const targetRef = snapshotAt(this.log, request.turn)?.ref;
     if (request.files && !request.force && !this.host.toolsRunning() && expectedRef && targetRef) {
       const outside = await this.host.onHost((where) =>
-        checkWorkspace.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: `rewind to turn ${request.turn} · check` }, [
-          { workdir: this.host.state.workdir, targetRef, expectedRef, force: false },
-        ]),
+        checkWorkspace.executeWithOptions(
+          { ...WORKSPACE_OPTIONS, ...where, summary: `rewind to turn ${request.turn} · check` },
+          [{ workdir: this.host.state.workdir, targetRef, expectedRef, force: false }],
+        ),
       );
       if (outside.length > 0) throw refusal(outside);
     }
@@ -257,7 +292,9 @@ export class SessionWorkspace {
     const outcome = this.outcomes.get(ticket)!;
     this.outcomes.delete(ticket);
     if ('ok' in outcome) return outcome.ok;
-    throw outcome.outsideChanges ? refusal(outcome.outsideChanges) : ApplicationFailure.nonRetryable(outcome.error, outcome.type);
+    throw outcome.outsideChanges
+      ? refusal(outcome.outsideChanges)
+      : ApplicationFailure.nonRetryable(outcome.error, outcome.type);
   }
 }
 

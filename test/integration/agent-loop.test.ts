@@ -7,7 +7,16 @@ import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { byTurn, lastToolResults, reply, text, toolResultText, toolUse, turnOf, type RecordedRequest } from '../support/fake-anthropic';
+import {
+  byTurn,
+  lastToolResults,
+  reply,
+  text,
+  toolResultText,
+  toolUse,
+  turnOf,
+  type RecordedRequest,
+} from '../support/fake-anthropic';
 import { Harness, fileHarness, makeRepo } from '../support/harness';
 import { scheduledActivities } from '../support/history';
 
@@ -19,7 +28,11 @@ const harness = fileHarness();
 function resultsOfTurn(workdir: string, turn: number): { id: string; text: string; isError: boolean }[] {
   const request = requestsOf(workdir).find((candidate) => turnOf(candidate) === turn);
   if (!request) throw new Error(`no request for turn ${turn}`);
-  return lastToolResults(request).map((block) => ({ id: block.tool_use_id!, text: toolResultText(block), isError: block.is_error === true }));
+  return lastToolResults(request).map((block) => ({
+    id: block.tool_use_id!,
+    text: toolResultText(block),
+    isError: block.is_error === true,
+  }));
 }
 
 function requestsOf(workdir: string): RecordedRequest[] {
@@ -39,8 +52,16 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
       toolUse('Grep', { pattern: 'parseConfig', output_mode: 'content' }, 'toolu_grep'),
     ]),
     reply([
-      toolUse('Edit', { file_path: 'src/config.js', old_string: 'parseConfig', new_string: 'loadConfig', replace_all: true }, 'toolu_edit_config'),
-      toolUse('Edit', { file_path: 'src/main.js', old_string: 'parseConfig', new_string: 'loadConfig', replace_all: true }, 'toolu_edit_main'),
+      toolUse(
+        'Edit',
+        { file_path: 'src/config.js', old_string: 'parseConfig', new_string: 'loadConfig', replace_all: true },
+        'toolu_edit_config',
+      ),
+      toolUse(
+        'Edit',
+        { file_path: 'src/main.js', old_string: 'parseConfig', new_string: 'loadConfig', replace_all: true },
+        'toolu_edit_main',
+      ),
     ]),
     reply([toolUse('Bash', { command: 'node src/main.js && echo ran-ok', description: 'Run main' }, 'toolu_bash')]),
     reply([text('Renamed parseConfig to loadConfig in 2 files.')]),
@@ -81,7 +102,16 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
 
   // The request carries the tools with zod-derived schemas, and the built-in system prompt.
   const first = requestsOf(workdir)[0]!;
-  expect(first.body.tools!.map((tool) => tool.name)).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task']);
+  expect(first.body.tools!.map((tool) => tool.name)).toEqual([
+    'Read',
+    'Write',
+    'Edit',
+    'Bash',
+    'Glob',
+    'Grep',
+    'TodoWrite',
+    'Task',
+  ]);
   expect(first.body.tools![0]!.input_schema).toMatchObject({ type: 'object', required: ['file_path'] });
   expect(first.body.max_tokens).toBe(8192);
   expect(first.body.model).toBe('claude-sonnet-5-5');
@@ -90,11 +120,9 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
   // One activity per model call and per tool call, with summaries that read like the session.
   const scheduled = await scheduledActivities(handle);
   // After each tool batch, the small model's summary runs beside the loop (not waited for).
-  expect(scheduled.filter((activity) => activity.type === 'summarizeToolBatch').map((activity) => activity.summary)).toEqual([
-    'turn 1 · tool summary',
-    'turn 2 · tool summary',
-    'turn 3 · tool summary',
-  ]);
+  expect(
+    scheduled.filter((activity) => activity.type === 'summarizeToolBatch').map((activity) => activity.summary),
+  ).toEqual(['turn 1 · tool summary', 'turn 2 · tool summary', 'turn 3 · tool summary']);
   const activities = scheduled.filter((activity) => activity.type !== 'summarizeToolBatch');
   expect(activities).toEqual([
     // Prepared, and the workdir leased until the session ends (nothing renews it: closeSession releases it).
@@ -202,13 +230,23 @@ test('maxTurns ends the run with max_turns after the tool results are in', async
 test('a non-retryable API error ends the run with model_error and the API message', async () => {
   const workdir = makeRepo({});
   const before = harness.fake.requests.length;
-  harness.fake.handler = () => ({ kind: 'error', status: 400, type: 'invalid_request_error', message: 'messages.0: bad things happened' });
+  harness.fake.handler = () => ({
+    kind: 'error',
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'messages.0: bad things happened',
+  });
   const result = await harness.run({ prompt: 'hi', workdir });
   expect(result.reason).toBe('model_error');
   expect(result.error).toContain('messages.0: bad things happened');
   expect(harness.fake.requests.length - before).toBe(1); // not retried
 
-  harness.fake.handler = () => ({ kind: 'error', status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
+  harness.fake.handler = () => ({
+    kind: 'error',
+    status: 401,
+    type: 'authentication_error',
+    message: 'invalid x-api-key',
+  });
   const unauthorized = await harness.run({ prompt: 'hi', workdir });
   expect(unauthorized).toMatchObject({ reason: 'model_error', error: expect.stringContaining('invalid x-api-key') });
 });
@@ -219,7 +257,14 @@ test('overloads, rate limits and broken streams are retried by Temporal, then th
   harness.fake.handler = () => {
     calls++;
     if (calls === 1) return { kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' };
-    if (calls === 2) return { kind: 'error', status: 429, type: 'rate_limit_error', message: 'slow down', headers: { 'retry-after': '1' } };
+    if (calls === 2)
+      return {
+        kind: 'error',
+        status: 429,
+        type: 'rate_limit_error',
+        message: 'slow down',
+        headers: { 'retry-after': '1' },
+      };
     if (calls === 3) return { kind: 'stream_error', type: 'overloaded_error', message: 'Overloaded mid-stream' };
     return reply([text('finally')]);
   };
@@ -258,7 +303,9 @@ test('a worker without an API key fails the session at once, saying so', async (
   const keyless = await Harness.start();
   try {
     await keyless.startWorker({ anthropic: { baseURL: keyless.fake.url } });
-    const failure = (await keyless.run({ prompt: 'hi', workdir: makeRepo({}) }).catch((error: unknown) => error)) as WorkflowFailedError;
+    const failure = (await keyless
+      .run({ prompt: 'hi', workdir: makeRepo({}) })
+      .catch((error: unknown) => error)) as WorkflowFailedError;
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     expect((failure.cause!.cause as ApplicationFailure).type).toBe('MissingApiKey');
     expect((failure.cause!.cause as ApplicationFailure).message).toContain('ANTHROPIC_API_KEY is not set');
@@ -272,7 +319,8 @@ test('history per turn does not grow with the context: 40 KB reads cost no more 
   const turns = 8;
   async function session(fileSize: number): Promise<number> {
     const files: Record<string, string> = {};
-    for (let index = 0; index < turns; index++) files[`f${index}.txt`] = `${String(index).repeat(49)}\n`.repeat(fileSize / 50);
+    for (let index = 0; index < turns; index++)
+      files[`f${index}.txt`] = `${String(index).repeat(49)}\n`.repeat(fileSize / 50);
     const workdir = makeRepo(files);
     harness.fake.handler = (request) => {
       const turn = turnOf(request);
@@ -318,5 +366,8 @@ test('when a session ends, its edit journal goes with it', async () => {
   const sessionFolder = createHash('sha256').update(handle.workflowId).digest('hex').slice(0, 32);
   const journal = join(harness.contentDir, 'journal');
   expect(existsSync(journal) ? readdirSync(journal) : []).not.toContain(sessionFolder);
-  expect((await scheduledActivities(handle)).map((activity) => activity.type).slice(-2)).toEqual(['diffSnapshots', 'closeSession']);
+  expect((await scheduledActivities(handle)).map((activity) => activity.type).slice(-2)).toEqual([
+    'diffSnapshots',
+    'closeSession',
+  ]);
 });

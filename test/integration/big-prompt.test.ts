@@ -22,7 +22,8 @@ const { EventType } = temporal.api.enums.v1;
 /** A prompt of `bytes` bytes in words of 1,000 (one argument may not exceed 128 KB on Linux). */
 function longPrompt(bytes: number): string[] {
   const words: string[] = [];
-  for (let index = 0; words.length * 1001 < bytes; index++) words.push(`${String(index).padStart(6, '0')}${'p'.repeat(994)}`);
+  for (let index = 0; words.length * 1001 < bytes; index++)
+    words.push(`${String(index).padStart(6, '0')}${'p'.repeat(994)}`);
   return words;
 }
 
@@ -37,7 +38,15 @@ test('run stores a 300 KB prompt: the model gets it whole, the start event and e
   harness.fake.handler = byTurn([reply([text('Read it all.')])]);
   const words = longPrompt(300 * 1024);
   const workflowId = uniqueId('big-prompt-run');
-  const run = await harness.cli(['run', '--no-worker', '--workdir', makeRepo({}), '--workflow-id', workflowId, ...words]);
+  const run = await harness.cli([
+    'run',
+    '--no-worker',
+    '--workdir',
+    makeRepo({}),
+    '--workflow-id',
+    workflowId,
+    ...words,
+  ]);
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   expect(run.stdout).toContain('Result: completed after 1 turn(s)');
@@ -49,7 +58,9 @@ test('run stores a 300 KB prompt: the model gets it whole, the start event and e
   const started = events.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)!;
   const input = started.workflowExecutionStartedEventAttributes!.input;
   expect(payloadBytes(input)).toBeLessThan(16 * 1024);
-  expect(JSON.parse(Buffer.from(input!.payloads![0]!.data!).toString())).toEqual(expect.objectContaining({ promptRef: expect.stringMatching(/^sha256:/) }));
+  expect(JSON.parse(Buffer.from(input!.payloads![0]!.data!).toString())).toEqual(
+    expect.objectContaining({ promptRef: expect.stringMatching(/^sha256:/) }),
+  );
   for (const event of events) {
     expect(payloadBytes(event.activityTaskScheduledEventAttributes?.input)).toBeLessThan(16 * 1024);
   }
@@ -70,12 +81,16 @@ test('store-prompt gives a promptRef for sessions started otherwise; a reference
 
   const result = await harness.run({ promptRef, workdir: makeRepo({}) });
   expect(result).toMatchObject<Partial<AgentResult>>({ reason: 'completed' });
-  expect(JSON.stringify(harness.fake.requests.at(-1)!.body.messages)).toContain('Fix every typo in the notes. Fix every typo');
+  expect(JSON.stringify(harness.fake.requests.at(-1)!.body.messages)).toContain(
+    'Fix every typo in the notes. Fix every typo',
+  );
 
   const missing = await harness.start({ promptRef: `sha256:${'0'.repeat(64)}`, workdir: makeRepo({}) });
   const failure = await missing.result().catch((error: unknown) => error);
   expect(failure).toBeInstanceOf(WorkflowFailedError);
-  expect(String((failure as WorkflowFailedError).cause?.cause)).toContain(`promptRef: sha256:${'0'.repeat(64)} is not in the store the workers use`);
+  expect(String((failure as WorkflowFailedError).cause?.cause)).toContain(
+    `promptRef: sha256:${'0'.repeat(64)} is not in the store the workers use`,
+  );
 });
 
 test('an inline prompt over the limit fails the session at once, naming promptRef, without a failed workflow task', async () => {

@@ -32,7 +32,9 @@ test('cancelled while a command runs: aborted_tools, the command killed, its too
   expect(await handle.result()).toMatchObject({ reason: 'aborted_tools', error: 'Cancelled while tools were running' });
   expect((await handle.describe()).status.name).toBe('COMPLETED');
   const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 1000 });
-  expect(entries).toContainEqual(expect.objectContaining({ type: 'tool_result', toolUseId: 'toolu_sleep', isError: true }));
+  expect(entries).toContainEqual(
+    expect.objectContaining({ type: 'tool_result', toolUseId: 'toolu_sleep', isError: true }),
+  );
   expect(entries[entries.length - 1]).toMatchObject({ type: 'end', reason: 'aborted_tools' });
   expect(existsSync(join(workdir, 'FINISHED'))).toBe(false);
 });
@@ -44,7 +46,10 @@ test('cancelled while the model responds: aborted_streaming, with a result', asy
   const handle = await harness.start({ prompt: 'think', workdir: makeRepo({}) });
   await harness.fake.waitForRequests(before + 1);
   await handle.cancel();
-  expect(await handle.result()).toMatchObject({ reason: 'aborted_streaming', error: 'Cancelled while the model was responding' });
+  expect(await handle.result()).toMatchObject({
+    reason: 'aborted_streaming',
+    error: 'Cancelled while the model was responding',
+  });
   release(reply([text('too late')]));
 });
 

@@ -41,7 +41,11 @@ function cli(args: string[], environment: NodeJS.ProcessEnv) {
     timeout: 150_000,
   }).then(
     (output) => ({ ...output, code: 0 }),
-    (error: { stdout: string; stderr: string; code: number }) => ({ stdout: error.stdout, stderr: error.stderr, code: error.code }),
+    (error: { stdout: string; stderr: string; code: number }) => ({
+      stdout: error.stdout,
+      stderr: error.stderr,
+      code: error.code,
+    }),
   );
 }
 
@@ -63,7 +67,10 @@ test('run starts an embedded dev server, prints each turn, and ends with the res
     DURABLE_AGENT_DEV_UI_PORT: String(await freePort()),
   };
 
-  const first = await cli(['run', '--workdir', workdir, '--workflow-id', 'cli-run-1', 'Use American spelling'], environment);
+  const first = await cli(
+    ['run', '--workdir', workdir, '--workflow-id', 'cli-run-1', 'Use American spelling'],
+    environment,
+  );
   const pid = first.stderr.match(/Stop it with: kill (\d+)/)?.[1];
   if (pid) startedServers.push(Number(pid));
   expect(first.stderr).toContain('Started a Temporal dev server');
@@ -94,16 +101,23 @@ test('run starts an embedded dev server, prints each turn, and ends with the res
 
   // --repo: a fresh clone on the worker host; the changes end on a branch of the remote.
   const remote = join(scratchDir('cli-remote'), 'app.git');
-  const git = (args: string[], cwd = workdir) => run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
+  const git = (args: string[], cwd = workdir) =>
+    run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
   await git(['init', '-q', '-b', 'main']);
   await git(['add', '-A']);
   await git(['commit', '-q', '-m', 'start']);
   await git(['clone', '-q', '--bare', workdir, remote]);
-  fake.handler = byTurn([reply([toolUse('Write', { file_path: 'NEW.md', content: 'new\n' })]), reply([text('Added NEW.md.')])]);
-  const third = await cli(['run', '--repo', `file://${remote}`, '--ref', 'main', '--workflow-id', 'cli-repo-1', 'Add NEW.md'], {
-    ...environment,
-    AGENT_WORKSPACE_ROOTS: scratchDir('cli-clones'),
-  });
+  fake.handler = byTurn([
+    reply([toolUse('Write', { file_path: 'NEW.md', content: 'new\n' })]),
+    reply([text('Added NEW.md.')]),
+  ]);
+  const third = await cli(
+    ['run', '--repo', `file://${remote}`, '--ref', 'main', '--workflow-id', 'cli-repo-1', 'Add NEW.md'],
+    {
+      ...environment,
+      AGENT_WORKSPACE_ROOTS: scratchDir('cli-clones'),
+    },
+  );
   expect(third.code).toBe(0);
   expect(third.stdout).toMatch(/Branch: durable-agent\/cli-repo-1 at [0-9a-f]{12}, pushed/);
   expect((await run('git', ['--git-dir', remote, 'show', 'durable-agent/cli-repo-1:NEW.md'])).stdout).toBe('new\n');
@@ -129,9 +143,14 @@ test("with a key, run starts a codec server beside its embedded dev server, and 
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('Encrypted hello.');
   expect(result.stderr).toContain(`Started a codec server for the Web UI (pid`);
-  const settings = (await (await fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`)).json()) as { Codec?: { Endpoint?: string } };
+  const settings = (await (await fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`)).json()) as {
+    Codec?: { Endpoint?: string };
+  };
   expect(settings.Codec?.Endpoint).toBe(`http://127.0.0.1:${codecPort}`);
-  const preflight = await fetch(`http://127.0.0.1:${codecPort}/decode`, { method: 'OPTIONS', headers: { Origin: `http://127.0.0.1:${uiPort}` } });
+  const preflight = await fetch(`http://127.0.0.1:${codecPort}/decode`, {
+    method: 'OPTIONS',
+    headers: { Origin: `http://127.0.0.1:${uiPort}` },
+  });
   expect(preflight.headers.get('access-control-allow-origin')).toBe(`http://127.0.0.1:${uiPort}`);
 
   // Sandboxed commands share this loopback: the local codec server wants the token it made, kept
@@ -140,16 +159,24 @@ test("with a key, run starts a codec server beside its embedded dev server, and 
   expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
   const token = readFileSync(tokenFile, 'utf8').trim();
   expect(result.stderr).not.toContain(token);
-  expect(result.stderr).toContain(`--codec-endpoint http://127.0.0.1:${codecPort} --codec-auth "Bearer $(cat ${tokenFile})"`);
+  expect(result.stderr).toContain(
+    `--codec-endpoint http://127.0.0.1:${codecPort} --codec-auth "Bearer $(cat ${tokenFile})"`,
+  );
   // The dev server's UI cannot send a bearer token: a browser signs in, and the UI sends its cookie.
-  expect(result.stderr).toContain(`sign this browser in once at http://127.0.0.1:${codecPort}/login with the token (in ${tokenFile})`);
-  const decode = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${codecPort}/decode`, { method: 'POST', body: '{"payloads":[]}', headers });
+  expect(result.stderr).toContain(
+    `sign this browser in once at http://127.0.0.1:${codecPort}/login with the token (in ${tokenFile})`,
+  );
+  const decode = (headers: Record<string, string>) =>
+    fetch(`http://127.0.0.1:${codecPort}/decode`, { method: 'POST', body: '{"payloads":[]}', headers });
   expect((await decode({ 'X-Namespace': 'default' })).status).toBe(401);
   expect((await decode({ 'X-Namespace': 'default', Authorization: `Bearer ${token}` })).status).toBe(200);
 });
 
 test('a missing API key is a clear error before anything starts', async () => {
-  const result = await cli(['run', '--workdir', makeRepo({}), 'task'], { ANTHROPIC_API_KEY: '', DURABLE_AGENT_DEV_SERVER_PORT: '1' });
+  const result = await cli(['run', '--workdir', makeRepo({}), 'task'], {
+    ANTHROPIC_API_KEY: '',
+    DURABLE_AGENT_DEV_SERVER_PORT: '1',
+  });
   expect(result.code).toBe(1);
   expect(result.stderr).toContain('ANTHROPIC_API_KEY is not set');
   expect(result.stdout).toBe('');
@@ -182,26 +209,43 @@ test('status, list, approve, send, interrupt, end and watch steer a running sess
     const watching = cli(['watch', handle.workflowId], environment);
 
     let status = await cli(['status', handle.workflowId], environment);
-    while (!status.stdout.includes('waiting for approval')) status = await cli(['status', handle.workflowId], environment);
-    expect(status.stdout).toContain(`waiting for approval: Write out.txt  →  durable-agent approve ${handle.workflowId} toolu_cli_write`);
+    while (!status.stdout.includes('waiting for approval'))
+      status = await cli(['status', handle.workflowId], environment);
+    expect(status.stdout).toContain(
+      `waiting for approval: Write out.txt  →  durable-agent approve ${handle.workflowId} toolu_cli_write`,
+    );
     const listed = await cli(['list', '--status', 'waiting_approval'], environment);
     expect(listed.stdout).toMatch(new RegExp(`^${handle.workflowId} +waiting_approval +1 `, 'm'));
 
-    const approved = await cli(['approve', handle.workflowId, 'toolu_cli_write', '--feedback', 'looks fine'], environment);
+    const approved = await cli(
+      ['approve', handle.workflowId, 'toolu_cli_write', '--feedback', 'looks fine'],
+      environment,
+    );
     expect(approved).toMatchObject({ code: 0, stdout: 'Allowed toolu_cli_write.\n' });
     const unknown = await cli(['approve', handle.workflowId, 'toolu_unknown'], environment);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('No tool call toolu_unknown is waiting for approval');
 
-    while ((await handle.query<AgentState>('state')).status !== 'waiting_input') await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await cli(['interrupt', handle.workflowId], environment)).toMatchObject({ code: 0, stdout: expect.stringContaining('Nothing to interrupt') });
+    while ((await handle.query<AgentState>('state')).status !== 'waiting_input')
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await cli(['interrupt', handle.workflowId], environment)).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('Nothing to interrupt'),
+    });
     expect(await cli(['send', handle.workflowId, 'Also', 'a', 'note'], environment)).toMatchObject({ code: 0 });
     // Turn 3 has begun and its answer is in once the session waits again.
-    for (let state = await handle.query<AgentState>('state'); state.turn !== 3 || state.status !== 'waiting_input'; state = await handle.query<AgentState>('state')) {
+    for (
+      let state = await handle.query<AgentState>('state');
+      state.turn !== 3 || state.status !== 'waiting_input';
+      state = await handle.query<AgentState>('state')
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(JSON.stringify(requests[2]!.body.messages)).toContain('Also a note');
-    expect(await cli(['end', handle.workflowId], environment)).toMatchObject({ code: 0, stdout: `Asked ${handle.workflowId} to end: an interactive session closes, with its result, once it waits for input.\n` });
+    expect(await cli(['end', handle.workflowId], environment)).toMatchObject({
+      code: 0,
+      stdout: `Asked ${handle.workflowId} to end: an interactive session closes, with its result, once it waits for input.\n`,
+    });
 
     const watched = await watching;
     expect(watched.code).toBe(0);
@@ -212,7 +256,10 @@ test('status, list, approve, send, interrupt, end and watch steer a running sess
     // The message sent shows where the turn that took it begins, and in --json as a user_message.
     expect(watched.stdout).toMatch(/▶ message: Also a note\n(.*\n)*.*Thanks for the note\./);
     const json = await cli(['watch', handle.workflowId, '--json'], environment);
-    const events = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; turn: number; text?: string });
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; turn: number; text?: string });
     expect(events).toContainEqual(expect.objectContaining({ type: 'user_message', turn: 3, text: 'Also a note' }));
     expect(watched.stdout).toContain('Result: completed after 3 turn(s)');
     expect(readFileSync(join(workdir, 'out.txt'), 'utf8')).toBe('ok');
@@ -225,7 +272,10 @@ test('status, watch, diff and list of a finished session whose workers are all s
   const harness = await Harness.start();
   try {
     const worker = await harness.startWorker();
-    harness.fake.handler = byTurn([reply([toolUse('Write', { file_path: 'a.txt', content: 'a\n' })]), reply([text('Wrote a.txt.')])]);
+    harness.fake.handler = byTurn([
+      reply([toolUse('Write', { file_path: 'a.txt', content: 'a\n' })]),
+      reply([text('Wrote a.txt.')]),
+    ]);
     const handle = await harness.start({ prompt: 'write a.txt', workdir: makeRepo({}), toolSummaries: false });
     await handle.result();
     worker.shutdown();
@@ -236,10 +286,19 @@ test('status, watch, diff and list of a finished session whose workers are all s
     expect(status).toMatchObject({ code: 0, stderr: '' });
     const [header, row] = status.stdout.split('\n');
     expect(header).toMatch(/^ID +STATUS +TURN +AGE +HOST +LAST TRANSITION +TOKENS \(IN\/OUT\)$/);
-    expect(row).toMatch(new RegExp(`^${handle.workflowId} +finished \\(completed\\) +2 +\\d+ s +— +next_turn +[\\d.k]+ / \\d+$`));
+    expect(row).toMatch(
+      new RegExp(`^${handle.workflowId} +finished \\(completed\\) +2 +\\d+ s +— +next_turn +[\\d.k]+ / \\d+$`),
+    );
     expect(status.stdout).toContain('Result: completed after 2 turn(s)');
     const json = await cli(['status', handle.workflowId, '--json'], environment);
-    expect(JSON.parse(json.stdout)).toMatchObject({ workflowId: handle.workflowId, status: 'finished', workflowStatus: 'COMPLETED', turn: 2, reason: 'completed', source: 'result' });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      workflowId: handle.workflowId,
+      status: 'finished',
+      workflowStatus: 'COMPLETED',
+      turn: 2,
+      reason: 'completed',
+      source: 'result',
+    });
 
     const watched = await cli(['watch', handle.workflowId], environment);
     expect(watched).toMatchObject({ code: 0, stderr: '' });
@@ -254,7 +313,11 @@ test('status, watch, diff and list of a finished session whose workers are all s
 
     const listed = await cli(['list', '--json', '--limit', '50'], environment);
     expect(listed.code).toBe(0);
-    expect((JSON.parse(listed.stdout) as { workflowId: string }[]).find((session) => session.workflowId === handle.workflowId)).toMatchObject({
+    expect(
+      (JSON.parse(listed.stdout) as { workflowId: string }[]).find(
+        (session) => session.workflowId === handle.workflowId,
+      ),
+    ).toMatchObject({
       status: 'finished',
       turn: 2,
       reason: 'completed',
@@ -275,9 +338,13 @@ test('watch and status of a failed session say why it failed, not only "Activity
 
     const watched = await cli(['watch', handle.workflowId], environment);
     expect(watched.code).toBe(1);
-    expect(watched.stderr).toContain(`Workflow ${handle.workflowId} failed: Activity task failed: workdir: ${missing} does not exist`);
+    expect(watched.stderr).toContain(
+      `Workflow ${handle.workflowId} failed: Activity task failed: workdir: ${missing} does not exist`,
+    );
     const status = await cli(['status', handle.workflowId, '--json'], environment);
-    expect(JSON.parse(status.stdout)).toMatchObject({ reason: expect.stringContaining(`workdir: ${missing} does not exist`) });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      reason: expect.stringContaining(`workdir: ${missing} does not exist`),
+    });
   } finally {
     await harness.stop();
   }

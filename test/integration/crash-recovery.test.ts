@@ -5,7 +5,18 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { byTurn, isCompaction, lastToolResults, reply, text, toolResultText, toolUse, turnOf, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
+import {
+  byTurn,
+  isCompaction,
+  lastToolResults,
+  reply,
+  text,
+  toolResultText,
+  toolUse,
+  turnOf,
+  type FakeReply,
+  type RecordedRequest,
+} from '../support/fake-anthropic';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
@@ -30,7 +41,15 @@ const MARKS = '.marks';
 function script(modelTurnHook?: (turn: number, request: RecordedRequest) => FakeReply | undefined) {
   const replies: ((request: RecordedRequest) => FakeReply)[] = [
     () => reply([toolUse('Read', { file_path: 'src/config.js' }), toolUse('Read', { file_path: 'src/main.js' })]),
-    () => reply([toolUse('Edit', { file_path: 'src/config.js', old_string: 'parseConfig', new_string: 'loadConfig', replace_all: true })]),
+    () =>
+      reply([
+        toolUse('Edit', {
+          file_path: 'src/config.js',
+          old_string: 'parseConfig',
+          new_string: 'loadConfig',
+          replace_all: true,
+        }),
+      ]),
     () =>
       reply([
         toolUse('Bash', {
@@ -39,10 +58,20 @@ function script(modelTurnHook?: (turn: number, request: RecordedRequest) => Fake
           description: 'Check the config module',
         }),
       ]),
-    () => reply([toolUse('Edit', { file_path: 'src/main.js', old_string: 'parseConfig', new_string: 'loadConfig', replace_all: true })]),
+    () =>
+      reply([
+        toolUse('Edit', {
+          file_path: 'src/main.js',
+          old_string: 'parseConfig',
+          new_string: 'loadConfig',
+          replace_all: true,
+        }),
+      ]),
     () => reply([text('Renamed parseConfig to loadConfig.')]),
   ];
-  return byTurn(replies.map((make, turn) => (request: RecordedRequest) => modelTurnHook?.(turn, request) ?? make(request)));
+  return byTurn(
+    replies.map((make, turn) => (request: RecordedRequest) => modelTurnHook?.(turn, request) ?? make(request)),
+  );
 }
 
 function snapshot(root: string): Record<string, string> {
@@ -58,8 +87,6 @@ function snapshot(root: string): Record<string, string> {
   walk(root);
   return files;
 }
-
-
 
 /**
  * Resolves once `path` exists and holds something (the command's own signal that it is running).
@@ -110,8 +137,12 @@ test('SIGKILL during a Bash call: the retry names exactly the files the lost run
   const { 'build.log': _notReached, ...reached } = expected;
   expect(snapshot(workdir)).toEqual(reached);
   expect(readFileSync(markerFile, 'utf8')).toBe('started\n');
-  const bashResult = harness.fake.requests.filter((request) => turnOf(request) === 3).map((request) => lastToolResults(request)[0]!)[0]!;
-  expect(toolResultText(bashResult)).toContain('It was not run again. Since it started, the workspace changed: created out/a.txt, created out/b.txt.');
+  const bashResult = harness.fake.requests
+    .filter((request) => turnOf(request) === 3)
+    .map((request) => lastToolResults(request)[0]!)[0]!;
+  expect(toolResultText(bashResult)).toContain(
+    'It was not run again. Since it started, the workspace changed: created out/a.txt, created out/b.txt.',
+  );
   expect(bashResult.is_error).toBe(true);
 });
 
@@ -160,15 +191,24 @@ test('SIGKILL during a compaction: the resumed run compacts once and completes',
   harness.fake.handler = (request) => {
     if (isCompaction(request)) {
       compactions++;
-      return compactions === 1 ? { kind: 'hold', release: held } : reply([text('<summary>SUMMARY-AFTER-CRASH</summary>')]);
+      return compactions === 1
+        ? { kind: 'hold', release: held }
+        : reply([text('<summary>SUMMARY-AFTER-CRASH</summary>')]);
     }
-    if (JSON.stringify(request.body.messages).includes('SUMMARY-AFTER-CRASH')) return reply([text('Finished from the summary.')]);
+    if (JSON.stringify(request.body.messages).includes('SUMMARY-AFTER-CRASH'))
+      return reply([text('Finished from the summary.')]);
     return reply([toolUse('Read', { file_path: `f${turnOf(request)}.txt` })]);
   };
   // A 30,000-token window and 8 KB files: autocompact after a few reads.
-  const files = Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`f${index}.txt`, `${String(index).repeat(39)}\n`.repeat(200)]));
+  const files = Object.fromEntries(
+    Array.from({ length: 8 }, (_, index) => [`f${index}.txt`, `${String(index).repeat(39)}\n`.repeat(200)]),
+  );
   const first = await harness.startWorkerProcess();
-  const handle = await harness.start({ prompt: 'Read the files', workdir: makeRepo(files), contextWindowTokens: 30_000 });
+  const handle = await harness.start({
+    prompt: 'Read the files',
+    workdir: makeRepo(files),
+    contextWindowTokens: 30_000,
+  });
 
   while (compactions === 0) await harness.fake.waitForRequests(harness.fake.requests.length + 1);
   await killProcess(first);
@@ -232,7 +272,11 @@ test('an approval and a message sent while no worker runs take effect when one c
 
 test('an interrupt sent while no worker runs stops the tools when one comes back', async () => {
   harness = await Harness.start();
-  harness.fake.handler = byTurn([reply([toolUse('Bash', { command: `mkdir -p ${MARKS}; echo started > ${MARKS}/started; sleep 120; touch finished.txt` })])]);
+  harness.fake.handler = byTurn([
+    reply([
+      toolUse('Bash', { command: `mkdir -p ${MARKS}; echo started > ${MARKS}/started; sleep 120; touch finished.txt` }),
+    ]),
+  ]);
   const workdir = makeRepo({});
   const marker = join(workdir, MARKS, 'started');
   const first = await harness.startWorkerProcess();
@@ -246,7 +290,10 @@ test('an interrupt sent while no worker runs stops the tools when one comes back
   const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 100 });
   expect(entries.filter((entry) => entry.type === 'tool_result')).toEqual([
     // Stopped, or (when the retry answered before the interrupt reached it) not run again: either way the command did not finish.
-    expect.objectContaining({ isError: true, preview: expect.stringMatching(/Interrupted by the user|It was not run again/) }),
+    expect.objectContaining({
+      isError: true,
+      preview: expect.stringMatching(/Interrupted by the user|It was not run again/),
+    }),
   ]);
   expect(existsSync(join(workdir, 'finished.txt'))).toBe(false);
 });
@@ -265,7 +312,11 @@ test('a stop hook interrupted by a worker kill runs again on the new worker, and
     prompt: 'finish up',
     workdir,
     // Blocks the first end (after a pause long enough to be killed in), allows the second.
-    stopHooks: [{ command: `if grep -q '"stop_hook_active":true'; then exit 0; fi; mkdir -p ${MARKS}; echo started >> ${MARKS}/hook-started; sleep 2; echo "run the linter first" >&2; exit 2` }],
+    stopHooks: [
+      {
+        command: `if grep -q '"stop_hook_active":true'; then exit 0; fi; mkdir -p ${MARKS}; echo started >> ${MARKS}/hook-started; sleep 2; echo "run the linter first" >&2; exit 2`,
+      },
+    ],
   });
   await fileAppears(marker);
   await killProcess(first);

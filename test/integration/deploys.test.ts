@@ -24,8 +24,15 @@ afterAll(async () => {
 /** The worker processes (pid) that completed the session's workflow tasks and ran its activities. */
 async function processes(workflowId: string): Promise<Set<string>> {
   const events = (await harness.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  const identities = events.flatMap((event) => [event.workflowTaskCompletedEventAttributes?.identity, event.activityTaskStartedEventAttributes?.identity]);
-  return new Set(identities.filter((identity): identity is string => Boolean(identity)).map((identity) => identity.split('/').at(-1)!));
+  const identities = events.flatMap((event) => [
+    event.workflowTaskCompletedEventAttributes?.identity,
+    event.activityTaskStartedEventAttributes?.identity,
+  ]);
+  return new Set(
+    identities
+      .filter((identity): identity is string => Boolean(identity))
+      .map((identity) => identity.split('/').at(-1)!),
+  );
 }
 
 async function state(workflowId: string, until: (state: AgentState) => boolean): Promise<AgentState> {
@@ -39,15 +46,39 @@ async function state(workflowId: string, until: (state: AgentState) => boolean):
 test('a session stays on the build it started on while new sessions run on the new current build', async () => {
   const deployment = uniqueId('deploy');
   const one = harness.spawnWorker({ AGENT_WORKER_DEPLOYMENT: deployment, AGENT_BUILD_ID: 'build-1' });
-  await waitForLine(one, new RegExp(`version ${deployment}:build-1, sessions pinned to the version they start on; the current version`));
+  await waitForLine(
+    one,
+    new RegExp(`version ${deployment}:build-1, sessions pinned to the version they start on; the current version`),
+  );
 
-  const before = await harness.start({ prompt: 'first', workdir: makeRepo({}), interactive: true, toolSummaries: false });
+  const before = await harness.start({
+    prompt: 'first',
+    workdir: makeRepo({}),
+    interactive: true,
+    toolSummaries: false,
+  });
   await state(before.workflowId, (current) => current.status === 'waiting_input');
 
   const two = harness.spawnWorker({ AGENT_WORKER_DEPLOYMENT: deployment, AGENT_BUILD_ID: 'build-2' });
-  await waitForLine(two, new RegExp(`version ${deployment}:build-2, .*new sessions go to the current version until this one is made current`));
+  await waitForLine(
+    two,
+    new RegExp(
+      `version ${deployment}:build-2, .*new sessions go to the current version until this one is made current`,
+    ),
+  );
   // The rollout, as the README tells operators to do it.
-  await run(process.env.TEMPORAL_CLI_PATH!, ['worker', 'deployment', 'set-current-version', '--address', temporalAddress(), '--deployment-name', deployment, '--build-id', 'build-2', '--yes']);
+  await run(process.env.TEMPORAL_CLI_PATH!, [
+    'worker',
+    'deployment',
+    'set-current-version',
+    '--address',
+    temporalAddress(),
+    '--deployment-name',
+    deployment,
+    '--build-id',
+    'build-2',
+    '--yes',
+  ]);
 
   const after = await harness.start({ prompt: 'second', workdir: makeRepo({}), toolSummaries: false });
   expect(await after.result()).toMatchObject({ reason: 'completed', finalText: 'answer 1' });

@@ -29,7 +29,10 @@ const processes: CliProcess[] = [];
 beforeAll(async () => {
   harness = await Harness.start();
   // Each session reads secret.txt, then answers with what it says.
-  harness.fake.handler = (request): FakeReply => (turnOf(request) === 0 ? reply([toolUse('Read', { file_path: 'secret.txt' })]) : reply([text(`The file says ${MARKER}.`)]));
+  harness.fake.handler = (request): FakeReply =>
+    turnOf(request) === 0
+      ? reply([toolUse('Read', { file_path: 'secret.txt' })])
+      : reply([text(`The file says ${MARKER}.`)]);
 });
 afterAll(async () => {
   for (const process of processes) process.kill();
@@ -37,7 +40,14 @@ afterAll(async () => {
 });
 
 function environment(keys: string): NodeJS.ProcessEnv {
-  return { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), AGENT_TASK_QUEUE: harness.taskQueue, ...harness.storeEnvironment(), ANTHROPIC_API_KEY: 'test-key', AGENT_ENCRYPTION_KEY: keys };
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: temporalAddress(),
+    AGENT_TASK_QUEUE: harness.taskQueue,
+    ...harness.storeEnvironment(),
+    ANTHROPIC_API_KEY: 'test-key',
+    AGENT_ENCRYPTION_KEY: keys,
+  };
 }
 
 function durableAgent(args: string[], keys: string): CliProcess {
@@ -48,7 +58,18 @@ function durableAgent(args: string[], keys: string): CliProcess {
 
 async function session(keys: string, workflowId: string): Promise<void> {
   const workdir = makeRepo({ 'secret.txt': `the code word is ${MARKER}\n` });
-  const cli = durableAgent(['run', '--no-worker', '--workdir', workdir, '--workflow-id', workflowId, `Find the code word (${MARKER}) and tell me.`], keys);
+  const cli = durableAgent(
+    [
+      'run',
+      '--no-worker',
+      '--workdir',
+      workdir,
+      '--workflow-id',
+      workflowId,
+      `Find the code word (${MARKER}) and tell me.`,
+    ],
+    keys,
+  );
   expect(await cli.exited).toBe(0);
   expect(cli.stdout.map((line) => line.text).join('\n')).toContain(`The file says ${MARKER}.`);
 }
@@ -67,8 +88,14 @@ async function storeHits(): Promise<string[]> {
   if (setting.kind === 'postgres') {
     const pool = new Pool({ connectionString: setting.url });
     try {
-      const { rows } = await pool.query<{ ref: string }>("SELECT ref FROM content_objects WHERE position(convert_to($1, 'UTF8') in data) > 0", [MARKER]);
-      const journal = await pool.query<{ call_key: string }>('SELECT call_key FROM effect_journal WHERE record::text LIKE $1', [`%${MARKER}%`]);
+      const { rows } = await pool.query<{ ref: string }>(
+        "SELECT ref FROM content_objects WHERE position(convert_to($1, 'UTF8') in data) > 0",
+        [MARKER],
+      );
+      const journal = await pool.query<{ call_key: string }>(
+        'SELECT call_key FROM effect_journal WHERE record::text LIKE $1',
+        [`%${MARKER}%`],
+      );
       return [...rows.map((row) => row.ref), ...journal.rows.map((row) => row.call_key)];
     } finally {
       await pool.end();
@@ -90,7 +117,10 @@ const TOKEN = randomBytes(32).toString('hex');
 
 async function codecServer(keys: string): Promise<string> {
   const port = await freePort();
-  const server = new CliProcess(['codec-server', '--port', String(port)], { ...environment(keys), AGENT_CODEC_AUTH: TOKEN });
+  const server = new CliProcess(['codec-server', '--port', String(port)], {
+    ...environment(keys),
+    AGENT_CODEC_AUTH: TOKEN,
+  });
   processes.push(server);
   await server.waitFor('stdout', /codec server on/);
   return `http://127.0.0.1:${port}`;
@@ -99,7 +129,13 @@ async function codecServer(keys: string): Promise<string> {
 // The temporal CLI sends X-Namespace (default here) with every request, and the token as given.
 const show = (workflowId: string, codec?: string) =>
   run(process.env.TEMPORAL_CLI_PATH!, [
-    'workflow', 'show', '--workflow-id', workflowId, '--address', temporalAddress(), '--detailed',
+    'workflow',
+    'show',
+    '--workflow-id',
+    workflowId,
+    '--address',
+    temporalAddress(),
+    '--detailed',
     ...(codec ? ['--codec-endpoint', codec, '--codec-auth', `Bearer ${TOKEN}`] : []),
   ]).then(({ stdout }) => stdout);
 
@@ -112,16 +148,38 @@ test('with a key, neither history nor the store holds the session in plaintext; 
   const bytes = rawBytes(history);
   expect(bytes.length).toBeGreaterThan(100);
   expect(bytes.filter((value) => value.includes(MARKER))).toEqual([]);
-  const inputs = history.events!.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.input!.payloads![0]!);
-  expect(inputs.every((payload) => Buffer.from(payload.metadata!.encoding!).toString() === 'binary/encrypted' && Buffer.from(payload.metadata!['encryption-key-id']!).toString() === 'k1')).toBe(true);
+  const inputs = history
+    .events!.filter((event) => event.activityTaskScheduledEventAttributes)
+    .map((event) => event.activityTaskScheduledEventAttributes!.input!.payloads![0]!);
+  expect(
+    inputs.every(
+      (payload) =>
+        Buffer.from(payload.metadata!.encoding!).toString() === 'binary/encrypted' &&
+        Buffer.from(payload.metadata!['encryption-key-id']!).toString() === 'k1',
+    ),
+  ).toBe(true);
   expect(await storeHits()).toEqual([]);
   expect(await show(first)).not.toContain(MARKER);
   expect(await show(first, await codecServer(FIRST))).toContain(MARKER);
 
   // A workflow started with the temporal CLI and plain JSON input, no codec on its side.
   await run(process.env.TEMPORAL_CLI_PATH!, [
-    'workflow', 'execute', '--address', temporalAddress(), '--task-queue', harness.taskQueue, '--type', 'agentWorkflow', '--workflow-id', `plain-${first}`,
-    '--input', JSON.stringify({ prompt: 'Find the code word', workdir: makeRepo({ 'secret.txt': `the code word is ${MARKER}\n` }), toolSummaries: false }),
+    'workflow',
+    'execute',
+    '--address',
+    temporalAddress(),
+    '--task-queue',
+    harness.taskQueue,
+    '--type',
+    'agentWorkflow',
+    '--workflow-id',
+    `plain-${first}`,
+    '--input',
+    JSON.stringify({
+      prompt: 'Find the code word',
+      workdir: makeRepo({ 'secret.txt': `the code word is ${MARKER}\n` }),
+      toolSummaries: false,
+    }),
   ]);
   const plain = harness.client.workflow.getHandle(`plain-${first}`);
   expect((await plain.describe()).status.name).toBe('COMPLETED');
@@ -131,9 +189,13 @@ test('with a key, neither history nor the store holds the session in plaintext; 
   worker = await harness.startWorkerProcess({ AGENT_ENCRYPTION_KEY: `${SECOND},${FIRST}` });
   const second = `encrypted-${randomBytes(4).toString('hex')}`;
   await session(`${SECOND},${FIRST}`, second);
-  const keyIds = (await harness.client.workflow.getHandle(second).fetchHistory()).events!
-    .filter((event) => event.activityTaskScheduledEventAttributes)
-    .map((event) => Buffer.from(event.activityTaskScheduledEventAttributes!.input!.payloads![0]!.metadata!['encryption-key-id']!).toString());
+  const keyIds = (await harness.client.workflow.getHandle(second).fetchHistory())
+    .events!.filter((event) => event.activityTaskScheduledEventAttributes)
+    .map((event) =>
+      Buffer.from(
+        event.activityTaskScheduledEventAttributes!.input!.payloads![0]!.metadata!['encryption-key-id']!,
+      ).toString(),
+    );
   expect(new Set(keyIds)).toEqual(new Set(['k2']));
   const rotated = await codecServer(`${SECOND},${FIRST}`);
   expect(await show(first, rotated)).toContain(MARKER);
@@ -147,34 +209,63 @@ test('with a key, neither history nor the store holds the session in plaintext; 
 
 test("the codec server answers the UI's preflight for its origin only, and wants the bearer token", async () => {
   const port = await freePort();
-  const server = new CliProcess(['codec-server', '--port', String(port)], { ...environment(FIRST), AGENT_CODEC_AUTH: TOKEN });
+  const server = new CliProcess(['codec-server', '--port', String(port)], {
+    ...environment(FIRST),
+    AGENT_CODEC_AUTH: TOKEN,
+  });
   processes.push(server);
   await server.waitFor('stdout', /codec server on .*: bearer token required/);
   const url = `http://127.0.0.1:${port}/decode`;
-  const preflight = await fetch(url, { method: 'OPTIONS', headers: { Origin: 'http://localhost:8233', 'Access-Control-Request-Method': 'POST' } });
+  const preflight = await fetch(url, {
+    method: 'OPTIONS',
+    headers: { Origin: 'http://localhost:8233', 'Access-Control-Request-Method': 'POST' },
+  });
   expect(preflight.status).toBe(204);
   expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');
   const elsewhere = await fetch(url, { method: 'OPTIONS', headers: { Origin: 'https://evil.example' } });
   expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
 
   expect((await fetch(url, { method: 'POST', body: PLAIN })).status).toBe(401);
-  expect((await fetch(url, { method: 'POST', body: PLAIN, headers: { Authorization: 'Bearer wrong-token' } })).status).toBe(401);
+  expect(
+    (await fetch(url, { method: 'POST', body: PLAIN, headers: { Authorization: 'Bearer wrong-token' } })).status,
+  ).toBe(401);
   expect((await fetch(url, { method: 'POST', body: PLAIN, headers: { Authorization: TOKEN } })).status).toBe(401);
-  const encoded = await fetch(`http://127.0.0.1:${port}/encode`, { method: 'POST', body: PLAIN, headers: { Authorization: `Bearer ${TOKEN}` } });
+  const encoded = await fetch(`http://127.0.0.1:${port}/encode`, {
+    method: 'POST',
+    body: PLAIN,
+    headers: { Authorization: `Bearer ${TOKEN}` },
+  });
   expect(encoded.status).toBe(200);
   const sealed = (await encoded.json()) as { payloads: { metadata: Record<string, string>; data: string }[] };
   expect(Buffer.from(sealed.payloads[0]!.metadata.encoding!, 'base64').toString()).toBe('binary/encrypted');
-  const decoded = await fetch(url, { method: 'POST', body: JSON.stringify(sealed), headers: { Authorization: `Bearer ${TOKEN}` } });
+  const decoded = await fetch(url, {
+    method: 'POST',
+    body: JSON.stringify(sealed),
+    headers: { Authorization: `Bearer ${TOKEN}` },
+  });
   expect(decoded.status).toBe(200);
-  expect(((await decoded.json()) as { payloads: { data: string }[] }).payloads[0]!.data).toBe(Buffer.from('"hello"').toString('base64'));
+  expect(((await decoded.json()) as { payloads: { data: string }[] }).payloads[0]!.data).toBe(
+    Buffer.from('"hello"').toString('base64'),
+  );
 });
 
-const PLAIN = JSON.stringify({ payloads: [{ metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from('"hello"').toString('base64') }] });
+const PLAIN = JSON.stringify({
+  payloads: [
+    {
+      metadata: { encoding: Buffer.from('json/plain').toString('base64') },
+      data: Buffer.from('"hello"').toString('base64'),
+    },
+  ],
+});
 
 /** `durable-agent codec-server` as configured, with no token but what `token` says. */
 function codecProcess(args: string[], token?: string, extra: NodeJS.ProcessEnv = {}): CliProcess {
   const { AGENT_CODEC_AUTH: _inherited, ...rest } = environment(FIRST);
-  const server = new CliProcess(['codec-server', ...args], { ...rest, ...(token ? { AGENT_CODEC_AUTH: token } : {}), ...extra });
+  const server = new CliProcess(['codec-server', ...args], {
+    ...rest,
+    ...(token ? { AGENT_CODEC_AUTH: token } : {}),
+    ...extra,
+  });
   processes.push(server);
   return server;
 }
@@ -185,7 +276,9 @@ describe('the codec server wants a token', () => {
   test('without AGENT_CODEC_AUTH it refuses to start, in one line naming the variable and the flag', async () => {
     const server = codecProcess(['--port', String(await freePort())]);
     expect(await server.exited).toBe(2);
-    expect(lines(server)).toEqual([expect.stringMatching(/^durable-agent: .*set AGENT_CODEC_AUTH .*or pass --insecure-no-auth/)]);
+    expect(lines(server)).toEqual([
+      expect.stringMatching(/^durable-agent: .*set AGENT_CODEC_AUTH .*or pass --insecure-no-auth/),
+    ]);
     expect(server.stdout).toEqual([]);
   });
 
@@ -193,30 +286,45 @@ describe('the codec server wants a token', () => {
     for (const host of ['0.0.0.0', '192.168.1.20', '::']) {
       const server = codecProcess(['--insecure-no-auth', '--host', host, '--port', String(await freePort())]);
       expect(await server.exited).toBe(2);
-      expect(lines(server)).toEqual([`durable-agent: --insecure-no-auth listens on loopback only, not --host ${host}: set AGENT_CODEC_AUTH to serve other machines`]);
+      expect(lines(server)).toEqual([
+        `durable-agent: --insecure-no-auth listens on loopback only, not --host ${host}: set AGENT_CODEC_AUTH to serve other machines`,
+      ]);
     }
   });
 
   test('--insecure-no-auth on 127.0.0.1 starts, says so, and decrypts without a token', async () => {
     const port = await freePort();
     const server = codecProcess(['--insecure-no-auth', '--host', '127.0.0.1', '--port', String(port)]);
-    await server.waitFor('stdout', /codec server on http:\/\/127\.0\.0\.1:\d+: NO AUTHENTICATION \(--insecure-no-auth\)/);
-    const encoded = await fetch(`http://127.0.0.1:${port}/encode`, { method: 'POST', body: PLAIN, headers: { 'X-Namespace': 'default' } });
+    await server.waitFor(
+      'stdout',
+      /codec server on http:\/\/127\.0\.0\.1:\d+: NO AUTHENTICATION \(--insecure-no-auth\)/,
+    );
+    const encoded = await fetch(`http://127.0.0.1:${port}/encode`, {
+      method: 'POST',
+      body: PLAIN,
+      headers: { 'X-Namespace': 'default' },
+    });
     expect(encoded.status).toBe(200);
   });
 
   test('a request without the token gets 401, with it 200; an X-Namespace not served gets 403', async () => {
     const port = await freePort();
-    const server = codecProcess(['--port', String(port), '--namespace', 'agents', '--namespace', 'agents-staging'], TOKEN);
+    const server = codecProcess(
+      ['--port', String(port), '--namespace', 'agents', '--namespace', 'agents-staging'],
+      TOKEN,
+    );
     await server.waitFor('stdout', /bearer token required .*; namespaces agents, agents-staging;/);
-    const encode = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${port}/encode`, { method: 'POST', body: PLAIN, headers });
+    const encode = (headers: Record<string, string>) =>
+      fetch(`http://127.0.0.1:${port}/encode`, { method: 'POST', body: PLAIN, headers });
     const bearer = { Authorization: `Bearer ${TOKEN}` };
     expect((await encode({ 'X-Namespace': 'agents' })).status).toBe(401);
     expect((await encode({ ...bearer, 'X-Namespace': 'agents' })).status).toBe(200);
     expect((await encode({ ...bearer, 'X-Namespace': 'agents-staging' })).status).toBe(200);
     const elsewhere = await encode({ ...bearer, 'X-Namespace': 'payments' });
     expect(elsewhere.status).toBe(403);
-    expect(await elsewhere.json()).toEqual({ message: expect.stringContaining('namespace "payments" is not served here (serving: agents, agents-staging)') });
+    expect(await elsewhere.json()).toEqual({
+      message: expect.stringContaining('namespace "payments" is not served here (serving: agents, agents-staging)'),
+    });
     // An unauthenticated caller learns nothing of the namespaces: the token comes first.
     expect((await encode({ 'X-Namespace': 'payments' })).status).toBe(401);
     // No X-Namespace at all (not the temporal CLI nor the UI): the token is what counts.
@@ -227,7 +335,10 @@ describe('the codec server wants a token', () => {
     const port = await freePort();
     const server = codecProcess(['--port', String(port)], TOKEN, { TEMPORAL_NAMESPACE: 'team-a' });
     await server.waitFor('stdout', /; namespaces team-a;/);
-    const listed = codecProcess(['--port', String(await freePort())], TOKEN, { TEMPORAL_NAMESPACE: 'team-a', AGENT_CODEC_NAMESPACES: 'team-b, team-c' });
+    const listed = codecProcess(['--port', String(await freePort())], TOKEN, {
+      TEMPORAL_NAMESPACE: 'team-a',
+      AGENT_CODEC_NAMESPACES: 'team-b, team-c',
+    });
     await listed.waitFor('stdout', /; namespaces team-b, team-c;/);
   });
 
@@ -249,7 +360,12 @@ describe('the codec server wants a token', () => {
     expect(setCookie).not.toContain(TOKEN);
     const cookie = setCookie.split(';')[0]!;
     // What the UI's fetch sends with "include credentials": its origin, X-Namespace and the cookie.
-    const decode = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${port}/decode`, { method: 'POST', body: PLAIN, headers: { Origin: 'http://127.0.0.1:8233', 'X-Namespace': 'default', ...headers } });
+    const decode = (headers: Record<string, string>) =>
+      fetch(`http://127.0.0.1:${port}/decode`, {
+        method: 'POST',
+        body: PLAIN,
+        headers: { Origin: 'http://127.0.0.1:8233', 'X-Namespace': 'default', ...headers },
+      });
     const decoded = await decode({ Cookie: `theme=dark; ${cookie}` });
     expect(decoded.status).toBe(200);
     expect(decoded.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8233');

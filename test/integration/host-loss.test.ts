@@ -13,7 +13,16 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { cloneName } from '../../src/shared/repository';
 import { endSignal, rewindUpdate } from '../../src/workflows/definitions';
-import { byTurn, lastToolResults, type RecordedRequest, reply, text, toolResultText, toolUse, turnOf } from '../support/fake-anthropic';
+import {
+  byTurn,
+  lastToolResults,
+  type RecordedRequest,
+  reply,
+  text,
+  toolResultText,
+  toolUse,
+  turnOf,
+} from '../support/fake-anthropic';
 import { activityRuns } from '../support/history';
 import { Harness, killProcess, makeRepo } from '../support/harness';
 import { bareRemote, git } from '../support/git-remote';
@@ -30,33 +39,57 @@ afterEach(async () => {
   await harness?.stop();
 });
 
-
 /**
  * Writes a file, runs a command that writes another (on host-a, where the workdir lies in
  * host-a's root, it then waits until the host is killed), edits the first file (relative
  * paths), done. Like a model, it runs the command again when told the lost run's changes are gone.
  */
 const script = () => (request: RecordedRequest) => {
-  const results = request.body.messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_result')));
+  const results = request.body.messages.flatMap((message) =>
+    typeof message.content === 'string' ? [] : message.content.filter((block) => block.type === 'tool_result'),
+  );
   const done = results.filter((result) => !toolResultText(result).includes('It was not run again')).length;
   if (done === 0) return reply([toolUse('Write', { file_path: 'notes/a.txt', content: 'alpha\n' })]);
-  if (done === 1) return reply([toolUse('Bash', { command: 'echo beta > b.txt; mkdir -p .marks; touch .marks/started; case "$PWD" in *host-a*) sleep 120;; esac' })]);
-  if (done === 2) return reply([toolUse('Edit', { file_path: 'notes/a.txt', old_string: 'alpha', new_string: 'gamma' })]);
+  if (done === 1)
+    return reply([
+      toolUse('Bash', {
+        command: 'echo beta > b.txt; mkdir -p .marks; touch .marks/started; case "$PWD" in *host-a*) sleep 120;; esac',
+      }),
+    ]);
+  if (done === 2)
+    return reply([toolUse('Edit', { file_path: 'notes/a.txt', old_string: 'alpha', new_string: 'gamma' })]);
   return reply([text('Done.')]);
 };
 
-const WORKSPACE_ACTIVITIES = ['prepareSession', 'runTool', 'runStopHooks', 'snapshotWorkspace', 'commitBranch', 'closeSession'];
+const WORKSPACE_ACTIVITIES = [
+  'prepareSession',
+  'runTool',
+  'runStopHooks',
+  'snapshotWorkspace',
+  'commitBranch',
+  'closeSession',
+];
 
 test('host-a is SIGKILLed for good mid-command: the repo session moves to host-b and its branch holds exactly what an uncrashed run gives', async () => {
   harness = await Harness.start();
-  const remote = bareRemote({ 'README.md': '# app\n', '.gitignore': '.marks/\n', 'src/config.ts': 'export function parseConfig() {}\n' });
+  const remote = bareRemote({
+    'README.md': '# app\n',
+    '.gitignore': '.marks/\n',
+    'src/config.ts': 'export function parseConfig() {}\n',
+  });
   const rootA = join(scratchDir('roots'), 'host-a');
   const rootB = join(scratchDir('roots'), 'host-b');
   harness.fake.handler = script();
 
   // Only host-a at first: the session's workflow, its first model call and its clone are there.
   const hostA = await harness.startWorkerProcess({ AGENT_HOST_ID: 'host-a', AGENT_WORKSPACE_ROOTS: rootA });
-  const handle = await harness.start({ prompt: 'Write the notes', repo: { url: `file://${remote}`, ref: 'main' }, host: 'host-a', hostLossTimeoutMs: 3_000, toolSummaries: false });
+  const handle = await harness.start({
+    prompt: 'Write the notes',
+    repo: { url: `file://${remote}`, ref: 'main' },
+    host: 'host-a',
+    hostLossTimeoutMs: 3_000,
+    toolSummaries: false,
+  });
   await harness.startWorker({ hostId: 'host-b', workspaceRoots: [rootB] });
   const marker = join(rootA, cloneName(handle.workflowId, handle.firstExecutionRunId, 0), '.marks', 'started');
   while (!existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 50)); // the command runs on host-a
@@ -80,14 +113,21 @@ test('host-a is SIGKILLed for good mid-command: the repo session moves to host-b
 
   // The uncrashed run of the same script, on host-b alone.
   harness.fake.handler = script();
-  const uncrashed = await harness.start({ prompt: 'Write the notes', repo: { url: `file://${remote}`, ref: 'main' }, host: 'host-b', toolSummaries: false });
+  const uncrashed = await harness.start({
+    prompt: 'Write the notes',
+    repo: { url: `file://${remote}`, ref: 'main' },
+    host: 'host-b',
+    toolSummaries: false,
+  });
   const uncrashedResult = (await uncrashed.result()) as AgentResult;
   expect(uncrashedResult.branch?.pushed).toBe(true);
   const tree = (branch: string) => git(['--git-dir', remote, 'ls-tree', '-r', branch]);
   expect(tree(`durable-agent/${handle.workflowId}`)).toBe(tree(`durable-agent/${uncrashed.workflowId}`));
   expect(git(['--git-dir', remote, 'show', `durable-agent/${handle.workflowId}:notes/a.txt`])).toBe('gamma');
   expect(git(['--git-dir', remote, 'show', `durable-agent/${handle.workflowId}:b.txt`])).toBe('beta');
-  expect(git(['--git-dir', remote, 'rev-parse', `durable-agent/${handle.workflowId}~1`])).toBe(git(['--git-dir', remote, 'rev-parse', 'main']));
+  expect(git(['--git-dir', remote, 'rev-parse', `durable-agent/${handle.workflowId}~1`])).toBe(
+    git(['--git-dir', remote, 'rev-parse', 'main']),
+  );
 
   // Routing: every workspace activity ran on the host whose queue it was scheduled on — host-a
   // until it was lost, host-b after; the move's clone on the shared queue, on host-b; model
@@ -107,7 +147,11 @@ test('host-a is SIGKILLed for good mid-command: the repo session moves to host-b
 
 test('a repo session rewound to turn 0 keeping its files: its branch and filesChanged still hold what it did before the rewind', async () => {
   harness = await Harness.start();
-  const remote = bareRemote({ 'README.md': '# app\n', '.gitignore': '.marks/\n', 'src/config.ts': 'export function parseConfig() {}\n' });
+  const remote = bareRemote({
+    'README.md': '# app\n',
+    '.gitignore': '.marks/\n',
+    'src/config.ts': 'export function parseConfig() {}\n',
+  });
   let rewound = false;
   harness.fake.handler = (request) => {
     const results = lastToolResults(request);
@@ -115,7 +159,12 @@ test('a repo session rewound to turn 0 keeping its files: its branch and filesCh
     return reply([toolUse('Write', { file_path: rewound ? 'b.txt' : 'a.txt', content: rewound ? 'b\n' : 'a\n' })]);
   };
   await harness.startWorker({ workspaceRoots: [scratchDir('roots')] });
-  const handle = await harness.start({ prompt: 'Write', repo: { url: `file://${remote}`, ref: 'main' }, interactive: true, toolSummaries: false });
+  const handle = await harness.start({
+    prompt: 'Write',
+    repo: { url: `file://${remote}`, ref: 'main' },
+    interactive: true,
+    toolSummaries: false,
+  });
   await stateWhere(handle, (state) => state.status === 'waiting_input');
   rewound = true;
   expect(await handle.executeUpdate(rewindUpdate, { args: [{ turn: 0, files: false }] })).toMatchObject({ turn: 0 });
@@ -128,7 +177,9 @@ test('a repo session rewound to turn 0 keeping its files: its branch and filesCh
     { path: 'b.txt', change: 'added' },
   ]);
   const branch = `durable-agent/${handle.workflowId}`;
-  expect(git(['--git-dir', remote, 'diff', '--name-status', '--no-renames', 'main', branch])).toBe('A\ta.txt\nA\tb.txt');
+  expect(git(['--git-dir', remote, 'diff', '--name-status', '--no-renames', 'main', branch])).toBe(
+    'A\ta.txt\nA\tb.txt',
+  );
 });
 
 async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState) => boolean): Promise<AgentState> {
@@ -140,7 +191,8 @@ async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState)
 }
 
 async function searchAttributeWhere(handle: WorkflowHandle, predicate: (status: unknown) => boolean): Promise<void> {
-  while (!predicate((await handle.describe()).searchAttributes.AgentStatus)) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (!predicate((await handle.describe()).searchAttributes.AgentStatus))
+    await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /** A workdir session on host-a, host-a SIGKILLed in turn 2's command: the session waits for it. */
@@ -149,12 +201,23 @@ async function lostWorkdirSession() {
   harness.fake.handler = byTurn([
     reply([toolUse('Write', { file_path: 'a.txt', content: 'alpha\n' })]),
     // Slow on host-a, once (a lost run); quick when run again there, or in the workdir it moved to.
-    reply([toolUse('Bash', { command: 'echo beta > b.txt; mkdir -p .marks; touch .marks/started; case "$PWD" in *moved*) ;; *) [ -e .marks/again ] || { touch .marks/again; sleep 120; } ;; esac' })]),
+    reply([
+      toolUse('Bash', {
+        command:
+          'echo beta > b.txt; mkdir -p .marks; touch .marks/started; case "$PWD" in *moved*) ;; *) [ -e .marks/again ] || { touch .marks/again; sleep 120; } ;; esac',
+      }),
+    ]),
     reply([text('Done.')]),
   ]);
   const workdir = makeRepo({ '.gitignore': '.marks/\n' });
   const hostA = await harness.startWorkerProcess({ AGENT_HOST_ID: 'host-a' });
-  const handle = await harness.start({ prompt: 'notes', workdir, host: 'host-a', hostLossTimeoutMs: 2_000, toolSummaries: false });
+  const handle = await harness.start({
+    prompt: 'notes',
+    workdir,
+    host: 'host-a',
+    hostLossTimeoutMs: 2_000,
+    toolSummaries: false,
+  });
   await harness.startWorker({ hostId: 'host-b' });
   while (!existsSync(join(workdir, '.marks', 'started'))) await new Promise((resolve) => setTimeout(resolve, 50)); // the command runs on host-a
   await killProcess(hostA);
@@ -169,7 +232,9 @@ async function lostWorkdirSession() {
 test('a workdir session whose host is lost waits for it; back, the lost command is not run again', async () => {
   const { handle, workdir } = await lostWorkdirSession();
   const status = await harness.cli(['status', handle.workflowId]);
-  expect(status.stdout).toContain(`host host-a is lost: the session waits for it to come back, or moves with  durable-agent move ${handle.workflowId} --host <host id>`);
+  expect(status.stdout).toContain(
+    `host host-a is lost: the session waits for it to come back, or moves with  durable-agent move ${handle.workflowId} --host <host id>`,
+  );
 
   await harness.startWorkerProcess({ AGENT_HOST_ID: 'host-a' });
   expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Done.' });
@@ -178,7 +243,9 @@ test('a workdir session whose host is lost waits for it; back, the lost command 
   expect(state.transitions).not.toContain('workspace_moved');
   // The command had started on host-a: like a retry, it reports what the lost run changed.
   const bash = lastToolResults(harness.fake.requests.find((request) => turnOf(request) === 2)!)[0]!;
-  expect(toolResultText(bash)).toContain('It was not run again. Since it started, the workspace changed: created b.txt.');
+  expect(toolResultText(bash)).toContain(
+    'It was not run again. Since it started, the workspace changed: created b.txt.',
+  );
   expect(existsSync(join(workdir, '.marks', 'again'))).toBe(true);
 });
 
@@ -199,5 +266,7 @@ test('durable-agent move: a workdir session whose host is lost goes on on anothe
   expect(readFileSync(join(elsewhere, 'a.txt'), 'utf8')).toBe('alpha\n');
   expect(existsSync(join(elsewhere, 'b.txt'))).toBe(false);
   const bash = lastToolResults(harness.fake.requests.find((request) => turnOf(request) === 2)!)[0]!;
-  expect(toolResultText(bash)).toContain('The session moved to another host, where the files are as they were before the command started');
+  expect(toolResultText(bash)).toContain(
+    'The session moved to another host, where the files are as they were before the command started',
+  );
 });

@@ -11,7 +11,16 @@ import { Harness, makeRepo } from '../support/harness';
 jest.setTimeout(180_000);
 
 let harness: Harness;
-const WORKSPACE_ACTIVITIES = ['prepareSession', 'runTool', 'runStopHooks', 'snapshotWorkspace', 'checkWorkspace', 'restoreWorkspace', 'materializeSnapshot', 'closeSession'];
+const WORKSPACE_ACTIVITIES = [
+  'prepareSession',
+  'runTool',
+  'runStopHooks',
+  'snapshotWorkspace',
+  'checkWorkspace',
+  'restoreWorkspace',
+  'materializeSnapshot',
+  'closeSession',
+];
 const TURNS = 12;
 
 afterEach(async () => {
@@ -24,19 +33,37 @@ function editingSession() {
   harness.fake.handler = (request) => {
     const turn = turnOf(request) + 1;
     if (turn === 1) return reply([toolUse('Read', { file_path: 'a.txt' })]);
-    if (turn < TURNS) return reply([toolUse(turn % 2 ? 'Bash' : 'Edit', turn % 2 ? { command: `echo ${turn} >> log.txt` } : { file_path: 'a.txt', old_string: `${turn - 2}\n`, new_string: `${turn}\n` })]);
+    if (turn < TURNS)
+      return reply([
+        toolUse(
+          turn % 2 ? 'Bash' : 'Edit',
+          turn % 2
+            ? { command: `echo ${turn} >> log.txt` }
+            : { file_path: 'a.txt', old_string: `${turn - 2}\n`, new_string: `${turn}\n` },
+        ),
+      ]);
     return reply([text('Done.')]);
   };
 }
 
-test("a session pinned to host-a: every workspace activity ran on host-a, its model calls on host-b, where its workflow runs", async () => {
+test('a session pinned to host-a: every workspace activity ran on host-a, its model calls on host-b, where its workflow runs', async () => {
   harness = await Harness.start();
   // Only host-b polls when the session starts: its workflow runs there, and model calls with it.
   await harness.startWorker({ hostId: 'host-b' });
   editingSession();
-  const handle = await harness.start({ prompt: 'edit', workdir: makeRepo({ 'a.txt': '0\n' }), toolSummaries: false, host: 'host-a' });
+  const handle = await harness.start({
+    prompt: 'edit',
+    workdir: makeRepo({ 'a.txt': '0\n' }),
+    toolSummaries: false,
+    host: 'host-a',
+  });
   // prepareSession waits on host-a's queue until host-a comes.
-  while (!(await handle.describe()).raw.pendingActivities?.some((activity) => activity.activityType?.name === 'prepareSession')) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (
+    !(await handle.describe()).raw.pendingActivities?.some(
+      (activity) => activity.activityType?.name === 'prepareSession',
+    )
+  )
+    await new Promise((resolve) => setTimeout(resolve, 50));
   await harness.startWorker({ hostId: 'host-a' });
   expect(await handle.result()).toMatchObject<Partial<AgentResult>>({ reason: 'completed' });
 
@@ -46,7 +73,8 @@ test("a session pinned to host-a: every workspace activity ran on host-a, its mo
   const runs = await activityRuns(handle);
   const workspace = runs.filter((run) => WORKSPACE_ACTIVITIES.includes(run.type));
   expect(workspace.length).toBeGreaterThan(TURNS);
-  for (const run of workspace) expect(run).toEqual({ type: run.type, queue: `${harness.taskQueue}@host-a`, host: 'host-a' });
+  for (const run of workspace)
+    expect(run).toEqual({ type: run.type, queue: `${harness.taskQueue}@host-a`, host: 'host-a' });
   const models = runs.filter((run) => run.type === 'callModel');
   expect(models).toHaveLength(TURNS);
   for (const run of models) expect(run.queue).toBe(harness.taskQueue);
@@ -62,7 +90,9 @@ test('a session without `host` lives on the host that prepared it: every workspa
   expect(await handle.result()).toMatchObject<Partial<AgentResult>>({ reason: 'completed' });
   const host = (await handle.query<AgentState>('state')).host!;
   expect(['host-a', 'host-b']).toContain(host);
-  const runs = (await activityRuns(handle)).filter((run) => WORKSPACE_ACTIVITIES.includes(run.type) && run.type !== 'prepareSession');
+  const runs = (await activityRuns(handle)).filter(
+    (run) => WORKSPACE_ACTIVITIES.includes(run.type) && run.type !== 'prepareSession',
+  );
   expect(runs.length).toBeGreaterThan(TURNS);
   for (const run of runs) expect(run).toEqual({ type: run.type, queue: `${harness.taskQueue}@${host}`, host });
 });
@@ -70,6 +100,8 @@ test('a session without `host` lives on the host that prepared it: every workspa
 test('a host id that cannot name a queue is refused before the session starts', async () => {
   harness = await Harness.start();
   await harness.startWorker();
-  const failure = await harness.run({ prompt: 'hi', workdir: makeRepo({}), host: 'host a' }).catch((error: Error & { cause?: Error }) => error.cause?.message ?? error.message);
+  const failure = await harness
+    .run({ prompt: 'hi', workdir: makeRepo({}), host: 'host a' })
+    .catch((error: Error & { cause?: Error }) => error.cause?.message ?? error.message);
   expect(failure).toContain("host: must be a worker's AGENT_HOST_ID");
 });

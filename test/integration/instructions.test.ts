@@ -41,7 +41,9 @@ test('root and user instructions are in the system prompt; a nested CLAUDE.md fo
   const firstRead = toolResultText(lastToolResults(modelCalls[1]!)[0]!);
   expect(firstRead).toContain('export const get_user = 1;');
   expect(firstRead).toContain('<system-reminder>');
-  expect(firstRead).toContain('packages/api/CLAUDE.md (project instructions for packages/api/, checked into the codebase):\n\nHandlers in this package use snake_case names.');
+  expect(firstRead).toContain(
+    'packages/api/CLAUDE.md (project instructions for packages/api/, checked into the codebase):\n\nHandlers in this package use snake_case names.',
+  );
   // Shown once: the next Read in that directory comes without it.
   expect(toolResultText(lastToolResults(modelCalls[2]!)[0]!)).not.toContain('snake_case');
 });

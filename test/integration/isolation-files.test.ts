@@ -8,7 +8,16 @@
  * written, stored or committed, and every session goes on.
  */
 import { type ChildProcess, execFileSync } from 'node:child_process';
-import { constants, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { takeSnapshot } from '../../src/activities/workspace/snapshot';
@@ -18,7 +27,18 @@ import { cloneName } from '../../src/shared/repository';
 import { endSignal, rewindUpdate, stateQuery } from '../../src/workflows/definitions';
 import { lastToolResults, reply, text, toolResultText, toolUse, type RecordedRequest } from '../support/fake-anthropic';
 import { Harness, makeRepo } from '../support/harness';
-import { appears, isolatedWorker, raceCommand, racedWorkdir, racerSource, roleOf, RoleRouter, secrets, transcriptOf, workerHome } from '../support/isolation';
+import {
+  appears,
+  isolatedWorker,
+  raceCommand,
+  racedWorkdir,
+  racerSource,
+  roleOf,
+  RoleRouter,
+  secrets,
+  transcriptOf,
+  workerHome,
+} from '../support/isolation';
 import { bareRemote, git } from '../support/git-remote';
 import { scratchDir } from '../support/paths';
 
@@ -31,21 +51,33 @@ let home: string;
 let worker: ChildProcess;
 let sshBefore: Record<string, string>;
 
-const sshNow = () => Object.fromEntries(readdirSync(join(home, '.ssh')).map((name) => [name, readFileSync(join(home, '.ssh', name), 'utf8')]));
-const keysIn = (directory: string) => Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`${directory}/k${index}`, `${secret.authorizedKey}\n`]));
-const many = (count: number, call: (index: number) => ReturnType<typeof toolUse>) => reply(Array.from({ length: count }, (_, index) => call(index)));
+const sshNow = () =>
+  Object.fromEntries(
+    readdirSync(join(home, '.ssh')).map((name) => [name, readFileSync(join(home, '.ssh', name), 'utf8')]),
+  );
+const keysIn = (directory: string) =>
+  Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`${directory}/k${index}`, `${secret.authorizedKey}\n`]));
+const many = (count: number, call: (index: number) => ReturnType<typeof toolUse>) =>
+  reply(Array.from({ length: count }, (_, index) => call(index)));
 
 /** Fifty Writes of new files, fifty Reads and fifty Edits, all through the raced directory. */
 const attacks = (directory: string) => [
-  many(50, (index) => toolUse('Write', { file_path: `${directory}/authorized_keys_${index}`, content: 'ssh-rsa ATTACKER\n' })),
+  many(50, (index) =>
+    toolUse('Write', { file_path: `${directory}/authorized_keys_${index}`, content: 'ssh-rsa ATTACKER\n' }),
+  ),
   many(50, (index) => toolUse('Read', { file_path: `${directory}/k${index}` })),
-  many(50, (index) => toolUse('Edit', { file_path: `${directory}/k${index}`, old_string: 'OWNER', new_string: 'ATTACKER' })),
+  many(50, (index) =>
+    toolUse('Edit', { file_path: `${directory}/k${index}`, old_string: 'OWNER', new_string: 'ATTACKER' }),
+  ),
 ];
 
 /** The results of a role's last request. */
 function lastResults(role: string): { text: string; isError: boolean }[] {
   const requests = harness.fake.requests.filter((request) => roleOf(request) === role);
-  return lastToolResults(requests[requests.length - 1] as RecordedRequest).map((block) => ({ text: toolResultText(block), isError: block.is_error === true }));
+  return lastToolResults(requests[requests.length - 1] as RecordedRequest).map((block) => ({
+    text: toolResultText(block),
+    isError: block.is_error === true,
+  }));
 }
 
 function filesUnder(directory: string): string[] {
@@ -54,7 +86,6 @@ function filesUnder(directory: string): string[] {
     return entry.isDirectory() ? filesUnder(path) : entry.isFile() ? [path] : [];
   });
 }
-
 
 async function stateWhere(workflowId: string, predicate: (state: AgentState) => boolean): Promise<AgentState> {
   const handle = harness.client.workflow.getHandle(workflowId);
@@ -126,10 +157,15 @@ test('(1) the same through sub-agents: one races, its sibling writes and edits',
 test('(2) snapshots, diff and fork while a racer swaps a directory for a symlink to ~/.ssh: the key is in none of them', async () => {
   const { outer, workdir } = racedWorkdir({ 's/notes.txt': 'inside\n' });
   router.set('race-3', [raceCommand('w/s', join(home, '.ssh'), 'race-3.stop'), reply([text('raced')])]);
-  router.set('snapper', [...Array.from({ length: 12 }, (_, turn) => reply([toolUse('Bash', { command: `echo ${turn} >> log.txt` })])), reply([text('snapped')])]);
+  router.set('snapper', [
+    ...Array.from({ length: 12 }, (_, turn) => reply([toolUse('Bash', { command: `echo ${turn} >> log.txt` })])),
+    reply([text('snapped')]),
+  ]);
   // The fork carries the original's conversation: it answers its own prompt first, then ends.
   router.set('fork-3', (request) =>
-    lastToolResults(request).length === 0 ? reply([toolUse('Read', { file_path: 's/id_rsa' }), toolUse('Glob', { pattern: '**/id_rsa' })]) : reply([text('forked')]),
+    lastToolResults(request).length === 0
+      ? reply([toolUse('Read', { file_path: 's/id_rsa' }), toolUse('Glob', { pattern: '**/id_rsa' })])
+      : reply([text('forked')]),
   );
   const racer = await harness.start({ prompt: 'ROLE:race-3', workdir: outer, toolSummaries: false });
   await appears(join(workdir, 's.link'));
@@ -143,14 +179,24 @@ test('(2) snapshots, diff and fork while a racer swaps a directory for a symlink
   for (const { ref } of snapshots) {
     for (const [path, entry] of await flattenSnapshot(harness.store.content, ref)) {
       expect(path).not.toMatch(/id_rsa|authorized_keys/);
-      if (entry.t === 'f' && !entry.big) expect((await harness.store.content.getBytes(entry.h)).toString()).not.toContain(secret.privateKey);
+      if (entry.t === 'f' && !entry.big)
+        expect((await harness.store.content.getBytes(entry.h)).toString()).not.toContain(secret.privateKey);
     }
   }
   const diff = await harness.cli(['diff', snapper.workflowId]);
   expect(diff.code).toBe(0);
   expect(diff.stdout + diff.stderr).not.toContain(secret.privateKey);
   const forkDir = join(mkdtempSync(join(tmpdir(), 'fork-')), 'copy');
-  const fork = await harness.cli(['fork', snapper.workflowId, '--turn', '6', '--workdir', forkDir, '--no-worker', 'ROLE:fork-3 look around']);
+  const fork = await harness.cli([
+    'fork',
+    snapper.workflowId,
+    '--turn',
+    '6',
+    '--workdir',
+    forkDir,
+    '--no-worker',
+    'ROLE:fork-3 look around',
+  ]);
   expect(fork.code).toBe(0);
   expect(filesUnder(forkDir).filter((path) => readFileSync(path, 'utf8').includes(secret.privateKey))).toEqual([]);
   const forkRequests = harness.fake.requests.filter((request) => roleOf(request) === 'fork-3');
@@ -159,7 +205,9 @@ test('(2) snapshots, diff and fork while a racer swaps a directory for a symlink
 
 test('(3) a rewind while a second session swaps the directory it restores for a symlink to outside: nothing is written outside', async () => {
   const outside = scratchDir('outside');
-  const { outer, workdir } = racedWorkdir(Object.fromEntries([0, 1, 2, 3, 4].map((index) => [`r/x${index}`, 'start\n'])));
+  const { outer, workdir } = racedWorkdir(
+    Object.fromEntries([0, 1, 2, 3, 4].map((index) => [`r/x${index}`, 'start\n'])),
+  );
   router.set('rewinder', [
     reply([toolUse('Bash', { command: 'for i in 0 1 2 3 4; do echo turn1 > r/x$i; done' })]),
     reply([toolUse('Bash', { command: 'for i in 0 1 2 3 4; do echo turn2 > r/x$i; done' })]),
@@ -179,7 +227,7 @@ test('(3) a rewind while a second session swaps the directory it restores for a 
   expect(readdirSync(outside)).toEqual([]);
 });
 
-test('(6) FIFOs where the worker reads a session\'s files: the session goes on, a canary beside it too, and no FIFO is opened', async () => {
+test("(6) FIFOs where the worker reads a session's files: the session goes on, a canary beside it too, and no FIFO is opened", async () => {
   const workdir = makeRepo({ 'README.md': '# repo\n' });
   mkdirSync(join(workdir, '.git', 'info'), { recursive: true });
   mkdirSync(join(workdir, '.claude', 'agents'), { recursive: true });
@@ -192,7 +240,12 @@ test('(6) FIFOs where the worker reads a session\'s files: the session goes on, 
     reply([toolUse('Bash', { command: 'echo again >> README.md' })]),
     reply([text('fifo done')]),
   ]);
-  router.set('canary', [...Array.from({ length: 10 }, () => reply([toolUse('Read', { file_path: 'a.txt' }), toolUse('Bash', { command: 'echo tick >> ticks.txt' })])), reply([text('canary done')])]);
+  router.set('canary', [
+    ...Array.from({ length: 10 }, () =>
+      reply([toolUse('Read', { file_path: 'a.txt' }), toolUse('Bash', { command: 'echo tick >> ticks.txt' })]),
+    ),
+    reply([text('canary done')]),
+  ]);
   const [fifo, canary] = await Promise.all([
     harness.start({ prompt: 'ROLE:fifo', workdir, toolSummaries: false, trustRepoHooks: true }),
     harness.start({ prompt: 'ROLE:canary', workdir: canaryDir, toolSummaries: false }),
@@ -207,10 +260,13 @@ test('(6) FIFOs where the worker reads a session\'s files: the session goes on, 
     skippedRepoAgents: ['.claude/agents/x.md: cannot be read: not a regular file (a FIFO)'],
   });
   expect(session).not.toHaveProperty('instructionFiles');
-  const reads = harness.fake.requests.filter((request) => roleOf(request) === 'fifo').map((request) => lastToolResults(request).map(toolResultText).join('\n'));
+  const reads = harness.fake.requests
+    .filter((request) => roleOf(request) === 'fifo')
+    .map((request) => lastToolResults(request).map(toolResultText).join('\n'));
   expect(reads.join('\n')).toContain('AGENTS.md is not a regular file (a FIFO), so it cannot be read.');
   // A FIFO that nobody holds open for reading refuses a non-blocking writer: the worker never opened one.
-  for (const fifo of [...fifos, 'later.fifo']) expect(() => openSync(join(workdir, fifo), constants.O_WRONLY | constants.O_NONBLOCK)).toThrow(/ENXIO/);
+  for (const fifo of [...fifos, 'later.fifo'])
+    expect(() => openSync(join(workdir, fifo), constants.O_WRONLY | constants.O_NONBLOCK)).toThrow(/ENXIO/);
 });
 
 test('(9) a repo session that plants a gitfile and a nested repository: its branch holds them as plain files, nothing of the outside repository, exactly its filesChanged', async () => {
@@ -228,7 +284,11 @@ test('(9) a repo session that plants a gitfile and a nested repository: its bran
     'echo changed >> README.md',
   ].join(' && ');
   router.set('git-plant', [reply([toolUse('Bash', { command: plant })]), reply([text('Planted.')])]);
-  const handle = await harness.start({ prompt: 'ROLE:git-plant', repo: { url: `file://${remote}`, ref: 'main' }, toolSummaries: false });
+  const handle = await harness.start({
+    prompt: 'ROLE:git-plant',
+    repo: { url: `file://${remote}`, ref: 'main' },
+    toolSummaries: false,
+  });
   const result = (await handle.result()) as AgentResult;
   expect(lastResults('git-plant')).toEqual([{ text: expect.not.stringMatching(/error|fatal/i), isError: false }]);
   expect(result.branch).toMatchObject({ name: `durable-agent/${handle.workflowId}`, pushed: true });
@@ -240,8 +300,14 @@ test('(9) a repo session that plants a gitfile and a nested repository: its bran
   expect(tree).toMatch(/^100644 blob \w+\tfakemod\/index\.js$/m);
   expect(tree).toMatch(/^100644 blob \w+\tnested\/inner\.txt$/m);
   // The worker's git directory of the session (under its HOME) and the remote hold nothing of the outside repository.
-  const ourGitDir = join(home, '.durable-agent', 'git', `${cloneName(handle.workflowId, handle.firstExecutionRunId, 0)}.git`);
-  for (const gitDir of [ourGitDir, remote]) expect(() => git(['--git-dir', gitDir, 'cat-file', '-e', outsideCommit])).toThrow();
+  const ourGitDir = join(
+    home,
+    '.durable-agent',
+    'git',
+    `${cloneName(handle.workflowId, handle.firstExecutionRunId, 0)}.git`,
+  );
+  for (const gitDir of [ourGitDir, remote])
+    expect(() => git(['--git-dir', gitDir, 'cat-file', '-e', outsideCommit])).toThrow();
   // The result's filesChanged is the commit's change list, path for path.
   const kinds: Record<string, string> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted' };
   const committed = git(['--git-dir', remote, 'diff', '--name-status', '--no-renames', 'main', branch])
@@ -257,11 +323,18 @@ test('(8) a 60 GB sparse file is recorded by its size, not read: the next snapsh
   writeFileSync(join(workdir, 'disk.img'), '');
   truncateSync(join(workdir, 'disk.img'), 60 * 1024 ** 3);
   router.set('sparse', [reply([toolUse('Bash', { command: 'echo more >> README.md' })]), reply([text('sparse done')])]);
-  expect(await harness.run({ prompt: 'ROLE:sparse', workdir, toolSummaries: false })).toMatchObject({ reason: 'completed' });
+  expect(await harness.run({ prompt: 'ROLE:sparse', workdir, toolSummaries: false })).toMatchObject({
+    reason: 'completed',
+  });
   const started = performance.now();
   const snapshot = await takeSnapshot(harness.store.content, workdir);
   const elapsed = performance.now() - started;
-  expect((await flattenSnapshot(harness.store.content, snapshot.ref)).get('disk.img')).toMatchObject({ t: 'f', s: 60 * 1024 ** 3, big: true, h: expect.stringMatching(/^meta:/) });
+  expect((await flattenSnapshot(harness.store.content, snapshot.ref)).get('disk.img')).toMatchObject({
+    t: 'f',
+    s: 60 * 1024 ** 3,
+    big: true,
+    h: expect.stringMatching(/^meta:/),
+  });
   // Reading 60 GB would take minutes; a stat takes microseconds. One second leaves room for a loaded machine.
   expect(elapsed).toBeLessThan(1000);
 });

@@ -29,8 +29,11 @@ const encryptionKey = `k1:${randomBytes(32).toString('base64')}`;
 /** `durable-agent <args>` with these variables; its exit code and output. */
 function durableAgent(args: string[], environment: NodeJS.ProcessEnv): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) =>
-    execFile(process.execPath, [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), ...args], { env: { ...process.env, ...environment }, timeout: 60_000 }, (error, _stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+    execFile(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), ...args],
+      { env: { ...process.env, ...environment }, timeout: 60_000 },
+      (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
     ),
   );
 }
@@ -44,12 +47,19 @@ let ports: { name: string; port: number }[];
 function resultsOf(role: string): { text: string; isError: boolean }[][] {
   return harness.fake.requests
     .filter((request) => roleOf(request) === role)
-    .map((request) => lastToolResults(request).map((block) => ({ text: toolResultText(block), isError: block.is_error === true })))
+    .map((request) =>
+      lastToolResults(request).map((block) => ({ text: toolResultText(block), isError: block.is_error === true })),
+    )
     .filter((results) => results.length > 0);
 }
 
 /** 127.0.0.1, 0.0.0.0, :: and ::1 as /proc/net/tcp and tcp6 write them. */
-const LOOPBACK_OR_ANY = new Set(['0100007F', '00000000', '00000000000000000000000000000000', '00000000000000000000000001000000']);
+const LOOPBACK_OR_ANY = new Set([
+  '0100007F',
+  '00000000',
+  '00000000000000000000000000000000',
+  '00000000000000000000000001000000',
+]);
 
 /** Every TCP port something listens on, on loopback or every address, as /proc/net/tcp lists them. */
 function listeningPorts(): number[] {
@@ -71,10 +81,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
   const metricsPort = await freePort();
   const codecPort = await freePort();
-  codec = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), 'codec-server', '--port', String(codecPort)], {
-    env: { ...process.env, AGENT_ENCRYPTION_KEY: encryptionKey, AGENT_CODEC_AUTH: codecToken },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  codec = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), 'codec-server', '--port', String(codecPort)],
+    {
+      env: { ...process.env, AGENT_ENCRYPTION_KEY: encryptionKey, AGENT_CODEC_AUTH: codecToken },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   await waitForLine(codec, /codec server on/);
   worker = await isolatedWorker(harness, secret, workerHome(secret), {
     AGENT_SANDBOX_ALLOWED_DOMAINS: `127.0.0.1:${(standIn.address() as AddressInfo).port}`,
@@ -85,11 +99,18 @@ beforeAll(async () => {
     { name: 'the codec server', port: codecPort },
     { name: 'the metrics endpoint', port: metricsPort },
     { name: 'the fake model API', port: Number(new URL(harness.fake.url).port) },
-    ...(process.env.AGENT_TEST_POSTGRES_URL ? [{ name: 'PostgreSQL', port: Number(new URL(process.env.AGENT_TEST_POSTGRES_URL).port) }] : []),
+    ...(process.env.AGENT_TEST_POSTGRES_URL
+      ? [{ name: 'PostgreSQL', port: Number(new URL(process.env.AGENT_TEST_POSTGRES_URL).port) }]
+      : []),
   ];
   const standInPort = (standIn.address() as AddressInfo).port;
   // Every other listening port of the host too (Temporal's HTTP API and the rest of the dev server among them).
-  ports = [...named, ...listeningPorts().filter((port) => port !== standInPort && !named.some((entry) => entry.port === port)).map((port) => ({ name: `port ${port}`, port }))];
+  ports = [
+    ...named,
+    ...listeningPorts()
+      .filter((port) => port !== standInPort && !named.some((entry) => entry.port === port))
+      .map((port) => ({ name: `port ${port}`, port })),
+  ];
 });
 
 afterAll(async () => {
@@ -116,11 +137,16 @@ test('(4) from Bash: no host service is reachable, directly or through the proxy
     'echo "env: $(env | grep -c ANTHROPIC) $(cat /proc/1/environ 2>/dev/null | tr "\\0" "\\n" | grep -c ANTHROPIC)"',
   ].join('\n');
   router.set('net-bash', [reply([toolUse('Bash', { command: probe, timeout: 120_000 })]), reply([text('probed')])]);
-  expect(await harness.run({ prompt: 'ROLE:net-bash', workdir: makeRepo({}), toolSummaries: false })).toMatchObject({ reason: 'completed' });
+  expect(await harness.run({ prompt: 'ROLE:net-bash', workdir: makeRepo({}), toolSummaries: false })).toMatchObject({
+    reason: 'completed',
+  });
   const output = resultsOf('net-bash')[0]![0]!.text;
   for (const { name, port } of ports) {
     // Direct: nothing but a loopback in the sandbox's namespace. Through the proxy: refused, by address or by name.
-    expect({ name, line: output.split('\n').find((line) => line.startsWith(`${port} `)) }).toEqual({ name, line: `${port} closed 403 403` });
+    expect({ name, line: output.split('\n').find((line) => line.startsWith(`${port} `)) }).toEqual({
+      name,
+      line: `${port} closed 403 403`,
+    });
   }
   // The stand-in registry is on the worker's allow-list (as 127.0.0.1:<port>): the proxy takes curl there.
   expect(output).toContain('stand-in registry');
@@ -132,8 +158,16 @@ test('(4) from a stdio MCP server in the sandbox: the same', async () => {
   const workdir = makeRepo({});
   const server = mcpStdioServerBundle(workdir);
   const standInPort = (standIn.address() as AddressInfo).port;
-  router.set('net-mcp', [reply([toolUse('mcp__net__connect', { ports: [...ports.map(({ port }) => port), standInPort] })]), reply([text('connected')])]);
-  const result = await harness.run({ prompt: 'ROLE:net-mcp', workdir, toolSummaries: false, mcpServers: { net: { command: 'node', args: [server] } } });
+  router.set('net-mcp', [
+    reply([toolUse('mcp__net__connect', { ports: [...ports.map(({ port }) => port), standInPort] })]),
+    reply([text('connected')]),
+  ]);
+  const result = await harness.run({
+    prompt: 'ROLE:net-mcp',
+    workdir,
+    toolSummaries: false,
+    mcpServers: { net: { command: 'node', args: [server] } },
+  });
   expect(result).toMatchObject({ reason: 'completed' });
   const reached = JSON.parse(resultsOf('net-mcp')[0]![0]!.text) as Record<string, { direct: boolean; proxy: number }>;
   for (const { name, port } of ports) expect({ name, ...reached[port] }).toEqual({ name, direct: false, proxy: 403 });
@@ -144,27 +178,55 @@ test('(5) the codec server answers 401 without its token, and will not start una
   const port = Number(/--port (\d+)/.exec(codec.spawnargs.join(' '))?.[1]);
   const decode = (authorization?: string) =>
     new Promise<number>((resolve, reject) => {
-      const asking = httpRequest({ host: '127.0.0.1', port, path: '/decode', method: 'POST', headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const asking = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/decode',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       asking.once('error', reject);
       asking.end(JSON.stringify({ payloads: [] }));
     });
   expect(await decode()).toBe(401);
   expect(await decode('Bearer not-the-token-at-all')).toBe(401);
   expect(await decode(`Bearer ${codecToken}`)).toBe(200);
-  const unauthenticated = await durableAgent(['codec-server', '--port', '0'], { AGENT_ENCRYPTION_KEY: encryptionKey, AGENT_CODEC_AUTH: '' });
-  expect(unauthenticated).toMatchObject({ code: 2, stderr: expect.stringMatching(/set AGENT_CODEC_AUTH .*or pass --insecure-no-auth/) });
-  const open = await durableAgent(['codec-server', '--insecure-no-auth', '--host', '0.0.0.0', '--port', '0'], { AGENT_ENCRYPTION_KEY: encryptionKey, AGENT_CODEC_AUTH: '' });
-  expect(open).toMatchObject({ code: 2, stderr: expect.stringContaining('--insecure-no-auth listens on loopback only, not --host 0.0.0.0') });
+  const unauthenticated = await durableAgent(['codec-server', '--port', '0'], {
+    AGENT_ENCRYPTION_KEY: encryptionKey,
+    AGENT_CODEC_AUTH: '',
+  });
+  expect(unauthenticated).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/set AGENT_CODEC_AUTH .*or pass --insecure-no-auth/),
+  });
+  const open = await durableAgent(['codec-server', '--insecure-no-auth', '--host', '0.0.0.0', '--port', '0'], {
+    AGENT_ENCRYPTION_KEY: encryptionKey,
+    AGENT_CODEC_AUTH: '',
+  });
+  expect(open).toMatchObject({
+    code: 2,
+    stderr: expect.stringContaining('--insecure-no-auth listens on loopback only, not --host 0.0.0.0'),
+  });
 });
 
 test('(7) a sub-agent type asking for Bash and Write under a parent without them gets neither', async () => {
   const workdir = makeRepo({ 'a.txt': 'a\n' });
-  router.set('parent-7', [reply([toolUse('Task', { description: 'fix', prompt: 'ROLE:fixer-7', subagent_type: 'fixer' })]), reply([text('delegated')])]);
+  router.set('parent-7', [
+    reply([toolUse('Task', { description: 'fix', prompt: 'ROLE:fixer-7', subagent_type: 'fixer' })]),
+    reply([text('delegated')]),
+  ]);
   // One call a turn: a failed Bash call cancels the calls after it in its response.
-  router.set('fixer-7', [reply([toolUse('Bash', { command: 'touch pwned' })]), reply([toolUse('Write', { file_path: 'pwned.txt', content: 'x' })]), reply([text('fixed')])]);
+  router.set('fixer-7', [
+    reply([toolUse('Bash', { command: 'touch pwned' })]),
+    reply([toolUse('Write', { file_path: 'pwned.txt', content: 'x' })]),
+    reply([text('fixed')]),
+  ]);
   const result = await harness.run({
     prompt: 'ROLE:parent-7',
     workdir,
@@ -175,7 +237,10 @@ test('(7) a sub-agent type asking for Bash and Write under a parent without them
   expect(result).toMatchObject({ reason: 'completed' });
   const childRequests = harness.fake.requests.filter((request) => roleOf(request) === 'fixer-7');
   for (const request of childRequests) expect((request.body.tools ?? []).map((tool) => tool.name)).toEqual(['Read']);
-  expect(resultsOf('fixer-7').map(([result]) => result!.text)).toEqual([expect.stringContaining('No such tool available: Bash'), expect.stringContaining('No such tool available: Write')]);
+  expect(resultsOf('fixer-7').map(([result]) => result!.text)).toEqual([
+    expect.stringContaining('No such tool available: Bash'),
+    expect.stringContaining('No such tool available: Write'),
+  ]);
   expect(readdirSync(workdir).sort()).toEqual(['a.txt']);
 });
 
@@ -202,7 +267,12 @@ test('(10) a bounded fork bomb and a 4 GiB allocation fail as commands; the work
     reply([text('bombed')]),
   ]);
   const canaryDir = makeRepo({ 'a.txt': 'a\n' });
-  router.set('canary-10', [...Array.from({ length: 8 }, () => reply([toolUse('Read', { file_path: 'a.txt' }), toolUse('Bash', { command: 'echo tick >> ticks.txt' })])), reply([text('canary done')])]);
+  router.set('canary-10', [
+    ...Array.from({ length: 8 }, () =>
+      reply([toolUse('Read', { file_path: 'a.txt' }), toolUse('Bash', { command: 'echo tick >> ticks.txt' })]),
+    ),
+    reply([text('canary done')]),
+  ]);
   const [bombed, canary] = await Promise.all([
     harness.run({ prompt: 'ROLE:bomb', workdir: makeRepo({}), toolSummaries: false }),
     harness.run({ prompt: 'ROLE:canary-10', workdir: canaryDir, toolSummaries: false }),
@@ -211,11 +281,17 @@ test('(10) a bounded fork bomb and a 4 GiB allocation fail as commands; the work
   expect(canary).toMatchObject({ reason: 'completed', finalText: 'canary done' });
   expect(readFileSync(join(canaryDir, 'ticks.txt'), 'utf8')).toBe('tick\n'.repeat(8));
   const [[forks], [allocation]] = resultsOf('bomb');
-  expect(forks).toMatchObject({ isError: true, text: expect.stringMatching(/fork failed after \d+: \[Errno 11\] Resource temporarily unavailable/) });
+  expect(forks).toMatchObject({
+    isError: true,
+    text: expect.stringMatching(/fork failed after \d+: \[Errno 11\] Resource temporarily unavailable/),
+  });
   expect(Number(/fork failed after (\d+)/.exec(forks!.text)![1])).toBeLessThan(5000);
   expect(forks!.text).toContain('each command here is limited to');
   expect(allocation).toMatchObject({ isError: true, text: expect.stringContaining('MemoryError') });
   // The worker serves on: a new session starts and completes.
   router.set('after-10', [reply([text('still here')])]);
-  expect(await harness.run({ prompt: 'ROLE:after-10', workdir: makeRepo({}), toolSummaries: false })).toMatchObject({ reason: 'completed', finalText: 'still here' });
+  expect(await harness.run({ prompt: 'ROLE:after-10', workdir: makeRepo({}), toolSummaries: false })).toMatchObject({
+    reason: 'completed',
+    finalText: 'still here',
+  });
 });

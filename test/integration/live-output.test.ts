@@ -19,7 +19,14 @@ afterEach(() => {
 });
 
 function cliEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), AGENT_TASK_QUEUE: harness.taskQueue, ...harness.storeEnvironment(), ANTHROPIC_API_KEY: 'test-key', ...extra };
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: temporalAddress(),
+    AGENT_TASK_QUEUE: harness.taskQueue,
+    ...harness.storeEnvironment(),
+    ANTHROPIC_API_KEY: 'test-key',
+    ...extra,
+  };
 }
 
 function cli(args: string[], extra: NodeJS.ProcessEnv = {}): CliProcess {
@@ -33,7 +40,11 @@ function eventsOf(watcher: CliProcess): { event: LiveEvent; at: number }[] {
   return watcher.stdout.map((line) => ({ event: liveEventSchema.parse(JSON.parse(line.text)), at: line.at }));
 }
 
-const deltasOf = (events: LiveEvent[], attempt: number) => events.filter((event): event is Extract<LiveEvent, { type: 'text_delta' }> => event.type === 'text_delta' && event.attempt === attempt);
+const deltasOf = (events: LiveEvent[], attempt: number) =>
+  events.filter(
+    (event): event is Extract<LiveEvent, { type: 'text_delta' }> =>
+      event.type === 'text_delta' && event.attempt === attempt,
+  );
 
 test('watch --json prints the reply while the model writes it, and a retried attempt replaces the first one without gaps or repeats', async () => {
   const answer = Array.from({ length: 30 }, (_, index) => `w${String(index).padStart(2, '0')} `).join('');
@@ -43,7 +54,14 @@ test('watch --json prints the reply while the model writes it, and a retried att
   harness.fake.handler = async (): Promise<FakeReply> => {
     if (++requests === 1) {
       await released;
-      return { kind: 'stream_error', type: 'overloaded_error', message: 'Overloaded', partial: 'A first try, cut off', deltaIntervalMs: 50, pieces: 4 };
+      return {
+        kind: 'stream_error',
+        type: 'overloaded_error',
+        message: 'Overloaded',
+        partial: 'A first try, cut off',
+        deltaIntervalMs: 50,
+        pieces: 4,
+      };
     }
     return { kind: 'message', content: [text(answer)], deltaIntervalMs: 50, pieces: 30 };
   };
@@ -64,13 +82,23 @@ test('watch --json prints the reply while the model writes it, and a retried att
   expect(first.map((event) => event.index)).toEqual([0, 1, 2, 3]);
   expect(first.map((event) => event.text).join('')).toBe('A first try, cut off');
   const retry = events.findIndex((event) => event.type === 'retry');
-  expect(events[retry]).toMatchObject({ type: 'retry', turn: 1, attempt: 1, nextAttempt: 2, reason: 'ModelOverloaded', delayMs: 2000, replaced: true });
+  expect(events[retry]).toMatchObject({
+    type: 'retry',
+    turn: 1,
+    attempt: 1,
+    nextAttempt: 2,
+    reason: 'ModelOverloaded',
+    delayMs: 2000,
+    replaced: true,
+  });
   // Attempt 1's pieces, then the retry that voids them, then attempt 2's: in order, each once.
   expect(events.lastIndexOf(first.at(-1)!)).toBeLessThan(retry);
   expect(events.indexOf(second[0]!)).toBeGreaterThan(retry);
   expect(second.map((event) => event.index)).toEqual(Array.from({ length: 30 }, (_, index) => index));
   expect(second.map((event) => event.text).join('')).toBe(answer);
-  expect(events.filter((event) => event.type === 'turn_start')).toEqual([expect.objectContaining({ turn: 1, workflowId: handle.workflowId })]);
+  expect(events.filter((event) => event.type === 'turn_start')).toEqual([
+    expect.objectContaining({ turn: 1, workflowId: handle.workflowId }),
+  ]);
   const usage = events.findIndex((event) => event.type === 'usage');
   expect(usage).toBeGreaterThan(events.indexOf(second.at(-1)!));
   expect(events[usage]).toMatchObject({ turn: 1, text: answer, stopReason: 'end_turn' });
@@ -80,7 +108,9 @@ test('watch --json prints the reply while the model writes it, and a retried att
   expect(firstShown).toBeLessThan(harness.fake.sentDeltas.at(-1)!.at);
 
   const lines = human.stdout.map((line) => line.text);
-  expect(lines.filter((line) => line.includes('↻'))).toEqual(['  ↻ model overloaded: retry 2 in 2 s (its partial reply is replaced)']);
+  expect(lines.filter((line) => line.includes('↻'))).toEqual([
+    '  ↻ model overloaded: retry 2 in 2 s (its partial reply is replaced)',
+  ]);
   expect(lines).toContain('── turn 1 (attempt 2)');
   expect(lines).toContain(`  ${answer}`);
 });
@@ -94,7 +124,15 @@ test('watch attached after turn 3 prints turns 1 to 3, then follows turn 4 live'
     reply([toolUse('Read', { file_path: 'a.txt' })]),
     reply([toolUse('Read', { file_path: 'b.txt' })]),
     reply([toolUse('Read', { file_path: 'c.txt' })]),
-    { kind: 'hold', release: released.then((): FakeReply => ({ kind: 'message', content: [text(last)], deltaIntervalMs: 50, pieces: 5 })) },
+    {
+      kind: 'hold',
+      release: released.then((): FakeReply => ({
+        kind: 'message',
+        content: [text(last)],
+        deltaIntervalMs: 50,
+        pieces: 5,
+      })),
+    },
   ]);
   const handle = await harness.start({ prompt: 'read the files', workdir, toolSummaries: false });
   await harness.fake.waitForRequests(4);
@@ -105,7 +143,9 @@ test('watch attached after turn 3 prints turns 1 to 3, then follows turn 4 live'
 
   const events = eventsOf(watcher).map(({ event }) => event);
   expect(events.filter((event) => event.type === 'turn_start').map((event) => event.turn)).toEqual([1, 2, 3, 4]);
-  expect(events.filter((event) => event.type === 'tool_end').map((event) => [event.turn, event.name, event.isError])).toEqual([
+  expect(
+    events.filter((event) => event.type === 'tool_end').map((event) => [event.turn, event.name, event.isError]),
+  ).toEqual([
     [1, 'Read', false],
     [2, 'Read', false],
     [3, 'Read', false],
@@ -119,7 +159,8 @@ test('watch attached after turn 3 prints turns 1 to 3, then follows turn 4 live'
 test('run against a model that is overloaded once prints one retry line and no stack trace; the worker log has the details', async () => {
   const logs = scratchDir('cli-logs');
   let requests = 0;
-  harness.fake.handler = () => (++requests === 1 ? apiError(529, 'overloaded_error', 'Overloaded') : reply([text('Done after one retry.')]));
+  harness.fake.handler = () =>
+    ++requests === 1 ? apiError(529, 'overloaded_error', 'Overloaded') : reply([text('Done after one retry.')]);
   const run = cli(['run', '--workdir', makeRepo({}), '--workflow-id', uniqueId('quiet'), 'say something'], {
     AGENT_TASK_QUEUE: uniqueId('quiet-queue'),
     ANTHROPIC_BASE_URL: harness.fake.url,
@@ -141,7 +182,12 @@ test('watch follows a session through continue-as-new, with the progress of a lo
   const released = new Promise<void>((resolve) => (release = resolve));
   harness.fake.handler = byTurn([
     // Held until the watcher listens: progress is live only, and the command's first second must be seen.
-    { kind: 'hold', release: released.then(() => reply([toolUse('Bash', { command: 'echo compiling; sleep 1.5; echo linking; sleep 2' })])) },
+    {
+      kind: 'hold',
+      release: released.then(() =>
+        reply([toolUse('Bash', { command: 'echo compiling; sleep 1.5; echo linking; sleep 2' })]),
+      ),
+    },
     reply([toolUse('Read', { file_path: 'a.txt' })]),
     reply([toolUse('Read', { file_path: 'a.txt' })]),
     // Slow enough that its first pieces are out while it still streams.
@@ -156,15 +202,27 @@ test('watch follows a session through continue-as-new, with the progress of a lo
 
   const events = eventsOf(watcher).map(({ event }) => event);
   expect(events.filter((event) => event.type === 'turn_start').map((event) => event.turn)).toEqual([1, 2, 3, 4]);
-  expect(events.filter((event) => event.type === 'tool_end').map((event) => `${event.turn} ${event.name}`)).toEqual(['1 Bash', '2 Read', '3 Read']);
-  const progress = events.filter((event): event is Extract<LiveEvent, { type: 'tool_progress' }> => event.type === 'tool_progress');
+  expect(events.filter((event) => event.type === 'tool_end').map((event) => `${event.turn} ${event.name}`)).toEqual([
+    '1 Bash',
+    '2 Read',
+    '3 Read',
+  ]);
+  const progress = events.filter(
+    (event): event is Extract<LiveEvent, { type: 'tool_progress' }> => event.type === 'tool_progress',
+  );
   expect(progress.length).toBeGreaterThanOrEqual(2);
   expect(progress.every((event) => event.turn === 1 && event.name === 'Bash' && event.elapsedMs >= 900)).toBe(true);
   // Ticks a second apart (timers may fire a millisecond early by the wall clock), in order.
-  expect(progress.map((event) => event.elapsedMs)).toEqual([...progress.map((event) => event.elapsedMs)].sort((a, b) => a - b));
+  expect(progress.map((event) => event.elapsedMs)).toEqual(
+    [...progress.map((event) => event.elapsedMs)].sort((a, b) => a - b),
+  );
   expect(progress.map((event) => event.lastLine)).toEqual(expect.arrayContaining(['compiling', 'linking']));
   const bashEnd = events.findIndex((event) => event.type === 'tool_end');
   expect(events.indexOf(progress.at(-1)!)).toBeLessThan(bashEnd);
-  expect(deltasOf(events, 1).map((event) => event.text).join('')).toBe('Built and read.');
+  expect(
+    deltasOf(events, 1)
+      .map((event) => event.text)
+      .join(''),
+  ).toBe('Built and read.');
   expect(events.at(-1)).toMatchObject({ type: 'result', reason: 'completed', turn: 4 });
 });

@@ -7,7 +7,15 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
-import { reply, requestOfTurn, requestText, text, toolUse, turnOf, type RecordedRequest } from '../support/fake-anthropic';
+import {
+  reply,
+  requestOfTurn,
+  requestText,
+  text,
+  toolUse,
+  turnOf,
+  type RecordedRequest,
+} from '../support/fake-anthropic';
 import { fileHarness, makeRepo } from '../support/harness';
 
 jest.setTimeout(120_000);
@@ -55,8 +63,15 @@ test('continue-as-new carries the session: a message queued before the boundary 
   writeFileSync(release, '');
 
   // The approval is requested by the second run; the update reaches it through the same id.
-  await until('the second run to ask for approval', async () => (await harness.client.workflow.getHandle(handle.workflowId).query<AgentState>('state')).pendingApprovals.length === 1);
-  await harness.client.workflow.getHandle(handle.workflowId).executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_after_boundary', decision: 'allow' }] });
+  await until(
+    'the second run to ask for approval',
+    async () =>
+      (await harness.client.workflow.getHandle(handle.workflowId).query<AgentState>('state')).pendingApprovals
+        .length === 1,
+  );
+  await harness.client.workflow
+    .getHandle(handle.workflowId)
+    .executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_after_boundary', decision: 'allow' }] });
 
   const result = await handle.result(); // follows the chain of runs
   expect(result).toMatchObject({ reason: 'completed', turnCount: 4, finalText: 'All done across runs.' });
@@ -66,8 +81,11 @@ test('continue-as-new carries the session: a message queued before the boundary 
   const [turn2, turn3] = [requestOfTurn(requests, 1)!, requestOfTurn(requests, 2)!];
   expect(requestText(turn3)).toContain('A note sent before the boundary.');
   // The second run rebuilt the same conversation from the store: nothing was lost.
-  const withoutCacheMarks = (messages: unknown) => JSON.parse(JSON.stringify(messages).replace(/,"cache_control":\{"type":"ephemeral"\}/g, ''));
-  expect(withoutCacheMarks(turn3.body.messages.slice(0, 3))).toEqual(withoutCacheMarks(turn2.body.messages.slice(0, 3)));
+  const withoutCacheMarks = (messages: unknown) =>
+    JSON.parse(JSON.stringify(messages).replace(/,"cache_control":\{"type":"ephemeral"\}/g, ''));
+  expect(withoutCacheMarks(turn3.body.messages.slice(0, 3))).toEqual(
+    withoutCacheMarks(turn2.body.messages.slice(0, 3)),
+  );
 
   const firstRun = await harness.client.workflow.getHandle(handle.workflowId, firstRunId).describe();
   expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
@@ -90,7 +108,12 @@ test('interactive turns continue as new too, and an `end` sent before the bounda
     if (turnOf(request) === 0) await released; // the first answer waits until the message and `end` are in
     return reply([text(`answer ${turnOf(request) + 1}`)]);
   };
-  const handle = await harness.start({ prompt: 'chat', workdir: makeRepo({}), interactive: true, continueAsNewAfterTurns: 1 });
+  const handle = await harness.start({
+    prompt: 'chat',
+    workdir: makeRepo({}),
+    interactive: true,
+    continueAsNewAfterTurns: 1,
+  });
   await until('the first model request', async () => requests.length >= 1);
   await handle.signal('userMessage', { text: 'one more thing' });
   await handle.signal('end');
@@ -109,7 +132,9 @@ test('External Storage: a payload over 256 KB (a huge Write in a model reply) is
   const big = `${'x'.repeat(99)}\n`.repeat(4000); // 400 KB, inline in the reply's tool_use input
   const workdir = makeRepo({});
   harness.fake.handler = (request) =>
-    request.body.messages.length === 1 ? reply([toolUse('Write', { file_path: 'big.txt', content: big })]) : reply([text('Wrote it.')]);
+    request.body.messages.length === 1
+      ? reply([toolUse('Write', { file_path: 'big.txt', content: big })])
+      : reply([text('Wrote it.')]);
   const handle = await harness.start({ prompt: 'write a big file', workdir });
   expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Wrote it.' });
   expect(readFileSync(join(workdir, 'big.txt'), 'utf8')).toBe(big);

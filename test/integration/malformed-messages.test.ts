@@ -35,7 +35,10 @@ const SIGNALS: { name: string; wrong: unknown[]; optional?: true }[] = [
   { name: 'interrupt', wrong: [{ reason: 5 }, 'stop'], optional: true },
   {
     name: 'approveTool',
-    wrong: [{ toolUseId: 'toolu_x', decision: 'allow', feedback: 42 }, { toolUseId: 5, decision: 'x' }],
+    wrong: [
+      { toolUseId: 'toolu_x', decision: 'allow', feedback: 42 },
+      { toolUseId: 5, decision: 'x' },
+    ],
   },
   {
     name: 'subAgentApprovals',
@@ -50,7 +53,10 @@ const SIGNALS: { name: string; wrong: unknown[]; optional?: true }[] = [
 const UPDATES: { name: string; wrong: unknown[]; optional?: true }[] = [
   {
     name: 'approveTool',
-    wrong: [{ toolUseId: 'toolu_x', decision: 'allow', feedback: 42 }, { toolUseId: 'x', decision: 'x' }],
+    wrong: [
+      { toolUseId: 'toolu_x', decision: 'allow', feedback: 42 },
+      { toolUseId: 'x', decision: 'x' },
+    ],
   },
   { name: 'interrupt', wrong: [{ reason: 5 }], optional: true },
   { name: 'rewind', wrong: [{ turn: '1' }, { turn: 1, files: 'no' }, { turn: 1, file: false }] },

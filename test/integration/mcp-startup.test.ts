@@ -24,7 +24,9 @@ test('a file an MCP tool writes is in the turn’s snapshot, the result’s file
   const workdir = makeRepo({ 'README.md': 'hello\n' });
   const server = mcpStdioServerBundle(workdir);
   harness.fake.handler = byTurn([
-    reply([toolUse('mcp__files__write_file', { path: 'from-mcp.txt', content: 'written by the server\n' }, 'toolu_write')]),
+    reply([
+      toolUse('mcp__files__write_file', { path: 'from-mcp.txt', content: 'written by the server\n' }, 'toolu_write'),
+    ]),
     reply([text('Written.')]),
   ]);
   const handle = await harness.start({
@@ -50,16 +52,29 @@ test('a file an MCP tool writes is in the turn’s snapshot, the result’s file
 /** How long the session's listMcpTools activity ran (started to completed), from its history. */
 async function listingMs(handle: WorkflowHandle): Promise<number> {
   const { events } = await handle.fetchHistory();
-  const scheduled = events!.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'listMcpTools')!;
-  const started = events!.find((event) => event.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === scheduled.eventId!.toString())!;
-  const completed = events!.find((event) => event.activityTaskCompletedEventAttributes?.scheduledEventId?.toString() === scheduled.eventId!.toString())!;
-  const millis = (time: typeof started.eventTime) => Number(time!.seconds) * 1000 + Math.floor((time!.nanos ?? 0) / 1e6);
+  const scheduled = events!.find(
+    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'listMcpTools',
+  )!;
+  const started = events!.find(
+    (event) => event.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === scheduled.eventId!.toString(),
+  )!;
+  const completed = events!.find(
+    (event) =>
+      event.activityTaskCompletedEventAttributes?.scheduledEventId?.toString() === scheduled.eventId!.toString(),
+  )!;
+  const millis = (time: typeof started.eventTime) =>
+    Number(time!.seconds) * 1000 + Math.floor((time!.nanos ?? 0) / 1e6);
   return millis(completed.eventTime) - millis(started.eventTime);
 }
 
 test('an npx server’s package is installed once by the worker: the second session lists its tools without fetching it', async () => {
   const dir = scratchDir('npm-packages');
-  const packed = packPackage(dir, 'mcp-test-server', { 'server.cjs': `#!/usr/bin/env node\n${mcpStdioServerSource()}` }, 'server.cjs');
+  const packed = packPackage(
+    dir,
+    'mcp-test-server',
+    { 'server.cjs': `#!/usr/bin/env node\n${mcpStdioServerSource()}` },
+    'server.cjs',
+  );
   const registry = await NpmRegistry.start([packed]);
   // Under the system's temporary directory, not the checkout: the sandbox's user must reach the
   // package directory (README, MCP servers), and a clone may sit under a 0700 directory.
@@ -89,13 +104,21 @@ test('an npx server’s package is installed once by the worker: the second sess
       });
       expect(await handle.result()).toMatchObject({ reason: 'completed' });
       const state = await handle.query<AgentState>('state');
-      expect(state.mcpServers).toEqual([expect.objectContaining({ name: 'pkg', status: 'connected', tools: expect.arrayContaining(['mcp__pkg__echo']) })]);
+      expect(state.mcpServers).toEqual([
+        expect.objectContaining({
+          name: 'pkg',
+          status: 'connected',
+          tools: expect.arrayContaining(['mcp__pkg__echo']),
+        }),
+      ]);
       return handle;
     };
 
     const first = await session();
     const fetched = [...registry.requests];
-    expect(fetched).toEqual(expect.arrayContaining(['GET /mcp-test-server', 'GET /mcp-test-server/-/mcp-test-server-1.0.0.tgz']));
+    expect(fetched).toEqual(
+      expect.arrayContaining(['GET /mcp-test-server', 'GET /mcp-test-server/-/mcp-test-server-1.0.0.tgz']),
+    );
     // Installed in a directory of its own, beside the worker's record of it; nothing half-done left.
     expect(readdirSync(packageDir).filter((name) => name.startsWith('.install-'))).toEqual([]);
     expect(readdirSync(packageDir).filter((name) => name.endsWith('.json'))).toHaveLength(1);
@@ -104,14 +127,21 @@ test('an npx server’s package is installed once by the worker: the second sess
     const key = readdirSync(packageDir).find((name) => !name.endsWith('.json'))!;
     const planted = `/run/durable-agent/mcp-packages/${key}/node_modules/.bin/planted`;
     const second = await session(
-      byTurn([reply([toolUse('mcp__pkg__write_file', { path: planted, content: 'x' }, 'toolu_plant')]), reply([text('Tried.')])]),
+      byTurn([
+        reply([toolUse('mcp__pkg__write_file', { path: planted, content: 'x' }, 'toolu_plant')]),
+        reply([text('Tried.')]),
+      ]),
     );
     expect(registry.requests).toEqual(fetched);
-    const plantResult = lastToolResults(harness.fake.requests.at(-1)!).find((block) => block.tool_use_id === 'toolu_plant')!;
+    const plantResult = lastToolResults(harness.fake.requests.at(-1)!).find(
+      (block) => block.tool_use_id === 'toolu_plant',
+    )!;
     expect(plantResult.is_error).toBe(true);
     expect(toolResultText(plantResult)).toContain('EROFS');
     expect(existsSync(join(packageDir, key, 'node_modules', '.bin', 'planted'))).toBe(false);
-    console.log(`npx MCP server listing: first session ${await listingMs(first)} ms, second ${await listingMs(second)} ms`);
+    console.log(
+      `npx MCP server listing: first session ${await listingMs(first)} ms, second ${await listingMs(second)} ms`,
+    );
   } finally {
     delete process.env.npm_config_registry;
     await harness.stop();

@@ -94,7 +94,12 @@ test("describe of a running Stop hook shows the hook's command and its last line
   const { workdir, release } = gatedWorkdir();
   const hook = 'echo "checking 2 files"; while [ ! -e released ]; do sleep 0.1; done';
   harness.fake.handler = byTurn([reply([text('Done.')])]);
-  const handle = await harness.start({ prompt: 'say done', workdir, toolSummaries: false, stopHooks: [{ command: hook }] });
+  const handle = await harness.start({
+    prompt: 'say done',
+    workdir,
+    toolSummaries: false,
+    stopHooks: [{ command: hook }],
+  });
   try {
     const running = await runningCommand(harness.client, handle, 'checking 2 files');
     expect(running).toMatchObject({ type: 'runStopHooks', details: { tool: 'Stop hook', summary: hook } });

@@ -46,7 +46,9 @@ describeWithPostgres('the PostgreSQL store', () => {
     const databaseUrl = await freshDatabase('migrations_test');
     await Promise.all([open(databaseUrl), open(databaseUrl), open(databaseUrl)]);
     const pool = new Pool({ connectionString: databaseUrl });
-    const { rows } = await pool.query<{ version: number }>('SELECT version FROM durable_agent_migrations ORDER BY version');
+    const { rows } = await pool.query<{ version: number }>(
+      'SELECT version FROM durable_agent_migrations ORDER BY version',
+    );
     await pool.end();
     expect(rows.map((row) => row.version)).toEqual(MIGRATIONS.map((_, index) => index + 1));
   });
@@ -79,8 +81,13 @@ describeWithPostgres('the PostgreSQL store', () => {
 
   test('a store that cannot be reached fails at once, naming AGENT_STORE and never the password', async () => {
     const port = await freePort();
-    const failure = await openStore({ kind: 'postgres', url: `postgres://agent:secret-password@127.0.0.1:${port}/store` }).catch((error: Error) => error);
-    expect((failure as Error).message).toMatch(/^cannot open the store AGENT_STORE=postgres:\/\/agent:\*\*\*@127\.0\.0\.1:\d+\/store: /);
+    const failure = await openStore({
+      kind: 'postgres',
+      url: `postgres://agent:secret-password@127.0.0.1:${port}/store`,
+    }).catch((error: Error) => error);
+    expect((failure as Error).message).toMatch(
+      /^cannot open the store AGENT_STORE=postgres:\/\/agent:\*\*\*@127\.0\.0\.1:\d+\/store: /,
+    );
     expect((failure as Error).message).not.toContain('secret-password');
   });
 

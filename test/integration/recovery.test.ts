@@ -30,15 +30,23 @@ jest.setTimeout(120_000);
 
 const harness = fileHarness();
 
-const promptTooLong = () => apiError(400, 'invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum');
-const summaryReply = (summary: string) => reply([text(`<analysis>thinking</analysis>\n<summary>\n${summary}\n</summary>`)]);
+const promptTooLong = () =>
+  apiError(400, 'invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum');
+const summaryReply = (summary: string) =>
+  reply([text(`<analysis>thinking</analysis>\n<summary>\n${summary}\n</summary>`)]);
 
 /** Runs a session; returns its result, its state at the end and the requests the model received. */
 async function session(
   files: Record<string, string>,
   handler: (request: RecordedRequest, index: number) => FakeReply,
   input: Record<string, unknown> = {},
-): Promise<{ result: AgentResult; state: AgentState; requests: RecordedRequest[]; handle: WorkflowHandle; workdir: string }> {
+): Promise<{
+  result: AgentResult;
+  state: AgentState;
+  requests: RecordedRequest[];
+  handle: WorkflowHandle;
+  workdir: string;
+}> {
   const workdir = makeRepo(files);
   const requests: RecordedRequest[] = [];
   harness.fake.handler = (request) => {
@@ -52,7 +60,9 @@ async function session(
 }
 
 const readFiles = (count: number, size: number) =>
-  Object.fromEntries(Array.from({ length: count }, (_, index) => [`f${index}.txt`, `${String(index).repeat(39)}\n`.repeat(size / 40)]));
+  Object.fromEntries(
+    Array.from({ length: count }, (_, index) => [`f${index}.txt`, `${String(index).repeat(39)}\n`.repeat(size / 40)]),
+  );
 
 test('output cut off: the same request is retried once with max_tokens 64000, and the run completes', async () => {
   const { result, state, requests } = await session({}, (_request, index) =>
@@ -65,31 +75,52 @@ test('output cut off: the same request is retried once with max_tokens 64000, an
 });
 
 test('output cut off again and again: three resume messages, then the run ends with what was produced', async () => {
-  const { result, state, requests } = await session({}, (_request, index) => reply([text(`part ${index} `)], 'max_tokens'));
+  const { result, state, requests } = await session({}, (_request, index) =>
+    reply([text(`part ${index} `)], 'max_tokens'),
+  );
   expect(result).toMatchObject({ reason: 'max_output_tokens', turnCount: 1, finalText: 'part 4 ' });
   expect(requests).toHaveLength(5);
   expect(requests.map((request) => request.body.max_tokens)).toEqual([8192, 64000, 64000, 64000, 64000]);
   for (const [index, request] of requests.slice(2).entries()) {
     const messages = request.body.messages;
     expect(messages).toHaveLength(1 + 2 * (index + 1));
-    expect(messages[messages.length - 2]).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: `part ${index + 1} ` }] });
+    expect(messages[messages.length - 2]).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'text', text: `part ${index + 1} ` }],
+    });
     expect(JSON.stringify(messages[messages.length - 1])).toContain(RESUME_AFTER_MAX_TOKENS);
   }
-  expect(state.transitions).toEqual(['max_output_tokens_escalate', 'max_output_tokens_recovery', 'max_output_tokens_recovery', 'max_output_tokens_recovery']);
+  expect(state.transitions).toEqual([
+    'max_output_tokens_escalate',
+    'max_output_tokens_recovery',
+    'max_output_tokens_recovery',
+    'max_output_tokens_recovery',
+  ]);
 });
 
 test('prompt too long: one collapse, then one reactive compaction, then prompt_too_long', async () => {
   let toolTurns = 0;
   const { result, state, requests } = await session(readFiles(5, 400), (request) => {
     if (isCompaction(request)) return summaryReply('Read five files; nothing changed yet.');
-    if (toolTurns < 5 && turnOf(request) === toolTurns) return reply([toolUse('Read', { file_path: `f${toolTurns++}.txt` })]);
+    if (toolTurns < 5 && turnOf(request) === toolTurns)
+      return reply([toolUse('Read', { file_path: `f${toolTurns++}.txt` })]);
     return promptTooLong();
   });
   expect(result).toMatchObject({ reason: 'prompt_too_long', error: expect.stringContaining('prompt is too long') });
   expect(state.transitions).toEqual([...Array(5).fill('next_turn'), 'collapse_drain_retry', 'reactive_compact_retry']);
   const afterTools = requests.slice(5);
-  expect(afterTools.map((request) => (isCompaction(request) ? 'compact' : 'model'))).toEqual(['model', 'model', 'compact', 'model']);
-  const [tooLong, collapsed, compaction, compacted] = afterTools as [RecordedRequest, RecordedRequest, RecordedRequest, RecordedRequest];
+  expect(afterTools.map((request) => (isCompaction(request) ? 'compact' : 'model'))).toEqual([
+    'model',
+    'model',
+    'compact',
+    'model',
+  ]);
+  const [tooLong, collapsed, compaction, compacted] = afterTools as [
+    RecordedRequest,
+    RecordedRequest,
+    RecordedRequest,
+    RecordedRequest,
+  ];
   // The collapse archived older turns without a model call: a smaller request with a note.
   expect(collapsed.body.messages.length).toBeLessThan(tooLong.body.messages.length);
   expect(requestText(collapsed)).toContain('[Context collapsed:');
@@ -106,7 +137,8 @@ test('prompt too long once: the collapsed request goes through and the run compl
   let toolTurns = 0;
   let refused = false;
   const { result, state } = await session(readFiles(5, 400), (request) => {
-    if (toolTurns < 5 && turnOf(request) === toolTurns) return reply([toolUse('Read', { file_path: `f${toolTurns++}.txt` })]);
+    if (toolTurns < 5 && turnOf(request) === toolTurns)
+      return reply([toolUse('Read', { file_path: `f${toolTurns++}.txt` })]);
     if (!refused) {
       refused = true;
       return promptTooLong();
@@ -126,7 +158,8 @@ test('autocompact: near the context window the conversation is summarised, recen
       if (isCompaction(request)) return summaryReply('SUMMARY-MARKER: read files f0 to f4.');
       const reads = lastToolResults(request).length ? requestText(request).split('<file path=').length : 0;
       const turn = turnOf(request);
-      if (requestText(request).includes('SUMMARY-MARKER')) return reply([text(`Continued after the summary (${reads}).`)]);
+      if (requestText(request).includes('SUMMARY-MARKER'))
+        return reply([text(`Continued after the summary (${reads}).`)]);
       return reply([toolUse('Read', { file_path: `f${turn}.txt` })]);
     },
     { contextWindowTokens: 30_000 },
@@ -149,16 +182,25 @@ test('autocompact: near the context window the conversation is summarised, recen
 test('a 529 storm switches to the fallback model', async () => {
   const { result, state, requests } = await session(
     {},
-    (request) => (request.body.model === 'claude-sonnet-5-5' ? apiError(529, 'overloaded_error', 'Overloaded') : reply([text('Answered by the fallback.')])),
+    (request) =>
+      request.body.model === 'claude-sonnet-5-5'
+        ? apiError(529, 'overloaded_error', 'Overloaded')
+        : reply([text('Answered by the fallback.')]),
     { fallbackModel: 'claude-haiku-5-5', fallbackAfterOverloads: 2 },
   );
   expect(result).toMatchObject({ reason: 'completed', finalText: 'Answered by the fallback.' });
-  expect(requests.map((request) => request.body.model)).toEqual(['claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5']);
+  expect(requests.map((request) => request.body.model)).toEqual([
+    'claude-sonnet-5-5',
+    'claude-sonnet-5-5',
+    'claude-haiku-5-5',
+  ]);
   expect(state).toMatchObject({ model: 'claude-haiku-5-5', transitions: ['model_fallback_retry'] });
 });
 
 test('media too large with no media to strip ends with image_error', async () => {
-  const { result, state, requests } = await session({}, () => apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'));
+  const { result, state, requests } = await session({}, () =>
+    apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'),
+  );
   expect(result).toMatchObject({ reason: 'image_error', error: expect.stringContaining('image exceeds 5 MB maximum') });
   expect(requests).toHaveLength(1);
   expect(state.transitions).toEqual([]); // nothing to strip: no retry
@@ -186,7 +228,8 @@ test('microcompact keeps a long session under the threshold without a model call
   const { result, state, requests } = await session(
     readFiles(turns, 2400),
     // By request count, not by turnOf(): snipped requests hold fewer assistant messages.
-    (_request, index) => (index < turns ? reply([toolUse('Read', { file_path: `f${index}.txt` })]) : reply([text('read them all')])),
+    (_request, index) =>
+      index < turns ? reply([toolUse('Read', { file_path: `f${index}.txt` })]) : reply([text('read them all')]),
     // The six file tools: their definitions are part of every request, and the window is measured against them.
     { contextWindowTokens: 30_000, maxTurns: 40, allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'] },
   );
@@ -205,7 +248,9 @@ test('microcompact keeps a long session under the threshold without a model call
 });
 
 test('an escalated model call may take as long as 64,000 tokens take: its timeout grows with max_tokens', async () => {
-  const { handle } = await session({}, (_request, index) => (index === 0 ? reply([text('The answer begins')], 'max_tokens') : reply([text('Done.')])));
+  const { handle } = await session({}, (_request, index) =>
+    index === 0 ? reply([text('The answer begins')], 'max_tokens') : reply([text('Done.')]),
+  );
   const history = await handle.fetchHistory();
   const modelCalls = (history.events ?? [])
     .map((event) => event.activityTaskScheduledEventAttributes)
@@ -222,10 +267,14 @@ test('an endpoint whose real window is smaller than declared: the session learns
   let compactions = 0;
   const { result, state, requests } = await session(readFiles(12, 20_000), (request) => {
     const tokens = estimateInputTokens(request.body);
-    if (tokens > REAL_WINDOW) return apiError(400, 'invalid_request_error', `prompt is too long: ${tokens} tokens > ${REAL_WINDOW} maximum`);
+    if (tokens > REAL_WINDOW)
+      return apiError(400, 'invalid_request_error', `prompt is too long: ${tokens} tokens > ${REAL_WINDOW} maximum`);
     if (isCompaction(request)) return summaryReply(`Summary ${++compactions}: read the files.`);
     if (compactions > 0) return reply([text('Done within the real window.')]);
-    return reply([toolUse('Read', { file_path: `f${reads++}.txt` }), toolUse('Read', { file_path: `f${reads++}.txt` })]);
+    return reply([
+      toolUse('Read', { file_path: `f${reads++}.txt` }),
+      toolUse('Read', { file_path: `f${reads++}.txt` }),
+    ]);
   });
   expect(result).toMatchObject({ reason: 'completed', finalText: 'Done within the real window.' });
   expect(state.transitions).toContain('reactive_compact_retry');
@@ -235,9 +284,12 @@ test('an endpoint whose real window is smaller than declared: the session learns
 
 test('a 32K-token window: the tool-result budget shrinks with it', async () => {
   const file = Array.from({ length: 400 }, (_, index) => `line ${index} ${'z'.repeat(40)}`).join('\n'); // ~19,000 characters
-  const { result, requests } = await session({ 'mid.txt': file }, (request) =>
-    turnOf(request) === 0 ? reply([toolUse('Read', { file_path: 'mid.txt' }, 'toolu_mid')]) : reply([text('ok')]),
-  { contextWindowTokens: 32_000 });
+  const { result, requests } = await session(
+    { 'mid.txt': file },
+    (request) =>
+      turnOf(request) === 0 ? reply([toolUse('Read', { file_path: 'mid.txt' }, 'toolu_mid')]) : reply([text('ok')]),
+    { contextWindowTokens: 32_000 },
+  );
   expect(result.reason).toBe('completed');
   const seen = toolResultText(lastToolResults(requests[1]!)[0]!);
   expect(seen).toContain('saved to .agent/tool-results/toolu_mid.txt');
@@ -273,13 +325,25 @@ test('a context step that fails is skipped and noted; the session goes on', asyn
     let reads = 0;
     local.fake.handler = (request) => {
       if (isCompaction(request)) return summaryReply('Read the files.');
-      return reads < 3 ? reply([toolUse('Read', { file_path: `f${reads++}.txt` })]) : reply([text('Done without the edits.')]);
+      return reads < 3
+        ? reply([toolUse('Read', { file_path: `f${reads++}.txt` })])
+        : reply([text('Done without the edits.')]);
     };
     // A 30,000-token window: the cheap edits start near 7,000 tokens, which three reads pass.
-    const handle = await local.start({ prompt: 'read', workdir: makeRepo(readFiles(3, 9_000)), contextWindowTokens: 30_000 });
+    const handle = await local.start({
+      prompt: 'read',
+      workdir: makeRepo(readFiles(3, 9_000)),
+      contextWindowTokens: 30_000,
+    });
     expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Done without the edits.' });
     const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 1000 });
-    expect(entries).toContainEqual(expect.objectContaining({ type: 'context', edits: [], error: expect.stringContaining('snip, microcompact skipped: injected failure') }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        type: 'context',
+        edits: [],
+        error: expect.stringContaining('snip, microcompact skipped: injected failure'),
+      }),
+    );
   } finally {
     await local.stop();
   }
@@ -292,7 +356,8 @@ test('an image the API refuses as too large is stripped from the tool result, an
   let answered = 0;
   harness.fake.maxImageBytes = 2_000;
   // The refused request never reaches the handler: the fake's size check answers it, as the API would.
-  harness.fake.handler = () => (answered++ === 0 ? reply([toolUse('Read', { file_path: 'shot.png' })]) : reply([text('Looked at what was left.')]));
+  harness.fake.handler = () =>
+    answered++ === 0 ? reply([toolUse('Read', { file_path: 'shot.png' })]) : reply([text('Looked at what was left.')]);
   try {
     const handle = await harness.start({ prompt: 'look at the screenshot', workdir });
     expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'Looked at what was left.' });
@@ -302,8 +367,13 @@ test('an image the API refuses as too large is stripped from the tool result, an
   } finally {
     harness.fake.maxImageBytes = 5 * 1024 * 1024;
   }
-  const [, refused, retried] = harness.fake.requests.slice(before) as [RecordedRequest, RecordedRequest, RecordedRequest];
-  const imageOf = (request: RecordedRequest) => JSON.stringify(lastToolResults(request)[0]!.content).includes('"type":"image"');
+  const [, refused, retried] = harness.fake.requests.slice(before) as [
+    RecordedRequest,
+    RecordedRequest,
+    RecordedRequest,
+  ];
+  const imageOf = (request: RecordedRequest) =>
+    JSON.stringify(lastToolResults(request)[0]!.content).includes('"type":"image"');
   expect(imageOf(refused)).toBe(true);
   expect(JSON.stringify(lastToolResults(refused)[0]!.content)).toContain('"media_type":"image/png"');
   expect(imageOf(retried)).toBe(false);

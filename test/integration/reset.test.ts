@@ -19,7 +19,16 @@ import type { FileChangeStat } from '../../src/shared/workspace';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
 import { endSignal, transcriptQuery } from '../../src/workflows/definitions';
 import { asItsRunSawIt } from '../support/history';
-import { byTurn, lastToolResults, reply, text, toolResultText, toolUse, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
+import {
+  byTurn,
+  lastToolResults,
+  reply,
+  text,
+  toolResultText,
+  toolUse,
+  type FakeReply,
+  type RecordedRequest,
+} from '../support/fake-anthropic';
 import { fileHarness, Harness, killProcess, makeRepo, temporalAddress } from '../support/harness';
 
 jest.setTimeout(240_000);
@@ -27,7 +36,10 @@ jest.setTimeout(240_000);
 const harness = fileHarness();
 
 /** The errors among the tool results a request carries (each call of the turn before it). */
-const errorsOf = (request: RecordedRequest) => lastToolResults(request).filter((block) => block.is_error).map(toolResultText);
+const errorsOf = (request: RecordedRequest) =>
+  lastToolResults(request)
+    .filter((block) => block.is_error)
+    .map(toolResultText);
 
 /** Replies by turn, keeping every tool error the requests report, by the turn whose calls they answer. */
 function scripted(replies: FakeReply[]): { handler: (request: RecordedRequest) => FakeReply; errors: string[][] } {
@@ -46,7 +58,9 @@ function scripted(replies: FakeReply[]): { handler: (request: RecordedRequest) =
 /** The event id of the workflow task that scheduled the run's `n`-th model call (1-based): a reset there re-runs it. */
 async function taskBeforeModelCall(handle: WorkflowHandle, n: number): Promise<number> {
   const events = (await handle.fetchHistory()).events ?? [];
-  const calls = events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
+  const calls = events.filter(
+    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+  );
   return Number(calls[n - 1]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId);
 }
 
@@ -63,27 +77,53 @@ async function resetToEvent(handle: WorkflowHandle, runId: string, eventId: numb
 }
 
 /** `temporal workflow reset --type <type>`, as an operator runs it: the new run's id (the workflow's latest). */
-async function resetWithCli(workflowId: string, type: 'FirstWorkflowTask' | 'LastWorkflowTask', ...options: string[]): Promise<string> {
+async function resetWithCli(
+  workflowId: string,
+  type: 'FirstWorkflowTask' | 'LastWorkflowTask',
+  ...options: string[]
+): Promise<string> {
   const cli = await resolveTemporalCli();
-  await promisify(execFile)(cli!.path, ['workflow', 'reset', '--address', temporalAddress(), '--workflow-id', workflowId, '--type', type, '--reason', `test: ${type}`, '--yes', ...options]);
+  await promisify(execFile)(cli!.path, [
+    'workflow',
+    'reset',
+    '--address',
+    temporalAddress(),
+    '--workflow-id',
+    workflowId,
+    '--type',
+    type,
+    '--reason',
+    `test: ${type}`,
+    '--yes',
+    ...options,
+  ]);
   return (await harness.client.workflow.getHandle(workflowId).describe()).runId;
 }
 
-const changes = (result: AgentResult) => (result.filesChanged ?? []).map(({ path, change }: FileChangeStat) => `${change} ${path}`).sort();
+const changes = (result: AgentResult) =>
+  (result.filesChanged ?? []).map(({ path, change }: FileChangeStat) => `${change} ${path}`).sort();
 
 /** The reset run's history replays against the workflow code as it is (the put-back's marker where it ran), as its worker knows it. */
 async function expectReplays(handle: WorkflowHandle, runId: string): Promise<void> {
   const history = asItsRunSawIt(await handle.fetchHistory());
   expect(history.events![0]!.workflowExecutionStartedEventAttributes!.originalExecutionRunId).toBe(runId);
   await expect(
-    Worker.runReplayHistory({ workflowBundle: { codePath: process.env.AGENT_WORKFLOW_BUNDLE! }, sinks: DROPPED_WORKFLOW_SPANS, replayName: 'reset run' }, history),
+    Worker.runReplayHistory(
+      {
+        workflowBundle: { codePath: process.env.AGENT_WORKFLOW_BUNDLE! },
+        sinks: DROPPED_WORKFLOW_SPANS,
+        replayName: 'reset run',
+      },
+      history,
+    ),
   ).resolves.toBeUndefined();
 }
 
 test('a reset to the workflow task after turn 3 puts the files back: each command once, a later Edit works, filesChanged is right', async () => {
   const workdir = makeRepo({ 'notes.txt': 'one\n' });
   const echo = (n: number) => toolUse('Bash', { command: `echo ${n} >> log.txt` });
-  const edit = (from: string, to: string) => toolUse('Edit', { file_path: 'notes.txt', old_string: from, new_string: to });
+  const edit = (from: string, to: string) =>
+    toolUse('Edit', { file_path: 'notes.txt', old_string: from, new_string: to });
   const script = scripted([
     reply([toolUse('Read', { file_path: 'notes.txt' }), echo(1)]),
     reply([echo(2)]),
@@ -111,14 +151,19 @@ test('a reset to the workflow task after turn 3 puts the files back: each comman
   expect(script.errors.flat()).toEqual([]);
   expect(changes(result)).toEqual(['added log.txt', 'modified notes.txt']);
   const transcript = (await reset.query(transcriptQuery, {})) as { entries: TranscriptEntry[] };
-  expect(transcript.entries.filter((entry) => entry.type === 'reset')).toEqual([expect.objectContaining({ snapshotTurn: 3, filesRestored: 3 })]);
+  expect(transcript.entries.filter((entry) => entry.type === 'reset')).toEqual([
+    expect.objectContaining({ snapshotTurn: 3, filesRestored: 3 }),
+  ]);
   await expectReplays(reset, resetRun);
 });
 
 test('a reset to the first workflow task (temporal workflow reset --type FirstWorkflowTask) starts from the true start', async () => {
   const workdir = makeRepo({ 'notes.txt': 'one\n' });
   const script = scripted([
-    reply([toolUse('Write', { file_path: 'created.txt', content: 'made once\n' }), toolUse('Bash', { command: 'echo ran >> log.txt' })]),
+    reply([
+      toolUse('Write', { file_path: 'created.txt', content: 'made once\n' }),
+      toolUse('Bash', { command: 'echo ran >> log.txt' }),
+    ]),
     reply([text('Done.')]),
   ]);
   harness.fake.handler = script.handler;
@@ -139,18 +184,23 @@ test('a reset to the first workflow task (temporal workflow reset --type FirstWo
 
 test('a reset to the last workflow task finds the files as they are: nothing is put back, the result stands', async () => {
   const workdir = makeRepo({ 'notes.txt': 'one\n' });
-  harness.fake.handler = scripted([reply([toolUse('Bash', { command: 'echo ran >> log.txt' })]), reply([text('Done.')])]).handler;
+  harness.fake.handler = scripted([
+    reply([toolUse('Bash', { command: 'echo ran >> log.txt' })]),
+    reply([text('Done.')]),
+  ]).handler;
   const handle = await harness.start({ prompt: 'Append a line', workdir });
   await handle.result();
 
-  const reset = harness.client.workflow.getHandle(handle.workflowId, await resetWithCli(handle.workflowId, 'LastWorkflowTask'));
+  const reset = harness.client.workflow.getHandle(
+    handle.workflowId,
+    await resetWithCli(handle.workflowId, 'LastWorkflowTask'),
+  );
   const result = (await reset.result()) as AgentResult;
 
   expect(result.reason).toBe('completed');
   expect(readFileSync(join(workdir, 'log.txt'), 'utf8')).toBe('ran\n');
   expect(changes(result)).toEqual(['added log.txt']);
 });
-
 
 /**
  * `durable-agent rewind` sent while a command runs, accepted, and the worker killed before it was
@@ -159,15 +209,21 @@ test('a reset to the last workflow task finds the files as they are: nothing is 
 async function rewindThenReset(resetOptions: string[]) {
   const own = await Harness.start();
   const stop = () => own.stop();
-  own.fake.handler = byTurn([reply([toolUse('Bash', { command: 'echo started > started.txt; sleep 8' })]), reply([text('Stopped.')]), reply([text('Back at the start.')])]);
+  own.fake.handler = byTurn([
+    reply([toolUse('Bash', { command: 'echo started > started.txt; sleep 8' })]),
+    reply([text('Stopped.')]),
+    reply([text('Back at the start.')]),
+  ]);
   const workdir = makeRepo({ 'a.txt': 'a\n' });
   const first = await own.startWorkerProcess();
   const handle = await own.start({ prompt: 'Run it', workdir, interactive: true, toolSummaries: false });
   const marker = join(workdir, 'started.txt');
-  while (!existsSync(marker) || readFileSync(marker, 'utf8') === '') await new Promise((resolve) => setTimeout(resolve, 50));
+  while (!existsSync(marker) || readFileSync(marker, 'utf8') === '')
+    await new Promise((resolve) => setTimeout(resolve, 50));
   const rewinding = own.cli(['rewind', handle.workflowId, '--turn', '0']);
   // Accepted (the command is being stopped for it, which takes a heartbeat), and the worker killed before the rewind is carried out.
-  const accepted = async () => ((await handle.fetchHistory()).events ?? []).some((event) => event.workflowExecutionUpdateAcceptedEventAttributes);
+  const accepted = async () =>
+    ((await handle.fetchHistory()).events ?? []).some((event) => event.workflowExecutionUpdateAcceptedEventAttributes);
   while (!(await accepted())) await new Promise((resolve) => setTimeout(resolve, 20));
   await killProcess(first);
   const resetRun = await resetWithCli(handle.workflowId, 'LastWorkflowTask', ...resetOptions);
@@ -188,7 +244,12 @@ async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState)
 test('a rewind accepted just before a reset is carried out by the run the reset made (Temporal applies it again), and `durable-agent rewind` answers with it', async () => {
   const { rewind, transitions, result, handle, stop } = await rewindThenReset([]);
   try {
-    expect(rewind).toMatchObject({ code: 0, stdout: expect.stringContaining(`${handle.workflowId} was reset meanwhile; the run the reset made carried the rewind out.\nRewound ${handle.workflowId} to turn 0`) });
+    expect(rewind).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining(
+        `${handle.workflowId} was reset meanwhile; the run the reset made carried the rewind out.\nRewound ${handle.workflowId} to turn 0`,
+      ),
+    });
     expect(transitions).toContain('rewind');
     expect(result.reason).toBe('completed');
   } finally {
@@ -197,10 +258,15 @@ test('a rewind accepted just before a reset is carried out by the run the reset 
 });
 
 test('a reset that does not apply updates again (--reapply-exclude Update): `durable-agent rewind` says nothing was rewound, and the session goes on unrewound', async () => {
-  const { rewind, transitions, result, handle, resetRun, stop } = await rewindThenReset(['--reapply-exclude', 'Update']);
+  const { rewind, transitions, result, handle, resetRun, stop } = await rewindThenReset([
+    '--reapply-exclude',
+    'Update',
+  ]);
   try {
     expect(rewind.code).toBe(1);
-    expect(rewind.stderr).toContain(`${handle.workflowId} was reset (its run ${handle.firstExecutionRunId} ended, ${resetRun} goes on) before the rewind was carried out, and the reset did not apply it to the new run: nothing was rewound`);
+    expect(rewind.stderr).toContain(
+      `${handle.workflowId} was reset (its run ${handle.firstExecutionRunId} ended, ${resetRun} goes on) before the rewind was carried out, and the reset did not apply it to the new run: nothing was rewound`,
+    );
     expect(transitions).not.toContain('rewind');
     expect(result).toMatchObject({ reason: 'completed', finalText: 'Stopped.' });
   } finally {

@@ -35,7 +35,8 @@ function processesMatching(pattern: string): string[] {
 
 /** Unconfined, daemons outlive their calls (as documented): they go with the test. */
 function killSleeps(sleeps: number[]): void {
-  for (const sleep of sleeps) for (const pid of processesMatching(`sleep ${sleep}`)) process.kill(Number(pid), 'SIGKILL');
+  for (const sleep of sleeps)
+    for (const pid of processesMatching(`sleep ${sleep}`)) process.kill(Number(pid), 'SIGKILL');
 }
 
 /** Every tool_result of the session's last request, by tool_use id. */
@@ -44,7 +45,8 @@ function resultsById(request: RecordedRequest): Map<string, { text: string; isEr
   for (const message of request.body.messages) {
     if (typeof message.content === 'string') continue;
     for (const block of message.content) {
-      if (block.type === 'tool_result') results.set(block.tool_use_id!, { text: toolResultText(block), isError: block.is_error === true });
+      if (block.type === 'tool_result')
+        results.set(block.tool_use_id!, { text: toolResultText(block), isError: block.is_error === true });
     }
   }
   return results;
@@ -65,7 +67,13 @@ describe.each(['bwrap', 'none'] as const)('AGENT_SANDBOX=%s', (mode) => {
     const workerHome = scratchDir('worker-home');
     mkdirSync(join(workerHome, '.aws'));
     writeFileSync(join(workerHome, '.aws', 'credentials'), `[default]\naws_secret_access_key = ${SECRETS.home}\n`);
-    worker = harness.spawnWorker({ AGENT_SANDBOX: mode, ANTHROPIC_API_KEY: SECRETS.apiKey, AWS_ACCESS_KEY_ID: SECRETS.aws, GH_PAT: SECRETS.aws, HOME: workerHome });
+    worker = harness.spawnWorker({
+      AGENT_SANDBOX: mode,
+      ANTHROPIC_API_KEY: SECRETS.apiKey,
+      AWS_ACCESS_KEY_ID: SECRETS.aws,
+      GH_PAT: SECRETS.aws,
+      HOME: workerHome,
+    });
     await waitForLine(worker, /durable-agent worker: task queue/);
     const base = 3_000_000 + Math.floor(Math.random() * 900_000);
     targets = {
@@ -80,7 +88,9 @@ describe.each(['bwrap', 'none'] as const)('AGENT_SANDBOX=%s', (mode) => {
 
     // Another session first, so the content store holds a conversation that is not the attacker's.
     harness.fake.handler = () => reply([text('noted')]);
-    expect((await harness.run({ prompt: `Remember ${SECRETS.victim}`, workdir: targets.otherWorkdir })).reason).toBe('completed');
+    expect((await harness.run({ prompt: `Remember ${SECRETS.victim}`, workdir: targets.otherWorkdir })).reason).toBe(
+      'completed',
+    );
 
     workdir = makeRepo({
       'src/a.ts': 'export const a = 1;\n',
@@ -124,17 +134,39 @@ describe.each(['bwrap', 'none'] as const)('AGENT_SANDBOX=%s', (mode) => {
   });
 
   test('the file tools refuse everything outside the workdir and never stall, in every mode', () => {
-    for (const id of ['glob_parent_env', 'glob_etc', 'glob_braces', 'grep_glob_etc', 'grep_other_session', 'read_worker_environ', 'read_content_store', 'read_symlink_out']) {
+    for (const id of [
+      'glob_parent_env',
+      'glob_etc',
+      'glob_braces',
+      'grep_glob_etc',
+      'grep_other_session',
+      'read_worker_environ',
+      'read_content_store',
+      'read_symlink_out',
+    ]) {
       expect(result(id)).toMatchObject({ isError: true, text: expect.stringMatching(/outside the working directory/) });
     }
     expect(result('read_nul_path')).toMatchObject({ isError: true, text: expect.stringMatching(/NUL byte/) });
-    for (const n of [1, 2, 3, 4, 5]) expect(result(`read_fifo_${n}`)).toMatchObject({ isError: true, text: expect.stringMatching(/not a regular file \(a FIFO\)/) });
-    expect(result('read_sparse')).toMatchObject({ isError: true, text: expect.stringMatching(/disk\.img looks like a binary file \(734\.0 MB\)/) });
+    for (const n of [1, 2, 3, 4, 5])
+      expect(result(`read_fifo_${n}`)).toMatchObject({
+        isError: true,
+        text: expect.stringMatching(/not a regular file \(a FIFO\)/),
+      });
+    expect(result('read_sparse')).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/disk\.img looks like a binary file \(734\.0 MB\)/),
+    });
     // Refused, and the refusal does not say where the link leads.
-    expect(result('glob_symlink_dir')).toMatchObject({ isError: true, text: expect.stringMatching(/goes through a symbolic link that leads outside/) });
+    expect(result('glob_symlink_dir')).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/goes through a symbolic link that leads outside/),
+    });
     expect(result('glob_symlink_dir').text).not.toContain(targets.otherWorkdir);
     expect(result('grep_symlinks').text).not.toContain('SECRET');
-    expect(result('grep_catastrophic')).toMatchObject({ isError: true, text: expect.stringMatching(/stopped after 30 s/) });
+    expect(result('grep_catastrophic')).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/stopped after 30 s/),
+    });
   });
 
   test("the repository's hooks are found and skipped; the model cannot write new ones", () => {
@@ -144,11 +176,17 @@ describe.each(['bwrap', 'none'] as const)('AGENT_SANDBOX=%s', (mode) => {
       workdir,
       sandbox: mode,
       // Sandboxed: the filtered network; unconfined: the worker's, and the entry says so.
-      network: mode === 'bwrap' ? { mode: 'filtered', allowedDomains: expect.arrayContaining(['registry.npmjs.org']) } : { mode: 'host', warnings: [expect.stringContaining('their network is the worker')] },
+      network:
+        mode === 'bwrap'
+          ? { mode: 'filtered', allowedDomains: expect.arrayContaining(['registry.npmjs.org']) }
+          : { mode: 'host', warnings: [expect.stringContaining('their network is the worker')] },
       skippedRepoHooks: ['.agent/settings.json (1 stop hook)'],
     });
     expect(existsSync(join(workdir, 'hook-ran'))).toBe(false);
-    expect(result('write_settings_hook')).toMatchObject({ isError: true, text: expect.stringMatching(/needs a person's approval/) });
+    expect(result('write_settings_hook')).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/needs a person's approval/),
+    });
   });
 
   test('a large result is never written through a symlinked .agent/', () => {
@@ -184,7 +222,11 @@ describe.each(['bwrap', 'none'] as const)('AGENT_SANDBOX=%s', (mode) => {
   });
 
   /** Resolves once `predicate` holds for the processes of `sleeps`, polled (at most `limitMs`). */
-  async function sleepsWhere(sleeps: number[], predicate: (running: boolean[]) => boolean, limitMs = 10_000): Promise<boolean[]> {
+  async function sleepsWhere(
+    sleeps: number[],
+    predicate: (running: boolean[]) => boolean,
+    limitMs = 10_000,
+  ): Promise<boolean[]> {
     const until = Date.now() + limitMs;
     for (;;) {
       const running = sleeps.map((sleep) => processesMatching(`sleep ${sleep}`).length > 0);
@@ -197,7 +239,13 @@ describe.each(['bwrap', 'none'] as const)('AGENT_SANDBOX=%s', (mode) => {
   async function sessionWithDaemons(): Promise<{ handle: Awaited<ReturnType<Harness['start']>>; sleeps: number[] }> {
     const base = 4_000_000 + Math.floor(Math.random() * 900_000);
     const sleeps = [base, base + 1, base + 2];
-    harness.fake.handler = byTurn([reply([toolUse('Bash', { command: `setsid sleep ${sleeps[0]} >/dev/null 2>&1 </dev/null & nohup sleep ${sleeps[1]} >/dev/null 2>&1 & sleep ${sleeps[2]}` })])]);
+    harness.fake.handler = byTurn([
+      reply([
+        toolUse('Bash', {
+          command: `setsid sleep ${sleeps[0]} >/dev/null 2>&1 </dev/null & nohup sleep ${sleeps[1]} >/dev/null 2>&1 & sleep ${sleeps[2]}`,
+        }),
+      ]),
+    ]);
     const handle = await harness.start({ prompt: 'start daemons', workdir: makeRepo({}) });
     await sleepsWhere(sleeps, (running) => running.every(Boolean));
     return { handle, sleeps };

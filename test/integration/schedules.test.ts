@@ -21,7 +21,9 @@ const temporal = (...args: string[]) => run(process.env.TEMPORAL_CLI_PATH!, [...
 let harness: Harness;
 const schedules: string[] = [];
 beforeAll(async () => {
-  harness = await Harness.start(byTurn([reply([toolUse('Bash', { command: 'echo checked > checked.txt' })]), reply([text('Checked.')])]));
+  harness = await Harness.start(
+    byTurn([reply([toolUse('Bash', { command: 'echo checked > checked.txt' })]), reply([text('Checked.')])]),
+  );
   await harness.startWorker();
 });
 afterAll(async () => {
@@ -33,8 +35,22 @@ afterAll(async () => {
 async function createSchedule(workflowId: string, input: Record<string, unknown>): Promise<string> {
   const scheduleId = uniqueId(`${workflowId}-schedule`);
   await temporal(
-    'schedule', 'create', '--schedule-id', scheduleId, '--cron', '0 0 1 1 *', '--overlap-policy', 'Skip',
-    '--workflow-id', workflowId, '--task-queue', harness.taskQueue, '--type', 'agentWorkflow', '--input', JSON.stringify(input),
+    'schedule',
+    'create',
+    '--schedule-id',
+    scheduleId,
+    '--cron',
+    '0 0 1 1 *',
+    '--overlap-policy',
+    'Skip',
+    '--workflow-id',
+    workflowId,
+    '--task-queue',
+    harness.taskQueue,
+    '--type',
+    'agentWorkflow',
+    '--input',
+    JSON.stringify(input),
   );
   schedules.push(scheduleId);
   return scheduleId;
@@ -57,7 +73,11 @@ async function triggerAndAwait(scheduleId: string): Promise<{ workflowId: string
 
 test('a scheduled workdir session runs when triggered', async () => {
   const workdir = makeRepo({ 'README.md': '# app\n' });
-  const scheduleId = await createSchedule(uniqueId('nightly-check'), { prompt: 'Check the app', workdir, toolSummaries: false });
+  const scheduleId = await createSchedule(uniqueId('nightly-check'), {
+    prompt: 'Check the app',
+    workdir,
+    toolSummaries: false,
+  });
   const { workflowId, result } = await triggerAndAwait(scheduleId);
   expect(workflowId).toMatch(/-\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
   expect(result).toMatchObject({ reason: 'completed', finalText: 'Checked.' });
@@ -66,7 +86,11 @@ test('a scheduled workdir session runs when triggered', async () => {
 
 test("a scheduled repo session runs when triggered: its branch is made safe from the schedule's id and pushed", async () => {
   const remote = bareRemote({ 'README.md': '# app\n' });
-  const scheduleId = await createSchedule(uniqueId('repo-lint'), { prompt: 'Check the app', repo: { url: `file://${remote}`, ref: 'main' }, toolSummaries: false });
+  const scheduleId = await createSchedule(uniqueId('repo-lint'), {
+    prompt: 'Check the app',
+    repo: { url: `file://${remote}`, ref: 'main' },
+    toolSummaries: false,
+  });
   const { workflowId, result } = await triggerAndAwait(scheduleId);
   expect(workflowId).toContain(':');
   expect(result).toMatchObject({ reason: 'completed', finalText: 'Checked.', branch: { pushed: true } });

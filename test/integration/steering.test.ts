@@ -9,7 +9,16 @@ import { promisify } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
-import { lastToolResults, reply, requestText, text, toolResultText, toolUse, type FakeReply, type RecordedRequest } from '../support/fake-anthropic';
+import {
+  lastToolResults,
+  reply,
+  requestText,
+  text,
+  toolResultText,
+  toolUse,
+  type FakeReply,
+  type RecordedRequest,
+} from '../support/fake-anthropic';
 import { fileHarness, makeRepo, temporalAddress } from '../support/harness';
 
 jest.setTimeout(120_000);
@@ -17,7 +26,10 @@ jest.setTimeout(120_000);
 const harness = fileHarness();
 
 /** Scripts the fake for one session by request count (hooks and budgets add requests, not turns). */
-function script(replies: ((request: RecordedRequest) => FakeReply)[], requests: RecordedRequest[] = []): RecordedRequest[] {
+function script(
+  replies: ((request: RecordedRequest) => FakeReply)[],
+  requests: RecordedRequest[] = [],
+): RecordedRequest[] {
   harness.fake.handler = (request) => {
     requests.push(request);
     return (replies[requests.length - 1] ?? (() => reply([text('(script ended)')])))(request);
@@ -41,7 +53,8 @@ async function fileAppears(path: string): Promise<void> {
 test('a blocking stop hook keeps the agent working until the repository tests pass', async () => {
   const workdir = makeRepo({
     'add.js': 'module.exports = (a, b) => a - b;\n',
-    'test.sh': 'node -e "if (require(\'./add.js\')(2, 3) !== 5) { console.error(\'add(2, 3) should be 5\'); process.exit(1) }"\n',
+    'test.sh':
+      "node -e \"if (require('./add.js')(2, 3) !== 5) { console.error('add(2, 3) should be 5'); process.exit(1) }\"\n",
   });
   const hookLog = join(workdir, '.hook-inputs.jsonl');
   const requests = script([
@@ -53,7 +66,11 @@ test('a blocking stop hook keeps the agent working until the repository tests pa
   const handle = await harness.start({
     prompt: 'Make the tests pass',
     workdir,
-    stopHooks: [{ command: `cat >> ${hookLog}; echo >> ${hookLog}; bash test.sh 2>&1 >/dev/null || { echo "Tests fail: $(bash test.sh 2>&1)" >&2; exit 2; }` }],
+    stopHooks: [
+      {
+        command: `cat >> ${hookLog}; echo >> ${hookLog}; bash test.sh 2>&1 >/dev/null || { echo "Tests fail: $(bash test.sh 2>&1)" >&2; exit 2; }`,
+      },
+    ],
   });
   const result = (await handle.result()) as AgentResult;
   expect(result).toMatchObject({ reason: 'completed', finalText: 'Fixed add.js; the tests pass now.' });
@@ -63,14 +80,21 @@ test('a blocking stop hook keeps the agent working until the repository tests pa
   const state = await handle.query<AgentState>('state');
   expect(state.transitions).toEqual(['stop_hook_blocking', 'next_turn', 'next_turn']);
   // The hook was told when it had already blocked once.
-  const inputs = readFileSync(hookLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const inputs = readFileSync(hookLog, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   expect(inputs.map((input) => input.stop_hook_active)).toEqual([false, true]);
   expect(inputs[0]).toMatchObject({ hook_event_name: 'Stop', final_text: 'I think it is done.', cwd: workdir });
 });
 
 test('stop hooks from the repository settings (trusted); {"continue":false} ends the run with stop_hook_prevented', async () => {
   const workdir = makeRepo({
-    '.agent/settings.json': JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo \'{"continue":false,"stopReason":"release freeze"}\'' }] }] } }),
+    '.agent/settings.json': JSON.stringify({
+      hooks: {
+        Stop: [{ hooks: [{ type: 'command', command: 'echo \'{"continue":false,"stopReason":"release freeze"}\'' }] }],
+      },
+    }),
   });
   script([() => reply([text('done')])]);
   const result = await harness.run({ prompt: 'go', workdir, trustRepoHooks: true });
@@ -88,13 +112,20 @@ test('token budget: nudges below 90% of the budget, then stops once it is reache
   expect(result).toMatchObject({ reason: 'completed', finalText: 'step three' });
   expect(result.usage.outputTokens).toBe(9000);
   expect(requests).toHaveLength(3);
-  expect(requestText(requests[1]!)).toContain('20% of the token budget used (2000 of 10000 output tokens). Keep working on the task; do not summarise.');
+  expect(requestText(requests[1]!)).toContain(
+    '20% of the token budget used (2000 of 10000 output tokens). Keep working on the task; do not summarise.',
+  );
   expect(requestText(requests[2]!)).toContain('50% of the token budget used');
-  expect((await handle.query<AgentState>('state')).transitions).toEqual(['token_budget_continuation', 'token_budget_continuation']);
+  expect((await handle.query<AgentState>('state')).transitions).toEqual([
+    'token_budget_continuation',
+    'token_budget_continuation',
+  ]);
 });
 
 test('token budget: diminishing returns stop the nudging', async () => {
-  const requests = script(Array.from({ length: 10 }, (_, index) => () => ({ ...reply([text(`small step ${index}`)]), outputTokens: 100 })));
+  const requests = script(
+    Array.from({ length: 10 }, (_, index) => () => ({ ...reply([text(`small step ${index}`)]), outputTokens: 100 })),
+  );
   const handle = await harness.start({ prompt: 'work', workdir: makeRepo({}), tokenBudget: 1_000_000 });
   expect(await handle.result()).toMatchObject({ reason: 'completed', finalText: 'small step 3' });
   expect(requests).toHaveLength(4);
@@ -104,7 +135,13 @@ test('token budget: diminishing returns stop the nudging', async () => {
 test('interrupt during a long Bash ends with aborted_tools and a transcript where every tool_use has its result', async () => {
   const workdir = makeRepo({});
   const marker = join(workdir, 'started');
-  script([() => reply([toolUse('Read', { file_path: 'missing.txt' }), toolUse('Bash', { command: `touch ${marker}; sleep 60; touch finished.txt` })])]);
+  script([
+    () =>
+      reply([
+        toolUse('Read', { file_path: 'missing.txt' }),
+        toolUse('Bash', { command: `touch ${marker}; sleep 60; touch finished.txt` }),
+      ]),
+  ]);
   const handle = await harness.start({ prompt: 'run the long thing', workdir });
   await fileAppears(marker);
   const effect = await handle.executeUpdate('interrupt', { args: [{ reason: 'wrong approach' }] });
@@ -112,7 +149,9 @@ test('interrupt during a long Bash ends with aborted_tools and a transcript wher
   const result = (await handle.result()) as AgentResult;
   expect(result.reason).toBe('aborted_tools');
   const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 1000 });
-  const calls = entries.filter((entry) => entry.type === 'tool_call').map((entry) => entry.type === 'tool_call' && entry.toolUseId);
+  const calls = entries
+    .filter((entry) => entry.type === 'tool_call')
+    .map((entry) => entry.type === 'tool_call' && entry.toolUseId);
   const results = entries.filter((entry) => entry.type === 'tool_result');
   expect(results.map((entry) => entry.type === 'tool_result' && entry.toolUseId)).toEqual(calls);
   expect(results[1]).toMatchObject({ isError: true, preview: expect.stringContaining('Interrupted by the user') });
@@ -125,7 +164,10 @@ test('a message sent while tools run is injected at the start of the next turn, 
   const marker = join(workdir, 'started');
   const release = join(workdir, 'release');
   const requests = script([
-    () => reply([toolUse('Bash', { command: `touch ${marker}; while [ ! -e ${release} ]; do sleep 0.1; done; echo done` })]),
+    () =>
+      reply([
+        toolUse('Bash', { command: `touch ${marker}; while [ ! -e ${release} ]; do sleep 0.1; done; echo done` }),
+      ]),
     () => reply([text('Noted: I will use tabs.')]),
   ]);
   const handle = await harness.start({ prompt: 'format the code', workdir });
@@ -174,19 +216,37 @@ test('approvals: granted, denied with feedback, timed out; allow rules skip the 
   });
 
   const waiting = await stateWhere(handle, (state) => state.pendingApprovals.length > 0);
-  expect(waiting).toMatchObject({ status: 'waiting_approval', pendingApprovals: [{ toolUseId: 'toolu_write', name: 'Write', summary: 'Write new.txt' }] });
+  expect(waiting).toMatchObject({
+    status: 'waiting_approval',
+    pendingApprovals: [{ toolUseId: 'toolu_write', name: 'Write', summary: 'Write new.txt' }],
+  });
   // The search attribute is visible to the Temporal CLI.
   const listed = await promisify(execFile)(process.env.TEMPORAL_CLI_PATH!, [
-    'workflow', 'list', '--address', temporalAddress(), '--query', `AgentStatus='waiting_approval' AND WorkflowId='${handle.workflowId}'`, '--output', 'json',
+    'workflow',
+    'list',
+    '--address',
+    temporalAddress(),
+    '--query',
+    `AgentStatus='waiting_approval' AND WorkflowId='${handle.workflowId}'`,
+    '--output',
+    'json',
   ]);
-  expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ execution: expect.objectContaining({ workflowId: handle.workflowId }) })]);
+  expect(JSON.parse(listed.stdout)).toEqual([
+    expect.objectContaining({ execution: expect.objectContaining({ workflowId: handle.workflowId }) }),
+  ]);
   // Unknown ids are rejected by the validator.
-  const rejected = await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_nope', decision: 'allow' }] }).catch((error: Error) => error);
-  expect((rejected as Error & { cause?: Error }).cause?.message).toMatch(/No tool call toolu_nope is waiting for approval/);
+  const rejected = await handle
+    .executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_nope', decision: 'allow' }] })
+    .catch((error: Error) => error);
+  expect((rejected as Error & { cause?: Error }).cause?.message).toMatch(
+    /No tool call toolu_nope is waiting for approval/,
+  );
   await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_write', decision: 'allow' }] });
 
   await stateWhere(handle, (state) => state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_rm'));
-  await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_rm', decision: 'deny', feedback: 'keep.txt is needed' }] });
+  await handle.executeUpdate('approveTool', {
+    args: [{ toolUseId: 'toolu_rm', decision: 'deny', feedback: 'keep.txt is needed' }],
+  });
   // toolu_late is left unanswered: it times out and is denied.
 
   expect(await handle.result()).toMatchObject({ reason: 'completed' });
@@ -196,19 +256,28 @@ test('approvals: granted, denied with feedback, timed out; allow rules skip the 
   const resultOf = (index: number) => lastToolResults(requests[index]!)[0]!;
   expect(resultOf(1).is_error).toBe(false);
   expect(resultOf(2)).toMatchObject({ is_error: true });
-  expect(toolResultText(resultOf(2))).toContain('The user denied this tool call, so it was not run. Feedback: keep.txt is needed');
+  expect(toolResultText(resultOf(2))).toContain(
+    'The user denied this tool call, so it was not run. Feedback: keep.txt is needed',
+  );
   expect(toolResultText(resultOf(3))).toContain('not approved in time');
   expect(resultOf(4).is_error).toBe(false); // git status matched the allow rule: no wait
   const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 1000 });
-  expect(entries.filter((entry) => entry.type === 'approval').map((entry) => entry.type === 'approval' && entry.decision)).toEqual(['allow', 'deny', 'timeout']);
+  expect(
+    entries.filter((entry) => entry.type === 'approval').map((entry) => entry.type === 'approval' && entry.decision),
+  ).toEqual(['allow', 'deny', 'timeout']);
 });
 
 test('feedback given with an approval reaches the model, also when the result is stored by reference', async () => {
   const workdir = makeRepo({});
-  const requests = script([() => reply([toolUse('Bash', { command: 'seq 1 3000' }, 'toolu_seq')]), () => reply([text('done')])]);
+  const requests = script([
+    () => reply([toolUse('Bash', { command: 'seq 1 3000' }, 'toolu_seq')]),
+    () => reply([text('done')]),
+  ]);
   const handle = await harness.start({ prompt: 'count', workdir, permissionMode: 'ask' });
   await stateWhere(handle, (state) => state.pendingApprovals.some((pending) => pending.toolUseId === 'toolu_seq'));
-  await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_seq', decision: 'allow', feedback: 'only count, do not write' }] });
+  await handle.executeUpdate('approveTool', {
+    args: [{ toolUseId: 'toolu_seq', decision: 'allow', feedback: 'only count, do not write' }],
+  });
   expect(await handle.result()).toMatchObject({ reason: 'completed' });
   const result = toolResultText(lastToolResults(requests[1]!)[0]!);
   expect(result.length).toBeGreaterThan(2048); // over INLINE_TEXT_LIMIT: the result travelled by reference
@@ -217,10 +286,16 @@ test('feedback given with an approval reaches the model, also when the result is
 });
 
 test('the small model summarises each tool batch into the transcript and current details', async () => {
-  script([() => reply([toolUse('Glob', { pattern: '*' }), toolUse('Read', { file_path: 'a.txt' })]), () => reply([text('done')])]);
+  script([
+    () => reply([toolUse('Glob', { pattern: '*' }), toolUse('Read', { file_path: 'a.txt' })]),
+    () => reply([text('done')]),
+  ]);
   const before = harness.fake.summaryRequests.length;
   const handle = await harness.start({ prompt: 'look around', workdir: makeRepo({ 'a.txt': 'a' }), interactive: true });
-  const state = await stateWhere(handle, (current) => current.status === 'waiting_input' && current.lastToolSummary !== null);
+  const state = await stateWhere(
+    handle,
+    (current) => current.status === 'waiting_input' && current.lastToolSummary !== null,
+  );
   expect(state.lastToolSummary).toMatch(/^Summary \d+: the agent looked at files\.$/);
   expect(harness.fake.summaryRequests.length).toBe(before + 1);
   expect(harness.fake.summaryRequests[before]!.body.model).toBe('claude-haiku-5-5');
@@ -232,7 +307,10 @@ test('a batch of one call that labels itself (a Read) gets its own summary, with
   script([() => reply([toolUse('Read', { file_path: 'a.txt' })]), () => reply([text('done')])]);
   const before = harness.fake.summaryRequests.length;
   const handle = await harness.start({ prompt: 'look', workdir: makeRepo({ 'a.txt': 'a' }), interactive: true });
-  const state = await stateWhere(handle, (current) => current.status === 'waiting_input' && current.lastToolSummary !== null);
+  const state = await stateWhere(
+    handle,
+    (current) => current.status === 'waiting_input' && current.lastToolSummary !== null,
+  );
   expect(state.lastToolSummary).toBe('Read a.txt');
   await handle.signal('end');
   await handle.result();
@@ -270,6 +348,9 @@ test('interrupt during a model call: an interactive session waits for the next m
   const batch = await harness.start({ prompt: 'think hard', workdir: makeRepo({}) });
   while (second.length === 0) await harness.fake.waitForRequests(harness.fake.requests.length + 1);
   await batch.signal('interrupt');
-  expect(await batch.result()).toMatchObject({ reason: 'aborted_streaming', error: 'Interrupted while the model was responding' });
+  expect(await batch.result()).toMatchObject({
+    reason: 'aborted_streaming',
+    error: 'Interrupted while the model was responding',
+  });
   releaseSecond();
 });

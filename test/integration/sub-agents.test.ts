@@ -6,7 +6,16 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentResult, AgentState, TranscriptPage } from '../../src/shared/contract';
-import { type FakeReply, lastToolResults, type RecordedRequest, reply, text, toolResultText, toolUse, turnOf } from '../support/fake-anthropic';
+import {
+  type FakeReply,
+  lastToolResults,
+  type RecordedRequest,
+  reply,
+  text,
+  toolResultText,
+  toolUse,
+  turnOf,
+} from '../support/fake-anthropic';
 import { fileHarness, Harness, killProcess, makeRepo, uniqueId } from '../support/harness';
 
 jest.setTimeout(180_000);
@@ -19,8 +28,6 @@ function taskOf(request: RecordedRequest): string {
   return typeof first.content === 'string' ? first.content : first.content.map((block) => block.text ?? '').join('');
 }
 
-
-
 /** Resolves once `count` requests satisfy `matches`: the sub-agents' first calls all arrived. */
 function barrier(count: number): { arrived: () => void; all: Promise<void> } {
   let seen = 0;
@@ -32,7 +39,10 @@ function barrier(count: number): { arrived: () => void; all: Promise<void> } {
 const TASKS = ['callers in packages/a', 'callers in packages/b', 'callers in packages/c'];
 
 test('three Task calls in one response run as three child workflows at once; their answers are the tool results', async () => {
-  const workdir = makeRepo({ 'packages/a/x.ts': 'parse()\n', '.claude/agents/reviewer.md': '---\nname: reviewer\ndescription: Reviews\n---\nReview.\n' });
+  const workdir = makeRepo({
+    'packages/a/x.ts': 'parse()\n',
+    '.claude/agents/reviewer.md': '---\nname: reviewer\ndescription: Reviews\n---\nReview.\n',
+  });
   // Each sub-agent's first model call is held until all three have made theirs: run one after
   // another, they would never get there, and the test would time out.
   const firstCalls = barrier(3);
@@ -40,7 +50,12 @@ test('three Task calls in one response run as three child workflows at once; the
     const task = taskOf(request);
     const index = TASKS.findIndex((candidate) => task.includes(candidate));
     if (index < 0) {
-      if (turnOf(request) === 0) return reply(TASKS.map((prompt, n) => toolUse('Task', { description: `find ${'abc'[n]}`, prompt: `Find ${prompt}` }, `toolu_task${n}`)));
+      if (turnOf(request) === 0)
+        return reply(
+          TASKS.map((prompt, n) =>
+            toolUse('Task', { description: `find ${'abc'[n]}`, prompt: `Find ${prompt}` }, `toolu_task${n}`),
+          ),
+        );
       return reply([text('All callers found.')]);
     }
     if (turnOf(request) === 0) {
@@ -56,7 +71,11 @@ test('three Task calls in one response run as three child workflows at once; the
 
   const parentCalls = harness.fake.requests.filter((request) => taskOf(request).includes('every caller'));
   const answers = lastToolResults(parentCalls.at(-1)!);
-  expect(answers.map((block) => [block.tool_use_id, block.is_error ?? false])).toEqual([['toolu_task0', false], ['toolu_task1', false], ['toolu_task2', false]]);
+  expect(answers.map((block) => [block.tool_use_id, block.is_error ?? false])).toEqual([
+    ['toolu_task0', false],
+    ['toolu_task1', false],
+    ['toolu_task2', false],
+  ]);
   expect(toolResultText(answers[0]!)).toContain('Answer 0:');
   expect(toolResultText(answers[0]!)).toContain('parse()'); // the sub-agent read the file
   expect(toolResultText(answers[2]!)).toBe('Answer 2: none');
@@ -72,19 +91,28 @@ test('three Task calls in one response run as three child workflows at once; the
   for (let round = 0; listed.length < 3; round++) {
     if (round > 0) await new Promise((resolve) => setTimeout(resolve, 100)); // visibility catches up
     listed = [];
-    for await (const execution of harness.client.workflow.list({ query: `ParentWorkflowId='${handle.workflowId}'` })) listed.push(execution.workflowId);
+    for await (const execution of harness.client.workflow.list({ query: `ParentWorkflowId='${handle.workflowId}'` }))
+      listed.push(execution.workflowId);
   }
   expect(listed.sort()).toEqual([0, 1, 2].map((n) => `${handle.workflowId}-task-toolu_task${n}`));
   // Read-only by default, and no Task of their own.
   const childCall = harness.fake.requests.find((request) => taskOf(request).includes(TASKS[1]!))!;
   expect(childCall.body.tools?.map((tool) => tool.name)).toEqual(['Read', 'Glob', 'Grep']);
   // The parent's usage includes its sub-agents'.
-  const childUsage = await Promise.all([0, 1, 2].map(async (n) => ((await harness.client.workflow.getHandle(`${handle.workflowId}-task-toolu_task${n}`).result()) as AgentResult).usage.outputTokens));
+  const childUsage = await Promise.all(
+    [0, 1, 2].map(
+      async (n) =>
+        ((await harness.client.workflow.getHandle(`${handle.workflowId}-task-toolu_task${n}`).result()) as AgentResult)
+          .usage.outputTokens,
+    ),
+  );
   const page = await handle.query<TranscriptPage>('transcript');
   const own = page.entries.flatMap((entry) => (entry.type === 'assistant' ? [entry.usage.outputTokens] : []));
   expect(result.usage.outputTokens).toBe([...own, ...childUsage].reduce((sum, tokens) => sum + tokens, 0));
   // The repository's agent types are not used unless it is trusted, and the transcript says so.
-  expect(page.entries.find((entry) => entry.type === 'session')).toMatchObject({ skippedRepoAgents: ['.claude/agents/reviewer.md (not trusted)'] });
+  expect(page.entries.find((entry) => entry.type === 'session')).toMatchObject({
+    skippedRepoAgents: ['.claude/agents/reviewer.md (not trusted)'],
+  });
 });
 
 function requestTextOf(request: RecordedRequest): string {
@@ -103,12 +131,24 @@ test('maxParallelAgents: with 1, the second sub-agent starts only when the first
       return reply([text('first')]);
     }
     if (taskOf(request).includes('second part')) return reply([text('second')]);
-    return turnOf(request) === 0 ? reply([toolUse('Task', { description: 'first', prompt: 'Do the first part' }, 'toolu_p1'), toolUse('Task', { description: 'second', prompt: 'Do the second part' }, 'toolu_p2')]) : reply([text('done')]);
+    return turnOf(request) === 0
+      ? reply([
+          toolUse('Task', { description: 'first', prompt: 'Do the first part' }, 'toolu_p1'),
+          toolUse('Task', { description: 'second', prompt: 'Do the second part' }, 'toolu_p2'),
+        ])
+      : reply([text('done')]);
   };
-  const handle = await harness.start({ prompt: 'Two parts', workdir: makeRepo({}), toolSummaries: false, maxParallelAgents: 1 });
+  const handle = await harness.start({
+    prompt: 'Two parts',
+    workdir: makeRepo({}),
+    toolSummaries: false,
+    maxParallelAgents: 1,
+  });
   await asked;
   // Started together, the second would exist by now (both starts go out in the same workflow task).
-  await expect(harness.client.workflow.getHandle(`${handle.workflowId}-task-toolu_p2`).describe()).rejects.toThrow(/not found/i);
+  await expect(harness.client.workflow.getHandle(`${handle.workflowId}-task-toolu_p2`).describe()).rejects.toThrow(
+    /not found/i,
+  );
   releaseFirst();
   expect(await handle.result()).toMatchObject({ reason: 'completed' });
   expect(lastToolResults(harness.fake.requests.at(-1)!).map(toolResultText)).toEqual(['first', 'second']);
@@ -125,14 +165,18 @@ test('an interrupt of the parent stops its sub-agents, which end with a result',
       // The sub-agent's model does not answer: only the interrupt ends it.
       return { kind: 'hold', release: held };
     }
-    return turnOf(request) === 0 ? reply([toolUse('Task', { description: 'slow', prompt: 'Do a slow search' }, 'toolu_slow')]) : reply([text('done')]);
+    return turnOf(request) === 0
+      ? reply([toolUse('Task', { description: 'slow', prompt: 'Do a slow search' }, 'toolu_slow')])
+      : reply([text('done')]);
   };
   const handle = await harness.start({ prompt: 'Delegate', workdir: makeRepo({}), toolSummaries: false });
   await asked;
   await handle.executeUpdate('interrupt', { args: [{}] });
   const result = (await handle.result()) as AgentResult;
   expect(result.reason).toBe('aborted_tools');
-  const child = (await harness.client.workflow.getHandle(`${handle.workflowId}-task-toolu_slow`).result()) as AgentResult;
+  const child = (await harness.client.workflow
+    .getHandle(`${handle.workflowId}-task-toolu_slow`)
+    .result()) as AgentResult;
   expect(child.reason).toBe('aborted_streaming');
   releaseHeld(reply([text('(too late: the sub-agent was stopped)')]));
 });
@@ -141,16 +185,28 @@ test("a sub-agent's Bash call in ask mode waits in the parent's state and is app
   const workdir = makeRepo({});
   harness.fake.handler = (request): FakeReply => {
     if (taskOf(request).includes('Write the marker')) {
-      return turnOf(request) === 0 ? reply([toolUse('Bash', { command: 'echo approved > marker.txt' }, 'toolu_bash')]) : reply([text('marker written')]);
+      return turnOf(request) === 0
+        ? reply([toolUse('Bash', { command: 'echo approved > marker.txt' }, 'toolu_bash')])
+        : reply([text('marker written')]);
     }
-    return turnOf(request) === 0 ? reply([toolUse('Task', { description: 'write marker', prompt: 'Write the marker', subagent_type: 'writer' }, 'toolu_writer')]) : reply([text('done')]);
+    return turnOf(request) === 0
+      ? reply([
+          toolUse(
+            'Task',
+            { description: 'write marker', prompt: 'Write the marker', subagent_type: 'writer' },
+            'toolu_writer',
+          ),
+        ])
+      : reply([text('done')]);
   };
   const handle = await harness.start({
     prompt: 'Get the marker written',
     workdir,
     permissionMode: 'ask',
     toolSummaries: false,
-    agents: { writer: { description: 'Writes files with shell commands', prompt: 'You write files.', tools: ['Bash'] } },
+    agents: {
+      writer: { description: 'Writes files with shell commands', prompt: 'You write files.', tools: ['Bash'] },
+    },
   });
   let state = await handle.query<AgentState>('state');
   while (state.pendingApprovals.length === 0) {
@@ -158,12 +214,18 @@ test("a sub-agent's Bash call in ask mode waits in the parent's state and is app
     state = await handle.query<AgentState>('state');
   }
   expect(state.pendingApprovals).toEqual([
-    expect.objectContaining({ toolUseId: 'toolu_bash', name: 'Bash', agent: { workflowId: `${handle.workflowId}-task-toolu_writer`, description: 'write marker' } }),
+    expect.objectContaining({
+      toolUseId: 'toolu_bash',
+      name: 'Bash',
+      agent: { workflowId: `${handle.workflowId}-task-toolu_writer`, description: 'write marker' },
+    }),
   ]);
   expect(existsSync(join(workdir, 'marker.txt'))).toBe(false);
   // What people see: `status` names the sub-agent and says how to answer on the parent.
   const status = await harness.cli(['status', handle.workflowId]);
-  expect(status.stdout).toContain(`waiting for approval: Bash echo approved > marker.txt (sub-agent "write marker")  →  durable-agent approve ${handle.workflowId} toolu_bash`);
+  expect(status.stdout).toContain(
+    `waiting for approval: Bash echo approved > marker.txt (sub-agent "write marker")  →  durable-agent approve ${handle.workflowId} toolu_bash`,
+  );
   await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_bash', decision: 'allow' }] });
   const result = (await handle.result()) as AgentResult;
   expect(result.reason).toBe('completed');
@@ -186,7 +248,13 @@ test('SIGKILL of the worker while sub-agents run changes nothing in the outcome'
     own.fake.handler = async (request): Promise<FakeReply> => {
       const task = taskOf(request);
       const index = ['part one', 'part two'].findIndex((part) => task.includes(part));
-      if (index < 0) return turnOf(request) === 0 ? reply([toolUse('Task', { description: 'one', prompt: 'Do part one' }, 'toolu_one'), toolUse('Task', { description: 'two', prompt: 'Do part two' }, 'toolu_two')]) : reply([text(`parent saw: ${lastToolResults(request).map(toolResultText).join(' | ')}`)]);
+      if (index < 0)
+        return turnOf(request) === 0
+          ? reply([
+              toolUse('Task', { description: 'one', prompt: 'Do part one' }, 'toolu_one'),
+              toolUse('Task', { description: 'two', prompt: 'Do part two' }, 'toolu_two'),
+            ])
+          : reply([text(`parent saw: ${lastToolResults(request).map(toolResultText).join(' | ')}`)]);
       if (!killed) {
         held.arrived();
         await released;
@@ -220,7 +288,9 @@ describe('a sub-agent never exceeds its parent', () => {
         const call = childCalls[turnOf(request)];
         return call ? reply([toolUse(...call)]) : reply([text(`sub-agent got: ${requestTextOf(request)}`)]);
       }
-      return turnOf(request) === 0 ? reply([toolUse('Task', { description: `${type} work`, prompt, subagent_type: type }, `toolu_${type}`)]) : reply([text('done')]);
+      return turnOf(request) === 0
+        ? reply([toolUse('Task', { description: `${type} work`, prompt, subagent_type: type }, `toolu_${type}`)])
+        : reply([text('done')]);
     };
   }
 
@@ -245,9 +315,16 @@ describe('a sub-agent never exceeds its parent', () => {
 
     const childRequests = harness.fake.requests.filter((request) => taskOf(request).includes('Fix the bug'));
     // What the sub-agent's API requests declared: Read, the only tool of its type that the parent has.
-    expect(childRequests.map((request) => request.body.tools?.map((tool) => tool.name))).toEqual([['Read'], ['Read'], ['Read']]);
+    expect(childRequests.map((request) => request.body.tools?.map((tool) => tool.name))).toEqual([
+      ['Read'],
+      ['Read'],
+      ['Read'],
+    ]);
     const results = [1, 2].map((turn) => lastToolResults(childRequests[turn]!)[0]!);
-    expect(results.map((block) => [block.tool_use_id, block.is_error])).toEqual([['toolu_child_bash', true], ['toolu_child_write', true]]);
+    expect(results.map((block) => [block.tool_use_id, block.is_error])).toEqual([
+      ['toolu_child_bash', true],
+      ['toolu_child_write', true],
+    ]);
     expect(toolResultText(results[0]!)).toContain('No such tool available: Bash. Available tools: Read');
     expect(toolResultText(results[1]!)).toContain('No such tool available: Write. Available tools: Read');
     expect(existsSync(join(workdir, 'bash-ran.txt'))).toBe(false);
@@ -258,15 +335,36 @@ describe('a sub-agent never exceeds its parent', () => {
     expect(child).toMatchObject({ reason: 'completed' });
     expect(child.finalText).toContain('No such tool available: Write');
 
-    const note = { type: 'sub_agent_tools', toolUseId: 'toolu_fixer', agentType: 'fixer', leftOut: ['Bash', 'Write'], detail: 'Sub-agent type fixer asked for Bash, Write; the parent does not have them: left out.' };
-    expect((await transcriptOf(handle.workflowId)).filter((entry) => entry.type === 'sub_agent_tools')).toEqual([{ ...note, turn: 1 }]);
-    expect((await transcriptOf(childId)).filter((entry) => entry.type === 'sub_agent_tools')).toEqual([{ ...note, turn: 0 }]);
+    const note = {
+      type: 'sub_agent_tools',
+      toolUseId: 'toolu_fixer',
+      agentType: 'fixer',
+      leftOut: ['Bash', 'Write'],
+      detail: 'Sub-agent type fixer asked for Bash, Write; the parent does not have them: left out.',
+    };
+    expect((await transcriptOf(handle.workflowId)).filter((entry) => entry.type === 'sub_agent_tools')).toEqual([
+      { ...note, turn: 1 },
+    ]);
+    expect((await transcriptOf(childId)).filter((entry) => entry.type === 'sub_agent_tools')).toEqual([
+      { ...note, turn: 0 },
+    ]);
   });
 
   test("a trusted repository's .claude/agents type asking for Bash under the same parent gets no Bash", async () => {
-    const workdir = makeRepo({ '.claude/agents/shell.md': '---\nname: shell\ndescription: Runs shell commands\ntools: Bash, Read\n---\nYou run the tests.\n' });
-    harness.fake.handler = delegating('Run the tests', 'shell', [['Bash', { command: 'echo ran > bash-ran.txt' }, 'toolu_child_bash']]);
-    const handle = await harness.start({ prompt: 'Have the tests run', workdir, allowedTools: READ_ONLY, trustRepoHooks: true, toolSummaries: false });
+    const workdir = makeRepo({
+      '.claude/agents/shell.md':
+        '---\nname: shell\ndescription: Runs shell commands\ntools: Bash, Read\n---\nYou run the tests.\n',
+    });
+    harness.fake.handler = delegating('Run the tests', 'shell', [
+      ['Bash', { command: 'echo ran > bash-ran.txt' }, 'toolu_child_bash'],
+    ]);
+    const handle = await harness.start({
+      prompt: 'Have the tests run',
+      workdir,
+      allowedTools: READ_ONLY,
+      trustRepoHooks: true,
+      toolSummaries: false,
+    });
     expect(await handle.result()).toMatchObject({ reason: 'completed' });
 
     const childRequests = harness.fake.requests.filter((request) => taskOf(request).includes('Run the tests'));
@@ -275,7 +373,10 @@ describe('a sub-agent never exceeds its parent', () => {
     expect(existsSync(join(workdir, 'bash-ran.txt'))).toBe(false);
     const childId = `${handle.workflowId}-task-toolu_shell`;
     for (const workflowId of [handle.workflowId, childId]) {
-      expect((await transcriptOf(workflowId)).find((entry) => entry.type === 'sub_agent_tools')).toMatchObject({ agentType: 'shell', leftOut: ['Bash'] });
+      expect((await transcriptOf(workflowId)).find((entry) => entry.type === 'sub_agent_tools')).toMatchObject({
+        agentType: 'shell',
+        leftOut: ['Bash'],
+      });
     }
   });
 });

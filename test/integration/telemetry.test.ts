@@ -23,8 +23,11 @@ afterAll(async () => {
 /** The chain of a span's ancestors, by name, up to the root of its trace. */
 function ancestry(span: ReadableSpan, spans: ReadableSpan[]): string[] {
   const names: string[] = [];
-  for (let parent = span.parentSpanId; parent; ) {
-    const found = spans.find((candidate) => candidate.spanContext().spanId === parent && candidate.spanContext().traceId === span.spanContext().traceId);
+  for (let parent = span.parentSpanId; parent;) {
+    const found = spans.find(
+      (candidate) =>
+        candidate.spanContext().spanId === parent && candidate.spanContext().traceId === span.spanContext().traceId,
+    );
     if (!found) break;
     names.push(found.name);
     parent = found.parentSpanId;
@@ -32,7 +35,7 @@ function ancestry(span: ReadableSpan, spans: ReadableSpan[]): string[] {
   return names;
 }
 
-test('a model call span with its tokens and a tool call span with its exit code, nested under the session\'s workflow span', async () => {
+test("a model call span with its tokens and a tool call span with its exit code, nested under the session's workflow span", async () => {
   const tracing = setUpTracing({}, new SimpleSpanProcessor(exporter))!;
   await harness.startWorker({}, { tracing });
   harness.fake.handler = byTurn([reply([toolUse('Bash', { command: 'echo traced' })]), reply([text('Done.')])]);
@@ -40,13 +43,17 @@ test('a model call span with its tokens and a tool call span with its exit code,
   expect(await handle.result()).toMatchObject({ reason: 'completed' });
 
   // The run's span is made from the workflow's sink, called once the last activation is done.
-  while (!exporter.getFinishedSpans().some((span) => span.name === 'RunWorkflow:agentWorkflow')) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (!exporter.getFinishedSpans().some((span) => span.name === 'RunWorkflow:agentWorkflow'))
+    await new Promise((resolve) => setTimeout(resolve, 20));
   const spans = exporter.getFinishedSpans();
   // Every attempt of a call has its span, and a loaded machine may retry one (an attempt timed
   // out): what is asserted is the calls that answered, one or more per turn, not a count.
   const models = spans.filter((span) => span.name === 'model.call');
   for (const span of models) {
-    expect(span.attributes).toMatchObject({ 'gen_ai.system': 'anthropic', 'gen_ai.request.model': 'claude-sonnet-5-5' });
+    expect(span.attributes).toMatchObject({
+      'gen_ai.system': 'anthropic',
+      'gen_ai.request.model': 'claude-sonnet-5-5',
+    });
     expect(span.attributes['durable_agent.retries']).toBe(Number(span.attributes['durable_agent.attempt']) - 1);
     expect(ancestry(span, spans)).toEqual(['RunActivity:callModel', 'RunWorkflow:agentWorkflow']);
   }
@@ -61,12 +68,22 @@ test('a model call span with its tokens and a tool call span with its exit code,
   const tools = spans.filter((span) => span.name === 'tool.call');
   expect(tools).toContainEqual(
     expect.objectContaining({
-      attributes: expect.objectContaining({ 'durable_agent.tool.name': 'Bash', 'durable_agent.tool.subject': 'Bash echo traced', 'durable_agent.tool.exit_code': 0, 'durable_agent.tool.is_error': false }),
+      attributes: expect.objectContaining({
+        'durable_agent.tool.name': 'Bash',
+        'durable_agent.tool.subject': 'Bash echo traced',
+        'durable_agent.tool.exit_code': 0,
+        'durable_agent.tool.is_error': false,
+      }),
     }),
   );
   for (const tool of tools) expect(ancestry(tool, spans)).toEqual(['RunActivity:runTool', 'RunWorkflow:agentWorkflow']);
   const run = spans.find((span) => span.name === 'RunWorkflow:agentWorkflow')!;
-  expect(run.attributes).toMatchObject({ temporalWorkflowId: handle.workflowId, 'durable_agent.outcome': 'completed', 'durable_agent.reason': 'completed', 'durable_agent.turns': 2 });
+  expect(run.attributes).toMatchObject({
+    temporalWorkflowId: handle.workflowId,
+    'durable_agent.outcome': 'completed',
+    'durable_agent.reason': 'completed',
+    'durable_agent.turns': 2,
+  });
   expect(run.parentSpanId).toBeUndefined();
   // One trace per session.
   expect(new Set([...models, ...tools, run].map((span) => span.spanContext().traceId)).size).toBe(1);
@@ -81,7 +98,9 @@ test("a worker process with AGENT_METRICS_ADDRESS serves Temporal's worker metri
     await measured.startWorkerProcess({ AGENT_METRICS_ADDRESS: address });
     await (await measured.start({ prompt: 'measure me', workdir: makeRepo({}), toolSummaries: false })).result();
     const metrics = await (await fetch(`http://${address}/metrics`)).text();
-    expect(metrics).toMatch(new RegExp(`^temporal_workflow_completed\\{[^}]*task_queue="${measured.taskQueue}"[^}]*\\} 1$`, 'm'));
+    expect(metrics).toMatch(
+      new RegExp(`^temporal_workflow_completed\\{[^}]*task_queue="${measured.taskQueue}"[^}]*\\} 1$`, 'm'),
+    );
     expect(metrics).toMatch(/^temporal_activity_execution_latency\S*\{[^}]*activity_type="callModel"/m);
   } finally {
     await measured.stop();

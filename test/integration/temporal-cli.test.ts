@@ -20,10 +20,17 @@ afterAll(async () => {
 });
 
 test('temporal workflow start runs a multi-turn task; workflow show lists each model and tool call with its summary', async () => {
-  const workdir = makeRepo({ 'src/config.js': 'exports.parseConfig = (t) => JSON.parse(t);\n', 'src/use.js': "require('./config').parseConfig('{}');\n" });
+  const workdir = makeRepo({
+    'src/config.js': 'exports.parseConfig = (t) => JSON.parse(t);\n',
+    'src/use.js': "require('./config').parseConfig('{}');\n",
+  });
   harness = await Harness.start(
     byTurn([
-      reply([toolUse('Grep', { pattern: 'parseConfig' }), toolUse('Read', { file_path: 'src/config.js' }), toolUse('Read', { file_path: 'src/use.js' })]),
+      reply([
+        toolUse('Grep', { pattern: 'parseConfig' }),
+        toolUse('Read', { file_path: 'src/config.js' }),
+        toolUse('Read', { file_path: 'src/use.js' }),
+      ]),
       reply([
         toolUse('Edit', { file_path: 'src/config.js', old_string: 'parseConfig', new_string: 'loadConfig' }),
         toolUse('Edit', { file_path: 'src/use.js', old_string: 'parseConfig', new_string: 'loadConfig' }),
@@ -37,11 +44,28 @@ test('temporal workflow start runs a multi-turn task; workflow show lists each m
 
   const input = JSON.stringify({ prompt: 'Rename parseConfig to loadConfig everywhere', workdir });
   const summary = 'Rename parseConfig to loadConfig everywhere';
-  await temporal('workflow', 'start', '--task-queue', 'durable-agent', '--type', 'agentWorkflow', '--workflow-id', 'refactor-1', '--static-summary', summary, '--input', input);
+  await temporal(
+    'workflow',
+    'start',
+    '--task-queue',
+    'durable-agent',
+    '--type',
+    'agentWorkflow',
+    '--workflow-id',
+    'refactor-1',
+    '--static-summary',
+    summary,
+    '--input',
+    input,
+  );
 
   const result = await harness.client.workflow.getHandle('refactor-1').result();
   expect(await (await harness.client.workflow.getHandle('refactor-1').describe()).staticSummary()).toBe(summary);
-  expect(result).toMatchObject({ reason: 'completed', turnCount: 4, finalText: 'Renamed parseConfig to loadConfig everywhere.' });
+  expect(result).toMatchObject({
+    reason: 'completed',
+    turnCount: 4,
+    finalText: 'Renamed parseConfig to loadConfig everywhere.',
+  });
   expect(readFileSync(join(workdir, 'src/config.js'), 'utf8')).toBe('exports.loadConfig = (t) => JSON.parse(t);\n');
 
   const { stdout } = await temporal('workflow', 'show', '--workflow-id', 'refactor-1', '--detailed');
@@ -84,14 +108,50 @@ test("the README's Temporal CLI steering commands: query state, update approveTo
   };
   const workdir = makeRepo({});
   const input = JSON.stringify({ prompt: 'say hi', workdir, interactive: true, permissionMode: 'ask' });
-  await temporal('workflow', 'start', '--task-queue', 'durable-agent', '--type', 'agentWorkflow', '--workflow-id', 'steer-1', '--input', input);
-  const state = async () => JSON.parse((await temporal('workflow', 'query', '--workflow-id', 'steer-1', '--type', 'state', '--output', 'json')).stdout).queryResult[0];
+  await temporal(
+    'workflow',
+    'start',
+    '--task-queue',
+    'durable-agent',
+    '--type',
+    'agentWorkflow',
+    '--workflow-id',
+    'steer-1',
+    '--input',
+    input,
+  );
+  const state = async () =>
+    JSON.parse(
+      (await temporal('workflow', 'query', '--workflow-id', 'steer-1', '--type', 'state', '--output', 'json')).stdout,
+    ).queryResult[0];
   // The Temporal CLI prints empty arrays as null.
   while (!(await state()).pendingApprovals?.length) await new Promise((resolve) => setTimeout(resolve, 100));
-  expect((await state()).pendingApprovals[0]).toMatchObject({ toolUseId: 'toolu_cli_bash', summary: 'Bash echo hi > hi.txt' });
-  await temporal('workflow', 'update', 'execute', '--workflow-id', 'steer-1', '--name', 'approveTool', '--input', '{"toolUseId":"toolu_cli_bash","decision":"allow"}');
+  expect((await state()).pendingApprovals[0]).toMatchObject({
+    toolUseId: 'toolu_cli_bash',
+    summary: 'Bash echo hi > hi.txt',
+  });
+  await temporal(
+    'workflow',
+    'update',
+    'execute',
+    '--workflow-id',
+    'steer-1',
+    '--name',
+    'approveTool',
+    '--input',
+    '{"toolUseId":"toolu_cli_bash","decision":"allow"}',
+  );
   while ((await state()).status !== 'waiting_input') await new Promise((resolve) => setTimeout(resolve, 100));
-  await temporal('workflow', 'signal', '--workflow-id', 'steer-1', '--name', 'userMessage', '--input', '{"text":"Thanks, that is all."}');
+  await temporal(
+    'workflow',
+    'signal',
+    '--workflow-id',
+    'steer-1',
+    '--name',
+    'userMessage',
+    '--input',
+    '{"text":"Thanks, that is all."}',
+  );
   while ((await state()).turn !== 3) await new Promise((resolve) => setTimeout(resolve, 100));
   await temporal('workflow', 'signal', '--workflow-id', 'steer-1', '--name', 'end');
   const result = await harness.client.workflow.getHandle('steer-1').result();
@@ -104,23 +164,82 @@ test("the README's Temporal CLI workspace commands: snapshots in state, query di
   let rewound = false;
   harness.fake.handler = byTurn([
     reply([toolUse('Bash', { command: 'echo one > one.txt' })]),
-    () => (rewound ? reply([text('Back before one.txt.')]) : reply([toolUse('Bash', { command: 'echo two > two.txt' })])),
+    () =>
+      rewound ? reply([text('Back before one.txt.')]) : reply([toolUse('Bash', { command: 'echo two > two.txt' })]),
     reply([text('Wrote two files.')]),
   ]);
   const workdir = makeRepo({ 'README.md': 'x\n' });
-  await temporal('workflow', 'start', '--task-queue', 'durable-agent', '--type', 'agentWorkflow', '--workflow-id', 'workspace-1', '--input', JSON.stringify({ prompt: 'write', workdir, interactive: true }));
+  await temporal(
+    'workflow',
+    'start',
+    '--task-queue',
+    'durable-agent',
+    '--type',
+    'agentWorkflow',
+    '--workflow-id',
+    'workspace-1',
+    '--input',
+    JSON.stringify({ prompt: 'write', workdir, interactive: true }),
+  );
   const query = async (type: string, input?: string) =>
-    JSON.parse((await temporal('workflow', 'query', '--workflow-id', 'workspace-1', '--type', type, ...(input ? ['--input', input] : []), '--output', 'json')).stdout).queryResult[0];
+    JSON.parse(
+      (
+        await temporal(
+          'workflow',
+          'query',
+          '--workflow-id',
+          'workspace-1',
+          '--type',
+          type,
+          ...(input ? ['--input', input] : []),
+          '--output',
+          'json',
+        )
+      ).stdout,
+    ).queryResult[0];
   while ((await query('state')).status !== 'waiting_input') await new Promise((resolve) => setTimeout(resolve, 100));
-  expect((await query('state')).snapshots.map((snapshot: { turn: number; filesChanged: number }) => [snapshot.turn, snapshot.filesChanged])).toEqual([[0, 0], [1, 1], [2, 1]]);
-  expect(await query('diff', '{"fromTurn":1,"toTurn":2}')).toMatchObject({ fromTurn: 1, toTurn: 2, fromRef: expect.stringMatching(/^sha256:/), toRef: expect.stringMatching(/^sha256:/) });
-  expect(await query('checkpoint', '{"turn":1}')).toMatchObject({ turn: 1, endsWithUser: true, snapshotRef: expect.stringMatching(/^sha256:/) });
+  expect(
+    (await query('state')).snapshots.map((snapshot: { turn: number; filesChanged: number }) => [
+      snapshot.turn,
+      snapshot.filesChanged,
+    ]),
+  ).toEqual([
+    [0, 0],
+    [1, 1],
+    [2, 1],
+  ]);
+  expect(await query('diff', '{"fromTurn":1,"toTurn":2}')).toMatchObject({
+    fromTurn: 1,
+    toTurn: 2,
+    fromRef: expect.stringMatching(/^sha256:/),
+    toRef: expect.stringMatching(/^sha256:/),
+  });
+  expect(await query('checkpoint', '{"turn":1}')).toMatchObject({
+    turn: 1,
+    endsWithUser: true,
+    snapshotRef: expect.stringMatching(/^sha256:/),
+  });
 
   rewound = true;
-  const { stdout } = await temporal('workflow', 'update', 'execute', '--workflow-id', 'workspace-1', '--name', 'rewind', '--input', '{"turn":1}', '--output', 'json');
+  const { stdout } = await temporal(
+    'workflow',
+    'update',
+    'execute',
+    '--workflow-id',
+    'workspace-1',
+    '--name',
+    'rewind',
+    '--input',
+    '{"turn":1}',
+    '--output',
+    'json',
+  );
   expect(stdout).toMatch(/"filesRestored":\s*1/);
   while ((await query('state')).status !== 'waiting_input') await new Promise((resolve) => setTimeout(resolve, 100));
   await temporal('workflow', 'signal', '--workflow-id', 'workspace-1', '--name', 'end');
-  expect(await harness.client.workflow.getHandle('workspace-1').result()).toMatchObject({ reason: 'completed', finalText: 'Back before one.txt.' });
+  expect(await harness.client.workflow.getHandle('workspace-1').result()).toMatchObject({
+    reason: 'completed',
+    finalText: 'Back before one.txt.',
+  });
   expect(readdirSync(workdir).sort()).toEqual(['README.md', 'one.txt']);
 });

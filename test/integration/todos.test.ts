@@ -21,7 +21,13 @@ test('the last TodoWrite list is in state, in the transcript, and survives conti
     reply([toolUse('TodoWrite', { todos: plan.map((todo) => ({ ...todo, status: 'in_progress' })) })]),
     reply([text('Renaming now.')]),
   ]);
-  const handle = await harness.start({ prompt: 'rename parseConfig', workdir: makeRepo({}), interactive: true, toolSummaries: false, continueAsNewAfterTurns: 2 });
+  const handle = await harness.start({
+    prompt: 'rename parseConfig',
+    workdir: makeRepo({}),
+    interactive: true,
+    toolSummaries: false,
+    continueAsNewAfterTurns: 2,
+  });
   let state = await handle.query<AgentState>('state');
   while (!(state.status === 'waiting_input' && state.turn === 4)) {
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -33,7 +39,9 @@ test('the last TodoWrite list is in state, in the transcript, and survives conti
   expect(JSON.stringify(refused)).toContain('More than one item is in_progress');
 
   const status = await harness.cli(['status', handle.workflowId]);
-  expect(status.stdout).toContain('  todos (1/3 done · Renaming it in src/):\n    ☑ Find every parseConfig\n    ▸ Renaming it in src/\n    ☐ Run the tests');
+  expect(status.stdout).toContain(
+    '  todos (1/3 done · Renaming it in src/):\n    ☑ Find every parseConfig\n    ▸ Renaming it in src/\n    ☐ Run the tests',
+  );
   await handle.signal('end');
   await handle.result();
 });

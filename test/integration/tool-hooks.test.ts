@@ -9,7 +9,16 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
-import { byTurn, lastToolResults, reply, requestOfTurn, requestText, text, toolResultText, toolUse } from '../support/fake-anthropic';
+import {
+  byTurn,
+  lastToolResults,
+  reply,
+  requestOfTurn,
+  requestText,
+  text,
+  toolResultText,
+  toolUse,
+} from '../support/fake-anthropic';
 import { fileHarness, makeRepo } from '../support/harness';
 
 jest.setTimeout(120_000);
@@ -47,7 +56,9 @@ test('a PreToolUse hook denies a command with its reason, and a PostToolUse form
   const [afterBash, afterWrite] = [requestOfTurn(harness.fake.requests, 1), requestOfTurn(harness.fake.requests, 2)];
   const denied = lastToolResults(afterBash!)[0]!;
   expect(denied.is_error).toBe(true);
-  expect(toolResultText(denied)).toContain('A PreToolUse hook denied this tool call, so it was not run: rm -rf is not allowed in this repository; delete files one by one');
+  expect(toolResultText(denied)).toContain(
+    'A PreToolUse hook denied this tool call, so it was not run: rm -rf is not allowed in this repository; delete files one by one',
+  );
   expect(readFileSync(join(workdir, 'build/out.js'), 'utf8')).toBe('x\n');
 
   const written = toolResultText(lastToolResults(afterWrite!)[0]!);
@@ -57,15 +68,30 @@ test('a PreToolUse hook denies a command with its reason, and a PostToolUse form
   expect(result.filesChanged).toEqual([{ path: 'src/a.js', change: 'added', linesAdded: 3, linesRemoved: 0 }]);
 
   const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 500 });
-  expect(entries).toContainEqual(expect.objectContaining({ type: 'hook', event: 'PreToolUse', outcome: 'deny', detail: expect.stringContaining('rm -rf is not allowed') }));
+  expect(entries).toContainEqual(
+    expect.objectContaining({
+      type: 'hook',
+      event: 'PreToolUse',
+      outcome: 'deny',
+      detail: expect.stringContaining('rm -rf is not allowed'),
+    }),
+  );
   expect(entries).toContainEqual(expect.objectContaining({ type: 'hook', event: 'PostToolUse', outcome: 'feedback' }));
 });
 
 test('a PreToolUse hook that asks sends the call to a person even in auto mode', async () => {
-  harness.fake.handler = byTurn([reply([toolUse('Bash', { command: 'echo deployed > deploy.log' }, 'toolu_deploy')]), reply([text('Deployed.')])]);
+  harness.fake.handler = byTurn([
+    reply([toolUse('Bash', { command: 'echo deployed > deploy.log' }, 'toolu_deploy')]),
+    reply([text('Deployed.')]),
+  ]);
   const workdir = makeRepo({});
   const ask = `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"deploys need a person"}}'`;
-  const handle = await harness.start({ prompt: 'deploy', workdir, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: ask }] }] }, toolSummaries: false });
+  const handle = await harness.start({
+    prompt: 'deploy',
+    workdir,
+    hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: ask }] }] },
+    toolSummaries: false,
+  });
   const waiting = await stateWhere(handle, (state) => state.pendingApprovals.length > 0);
   expect(waiting.pendingApprovals).toMatchObject([{ toolUseId: 'toolu_deploy', name: 'Bash' }]);
   await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_deploy', decision: 'allow' }] });
@@ -74,24 +100,49 @@ test('a PreToolUse hook that asks sends the call to a person even in auto mode',
 });
 
 test("a repository's tool hooks run only when trusted", async () => {
-  const settings = JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `echo 'the repository says no' >&2; exit 2` }] }] } });
+  const settings = JSON.stringify({
+    hooks: {
+      PreToolUse: [
+        { matcher: '*', hooks: [{ type: 'command', command: `echo 'the repository says no' >&2; exit 2` }] },
+      ],
+    },
+  });
   harness.fake.handler = byTurn([reply([toolUse('Bash', { command: 'echo hi' })]), reply([text('ok')])]);
-  const untrusted = await harness.run({ prompt: 'say hi', workdir: makeRepo({ '.claude/settings.json': settings }), toolSummaries: false });
+  const untrusted = await harness.run({
+    prompt: 'say hi',
+    workdir: makeRepo({ '.claude/settings.json': settings }),
+    toolSummaries: false,
+  });
   expect(untrusted.reason).toBe('completed');
   expect(toolResultText(lastToolResults(harness.fake.requests.at(-1)!)[0]!)).toContain('hi');
 
   const before = harness.fake.requests.length;
-  const trusted = await harness.run({ prompt: 'say hi', workdir: makeRepo({ '.claude/settings.json': settings }), trustRepoHooks: true, toolSummaries: false });
+  const trusted = await harness.run({
+    prompt: 'say hi',
+    workdir: makeRepo({ '.claude/settings.json': settings }),
+    trustRepoHooks: true,
+    toolSummaries: false,
+  });
   expect(trusted.reason).toBe('completed');
-  expect(toolResultText(lastToolResults(requestOfTurn(harness.fake.requests.slice(before), 1)!)[0]!)).toContain('the repository says no');
+  expect(toolResultText(lastToolResults(requestOfTurn(harness.fake.requests.slice(before), 1)!)[0]!)).toContain(
+    'the repository says no',
+  );
 });
 
 test('UserPromptSubmit hooks add context to the task and to messages, and block a message', async () => {
   harness.fake.handler = byTurn([reply([text('Ready.')]), reply([text('Using tabs.')])]);
   const hook = `if grep -q secret; then echo 'no secrets in prompts' >&2; exit 2; fi; echo 'Branch: main'`;
-  const handle = await harness.start({ prompt: 'set up the editor', workdir: makeRepo({}), interactive: true, hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: hook }] }] }, toolSummaries: false });
+  const handle = await harness.start({
+    prompt: 'set up the editor',
+    workdir: makeRepo({}),
+    interactive: true,
+    hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: hook }] }] },
+    toolSummaries: false,
+  });
   await stateWhere(handle, (state) => state.status === 'waiting_input');
-  expect(requestText(harness.fake.requests.at(-1)!)).toContain('set up the editor\n<system-reminder>\nUserPromptSubmit hook additional context: Branch: main');
+  expect(requestText(harness.fake.requests.at(-1)!)).toContain(
+    'set up the editor\n<system-reminder>\nUserPromptSubmit hook additional context: Branch: main',
+  );
 
   await handle.signal('userMessage', { text: 'my secret is 42' });
   await handle.signal('userMessage', { text: 'use tabs' });
@@ -101,21 +152,43 @@ test('UserPromptSubmit hooks add context to the task and to messages, and block 
   expect(second).toContain('UserPromptSubmit hook additional context: Branch: main');
   expect(second).not.toContain('secret');
   const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 500 });
-  expect(entries).toContainEqual(expect.objectContaining({ type: 'hook', event: 'UserPromptSubmit', outcome: 'blocked', detail: 'no secrets in prompts' }));
+  expect(entries).toContainEqual(
+    expect.objectContaining({
+      type: 'hook',
+      event: 'UserPromptSubmit',
+      outcome: 'blocked',
+      detail: 'no secrets in prompts',
+    }),
+  );
   await handle.signal('end');
   expect(((await handle.result()) as AgentResult).reason).toBe('completed');
 });
 
 test('an interrupt while a PostToolUse hook runs stops it, and the call keeps its own result', async () => {
-  harness.fake.handler = byTurn([reply([toolUse('Write', { file_path: 'notes.txt', content: 'kept\n' })]), reply([text('unreached')])]);
+  harness.fake.handler = byTurn([
+    reply([toolUse('Write', { file_path: 'notes.txt', content: 'kept\n' })]),
+    reply([text('unreached')]),
+  ]);
   const workdir = makeRepo({});
   const slow = 'touch .hook-started; sleep 60';
-  const handle = await harness.start({ prompt: 'write notes', workdir, hooks: { PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: slow }] }] }, toolSummaries: false });
+  const handle = await harness.start({
+    prompt: 'write notes',
+    workdir,
+    hooks: { PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: slow }] }] },
+    toolSummaries: false,
+  });
   while (!existsSync(join(workdir, '.hook-started'))) await new Promise((resolve) => setTimeout(resolve, 100));
   expect(await handle.executeUpdate('interrupt', { args: [{}] })).toEqual({ stopped: 'tools' });
   const result = (await handle.result()) as AgentResult;
   expect(result.reason).toBe('aborted_tools');
   const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 500 });
-  expect(entries).toContainEqual(expect.objectContaining({ type: 'tool_result', name: 'Write', isError: false, preview: expect.stringContaining('File created successfully') }));
+  expect(entries).toContainEqual(
+    expect.objectContaining({
+      type: 'tool_result',
+      name: 'Write',
+      isError: false,
+      preview: expect.stringContaining('File created successfully'),
+    }),
+  );
   expect(readFileSync(join(workdir, 'notes.txt'), 'utf8')).toBe('kept\n');
 });

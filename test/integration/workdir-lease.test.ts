@@ -23,18 +23,30 @@ async function until(handle: WorkflowHandle, status: AgentState['status']): Prom
 
 test('a second session on a leased workdir fails naming the holder, or waits and runs after it closes', async () => {
   harness.fake.handler = (request) =>
-    requestText(request).includes('second') ? reply([text('Second done.')]) : byTurn([reply([toolUse('Bash', { command: 'echo first > first.txt' })]), reply([text('First done.')])])(request);
+    requestText(request).includes('second')
+      ? reply([text('Second done.')])
+      : byTurn([reply([toolUse('Bash', { command: 'echo first > first.txt' })]), reply([text('First done.')])])(
+          request,
+        );
   const workdir = makeRepo({ 'README.md': '# app\n' });
   const first = await harness.start({ prompt: 'first task', workdir, interactive: true, toolSummaries: false });
   await until(first, 'waiting_input');
 
   const failing = await harness.start({ prompt: 'second task', workdir, onBusyWorkdir: 'fail', toolSummaries: false });
-  await expect(failing.result()).rejects.toMatchObject({ cause: { type: 'WorkdirBusy', message: expect.stringContaining(`in use by session ${first.workflowId}`) } });
+  await expect(failing.result()).rejects.toMatchObject({
+    cause: { type: 'WorkdirBusy', message: expect.stringContaining(`in use by session ${first.workflowId}`) },
+  });
 
   const waiting = await harness.start({ prompt: 'second task', workdir, onBusyWorkdir: 'wait', toolSummaries: false });
   await until(waiting, 'waiting_workdir');
   const { entries } = await waiting.query(transcriptQuery, { fromIndex: 0 });
-  expect(entries).toContainEqual(expect.objectContaining({ type: 'workdir_lease', outcome: 'waiting', detail: expect.stringContaining(first.workflowId) }));
+  expect(entries).toContainEqual(
+    expect.objectContaining({
+      type: 'workdir_lease',
+      outcome: 'waiting',
+      detail: expect.stringContaining(first.workflowId),
+    }),
+  );
   // Still waiting while the first one runs: no model call of the second was made.
   expect(harness.fake.requests.filter((request) => requestText(request).includes('second'))).toEqual([]);
 
@@ -43,42 +55,65 @@ test('a second session on a leased workdir fails naming the holder, or waits and
   expect((await waiting.result()) as AgentResult).toMatchObject({ reason: 'completed', finalText: 'Second done.' });
   // The lease was taken by prepareSession and released by closeSession: no activity of its own, nothing renewing it.
   const { events } = await first.fetchHistory();
-  const activities = events!.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name).filter((name) => name !== undefined);
+  const activities = events!
+    .map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)
+    .filter((name) => name !== undefined);
   expect(activities.filter((name) => /WorkdirLease/.test(name!))).toEqual([]);
   expect(activities.at(-1)).toBe('closeSession');
 });
 
 test('a terminated session never released its lease: the next session finds it ended and takes the workdir at once', async () => {
-  harness.fake.handler = (request) => (requestText(request).includes('second') ? reply([text('Second done.')]) : reply([text('First waits.')]));
+  harness.fake.handler = (request) =>
+    requestText(request).includes('second') ? reply([text('Second done.')]) : reply([text('First waits.')]);
   const workdir = makeRepo({ 'README.md': '# app\n' });
   const first = await harness.start({ prompt: 'first task', workdir, interactive: true, toolSummaries: false });
   await until(first, 'waiting_input');
   await first.terminate('an operator stopped it');
   // Not after an expiry: `fail` would fail while the lease looked held.
-  expect(await harness.run({ prompt: 'second task', workdir, onBusyWorkdir: 'fail', toolSummaries: false })).toMatchObject({ reason: 'completed', finalText: 'Second done.' });
+  expect(
+    await harness.run({ prompt: 'second task', workdir, onBusyWorkdir: 'fail', toolSummaries: false }),
+  ).toMatchObject({ reason: 'completed', finalText: 'Second done.' });
 });
 
 test('a session that continues as new keeps its lease', async () => {
   harness.fake.handler = (request) =>
     requestText(request).includes('second')
       ? reply([text('Second done.')])
-      : byTurn([reply([toolUse('Bash', { command: 'echo 1 > one.txt' })]), reply([toolUse('Bash', { command: 'echo 2 > two.txt' })]), reply([text('Long done.')])])(request);
+      : byTurn([
+          reply([toolUse('Bash', { command: 'echo 1 > one.txt' })]),
+          reply([toolUse('Bash', { command: 'echo 2 > two.txt' })]),
+          reply([text('Long done.')]),
+        ])(request);
   const workdir = makeRepo({ 'README.md': '# app\n' });
-  const long = await harness.start({ prompt: 'long task', workdir, interactive: true, continueAsNewAfterTurns: 1, toolSummaries: false });
+  const long = await harness.start({
+    prompt: 'long task',
+    workdir,
+    interactive: true,
+    continueAsNewAfterTurns: 1,
+    toolSummaries: false,
+  });
   await until(long, 'waiting_input');
   const { runId } = await long.describe();
   expect(runId).not.toBe(long.firstExecutionRunId);
   const failing = await harness.start({ prompt: 'second task', workdir, onBusyWorkdir: 'fail', toolSummaries: false });
-  await expect(failing.result()).rejects.toMatchObject({ cause: { type: 'WorkdirBusy', message: expect.stringContaining(long.workflowId) } });
+  await expect(failing.result()).rejects.toMatchObject({
+    cause: { type: 'WorkdirBusy', message: expect.stringContaining(long.workflowId) },
+  });
   await long.signal(endSignal);
   await long.result();
-  expect(await harness.run({ prompt: 'second task', workdir, onBusyWorkdir: 'fail', toolSummaries: false })).toMatchObject({ reason: 'completed' });
+  expect(
+    await harness.run({ prompt: 'second task', workdir, onBusyWorkdir: 'fail', toolSummaries: false }),
+  ).toMatchObject({ reason: 'completed' });
 });
 
 test("a sub-agent works in its parent's workdir without waiting for its parent's lease", async () => {
   harness.fake.handler = (request) => {
-    if (requestText(request).includes('Read the child file')) return byTurn([reply([toolUse('Read', { file_path: 'README.md' })]), reply([text('Child done.')])])(request);
-    return byTurn([reply([toolUse('Task', { description: 'child', prompt: 'Read the child file' }, 'toolu_child')]), reply([text('Parent done.')])])(request);
+    if (requestText(request).includes('Read the child file'))
+      return byTurn([reply([toolUse('Read', { file_path: 'README.md' })]), reply([text('Child done.')])])(request);
+    return byTurn([
+      reply([toolUse('Task', { description: 'child', prompt: 'Read the child file' }, 'toolu_child')]),
+      reply([text('Parent done.')]),
+    ])(request);
   };
   const workdir = makeRepo({ 'README.md': '# app\n' });
   const result = await harness.run({ prompt: 'delegate', workdir, onBusyWorkdir: 'fail', toolSummaries: false });

@@ -19,19 +19,23 @@ afterEach(async () => {
   await harness?.stop();
 });
 
-
-
 test('SIGKILL during a rewind: the new worker completes it exactly once', async () => {
   harness = await Harness.start();
   harness.fake.handler = byTurn([
-    reply([toolUse('Bash', { command: `mkdir -p gen && for i in $(seq ${FILES}); do echo "file $i" > gen/f$i.txt; done` })]),
+    reply([
+      toolUse('Bash', { command: `mkdir -p gen && for i in $(seq ${FILES}); do echo "file $i" > gen/f$i.txt; done` }),
+    ]),
     reply([toolUse('Bash', { command: 'rm -rf gen && echo gone > gone.txt' })]),
     reply([text('Generated and removed.')]),
   ]);
   const workdir = makeRepo({ 'README.md': '# repo\n' });
   const first = await harness.startWorkerProcess();
   const handle = await harness.start({ prompt: 'Generate, then remove', workdir, interactive: true });
-  for (let state: AgentState | undefined; state?.status !== 'waiting_input'; await new Promise((resolve) => setTimeout(resolve, 100))) {
+  for (
+    let state: AgentState | undefined;
+    state?.status !== 'waiting_input';
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  ) {
     state = await handle.query(stateQuery);
   }
 
@@ -52,9 +56,14 @@ test('SIGKILL during a rewind: the new worker completes it exactly once', async 
   expect(readdirSync(workdir).sort()).toEqual(['README.md', 'gen']);
 
   const history = await handle.fetchHistory();
-  const restores = history.events!.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'restoreWorkspace');
+  const restores = history.events!.filter(
+    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'restoreWorkspace',
+  );
   expect(restores).toHaveLength(1);
-  const restoreStarted = history.events!.find((event) => event.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === restores[0]!.eventId?.toString());
+  const restoreStarted = history.events!.find(
+    (event) =>
+      event.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === restores[0]!.eventId?.toString(),
+  );
   // The first attempt died with its worker; the second resumed it.
   expect(restoreStarted?.activityTaskStartedEventAttributes?.attempt).toBeGreaterThanOrEqual(2);
   const { entries } = await handle.query(transcriptQuery, { limit: 1000 });

@@ -32,11 +32,16 @@ function treeOf(root: string): Record<string, string> {
   return files;
 }
 
-async function transcriptOf(handle: { query: (query: typeof transcriptQuery, request: { limit: number }) => Promise<{ entries: TranscriptEntry[] }> }): Promise<TranscriptEntry[]> {
+async function transcriptOf(handle: {
+  query: (query: typeof transcriptQuery, request: { limit: number }) => Promise<{ entries: TranscriptEntry[] }>;
+}): Promise<TranscriptEntry[]> {
   return (await handle.query(transcriptQuery, { limit: 1000 })).entries;
 }
 
-async function stateWhere(handle: { query: (query: typeof stateQuery) => Promise<AgentState> }, predicate: (state: AgentState) => boolean): Promise<AgentState> {
+async function stateWhere(
+  handle: { query: (query: typeof stateQuery) => Promise<AgentState> },
+  predicate: (state: AgentState) => boolean,
+): Promise<AgentState> {
   for (;;) {
     const state = await handle.query(stateQuery);
     if (predicate(state)) return state;
@@ -46,9 +51,21 @@ async function stateWhere(handle: { query: (query: typeof stateQuery) => Promise
 
 /** Three turns of a refactor that change files with Write, Edit and Bash. */
 const REFACTOR: ((request: RecordedRequest) => FakeReply)[] = [
-  () => reply([toolUse('Write', { file_path: 'src/a.txt', content: 'alpha\n' }), toolUse('Bash', { command: 'mkdir -p gen && echo one > gen/one.txt' })]),
-  () => reply([toolUse('Edit', { file_path: 'src/a.txt', old_string: 'alpha', new_string: 'beta' }), toolUse('Bash', { command: 'echo two > gen/two.txt' })]),
-  () => reply([toolUse('Bash', { command: 'rm gen/one.txt && echo three > gen/three.txt' }), toolUse('Write', { file_path: 'src/b.txt', content: 'bee\n' })]),
+  () =>
+    reply([
+      toolUse('Write', { file_path: 'src/a.txt', content: 'alpha\n' }),
+      toolUse('Bash', { command: 'mkdir -p gen && echo one > gen/one.txt' }),
+    ]),
+  () =>
+    reply([
+      toolUse('Edit', { file_path: 'src/a.txt', old_string: 'alpha', new_string: 'beta' }),
+      toolUse('Bash', { command: 'echo two > gen/two.txt' }),
+    ]),
+  () =>
+    reply([
+      toolUse('Bash', { command: 'rm gen/one.txt && echo three > gen/three.txt' }),
+      toolUse('Write', { file_path: 'src/b.txt', content: 'bee\n' }),
+    ]),
 ];
 
 test('rewind of a running session to turn 2: the files as they were, the conversation as it was, then another way to the end', async () => {
@@ -77,7 +94,13 @@ test('rewind of a running session to turn 2: the files as they were, the convers
   ]);
   const handle = await harness.start({ prompt: 'Refactor', workdir });
   while (!holding) await harness.fake.waitForRequests(harness.fake.requests.length + 1);
-  expect(treeOf(workdir)).toEqual({ 'README.md': '# repo\n', 'src/a.txt': 'beta\n', 'src/b.txt': 'bee\n', 'gen/two.txt': 'two\n', 'gen/three.txt': 'three\n' });
+  expect(treeOf(workdir)).toEqual({
+    'README.md': '# repo\n',
+    'src/a.txt': 'beta\n',
+    'src/b.txt': 'bee\n',
+    'gen/two.txt': 'two\n',
+    'gen/three.txt': 'three\n',
+  });
   const requestsBefore = harness.fake.requests.length;
 
   phase = 'second';
@@ -85,7 +108,12 @@ test('rewind of a running session to turn 2: the files as they were, the convers
   releaseHeld();
   expect(rewound).toMatchObject({ turn: 2, filesRestored: 3, notRestored: [] });
   expect(treeOf(workdir)).toEqual(filesAtTurn2);
-  expect(filesAtTurn2).toEqual({ 'README.md': '# repo\n', 'src/a.txt': 'beta\n', 'gen/one.txt': 'one\n', 'gen/two.txt': 'two\n' });
+  expect(filesAtTurn2).toEqual({
+    'README.md': '# repo\n',
+    'src/a.txt': 'beta\n',
+    'gen/one.txt': 'one\n',
+    'gen/two.txt': 'two\n',
+  });
 
   const result = (await handle.result()) as AgentResult;
   expect(result).toMatchObject({ reason: 'completed', finalText: 'Done the other way.', turnCount: 4 });
@@ -93,7 +121,12 @@ test('rewind of a running session to turn 2: the files as they were, the convers
   const next = harness.fake.requests.slice(requestsBefore).find((request) => turnOf(request) === 2)!;
   expect(next.body.messages).toEqual(messagesAtTurn2);
   expect(treeOf(workdir)).toEqual({ ...filesAtTurn2, 'src/c.txt': 'another way\n' });
-  expect(result.filesChanged?.map(({ path, change }) => `${change} ${path}`)).toEqual(['added gen/one.txt', 'added gen/two.txt', 'added src/a.txt', 'added src/c.txt']);
+  expect(result.filesChanged?.map(({ path, change }) => `${change} ${path}`)).toEqual([
+    'added gen/one.txt',
+    'added gen/two.txt',
+    'added src/a.txt',
+    'added src/c.txt',
+  ]);
 
   const transcript = await transcriptOf(handle);
   expect(transcript.filter((entry) => entry.type === 'transition' && entry.transition === 'rewind')).toEqual([
@@ -136,7 +169,10 @@ test('a rewind refused for changes made beside the session names them and change
   const workdir = makeRepo({ 'notes.txt': 'one\n' });
   let rewound = false;
   harness.fake.handler = byTurn([
-    () => (rewound ? reply([text('Starting over.')]) : reply([toolUse('Write', { file_path: 'notes.txt', content: 'two\n' })])),
+    () =>
+      rewound
+        ? reply([text('Starting over.')])
+        : reply([toolUse('Write', { file_path: 'notes.txt', content: 'two\n' })]),
     reply([text('Written.')]),
   ]);
   const handle = await harness.start({ prompt: 'Write two', workdir, interactive: true });
@@ -179,7 +215,10 @@ test('fork at turn 2 into a new directory: the original stays byte-identical, an
   const workdir = makeRepo({ 'README.md': '# repo\n' });
   harness.fake.handler = (request) => {
     const forked = JSON.stringify(request.body.messages).includes('Try it with a d');
-    if (forked) return turnOf(request) === 2 ? reply([toolUse('Write', { file_path: 'src/d.txt', content: 'dee\n' })]) : reply([text('Forked and done.')]);
+    if (forked)
+      return turnOf(request) === 2
+        ? reply([toolUse('Write', { file_path: 'src/d.txt', content: 'dee\n' })])
+        : reply([text('Forked and done.')]);
     return byTurn([...REFACTOR, reply([text('Original done.')])])(request);
   };
   const original = await harness.start({ prompt: 'Refactor', workdir });
@@ -191,16 +230,33 @@ test('fork at turn 2 into a new directory: the original stays byte-identical, an
   expect(stat.stdout).toContain(' gen/three.txt | 1 +');
   expect(stat.stdout).toContain('4 files changed, 4 insertions(+)');
   const turnTwo = await harness.cli(['diff', original.workflowId, '--turn', '2']);
-  expect(turnTwo.stdout).toContain('diff --git a/src/a.txt b/src/a.txt\n--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,1 +1,1 @@\n-alpha\n+beta\n');
+  expect(turnTwo.stdout).toContain(
+    'diff --git a/src/a.txt b/src/a.txt\n--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,1 +1,1 @@\n-alpha\n+beta\n',
+  );
   expect(turnTwo.stdout).toContain('--- /dev/null\n+++ b/gen/two.txt');
   expect(turnTwo.stdout).not.toContain('three');
 
   const forkDir = join(mkdtempSync(join(tmpdir(), 'fork-')), 'copy');
-  const cli = await harness.cli(['fork', original.workflowId, '--turn', '2', '--workdir', forkDir, '--no-worker', 'Try it with a d']);
+  const cli = await harness.cli([
+    'fork',
+    original.workflowId,
+    '--turn',
+    '2',
+    '--workdir',
+    forkDir,
+    '--no-worker',
+    'Try it with a d',
+  ]);
   if (cli.code !== 0) console.error(cli.stderr);
   expect(cli.code).toBe(0);
   expect(cli.stdout).toContain('Forked and done.');
-  expect(treeOf(forkDir)).toEqual({ 'README.md': '# repo\n', 'src/a.txt': 'beta\n', 'gen/one.txt': 'one\n', 'gen/two.txt': 'two\n', 'src/d.txt': 'dee\n' });
+  expect(treeOf(forkDir)).toEqual({
+    'README.md': '# repo\n',
+    'src/a.txt': 'beta\n',
+    'gen/one.txt': 'one\n',
+    'gen/two.txt': 'two\n',
+    'src/d.txt': 'dee\n',
+  });
   expect(treeOf(workdir)).toEqual(originalFiles);
 
   const forkId = cli.stdout.match(/Started workflow (\S+)/)![1]!;
@@ -208,7 +264,8 @@ test('fork at turn 2 into a new directory: the original stays byte-identical, an
   const description = await fork.describe();
   expect(description.memo).toMatchObject({ forkedFrom: { workflowId: original.workflowId, turn: 2 } });
   for (let found = false; !found; await new Promise((resolve) => setTimeout(resolve, 200))) {
-    for await (const listed of harness.client.workflow.list({ query: `AgentForkedFrom='${original.workflowId}'` })) found ||= listed.workflowId === forkId;
+    for await (const listed of harness.client.workflow.list({ query: `AgentForkedFrom='${original.workflowId}'` }))
+      found ||= listed.workflowId === forkId;
   }
   expect((await harness.cli(['status', original.workflowId])).stdout).toContain(`forks: ${forkId}`);
   const forkStatus = (await harness.cli(['status', forkId])).stdout;
@@ -216,7 +273,9 @@ test('fork at turn 2 into a new directory: the original stays byte-identical, an
   expect(forkStatus).toContain('workspace: snapshots after turns 2, 3');
 });
 
-async function updateEvents(handle: { fetchHistory: () => Promise<{ events?: { workflowExecutionUpdateAcceptedEventAttributes?: unknown }[] | null }> }): Promise<number> {
+async function updateEvents(handle: {
+  fetchHistory: () => Promise<{ events?: { workflowExecutionUpdateAcceptedEventAttributes?: unknown }[] | null }>;
+}): Promise<number> {
   const history = await handle.fetchHistory();
   return (history.events ?? []).filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes).length;
 }

@@ -48,22 +48,32 @@ export interface Coverage {
   startedCutDownChild: boolean;
 }
 
-const decode = (payload: Payload | undefined): unknown => (payload?.data ? JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) : undefined);
+const decode = (payload: Payload | undefined): unknown =>
+  payload?.data ? JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) : undefined;
 
 export function coverageOf(name: string, path: string): Coverage {
   const events = (JSON.parse(readFileSync(path, 'utf8')) as { events: Event[] }).events;
   const transitions: string[] = [];
   for (const event of events) {
-    const transition = decode(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.AgentLastTransition);
+    const transition = decode(
+      event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.AgentLastTransition,
+    );
     if (typeof transition === 'string' && transition !== 'none') transitions.push(transition);
-    const summary = event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? decode(event.userMetadata?.summary) : undefined;
+    const summary =
+      event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel'
+        ? decode(event.userMetadata?.summary)
+        : undefined;
     const retried = typeof summary === 'string' ? summary.match(/\((\w+)\)$/)?.[1] : undefined;
     if (retried) transitions.push(retried);
   }
   return {
     name,
-    input: (decode(events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]) ?? {}) as Coverage['input'],
-    result: decode(events.find((event) => event.workflowExecutionCompletedEventAttributes)?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0]) as Coverage['result'],
+    input: (decode(events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]) ??
+      {}) as Coverage['input'],
+    result: decode(
+      events.find((event) => event.workflowExecutionCompletedEventAttributes)?.workflowExecutionCompletedEventAttributes
+        ?.result?.payloads?.[0],
+    ) as Coverage['result'],
     transitions,
     continuedAsNew: events.some((event) => event.workflowExecutionContinuedAsNewEventAttributes),
     cancelRequested: events.some((event) => event.workflowExecutionCancelRequestedEventAttributes),
@@ -71,11 +81,15 @@ export function coverageOf(name: string, path: string): Coverage {
     childCompleted: events.some((event) => event.childWorkflowExecutionCompletedEventAttributes),
     signalledExternal: events.some((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes),
     patches: events.flatMap((event) => {
-      const patch = event.markerRecordedEventAttributes?.markerName === 'core_patch' ? decode(event.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0]) : undefined;
+      const patch =
+        event.markerRecordedEventAttributes?.markerName === 'core_patch'
+          ? decode(event.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0])
+          : undefined;
       return patch && typeof patch === 'object' && 'id' in patch ? [String(patch.id)] : [];
     }),
     startedCutDownChild: events.some((event) => {
-      const input = decode(event.startChildWorkflowExecutionInitiatedEventAttributes?.input?.payloads?.[0]) as Coverage['input'] | undefined;
+      const input = decode(event.startChildWorkflowExecutionInitiatedEventAttributes?.input?.payloads?.[0]) as
+        Coverage['input'] | undefined;
       return input?.parentSession?.toolsLeftOut !== undefined;
     }),
   };

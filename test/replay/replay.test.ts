@@ -12,7 +12,15 @@ import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { asItsRunSawIt } from '../support/history';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
-import { MALFORMED_SIGNALS_PATCH, MCP_CALL_SNAPSHOT_PATCH, READ_STATE_PATCH, RESET_AWARE_WORKSPACE_PATCH, SELF_LABELLED_BATCH_PATCH, SUB_AGENT_BOUNDS_PATCH, TRANSCRIPT_BY_REFERENCE_PATCH } from '../../src/workflows/features';
+import {
+  MALFORMED_SIGNALS_PATCH,
+  MCP_CALL_SNAPSHOT_PATCH,
+  READ_STATE_PATCH,
+  RESET_AWARE_WORKSPACE_PATCH,
+  SELF_LABELLED_BATCH_PATCH,
+  SUB_AGENT_BOUNDS_PATCH,
+  TRANSCRIPT_BY_REFERENCE_PATCH,
+} from '../../src/workflows/features';
 import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
 import { WORKDIR_LEASE_PATCH, WORKDIR_LEASE_UNTIL_END_PATCH } from '../../src/workflows/workdir-lease';
 
@@ -27,25 +35,40 @@ beforeAll(async () => {
 const files = readdirSync(FIXTURES).filter((name) => name.endsWith('.json'));
 
 beforeAll(() => {
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
+  });
 });
 
 /** Each path a session can take, and how to tell a history that took it. */
 const PATHS: Record<string, (history: Coverage) => boolean> = {
-  ...Object.fromEntries(TERMINAL_REASONS.map((reason) => [`ends with ${reason}`, (history: Coverage) => history.result?.reason === reason])),
   ...Object.fromEntries(
-    TRANSITIONS.filter((transition) => transition !== 'continued_as_new').map((transition) => [`goes on by ${transition}`, (history: Coverage) => history.transitions.includes(transition)]),
+    TERMINAL_REASONS.map((reason) => [`ends with ${reason}`, (history: Coverage) => history.result?.reason === reason]),
+  ),
+  ...Object.fromEntries(
+    TRANSITIONS.filter((transition) => transition !== 'continued_as_new').map((transition) => [
+      `goes on by ${transition}`,
+      (history: Coverage) => history.transitions.includes(transition),
+    ]),
   ),
   'continues as new': (history) => history.continuedAsNew,
-  'is cancelled (temporal workflow cancel) and ends with a result': (history) => history.cancelRequested && history.result !== undefined,
+  'is cancelled (temporal workflow cancel) and ends with a result': (history) =>
+    history.cancelRequested && history.result !== undefined,
   'waits for an approval that times out': (history) => history.timerFired,
-  'runs sub-agents (Task) as child workflows and passes an approval on to one': (history) => history.childCompleted && history.signalledExternal,
-  'is a sub-agent that reported its call waiting for approval to its parent': (history) => history.input.parentSession !== undefined && history.signalledExternal,
-  "bounds a sub-agent's tools by its own (patched sub-agent-bounds), leaving out what the type asked for beyond them": (history) =>
-    history.patches.includes(SUB_AGENT_BOUNDS_PATCH) && history.startedCutDownChild && history.childCompleted,
-  'snapshots the workspace after a stdio MCP call (patched mcp-call-snapshot)': (history) => history.patches.includes(MCP_CALL_SNAPSHOT_PATCH),
-  'labels a batch of one Read with its own summary, no small model (patched self-labelled-tool-batch)': (history) => history.patches.includes(SELF_LABELLED_BATCH_PATCH),
-  "is a sub-agent whose type was cut down to its parent's tools": (history) => history.input.parentSession?.toolsLeftOut !== undefined && history.result?.reason === 'completed',
+  'runs sub-agents (Task) as child workflows and passes an approval on to one': (history) =>
+    history.childCompleted && history.signalledExternal,
+  'is a sub-agent that reported its call waiting for approval to its parent': (history) =>
+    history.input.parentSession !== undefined && history.signalledExternal,
+  "bounds a sub-agent's tools by its own (patched sub-agent-bounds), leaving out what the type asked for beyond them": (
+    history,
+  ) => history.patches.includes(SUB_AGENT_BOUNDS_PATCH) && history.startedCutDownChild && history.childCompleted,
+  'snapshots the workspace after a stdio MCP call (patched mcp-call-snapshot)': (history) =>
+    history.patches.includes(MCP_CALL_SNAPSHOT_PATCH),
+  'labels a batch of one Read with its own summary, no small model (patched self-labelled-tool-batch)': (history) =>
+    history.patches.includes(SELF_LABELLED_BATCH_PATCH),
+  "is a sub-agent whose type was cut down to its parent's tools": (history) =>
+    history.input.parentSession?.toolsLeftOut !== undefined && history.result?.reason === 'completed',
   'puts the read-state of the turn back on a rewind (patched read-state-in-checkpoints)': (history) =>
     history.patches.includes(READ_STATE_PATCH) && history.transitions.includes('rewind'),
   "is a fork that starts with its original's read-state": (history) => history.input.fork?.readState !== undefined,
@@ -53,16 +76,27 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
     history.patches.includes(MALFORMED_SIGNALS_PATCH) && history.result?.reason === 'completed',
   'waits for a busy workdir lease (patched workdir-lease) and runs once it is free': (history) =>
     history.patches.includes(WORKDIR_LEASE_PATCH) && history.timerFired && history.result?.reason === 'completed',
-  'takes its workdir lease in prepareSession until it ends (patched workdir-lease-until-session-end), waits while it is busy and runs once it is free': (history) =>
-    history.patches.includes(WORKDIR_LEASE_UNTIL_END_PATCH) && history.timerFired && history.result?.reason === 'completed',
+  'takes its workdir lease in prepareSession until it ends (patched workdir-lease-until-session-end), waits while it is busy and runs once it is free':
+    (history) =>
+      history.patches.includes(WORKDIR_LEASE_UNTIL_END_PATCH) &&
+      history.timerFired &&
+      history.result?.reason === 'completed',
   'keeps its workdir lease across continue-as-new (a keeper of its own in the next run)': (history) =>
     history.input.resume?.session?.workdirLease !== undefined && history.result?.reason === 'completed',
-  'stores its transcript per step (patched transcript-by-reference), the chain carried across continue-as-new': (history) =>
-    history.patches.includes(TRANSCRIPT_BY_REFERENCE_PATCH) && typeof history.input.resume?.transcriptChain?.head === 'string' && history.result?.reason === 'completed',
-  'is a run made by temporal workflow reset that put the files back before its first tool (patched reset-aware-workspace:<run id>)': (history) =>
-    history.patches.some((patch) => patch.startsWith(`${RESET_AWARE_WORKSPACE_PATCH}:`)) && history.result?.reason === 'completed',
-  'ends on a refusal': (history) => history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
-  'strips media and completes': (history) => history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',
+  'stores its transcript per step (patched transcript-by-reference), the chain carried across continue-as-new': (
+    history,
+  ) =>
+    history.patches.includes(TRANSCRIPT_BY_REFERENCE_PATCH) &&
+    typeof history.input.resume?.transcriptChain?.head === 'string' &&
+    history.result?.reason === 'completed',
+  'is a run made by temporal workflow reset that put the files back before its first tool (patched reset-aware-workspace:<run id>)':
+    (history) =>
+      history.patches.some((patch) => patch.startsWith(`${RESET_AWARE_WORKSPACE_PATCH}:`)) &&
+      history.result?.reason === 'completed',
+  'ends on a refusal': (history) =>
+    history.result?.reason === 'model_error' && (history.result.error ?? '').includes('refusal'),
+  'strips media and completes': (history) =>
+    history.transitions.includes('media_strip_retry') && history.result?.reason === 'completed',
   'stops nudging at diminishing returns': (history) =>
     history.transitions.filter((transition) => transition === 'token_budget_continuation').length >= 3 &&
     history.result?.reason === 'completed' &&
@@ -78,13 +112,19 @@ test.each(Object.keys(PATHS))('a recorded history %s', (path) => {
 
 test('the bundle loads zod once for all workflows (preload.ts), not once per workflow', () => {
   // A bare require of a module declared free of side effects is dropped by the bundler (`0;`).
-  expect(bundle.code).toMatch(/exports\.preloadModules = function preloadModules\(\) \{\s*__webpack_require__\([^)]*src\/workflows\/preload\.ts/);
+  expect(bundle.code).toMatch(
+    /exports\.preloadModules = function preloadModules\(\) \{\s*__webpack_require__\([^)]*src\/workflows\/preload\.ts/,
+  );
 });
 
 test.each(files)('%s replays without non-determinism', async (name) => {
   const history = asItsRunSawIt(JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')));
   await expect(
-    Worker.runReplayHistory({ workflowBundle: bundle, sinks: DROPPED_WORKFLOW_SPANS, replayName: name }, history, workflowIdOf(history)),
+    Worker.runReplayHistory(
+      { workflowBundle: bundle, sinks: DROPPED_WORKFLOW_SPANS, replayName: name },
+      history,
+      workflowIdOf(history),
+    ),
   ).resolves.toBeUndefined();
 });
 
@@ -92,35 +132,45 @@ test.each(files)('%s replays without non-determinism', async (name) => {
  * The recorded session's workflow id, where replay needs it: the ids of the sub-agents it started
  * are derived from it (`<id>-task-<toolUseId>`). Other histories replay under any id.
  */
-function workflowIdOf(history: { events: { startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId?: string } }[] }): string | undefined {
-  const child = history.events.find((event) => event.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+function workflowIdOf(history: {
+  events: { startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId?: string } }[];
+}): string | undefined {
+  const child = history.events.find((event) => event.startChildWorkflowExecutionInitiatedEventAttributes)
+    ?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
   return child?.replace(/-task-[^-]+$/, '');
 }
 
-test.each(['recovery-every-branch.json', 'v2-recovery-every-branch.json'])('%s really went through every recovery branch', (name) => {
-  const history = JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as {
-    events: { activityTaskScheduledEventAttributes?: unknown; userMetadata?: { summary?: { data: string } } }[];
-  };
-  const summaries = history.events
-    .filter((event) => event.activityTaskScheduledEventAttributes && event.userMetadata?.summary)
-    .map((event) => JSON.parse(Buffer.from(event.userMetadata!.summary!.data, 'base64').toString('utf8')) as string);
-  for (const expected of [
-    '(max_output_tokens_escalate)',
-    '(max_output_tokens_recovery)',
-    '(model_fallback_retry)',
-    'compact (auto)',
-    'context collapse',
-    '(collapse_drain_retry)',
-    'compact (reactive)',
-    '(reactive_compact_retry)',
-  ]) {
-    expect(summaries.some((summary) => summary.includes(expected))).toBe(true);
-  }
-});
+test.each(['recovery-every-branch.json', 'v2-recovery-every-branch.json'])(
+  '%s really went through every recovery branch',
+  (name) => {
+    const history = JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as {
+      events: { activityTaskScheduledEventAttributes?: unknown; userMetadata?: { summary?: { data: string } } }[];
+    };
+    const summaries = history.events
+      .filter((event) => event.activityTaskScheduledEventAttributes && event.userMetadata?.summary)
+      .map((event) => JSON.parse(Buffer.from(event.userMetadata!.summary!.data, 'base64').toString('utf8')) as string);
+    for (const expected of [
+      '(max_output_tokens_escalate)',
+      '(max_output_tokens_recovery)',
+      '(model_fallback_retry)',
+      'compact (auto)',
+      'context collapse',
+      '(collapse_drain_retry)',
+      'compact (reactive)',
+      '(reactive_compact_retry)',
+    ]) {
+      expect(summaries.some((summary) => summary.includes(expected))).toBe(true);
+    }
+  },
+);
 
 test('mcp-tools.json really called MCP tools and listed them again after a server changed its list', () => {
-  const history = JSON.parse(readFileSync(join(FIXTURES, 'mcp-tools.json'), 'utf8')) as { events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[] };
-  const types = history.events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType.name] : []));
+  const history = JSON.parse(readFileSync(join(FIXTURES, 'mcp-tools.json'), 'utf8')) as {
+    events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[];
+  };
+  const types = history.events.flatMap((event) =>
+    event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType.name] : [],
+  );
   expect(types.filter((type) => type === 'listMcpTools')).toHaveLength(2);
   expect(types.filter((type) => type === 'callMcpTool')).toHaveLength(6);
 });
@@ -132,8 +182,13 @@ test('a session started with an inline prompt over the limit before the limit ex
   };
   const payload = history.events[0]!.workflowExecutionStartedEventAttributes!.input.payloads[0]!;
   const input = JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) as { prompt: string };
-  payload.data = Buffer.from(JSON.stringify({ ...input, prompt: `${input.prompt} ${'x'.repeat(MAX_INLINE_PROMPT_BYTES)}` })).toString('base64');
+  payload.data = Buffer.from(
+    JSON.stringify({ ...input, prompt: `${input.prompt} ${'x'.repeat(MAX_INLINE_PROMPT_BYTES)}` }),
+  ).toString('base64');
   await expect(
-    Worker.runReplayHistory({ workflowBundle: bundle, sinks: DROPPED_WORKFLOW_SPANS, replayName: 'max-turns, long prompt' }, history),
+    Worker.runReplayHistory(
+      { workflowBundle: bundle, sinks: DROPPED_WORKFLOW_SPANS, replayName: 'max-turns, long prompt' },
+      history,
+    ),
   ).resolves.toBeUndefined();
 });

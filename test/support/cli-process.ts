@@ -17,7 +17,11 @@ export class CliProcess {
   private waiters: (() => void)[] = [];
 
   constructor(args: string[], environment: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), ...args], { cwd: PROJECT_ROOT, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), ...args], {
+      cwd: PROJECT_ROOT,
+      env: environment,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.collect(this.child.stdout!, this.stdout);
     this.collect(this.child.stderr!, this.stderr);
     this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code ?? 1)));
@@ -52,7 +56,9 @@ export class CliProcess {
       if (ended) {
         const last = this[stream].find((line) => pattern.test(line.text));
         if (last) return last;
-        throw new Error(`durable-agent ended or timed out without printing ${pattern} on ${stream}:\n${this.stdout.map((line) => line.text).join('\n')}\n${this.stderr.map((line) => line.text).join('\n')}`);
+        throw new Error(
+          `durable-agent ended or timed out without printing ${pattern} on ${stream}:\n${this.stdout.map((line) => line.text).join('\n')}\n${this.stderr.map((line) => line.text).join('\n')}`,
+        );
       }
     }
   }

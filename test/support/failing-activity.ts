@@ -20,6 +20,9 @@ class FailOne implements ActivityInboundCallsInterceptor {
 
 export async function harnessWithFailingActivity(name: string): Promise<Harness> {
   const harness = await Harness.start();
-  await harness.startWorker({}, { interceptors: { activity: [(context) => ({ inbound: new FailOne(context.info.activityType, name) })] } });
+  await harness.startWorker(
+    {},
+    { interceptors: { activity: [(context) => ({ inbound: new FailOne(context.info.activityType, name) })] } },
+  );
   return harness;
 }

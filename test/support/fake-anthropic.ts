@@ -18,11 +18,19 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { type CacheUsage, PromptCache } from './prompt-cache';
 
-export type FakeBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: unknown; id?: string };
+export type FakeBlock =
+  { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: unknown; id?: string };
 
 export type FakeReply =
   /** `deltaIntervalMs`: stream the text in `pieces` deltas (default 3) that far apart, as a slow model does. */
-  | { kind: 'message'; content: FakeBlock[]; stopReason?: string; outputTokens?: number; deltaIntervalMs?: number; pieces?: number }
+  | {
+      kind: 'message';
+      content: FakeBlock[];
+      stopReason?: string;
+      outputTokens?: number;
+      deltaIntervalMs?: number;
+      pieces?: number;
+    }
   | { kind: 'error'; status: number; type: string; message: string; headers?: Record<string, string> }
   /** A 200 stream that breaks with an `error` event after the first block. */
   | { kind: 'stream_error'; type: string; message: string; partial?: string; deltaIntervalMs?: number; pieces?: number }
@@ -56,13 +64,23 @@ export interface ApiBlock {
 export type FakeHandler = (request: RecordedRequest) => FakeReply | Promise<FakeReply>;
 
 export const text = (value: string): FakeBlock => ({ type: 'text', text: value });
-export const toolUse = (name: string, input: unknown, id?: string): FakeBlock => ({ type: 'tool_use', name, input, id });
+export const toolUse = (name: string, input: unknown, id?: string): FakeBlock => ({
+  type: 'tool_use',
+  name,
+  input,
+  id,
+});
 export const reply = (content: FakeBlock[], stopReason?: string): FakeReply => ({
   kind: 'message',
   content,
   stopReason: stopReason ?? (content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
 });
-export const apiError = (status: number, type: string, message: string, headers?: Record<string, string>): FakeReply => ({
+export const apiError = (
+  status: number,
+  type: string,
+  message: string,
+  headers?: Record<string, string>,
+): FakeReply => ({
   kind: 'error',
   status,
   type,
@@ -97,14 +115,19 @@ export function inOrder(replies: FakeReply[]): FakeHandler {
 
 /** A compaction request: the model is asked for a summary and may not call tools. */
 export function isCompaction(request: RecordedRequest): boolean {
-  return request.body.tool_choice?.type === 'none' && JSON.stringify(request.body.messages).includes('write a detailed summary');
+  return (
+    request.body.tool_choice?.type === 'none' &&
+    JSON.stringify(request.body.messages).includes('write a detailed summary')
+  );
 }
 
 /** All text of a request's messages (text blocks and tool results), for assertions. */
 export function requestText(request: RecordedRequest): string {
   return request.body.messages
     .map((message) =>
-      typeof message.content === 'string' ? message.content : message.content.map((block) => block.text ?? toolResultText(block)).join('\n'),
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((block) => block.text ?? toolResultText(block)).join('\n'),
     )
     .join('\n');
 }
@@ -170,11 +193,16 @@ export class FakeAnthropicServer {
   private oversizedImage(body: RecordedRequest['body']): string | undefined {
     for (const [index, message] of body.messages.entries()) {
       if (typeof message.content === 'string') continue;
-      const blocks = message.content.flatMap((block) => (Array.isArray(block.content) ? [block, ...(block.content as ApiBlock[])] : [block]));
+      const blocks = message.content.flatMap((block) =>
+        Array.isArray(block.content) ? [block, ...(block.content as ApiBlock[])] : [block],
+      );
       for (const block of blocks) {
         const data = (block as { source?: { data?: string } }).source?.data;
         if (block.type === 'image' && data && data.length > this.maxImageBytes) {
-          const limit = this.maxImageBytes % (1024 * 1024) === 0 ? `${this.maxImageBytes / (1024 * 1024)} MB` : `${this.maxImageBytes} bytes`;
+          const limit =
+            this.maxImageBytes % (1024 * 1024) === 0
+              ? `${this.maxImageBytes / (1024 * 1024)} MB`
+              : `${this.maxImageBytes} bytes`;
           return `messages.${index}.content: image exceeds ${limit} maximum`;
         }
       }
@@ -204,11 +232,18 @@ export class FakeAnthropicServer {
       this.summaryRequests.push(recorded);
       const summary = `Summary ${this.summaryRequests.length}: the agent looked at files.`;
       // Like the real API: a streamed answer when the request asks for one.
-      if (body.stream) return streamReply(response, body, { kind: 'message', content: [{ type: 'text', text: summary }], outputTokens: 10 });
+      if (body.stream)
+        return streamReply(response, body, {
+          kind: 'message',
+          content: [{ type: 'text', text: summary }],
+          outputTokens: 10,
+        });
       return sendJson(response, { ...messageJson(body, [{ type: 'text', text: summary }]) });
     }
     this.requests.push(recorded);
-    this.waiters = this.waiters.filter((waiter) => (this.requests.length >= waiter.count ? (waiter.resolve(), false) : true));
+    this.waiters = this.waiters.filter((waiter) =>
+      this.requests.length >= waiter.count ? (waiter.resolve(), false) : true,
+    );
 
     if (!request.headers['x-api-key'] && !request.headers.authorization) {
       return sendError(response, 401, 'authentication_error', 'x-api-key header is required');
@@ -239,7 +274,9 @@ function validateRequest(body: RecordedRequest['body']): string | undefined {
     if (toolUseIds.length === 0) continue;
     const next = body.messages[index + 1];
     const resultIds = new Set(
-      next && typeof next.content !== 'string' ? next.content.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : [],
+      next && typeof next.content !== 'string'
+        ? next.content.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id)
+        : [],
     );
     const missing = toolUseIds.filter((id) => !resultIds.has(id));
     if (missing.length) {
@@ -258,17 +295,35 @@ function messageJson(body: RecordedRequest['body'], content: { type: 'text'; tex
     content,
     stop_reason: 'end_turn',
     stop_sequence: null,
-    usage: { input_tokens: estimateInputTokens(body), output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    usage: {
+      input_tokens: estimateInputTokens(body),
+      output_tokens: 10,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    },
   };
 }
 
 function sendJson(response: ServerResponse, value: unknown): void {
-  response.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake_${randomBytes(6).toString('hex')}` });
+  response.writeHead(200, {
+    'content-type': 'application/json',
+    'request-id': `req_fake_${randomBytes(6).toString('hex')}`,
+  });
   response.end(JSON.stringify(value));
 }
 
-function sendError(response: ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_fake_${randomBytes(6).toString('hex')}`, ...headers });
+function sendError(
+  response: ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'request-id': `req_fake_${randomBytes(6).toString('hex')}`,
+    ...headers,
+  });
   response.end(JSON.stringify({ type: 'error', error: { type, message } }));
 }
 
@@ -290,7 +345,11 @@ async function streamReply(
   cache?: CacheUsage,
   sentDeltas?: SentDelta[],
 ): Promise<void> {
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_fake_${randomBytes(6).toString('hex')}` });
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    'request-id': `req_fake_${randomBytes(6).toString('hex')}`,
+  });
   const send = (event: string, data: unknown) => response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   const inputTokens = estimateInputTokens(body);
   send('message_start', {
@@ -304,12 +363,18 @@ async function streamReply(
       stop_reason: null,
       stop_sequence: null,
       usage: cache
-        ? { input_tokens: cache.inputTokens, output_tokens: 1, cache_creation_input_tokens: cache.cacheCreationInputTokens, cache_read_input_tokens: cache.cacheReadInputTokens }
+        ? {
+            input_tokens: cache.inputTokens,
+            output_tokens: 1,
+            cache_creation_input_tokens: cache.cacheCreationInputTokens,
+            cache_read_input_tokens: cache.cacheReadInputTokens,
+          }
         : { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
     },
   });
   send('ping', { type: 'ping' });
-  const content = answer.kind === 'message' ? answer.content : [{ type: 'text' as const, text: answer.partial ?? 'partial' }];
+  const content =
+    answer.kind === 'message' ? answer.content : [{ type: 'text' as const, text: answer.partial ?? 'partial' }];
   let outputChars = 0;
   for (const [index, block] of content.entries()) {
     if (block.type === 'text') {
@@ -322,10 +387,18 @@ async function streamReply(
       outputChars += block.text.length;
     } else {
       const id = block.id ?? `toolu_fake_${randomBytes(10).toString('hex')}`;
-      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: block.name, input: {} } });
+      send('content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id, name: block.name, input: {} },
+      });
       const json = JSON.stringify(block.input);
       for (const piece of split(json, 3)) {
-        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+        send('content_block_delta', {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json: piece },
+        });
       }
       outputChars += json.length;
     }

@@ -5,7 +5,17 @@ import { dirname, join } from 'node:path';
 import { scratchDir } from './paths';
 
 export const git = (args: string[], cwd?: string) =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+  }).trim();
 
 /** A bare repository, reached by a file:// URL, whose `main` holds `files` in one commit. */
 export function bareRemote(files: Record<string, string>): string {

@@ -55,11 +55,16 @@ export default async function globalSetup(): Promise<void> {
       process.env.AGENT_TEST_POSTGRES_URL = postgres.url;
       if (process.env.AGENT_TEST_STORE === 'postgres') process.env.AGENT_TEST_STORE = postgres.url;
     } else if (process.env.AGENT_TEST_STORE === 'postgres') {
-      throw new Error('AGENT_TEST_STORE=postgres, but no PostgreSQL is installed here (Debian: apt-get install postgresql)');
+      throw new Error(
+        'AGENT_TEST_STORE=postgres, but no PostgreSQL is installed here (Debian: apt-get install postgresql)',
+      );
     }
     const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger });
     writeFileSync(WORKFLOW_BUNDLE_PATH, code);
-    writeFileSync(DEV_SERVER_STATE, JSON.stringify({ address: server.address, pid: server.pid, cli: cli.path, ...(postgres ? { postgres } : {}) }));
+    writeFileSync(
+      DEV_SERVER_STATE,
+      JSON.stringify({ address: server.address, pid: server.pid, cli: cli.path, ...(postgres ? { postgres } : {}) }),
+    );
     process.env.TEMPORAL_ADDRESS = server.address;
     process.env.TEMPORAL_CLI_PATH = cli.path;
     process.env.AGENT_WORKFLOW_BUNDLE = WORKFLOW_BUNDLE_PATH;
@@ -75,8 +80,12 @@ function buildIfStale(): void {
   const state = buildState(PROJECT_ROOT);
   if (state.fresh) return;
   console.log(`[test setup] ${state.reason}: npm run build …`);
-  const build = spawnSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build.js')], { cwd: PROJECT_ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`npm run build failed (the tests run the compiled CLI):\n${build.stdout}${build.stderr}`);
+  const build = spawnSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build.js')], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+  });
+  if (build.status !== 0)
+    throw new Error(`npm run build failed (the tests run the compiled CLI):\n${build.stdout}${build.stderr}`);
 }
 
 const quietLogger = {

@@ -24,12 +24,16 @@ function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   // Keep test output readable: the worker logs errors only (failed workflows are expected here).
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
+  });
 }
 
 export function temporalAddress(): string {
   const address = process.env.TEMPORAL_ADDRESS;
-  if (!address) throw new Error('TEMPORAL_ADDRESS is not set: integration tests run under test/support/global-setup.ts');
+  if (!address)
+    throw new Error('TEMPORAL_ADDRESS is not set: integration tests run under test/support/global-setup.ts');
   return address;
 }
 
@@ -94,7 +98,9 @@ export class Harness {
     const connection = await Connection.connect({ address: temporalAddress() });
     const contentDir = scratchDir('content');
     // AGENT_TEST_STORE=postgres://…: the same tests on the PostgreSQL store (.ci/run does both).
-    const setting: StoreSetting = process.env.AGENT_TEST_STORE ? storeSetting({ AGENT_STORE: process.env.AGENT_TEST_STORE }) : { kind: 'file', directory: contentDir };
+    const setting: StoreSetting = process.env.AGENT_TEST_STORE
+      ? storeSetting({ AGENT_STORE: process.env.AGENT_TEST_STORE })
+      : { kind: 'file', directory: contentDir };
     const store = await openStore(setting);
     const client = new Client({ connection, dataConverter: { externalStorage: contentExternalStorage(store) } });
     return new Harness(fake, client, connection, taskQueue, contentDir, store);
@@ -119,13 +125,19 @@ export class Harness {
   }
 
   /** A worker in this process (fast; cannot be SIGKILLed). */
-  async startWorker(overrides: Partial<WorkerConfig> = {}, options: Pick<CreateWorkerOptions, 'interceptors' | 'tracing'> = {}): Promise<AgentWorker> {
+  async startWorker(
+    overrides: Partial<WorkerConfig> = {},
+    options: Pick<CreateWorkerOptions, 'interceptors' | 'tracing'> = {},
+  ): Promise<AgentWorker> {
     const connection = await NativeConnection.connect({ address: temporalAddress() });
-    const worker = await createWorker({ ...this.workerConfig(), ...overrides }, {
-      connection,
-      workflowBundle: { codePath: process.env.AGENT_WORKFLOW_BUNDLE! },
-      ...options,
-    });
+    const worker = await createWorker(
+      { ...this.workerConfig(), ...overrides },
+      {
+        connection,
+        workflowBundle: { codePath: process.env.AGENT_WORKFLOW_BUNDLE! },
+        ...options,
+      },
+    );
     const running = worker.run().finally(() => connection.close());
     this.workers.push({ worker, running });
     return worker;
@@ -169,15 +181,28 @@ export class Harness {
   cli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
     return promisify(execFile)(process.execPath, [join(PROJECT_ROOT, 'bin', 'durable-agent.js'), ...args], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), AGENT_TASK_QUEUE: this.taskQueue, ...this.storeEnvironment(), ANTHROPIC_API_KEY: 'test-key' },
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: temporalAddress(),
+        AGENT_TASK_QUEUE: this.taskQueue,
+        ...this.storeEnvironment(),
+        ANTHROPIC_API_KEY: 'test-key',
+      },
       timeout: 120_000,
     }).then(
       (output) => ({ ...output, code: 0 }),
-      (error: { stdout: string; stderr: string; code: number }) => ({ stdout: error.stdout, stderr: error.stderr, code: error.code }),
+      (error: { stdout: string; stderr: string; code: number }) => ({
+        stdout: error.stdout,
+        stderr: error.stderr,
+        code: error.code,
+      }),
     );
   }
 
-  async start(input: AgentInput | Record<string, unknown>, workflowId = uniqueId('agent')): Promise<WorkflowHandleWithFirstExecutionRunId> {
+  async start(
+    input: AgentInput | Record<string, unknown>,
+    workflowId = uniqueId('agent'),
+  ): Promise<WorkflowHandleWithFirstExecutionRunId> {
     return this.client.workflow.start('agentWorkflow', { taskQueue: this.taskQueue, workflowId, args: [input] });
   }
 

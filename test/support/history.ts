@@ -34,8 +34,14 @@ export async function activityRuns(handle: WorkflowHandle): Promise<{ type: stri
   return events
     .filter((event) => event.activityTaskStartedEventAttributes)
     .map((started) => {
-      const scheduled = events.find((event) => String(event.eventId) === String(started.activityTaskStartedEventAttributes!.scheduledEventId))!.activityTaskScheduledEventAttributes!;
-      return { type: scheduled.activityType!.name!, queue: scheduled.taskQueue!.name!, host: started.activityTaskStartedEventAttributes!.identity!.split('/')[0]! };
+      const scheduled = events.find(
+        (event) => String(event.eventId) === String(started.activityTaskStartedEventAttributes!.scheduledEventId),
+      )!.activityTaskScheduledEventAttributes!;
+      return {
+        type: scheduled.activityType!.name!,
+        queue: scheduled.taskQueue!.name!,
+        host: started.activityTaskStartedEventAttributes!.identity!.split('/')[0]!,
+      };
     });
 }
 
@@ -43,14 +49,22 @@ export async function activityRuns(handle: WorkflowHandle): Promise<{ type: stri
  * The size in bytes of each activity input the session scheduled, every run of it (continue-as-new
  * included), in order: what history holds of each.
  */
-export async function activityInputSizes(client: Client, workflowId: string, firstRunId: string): Promise<{ type: string; bytes: number }[]> {
+export async function activityInputSizes(
+  client: Client,
+  workflowId: string,
+  firstRunId: string,
+): Promise<{ type: string; bytes: number }[]> {
   const sizes: { type: string; bytes: number }[] = [];
-  for (let runId: string | undefined = firstRunId; runId; ) {
+  for (let runId: string | undefined = firstRunId; runId;) {
     const history: temporal.api.history.v1.IHistory = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const events = history.events ?? [];
     for (const event of events) {
       const scheduled = event.activityTaskScheduledEventAttributes;
-      if (scheduled) sizes.push({ type: scheduled.activityType?.name ?? '', bytes: (scheduled.input?.payloads ?? []).reduce((sum, payload) => sum + (payload.data?.length ?? 0), 0) });
+      if (scheduled)
+        sizes.push({
+          type: scheduled.activityType?.name ?? '',
+          bytes: (scheduled.input?.payloads ?? []).reduce((sum, payload) => sum + (payload.data?.length ?? 0), 0),
+        });
     }
     runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
@@ -58,10 +72,12 @@ export async function activityInputSizes(client: Client, workflowId: string, fir
 }
 
 interface ResetHistory {
-  events?: {
-    workflowExecutionStartedEventAttributes?: { originalExecutionRunId?: string | null } | null;
-    workflowTaskFailedEventAttributes?: { newRunId?: string | null } | null;
-  }[] | null;
+  events?:
+    | {
+        workflowExecutionStartedEventAttributes?: { originalExecutionRunId?: string | null } | null;
+        workflowTaskFailedEventAttributes?: { newRunId?: string | null } | null;
+      }[]
+    | null;
 }
 
 /**
@@ -71,7 +87,9 @@ interface ResetHistory {
  * tells a reset run by it (src/workflows/reset.ts). Other histories are returned as they are.
  */
 export function asItsRunSawIt<T extends ResetHistory>(history: T): T {
-  const resetRun = (history.events ?? []).flatMap((event) => event.workflowTaskFailedEventAttributes?.newRunId ?? []).at(-1);
+  const resetRun = (history.events ?? [])
+    .flatMap((event) => event.workflowTaskFailedEventAttributes?.newRunId ?? [])
+    .at(-1);
   const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
   if (resetRun && started) started.originalExecutionRunId = resetRun;
   return history;

@@ -9,7 +9,15 @@ import { chownSync, existsSync, mkdirSync, readFileSync, watch, writeFileSync } 
 import { dirname, join } from 'node:path';
 import type { TranscriptEntry } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
-import { byTurn, isToolSummary, reply, text, type FakeHandler, type FakeReply, type RecordedRequest } from './fake-anthropic';
+import {
+  byTurn,
+  isToolSummary,
+  reply,
+  text,
+  type FakeHandler,
+  type FakeReply,
+  type RecordedRequest,
+} from './fake-anthropic';
 import { DEFAULT_SANDBOX_UID } from '../../src/worker-config';
 import { Harness, makeRepo, uniqueId, waitForLine } from './harness';
 import { PROJECT_ROOT, scratchDir } from './paths';
@@ -22,7 +30,11 @@ export interface Secrets {
 
 export function secrets(): Secrets {
   const tag = uniqueId('s');
-  return { apiKey: `sk-ant-api03-ISOLATION-${tag}`, privateKey: `PRIVATE-KEY-${tag}`, authorizedKey: `ssh-rsa OWNER-${tag}` };
+  return {
+    apiKey: `sk-ant-api03-ISOLATION-${tag}`,
+    privateKey: `PRIVATE-KEY-${tag}`,
+    authorizedKey: `ssh-rsa OWNER-${tag}`,
+  };
 }
 
 /** A worker home with the secrets an attacker wants: ~/.ssh/id_rsa and authorized_keys. */
@@ -55,7 +67,10 @@ export class RoleRouter {
 export function roleOf(request: RecordedRequest): string | undefined {
   for (const message of [...request.body.messages].reverse()) {
     if (message.role !== 'user') continue;
-    const content = typeof message.content === 'string' ? message.content : message.content.map((block) => block.text ?? '').join(' ');
+    const content =
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((block) => block.text ?? '').join(' ');
     const role = /ROLE:([a-z0-9-]+)/.exec(content)?.[1];
     if (role) return role;
   }
@@ -63,8 +78,18 @@ export function roleOf(request: RecordedRequest): string | undefined {
 }
 
 /** A sandboxed worker process with the secrets in its environment and home. */
-export async function isolatedWorker(harness: Harness, secret: Secrets, home: string, environment: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
-  const worker = harness.spawnWorker({ AGENT_SANDBOX: 'bwrap', ANTHROPIC_API_KEY: secret.apiKey, HOME: home, ...environment });
+export async function isolatedWorker(
+  harness: Harness,
+  secret: Secrets,
+  home: string,
+  environment: NodeJS.ProcessEnv = {},
+): Promise<ChildProcess> {
+  const worker = harness.spawnWorker({
+    AGENT_SANDBOX: 'bwrap',
+    ANTHROPIC_API_KEY: secret.apiKey,
+    HOME: home,
+    ...environment,
+  });
   await waitForLine(worker, /durable-agent worker: task queue/);
   return worker;
 }
@@ -91,7 +116,13 @@ export function racerSource(): string {
 
 /** Bash that races `directory` against a link to `target` until `stop` exists in the workdir. */
 export function raceCommand(directory: string, target: string, stop: string): FakeReply {
-  return reply([{ type: 'tool_use', name: 'Bash', input: { command: `python3 racer.py ${directory} ${target} 170 ${stop}`, timeout: 180_000 } }]);
+  return reply([
+    {
+      type: 'tool_use',
+      name: 'Bash',
+      input: { command: `python3 racer.py ${directory} ${target} 170 ${stop}`, timeout: 180_000 },
+    },
+  ]);
 }
 
 /** Resolves once `path` exists: fs.watch on its directory, no polling. */

@@ -6,8 +6,13 @@ export function loopState(overrides: Partial<LoopState> = {}, input: Record<stri
   const check = checkAgentInput({ prompt: 'do it', workdir: '/repo', maxTurns: 3, ...input });
   if (!check.ok) throw new Error(check.message);
   return {
-    ...initialLoopState(check.input, { workdir: '/real/repo', model: 'claude-sonnet-5-5', systemRef: 'sha256:system', prompt: { text: 'do it' }, overheadTokens: 1000 }),
+    ...initialLoopState(check.input, {
+      workdir: '/real/repo',
+      model: 'claude-sonnet-5-5',
+      systemRef: 'sha256:system',
+      prompt: { text: 'do it' },
+      overheadTokens: 1000,
+    }),
     ...overrides,
   };
 }
-

@@ -17,7 +17,14 @@ import { PROJECT_ROOT } from './paths';
 
 /** The stdio server as one self-contained CommonJS file (it needs nothing from node_modules). */
 export function mcpStdioServerSource(): string {
-  const built = buildSync({ entryPoints: [join(PROJECT_ROOT, 'test', 'support', 'mcp-stdio-server.ts')], bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'error' });
+  const built = buildSync({
+    entryPoints: [join(PROJECT_ROOT, 'test', 'support', 'mcp-stdio-server.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    write: false,
+    logLevel: 'error',
+  });
   return built.outputFiles[0]!.text;
 }
 
@@ -47,10 +54,14 @@ export class McpHttpServer {
 
   private mcpServer(authorization: string | undefined): McpServer {
     const mcp = new McpServer({ name: 'test-tracker', version: '1.0.0' });
-    mcp.registerTool('lookup', { description: 'Looks an issue up', inputSchema: { id: z.string().regex(/^[A-Z]+-\d+$/) } }, ({ id }) => {
-      this.calls.push({ tool: 'lookup', args: { id }, ...(authorization ? { authorization } : {}) });
-      return { content: [{ type: 'text', text: `${id}: the build is flaky (open)` }] };
-    });
+    mcp.registerTool(
+      'lookup',
+      { description: 'Looks an issue up', inputSchema: { id: z.string().regex(/^[A-Z]+-\d+$/) } },
+      ({ id }) => {
+        this.calls.push({ tool: 'lookup', args: { id }, ...(authorization ? { authorization } : {}) });
+        return { content: [{ type: 'text', text: `${id}: the build is flaky (open)` }] };
+      },
+    );
     mcp.registerTool('close_issue', { description: 'Closes an issue', inputSchema: { id: z.string() } }, ({ id }) => {
       this.calls.push({ tool: 'close_issue', args: { id } });
       return { isError: true, content: [{ type: 'text', text: `${id} cannot be closed: it is locked` }] };
@@ -63,7 +74,10 @@ export class McpHttpServer {
     const sessionId = request.headers['mcp-session-id'] as string | undefined;
     let transport = sessionId ? this.transports.get(sessionId) : undefined;
     if (!transport && isInitializeRequest(body)) {
-      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void this.transports.set(id, created) });
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void this.transports.set(id, created),
+      });
       created.onclose = () => {
         if (created.sessionId) this.transports.delete(created.sessionId);
       };
@@ -71,7 +85,9 @@ export class McpHttpServer {
       transport = created;
     }
     if (!transport) {
-      response.writeHead(404).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no such session' }, id: null }));
+      response
+        .writeHead(404)
+        .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no such session' }, id: null }));
       return;
     }
     await transport.handleRequest(request, response, body);
@@ -92,6 +108,10 @@ export class McpHttpServer {
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
-    request.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+    request
+      .setEncoding('utf8')
+      .on('data', (chunk: string) => (text += chunk))
+      .on('end', () => resolve(text))
+      .on('error', reject);
   });
 }

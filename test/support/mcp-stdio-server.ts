@@ -17,20 +17,40 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 
-const server = new McpServer({ name: 'test-files', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+const server = new McpServer(
+  { name: 'test-files', version: '1.0.0' },
+  { capabilities: { tools: { listChanged: true } } },
+);
 
-server.registerTool('echo', { description: 'Echoes its text back', inputSchema: { text: z.string().describe('what to echo') } }, ({ text }) => ({
-  content: [{ type: 'text', text: `echo: ${text}` }],
-}));
+server.registerTool(
+  'echo',
+  { description: 'Echoes its text back', inputSchema: { text: z.string().describe('what to echo') } },
+  ({ text }) => ({
+    content: [{ type: 'text', text: `echo: ${text}` }],
+  }),
+);
 
 server.registerTool('env', { description: 'The environment variables the server sees' }, () => ({
-  content: [{ type: 'text', text: JSON.stringify({ names: Object.keys(process.env).sort(), greeting: process.env.MCP_GREETING ?? null, cwd: process.cwd() }) }],
+  content: [
+    {
+      type: 'text',
+      text: JSON.stringify({
+        names: Object.keys(process.env).sort(),
+        greeting: process.env.MCP_GREETING ?? null,
+        cwd: process.cwd(),
+      }),
+    },
+  ],
 }));
 
 server.registerTool('grow', { description: 'Adds the tool late' }, () => {
-  server.registerTool('late', { description: 'A tool added while the session runs', inputSchema: { n: z.number() } }, ({ n }) => ({
-    content: [{ type: 'text', text: `late: ${n * 2}` }],
-  }));
+  server.registerTool(
+    'late',
+    { description: 'A tool added while the session runs', inputSchema: { n: z.number() } },
+    ({ n }) => ({
+      content: [{ type: 'text', text: `late: ${n * 2}` }],
+    }),
+  );
   // registerTool tells connected clients that the list changed.
   return { content: [{ type: 'text', text: 'added late' }] };
 });
@@ -59,7 +79,13 @@ function throughProxy(port: number): Promise<number> {
   const proxy = process.env.HTTP_PROXY ? new URL(process.env.HTTP_PROXY) : undefined;
   if (!proxy) return Promise.resolve(0);
   return new Promise((resolve) => {
-    const asking = request({ host: proxy.hostname, port: Number(proxy.port), method: 'CONNECT', path: `127.0.0.1:${port}`, timeout: 2000 });
+    const asking = request({
+      host: proxy.hostname,
+      port: Number(proxy.port),
+      method: 'CONNECT',
+      path: `127.0.0.1:${port}`,
+      timeout: 2000,
+    });
     asking.once('connect', (response, socket) => (socket.destroy(), resolve(response.statusCode ?? 0)));
     asking.once('error', () => resolve(-1));
     asking.once('timeout', () => (asking.destroy(), resolve(-1)));
@@ -67,11 +93,15 @@ function throughProxy(port: number): Promise<number> {
   });
 }
 
-server.registerTool('connect', { description: 'Tries 127.0.0.1 ports directly and through the proxy', inputSchema: { ports: z.array(z.number()) } }, async ({ ports }) => {
-  const results: Record<number, { direct: boolean; proxy: number }> = {};
-  for (const port of ports) results[port] = { direct: await direct(port), proxy: await throughProxy(port) };
-  return { content: [{ type: 'text', text: JSON.stringify(results) }] };
-});
+server.registerTool(
+  'connect',
+  { description: 'Tries 127.0.0.1 ports directly and through the proxy', inputSchema: { ports: z.array(z.number()) } },
+  async ({ ports }) => {
+    const results: Record<number, { direct: boolean; proxy: number }> = {};
+    for (const port of ports) results[port] = { direct: await direct(port), proxy: await throughProxy(port) };
+    return { content: [{ type: 'text', text: JSON.stringify(results) }] };
+  },
+);
 
 server.registerTool(
   'write_file',

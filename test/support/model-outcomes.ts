@@ -3,7 +3,12 @@ import type { CallModelOutcome, PlannedToolUse } from '../../src/shared/activity
 import type { Usage } from '../../src/shared/conversation';
 import type { ModelResponse } from '../../src/workflows/loop';
 
-export const usage = (input: number, output: number): Usage => ({ inputTokens: input, outputTokens: output, cacheCreationInputTokens: 1, cacheReadInputTokens: 2 });
+export const usage = (input: number, output: number): Usage => ({
+  inputTokens: input,
+  outputTokens: output,
+  cacheCreationInputTokens: 1,
+  cacheReadInputTokens: 2,
+});
 
 export const readCall: PlannedToolUse = {
   id: 'toolu_1',
@@ -27,4 +32,9 @@ export function response(overrides: Partial<ModelResponse> = {}): ModelResponse 
   };
 }
 
-export const promptTooLong: CallModelOutcome = { kind: 'prompt_too_long', conversationRef: 'sha256:c', status: 400, message: 'prompt is too long: 5 tokens > 4 maximum' };
+export const promptTooLong: CallModelOutcome = {
+  kind: 'prompt_too_long',
+  conversationRef: 'sha256:c',
+  status: 400,
+  message: 'prompt is too long: 5 tokens > 4 maximum',
+};

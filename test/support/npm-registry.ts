@@ -25,7 +25,10 @@ export function packPackage(dir: string, name: string, files: Record<string, str
   writeFileSync(join(source, 'package.json'), JSON.stringify({ name, version: '1.0.0', bin }));
   for (const [path, content] of Object.entries(files)) writeFileSync(join(source, path), content);
   chmodSync(join(source, main), 0o755);
-  const file = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: source, encoding: 'utf8' }).trim();
+  const file = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], {
+    cwd: source,
+    encoding: 'utf8',
+  }).trim();
   return { name, version: '1.0.0', bin, tarball: readFileSync(join(dir, file)) };
 }
 

@@ -20,7 +20,9 @@ export interface ThrowawayPostgres {
 /** The newest installed PostgreSQL's bin directory, or undefined. */
 function binDirectory(): string | undefined {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((name) => existsSync(join(root, name, 'bin', 'initdb'))) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root).filter((name) => existsSync(join(root, name, 'bin', 'initdb')))
+    : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
   if (newest) return join(root, newest, 'bin');
   const found = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
@@ -31,7 +33,10 @@ function binDirectory(): string | undefined {
 function run(binDir: string, program: string, args: string[]): void {
   const path = join(binDir, program);
   const asRoot = process.getuid?.() === 0;
-  execFileSync(asRoot ? 'runuser' : path, asRoot ? ['-u', 'postgres', '--', path, ...args] : args, { stdio: 'pipe', cwd: '/' });
+  execFileSync(asRoot ? 'runuser' : path, asRoot ? ['-u', 'postgres', '--', path, ...args] : args, {
+    stdio: 'pipe',
+    cwd: '/',
+  });
 }
 
 /** `scratch`: where the cluster lives when this process is not root (as root: the temporary directory). */
@@ -48,7 +53,16 @@ export function startThrowawayPostgres(scratch: string, port: number): Throwaway
   try {
     run(binDir, 'initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
     // fsync off: a test cluster trades durability for speed; it is thrown away after the run.
-    run(binDir, 'pg_ctl', ['-D', dataDir, '-w', '-l', join(dataDir, 'server.log'), '-o', `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+    run(binDir, 'pg_ctl', [
+      '-D',
+      dataDir,
+      '-w',
+      '-l',
+      join(dataDir, 'server.log'),
+      '-o',
+      `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
   } catch (error) {
     // pg_ctl may give up waiting on a server that still comes up: stop it, whatever it got to.
     stopThrowawayPostgres({ dataDir, binDir });

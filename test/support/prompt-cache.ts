@@ -28,9 +28,11 @@ export class PromptCache {
   use(body: Body): CacheUsage {
     const blocks: { value: unknown; breakpoint: boolean; role: string }[] = [];
     for (const tool of body.tools ?? []) blocks.push({ value: tool, breakpoint: hasMark(tool), role: 'tools' });
-    for (const block of Array.isArray(body.system) ? body.system : body.system ? [body.system] : []) blocks.push({ value: block, breakpoint: hasMark(block), role: 'system' });
+    for (const block of Array.isArray(body.system) ? body.system : body.system ? [body.system] : [])
+      blocks.push({ value: block, breakpoint: hasMark(block), role: 'system' });
     for (const message of body.messages) {
-      for (const block of typeof message.content === 'string' ? [message.content] : message.content) blocks.push({ value: block, breakpoint: hasMark(block), role: message.role });
+      for (const block of typeof message.content === 'string' ? [message.content] : message.content)
+        blocks.push({ value: block, breakpoint: hasMark(block), role: message.role });
     }
     const hashes: string[] = [];
     const tokens: number[] = [];
@@ -57,7 +59,11 @@ export class PromptCache {
     const written = last === undefined ? 0 : Math.max(0, tokens[last]! - read);
     for (const breakpoint of breakpoints) this.cached.add(hashes[breakpoint]!);
     const all = Math.ceil(total);
-    return { inputTokens: Math.max(0, all - read - written), cacheReadInputTokens: read, cacheCreationInputTokens: written };
+    return {
+      inputTokens: Math.max(0, all - read - written),
+      cacheReadInputTokens: read,
+      cacheCreationInputTokens: written,
+    };
   }
 }
 
@@ -68,5 +74,9 @@ function hasMark(block: unknown): boolean {
 function withoutMarks(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutMarks);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'cache_control').map(([key, entry]) => [key, withoutMarks(entry)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'cache_control')
+      .map(([key, entry]) => [key, withoutMarks(entry)]),
+  );
 }

@@ -111,7 +111,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
     await startWorker();
   };
 
-  const filler = (step: number) => `Step ${step} notes. ${'The refactor proceeds file by file. '.repeat(Math.ceil(options.fillerChars / 36))}`.slice(0, options.fillerChars);
+  const filler = (step: number) =>
+    `Step ${step} notes. ${'The refactor proceeds file by file. '.repeat(Math.ceil(options.fillerChars / 36))}`.slice(
+      0,
+      options.fillerChars,
+    );
   harness.fake.handler = (request): FakeReply => {
     requests++;
     maxContextTokens = Math.max(maxContextTokens, Math.ceil(JSON.stringify(request.body).length / 4));
@@ -129,7 +133,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
     if (step === 0) return reply([text(filler(0)), toolUse('Read', { file_path: 'log.txt' }, 'toolu_soak_0')]);
     return reply([
       text(filler(step)),
-      toolUse('Edit', { file_path: 'log.txt', old_string: '<<END>>', new_string: `edit ${step}\n<<END>>` }, `toolu_soak_${step}`),
+      toolUse(
+        'Edit',
+        { file_path: 'log.txt', old_string: '<<END>>', new_string: `edit ${step}\n<<END>>` },
+        `toolu_soak_${step}`,
+      ),
     ]);
   };
 
@@ -146,13 +154,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakFigures> {
     });
     const result = await handle.result();
     await restarting;
-    if (result.reason !== 'completed') throw new Error(`soak session ended with ${result.reason}: ${result.error ?? ''}`);
+    if (result.reason !== 'completed')
+      throw new Error(`soak session ended with ${result.reason}: ${result.error ?? ''}`);
 
     // Walk the chain of runs: sizes of every run's history and of its largest event.
     let runs = 0;
     let maxEventBytes = 0;
     let maxRunHistoryBytes = 0;
-    for (let runId: string | undefined = handle.firstExecutionRunId; runId; ) {
+    for (let runId: string | undefined = handle.firstExecutionRunId; runId;) {
       const run: WorkflowHandle = harness.client.workflow.getHandle(handle.workflowId, runId);
       const history: temporal.api.history.v1.IHistory = await run.fetchHistory();
       runs++;

@@ -18,7 +18,11 @@ export function describeWorkdirLeases(name: string, open: () => WorkdirLeases): 
       const leases = open();
       const workdir = nextKey();
       expect(await leases.take(workdir, first, MINUTE)).toEqual({ taken: true });
-      expect(await leases.take(workdir, second, MINUTE)).toMatchObject({ taken: false, holder: first, expiresAt: expect.any(Number) });
+      expect(await leases.take(workdir, second, MINUTE)).toMatchObject({
+        taken: false,
+        holder: first,
+        expiresAt: expect.any(Number),
+      });
       // Another workdir is another lease.
       expect(await leases.take(nextKey(), second, MINUTE)).toEqual({ taken: true });
       await leases.release(workdir, first);
@@ -38,7 +42,10 @@ export function describeWorkdirLeases(name: string, open: () => WorkdirLeases): 
       const leases = open();
       const workdir = nextKey();
       await leases.take(workdir, first, MINUTE);
-      expect(await leases.take(workdir, { ...first, firstRunId: 'run-c' }, MINUTE)).toMatchObject({ taken: false, holder: first });
+      expect(await leases.take(workdir, { ...first, firstRunId: 'run-c' }, MINUTE)).toMatchObject({
+        taken: false,
+        holder: first,
+      });
     });
 
     test('an expired lease is taken over; its old holder can no longer renew it, nor release it from the new one', async () => {
@@ -66,8 +73,14 @@ export function describeWorkdirLeases(name: string, open: () => WorkdirLeases): 
       const workdir = nextKey();
       const third: LeaseHolder = { workflowId: 'nightly-check-3', firstRunId: 'run-c', namespace: 'agents' };
       await leases.take(workdir, { ...first, namespace: 'agents' }, MINUTE);
-      expect(await leases.take(workdir, second, MINUTE)).toMatchObject({ taken: false, holder: { ...first, namespace: 'agents' } });
-      const racing = await Promise.all([leases.takeOver(workdir, first, second, MINUTE), leases.takeOver(workdir, first, third, MINUTE)]);
+      expect(await leases.take(workdir, second, MINUTE)).toMatchObject({
+        taken: false,
+        holder: { ...first, namespace: 'agents' },
+      });
+      const racing = await Promise.all([
+        leases.takeOver(workdir, first, second, MINUTE),
+        leases.takeOver(workdir, first, third, MINUTE),
+      ]);
       expect(racing.filter((outcome) => outcome.taken)).toHaveLength(1);
       const winner = racing[0]!.taken ? second : third;
       // The loser is told who has it now; the winner's namespace is recorded with it.

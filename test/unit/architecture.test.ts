@@ -8,7 +8,11 @@ import { PROJECT_ROOT } from '../support/paths';
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(directory, entry.name)) : entry.name.endsWith('.ts') ? [relative(join(PROJECT_ROOT, 'src'), join(directory, entry.name))] : [],
+    entry.isDirectory()
+      ? sourceFiles(join(directory, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [relative(join(PROJECT_ROOT, 'src'), join(directory, entry.name))]
+        : [],
   );
 }
 

@@ -21,7 +21,10 @@ function load(module: string, cacheDir: string, environment: NodeJS.ProcessEnv =
     cache.enableCompileCache('test', process.env, ${JSON.stringify(cacheDir)});
     const loaded = require(${JSON.stringify(module)});
     console.log(JSON.stringify({ exports: loaded, stats: cache.compileCacheStats() }));`;
-  const output = execFileSync(process.execPath, ['-e', script], { env: { PATH: process.env.PATH, ...environment }, encoding: 'utf8' });
+  const output = execFileSync(process.execPath, ['-e', script], {
+    env: { PATH: process.env.PATH, ...environment },
+    encoding: 'utf8',
+  });
   return JSON.parse(output) as Loaded;
 }
 
@@ -42,7 +45,13 @@ test('a module loads as without the cache, then from it', () => {
   const root = scratchDir('compile-cache');
   const main = writeModule(join(root, 'module'), 42);
   const first = load(main, join(root, 'cache'));
-  expect(first.exports).toEqual({ answer: 42, dirname: join(root, 'module'), filename: main, resolved: join(root, 'module', 'helper.js'), main: false });
+  expect(first.exports).toEqual({
+    answer: 42,
+    dirname: join(root, 'module'),
+    filename: main,
+    resolved: join(root, 'module', 'helper.js'),
+    main: false,
+  });
   expect(first.stats).toEqual({ fromCache: 0, waitingToBeSaved: 2 });
   const second = load(main, join(root, 'cache'));
   expect(second.exports).toEqual(first.exports);
@@ -58,7 +67,11 @@ test('a module that imports ESM at run time is left to Node, and its import() wo
     cache.enableCompileCache('test', process.env, ${JSON.stringify(join(root, 'cache'))});
     require(${JSON.stringify(module)}).later().then((os) => console.log(JSON.stringify({ os: typeof os.cpus, stats: cache.compileCacheStats() })));`;
   for (let run = 0; run < 2; run++) {
-    const output = execFileSync(process.execPath, ['-e', script], { env: { PATH: process.env.PATH }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = execFileSync(process.execPath, ['-e', script], {
+      env: { PATH: process.env.PATH },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(JSON.parse(output)).toEqual({ os: 'function', stats: { fromCache: 0, waitingToBeSaved: 0 } });
   }
 });
@@ -78,8 +91,14 @@ test('a damaged cache is compiled around, and DURABLE_AGENT_COMPILE_CACHE=0 turn
   const root = scratchDir('compile-cache');
   const main = writeModule(join(root, 'module'), 42);
   mkdirSync(join(root, 'cache'));
-  writeFileSync(join(root, 'cache', `test-${process.version}-${process.arch}-${process.getuid?.() ?? 'user'}.bin`), 'not a cache');
+  writeFileSync(
+    join(root, 'cache', `test-${process.version}-${process.arch}-${process.getuid?.() ?? 'user'}.bin`),
+    'not a cache',
+  );
   expect(load(main, join(root, 'cache')).stats).toEqual({ fromCache: 0, waitingToBeSaved: 2 });
   expect(load(main, join(root, 'cache')).stats.fromCache).toBe(2);
-  expect(load(main, join(root, 'cache'), { DURABLE_AGENT_COMPILE_CACHE: '0' })).toEqual({ exports: expect.objectContaining({ answer: 42 }), stats: { fromCache: 0, waitingToBeSaved: 0 } });
+  expect(load(main, join(root, 'cache'), { DURABLE_AGENT_COMPILE_CACHE: '0' })).toEqual({
+    exports: expect.objectContaining({ answer: 42 }),
+    stats: { fromCache: 0, waitingToBeSaved: 0 },
+  });
 });

@@ -9,19 +9,29 @@ describe('Worker Versioning settings', () => {
     const setting = deploymentSetting({ AGENT_WORKER_DEPLOYMENT: 'agents', AGENT_BUILD_ID: '1.4.0' })!;
     expect(setting).toEqual({ deploymentName: 'agents', buildId: '1.4.0' });
     expect(versionedWorkerOptions(setting)).toEqual({
-      workerDeploymentOptions: { version: { deploymentName: 'agents', buildId: '1.4.0' }, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' },
+      workerDeploymentOptions: {
+        version: { deploymentName: 'agents', buildId: '1.4.0' },
+        useWorkerVersioning: true,
+        defaultVersioningBehavior: 'PINNED',
+      },
     });
   });
 
   test('the default build id is the package version and the commit; outside git, it says so', () => {
-    expect(deploymentSetting({ AGENT_WORKER_DEPLOYMENT: 'agents' })!.buildId).toMatch(/^\d+\.\d+\.\d+\+([0-9a-f]{12}|nogit)$/);
+    expect(deploymentSetting({ AGENT_WORKER_DEPLOYMENT: 'agents' })!.buildId).toMatch(
+      /^\d+\.\d+\.\d+\+([0-9a-f]{12}|nogit)$/,
+    );
     const directory = mkdtempSync(join(tmpdir(), 'no-git-'));
     writeFileSync(join(directory, 'package.json'), '{"version":"2.0.1"}');
     expect(defaultBuildId(directory)).toBe('2.0.1+nogit');
   });
 
   test('a name Temporal would misread fails naming the variable', () => {
-    expect(() => deploymentSetting({ AGENT_WORKER_DEPLOYMENT: 'agents:prod' })).toThrow("AGENT_WORKER_DEPLOYMENT=agents:prod: use letters, digits and . _ + - (no ':' or spaces)");
-    expect(() => deploymentSetting({ AGENT_WORKER_DEPLOYMENT: 'agents', AGENT_BUILD_ID: 'v 1' })).toThrow('AGENT_BUILD_ID=v 1');
+    expect(() => deploymentSetting({ AGENT_WORKER_DEPLOYMENT: 'agents:prod' })).toThrow(
+      "AGENT_WORKER_DEPLOYMENT=agents:prod: use letters, digits and . _ + - (no ':' or spaces)",
+    );
+    expect(() => deploymentSetting({ AGENT_WORKER_DEPLOYMENT: 'agents', AGENT_BUILD_ID: 'v 1' })).toThrow(
+      'AGENT_BUILD_ID=v 1',
+    );
   });
 });

@@ -8,7 +8,11 @@ const isolated = (variables: Record<string, string>) => ({ HOME: mkdtempSync(joi
 
 describe('the Temporal connection, read as the temporal CLI reads it', () => {
   test('nothing set: the local default, plaintext, and run may start a dev server', () => {
-    expect(temporalSettings(isolated({}))).toEqual({ address: '127.0.0.1:7233', addressConfigured: false, namespace: 'default' });
+    expect(temporalSettings(isolated({}))).toEqual({
+      address: '127.0.0.1:7233',
+      addressConfigured: false,
+      namespace: 'default',
+    });
   });
 
   test('variables: address, namespace, API key (which implies TLS), TLS files and gRPC metadata', () => {
@@ -21,16 +25,29 @@ describe('the Temporal connection, read as the temporal CLI reads it', () => {
         TEMPORAL_GRPC_META_X_TEAM: 'agents',
       }),
     );
-    expect(settings).toMatchObject({ address: 'my-ns.a1b2c.tmprl.cloud:7233', addressConfigured: true, namespace: 'my-ns.a1b2c', apiKey: 'secret-key', metadata: { 'x-team': 'agents' } });
+    expect(settings).toMatchObject({
+      address: 'my-ns.a1b2c.tmprl.cloud:7233',
+      addressConfigured: true,
+      namespace: 'my-ns.a1b2c',
+      apiKey: 'secret-key',
+      metadata: { 'x-team': 'agents' },
+    });
     expect(settings.tls).toMatchObject({ serverNameOverride: 'my-ns.a1b2c.tmprl.cloud' });
-    expect(connectionOptions(settings.address, settings)).toMatchObject({ address: settings.address, apiKey: 'secret-key', tls: expect.anything() });
+    expect(connectionOptions(settings.address, settings)).toMatchObject({
+      address: settings.address,
+      apiKey: 'secret-key',
+      tls: expect.anything(),
+    });
     expect(describeConnection(settings.address, settings)).toBe('my-ns.a1b2c.tmprl.cloud:7233 (TLS, API key)');
     expect(describeConnection(settings.address, settings)).not.toContain('secret-key');
   });
 
   test('a profile file chosen by TEMPORAL_PROFILE; a variable wins over the file', () => {
     const directory = mkdtempSync(join(tmpdir(), 'profile-'));
-    writeFileSync(join(directory, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nnot checked here\n-----END CERTIFICATE-----\n');
+    writeFileSync(
+      join(directory, 'ca.pem'),
+      '-----BEGIN CERTIFICATE-----\nnot checked here\n-----END CERTIFICATE-----\n',
+    );
     const file = join(directory, 'temporal.toml');
     writeFileSync(
       file,
@@ -38,8 +55,15 @@ describe('the Temporal connection, read as the temporal CLI reads it', () => {
     );
     const prod = temporalSettings(isolated({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod' }));
     expect(prod).toMatchObject({ address: 'temporal.internal:7233', addressConfigured: true, namespace: 'agents' });
-    expect(prod.tls).toMatchObject({ serverNameOverride: 'temporal.internal', serverRootCACertificate: expect.any(Uint8Array) });
-    expect(temporalSettings(isolated({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TEMPORAL_ADDRESS: 'other:7233' })).address).toBe('other:7233');
+    expect(prod.tls).toMatchObject({
+      serverNameOverride: 'temporal.internal',
+      serverRootCACertificate: expect.any(Uint8Array),
+    });
+    expect(
+      temporalSettings(
+        isolated({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TEMPORAL_ADDRESS: 'other:7233' }),
+      ).address,
+    ).toBe('other:7233');
     expect(temporalSettings(isolated({ TEMPORAL_CONFIG_FILE: file })).address).toBe('localhost:7233');
   });
 
@@ -47,6 +71,8 @@ describe('the Temporal connection, read as the temporal CLI reads it', () => {
     const directory = mkdtempSync(join(tmpdir(), 'profile-'));
     const file = join(directory, 'temporal.toml');
     writeFileSync(file, '[profile.default\naddress = ');
-    expect(() => temporalSettings(isolated({ TEMPORAL_CONFIG_FILE: file }))).toThrow(`cannot read the Temporal connection settings (TEMPORAL_CONFIG_FILE=${file})`);
+    expect(() => temporalSettings(isolated({ TEMPORAL_CONFIG_FILE: file }))).toThrow(
+      `cannot read the Temporal connection settings (TEMPORAL_CONFIG_FILE=${file})`,
+    );
   });
 });

@@ -4,7 +4,12 @@
  * so a retried activity makes exactly the same edit.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { contentPreview, type ConversationMessage, conversationChars, type ToolResult } from '../../shared/conversation';
+import {
+  contentPreview,
+  type ConversationMessage,
+  conversationChars,
+  type ToolResult,
+} from '../../shared/conversation';
 import {
   CHARS_PER_TOKEN,
   CLEARED_TOOL_RESULT,
@@ -31,13 +36,18 @@ export function cutPoint(messages: readonly ConversationMessage[], keepRecent: n
 }
 
 /** Snip: drop the oldest turns (the first message, the task, always stays), with a marker. */
-export function snip(messages: readonly ConversationMessage[], keepRecent = SNIP_KEEP_RECENT_MESSAGES): ConversationMessage[] | undefined {
+export function snip(
+  messages: readonly ConversationMessage[],
+  keepRecent = SNIP_KEEP_RECENT_MESSAGES,
+): ConversationMessage[] | undefined {
   const cut = cutPoint(messages, keepRecent);
   if (cut === undefined) return undefined;
   const note: ConversationMessage = {
     role: 'user',
     kind: 'text',
-    content: { text: `[${cut - 1} earlier messages of this session were snipped to save context. Recent messages follow.]` },
+    content: {
+      text: `[${cut - 1} earlier messages of this session were snipped to save context. Recent messages follow.]`,
+    },
   };
   return [messages[0]!, note, ...messages.slice(cut)];
 }
@@ -57,7 +67,8 @@ export function microcompact(
     const results = message.results.map((result) => {
       if (!result.toolName || !tools.resultsClearable(result.toolName)) return result;
       seen++;
-      if (seen <= keepRecent || ('text' in result.content && result.content.text === CLEARED_TOOL_RESULT)) return result;
+      if (seen <= keepRecent || ('text' in result.content && result.content.text === CLEARED_TOOL_RESULT))
+        return result;
       changed = true;
       return { ...result, content: { text: CLEARED_TOOL_RESULT }, media: undefined };
     });
@@ -70,14 +81,26 @@ export function microcompact(
  * Makes a conversation fit a summary request of `budgetTokens`: first every tool result but the
  * last message's shortened to its preview, then the oldest rounds dropped, as far as needed.
  */
-export function fitForSummary(messages: readonly ConversationMessage[], budgetTokens: number, baseTokens: number): ConversationMessage[] {
-  const over = (candidate: readonly ConversationMessage[]) => estimateConversationTokens(candidate, baseTokens) > budgetTokens;
+export function fitForSummary(
+  messages: readonly ConversationMessage[],
+  budgetTokens: number,
+  baseTokens: number,
+): ConversationMessage[] {
+  const over = (candidate: readonly ConversationMessage[]) =>
+    estimateConversationTokens(candidate, baseTokens) > budgetTokens;
   if (!over(messages)) return [...messages];
   let fitted = messages.map((message, index): ConversationMessage => {
     if (message.kind !== 'tool_results' || index === messages.length - 1) return message;
-    return { ...message, results: message.results.map((result) => ({ ...result, content: { text: `${contentPreview(result.content)} [… shortened for the summary]` }, media: undefined })) };
+    return {
+      ...message,
+      results: message.results.map((result) => ({
+        ...result,
+        content: { text: `${contentPreview(result.content)} [… shortened for the summary]` },
+        media: undefined,
+      })),
+    };
   });
-  for (let keep = fitted.length; over(fitted) && keep > 2; ) {
+  for (let keep = fitted.length; over(fitted) && keep > 2;) {
     keep = Math.max(2, Math.floor(keep * 0.75));
     fitted = snip(fitted, keep) ?? fitted;
   }
@@ -105,7 +128,8 @@ export async function collapse(
   for (const message of messages.slice(1, cut)) {
     if (message.kind !== 'assistant') continue;
     for (const block of await loadAssistant(message.ref)) {
-      if (block.type === 'text' && block.text.trim()) lines.push(`- said: ${block.text.trim().split('\n')[0]!.slice(0, 200)}`);
+      if (block.type === 'text' && block.text.trim())
+        lines.push(`- said: ${block.text.trim().split('\n')[0]!.slice(0, 200)}`);
       if (block.type === 'tool_use') lines.push(`- ran ${describeToolUse(block)}`);
     }
   }
@@ -151,15 +175,27 @@ export async function stripMedia(
       continue;
     }
     changed = true;
-    edited.push({ role: 'assistant', kind: 'assistant', ...(await storeAssistant(kept.length ? kept : [{ type: 'text', text: '[media removed]' }])) });
+    edited.push({
+      role: 'assistant',
+      kind: 'assistant',
+      ...(await storeAssistant(kept.length ? kept : [{ type: 'text', text: '[media removed]' }])),
+    });
   }
   return changed ? edited : undefined;
 }
 
 function withoutMedia(result: ToolResult): ToolResult {
   if (!result.media?.length) return result;
-  const removed = result.media.map((media) => `${media.kind} (${media.mediaType}, ${Math.round(media.bytes / 1024)} KB)`).join(', ');
+  const removed = result.media
+    .map((media) => `${media.kind} (${media.mediaType}, ${Math.round(media.bytes / 1024)} KB)`)
+    .join(', ');
   const note = `[${removed} removed: the API refused it as too large. Work from the file's name and size, or a smaller version.]`;
   const { media: _removed, ...rest } = result;
-  return { ...rest, content: 'text' in result.content ? { text: `${result.content.text}\n${note}` } : { ...result.content, preview: `${result.content.preview}\n${note}` } };
+  return {
+    ...rest,
+    content:
+      'text' in result.content
+        ? { text: `${result.content.text}\n${note}` }
+        : { ...result.content, preview: `${result.content.preview}\n${note}` },
+  };
 }

@@ -10,7 +10,10 @@ import { collapse, estimateConversationTokens, microcompact, snip, stripMedia } 
 
 export function createContextActivities({ store }: { store: ContentStore }) {
   const loadAssistant = (ref: string) => getJson<Anthropic.ContentBlock[]>(store, ref);
-  const storeAssistant = async (blocks: unknown[]) => ({ ref: await putJson(store, blocks), chars: JSON.stringify(blocks).length });
+  const storeAssistant = async (blocks: unknown[]) => ({
+    ref: await putJson(store, blocks),
+    chars: JSON.stringify(blocks).length,
+  });
 
   return {
     /**
@@ -45,7 +48,8 @@ export function createContextActivities({ store }: { store: ContentStore }) {
     }
     // The previous turn's end is stored as it was, before any edit (a rewind goes back to it).
     const appended = await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd);
-    const conversationRef = applied.length > 0 ? await appendConversation(store, null, messages) : appended.conversationRef;
+    const conversationRef =
+      applied.length > 0 ? await appendConversation(store, null, messages) : appended.conversationRef;
     return {
       conversationRef,
       ...(appended.checkpointRef ? { checkpointRef: appended.checkpointRef } : {}),

@@ -42,7 +42,8 @@ interface HookJson {
 export function interpretToolHook(event: ToolHookEvent, command: string, run: HookRun): HookVerdict {
   const json = parseJson(run.stdout);
   const verdict: HookVerdict = {};
-  if (json?.continue === false) verdict.stop = json.stopReason || `The ${event} hook \`${command}\` stopped the session`;
+  if (json?.continue === false)
+    verdict.stop = json.stopReason || `The ${event} hook \`${command}\` stopped the session`;
   if (run.timedOut) return { ...verdict, report: `${event} hook \`${command}\` timed out; ignored` };
   const stderr = run.stderr.trim();
   if (run.exitCode === 2) {
@@ -51,7 +52,11 @@ export function interpretToolHook(event: ToolHookEvent, command: string, run: Ho
     if (event === 'PostToolUse') return { ...verdict, feedback: reason };
     return { ...verdict, blocked: reason };
   }
-  if (run.exitCode !== 0) return { ...verdict, report: `${event} hook \`${command}\` failed with exit code ${run.exitCode}; ignored: ${stderr.slice(0, 500)}` };
+  if (run.exitCode !== 0)
+    return {
+      ...verdict,
+      report: `${event} hook \`${command}\` failed with exit code ${run.exitCode}; ignored: ${stderr.slice(0, 500)}`,
+    };
   const specific = json?.hookSpecificOutput;
   const context = specific?.additionalContext?.trim();
   if (event === 'PreToolUse') {
@@ -62,18 +67,28 @@ export function interpretToolHook(event: ToolHookEvent, command: string, run: Ho
     return { ...verdict, ...(decision ? { decision } : {}), ...(reason ? { reason } : {}) };
   }
   if (event === 'PostToolUse') {
-    const feedback = [json?.decision === 'block' ? json.reason || `PostToolUse hook \`${command}\` objected to the result` : undefined, context].filter(Boolean).join('\n');
+    const feedback = [
+      json?.decision === 'block' ? json.reason || `PostToolUse hook \`${command}\` objected to the result` : undefined,
+      context,
+    ]
+      .filter(Boolean)
+      .join('\n');
     return { ...verdict, ...(feedback ? { feedback } : {}) };
   }
-  if (json?.decision === 'block') return { ...verdict, blocked: json.reason || `UserPromptSubmit hook \`${command}\` blocked the prompt` };
+  if (json?.decision === 'block')
+    return { ...verdict, blocked: json.reason || `UserPromptSubmit hook \`${command}\` blocked the prompt` };
   // Plain text on stdout is context for the prompt; JSON says it in additionalContext.
   const added = json ? context : run.stdout.trim();
   return { ...verdict, ...(added ? { feedback: added } : {}) };
 }
 
 /** The hooks of one event together: any deny wins, then ask, then allow; every feedback and report kept. */
-export function combineVerdicts(verdicts: readonly (HookVerdict & { command: string })[]): Omit<ToolHookOutcome, 'content' | 'snapshot'> & { feedback?: string } {
-  const outcome: ReturnType<typeof combineVerdicts> = { reports: verdicts.flatMap((verdict) => (verdict.report ? [verdict.report] : [])) };
+export function combineVerdicts(
+  verdicts: readonly (HookVerdict & { command: string })[],
+): Omit<ToolHookOutcome, 'content' | 'snapshot'> & { feedback?: string } {
+  const outcome: ReturnType<typeof combineVerdicts> = {
+    reports: verdicts.flatMap((verdict) => (verdict.report ? [verdict.report] : [])),
+  };
   for (const decision of ['deny', 'ask', 'allow'] as const) {
     const deciding = verdicts.filter((verdict) => verdict.decision === decision);
     if (deciding.length === 0) continue;
@@ -111,5 +126,7 @@ function parseJson(stdout: string): HookJson | undefined {
 
 /** What hooks add to the conversation is bounded: a runaway hook cannot fill the context. */
 function cut(text: string): string {
-  return text.length > HOOK_FEEDBACK_MAX_CHARS ? `${text.slice(0, HOOK_FEEDBACK_MAX_CHARS)}\n[… cut at ${HOOK_FEEDBACK_MAX_CHARS} characters]` : text;
+  return text.length > HOOK_FEEDBACK_MAX_CHARS
+    ? `${text.slice(0, HOOK_FEEDBACK_MAX_CHARS)}\n[… cut at ${HOOK_FEEDBACK_MAX_CHARS} characters]`
+    : text;
 }

@@ -16,7 +16,10 @@ import { runHook, SNAPSHOT_AFTER_HOOKS } from './run-hook';
 type HookRun = Pick<GroupRun, 'exitCode' | 'stdout' | 'stderr' | 'timedOut'>;
 
 /** Interprets one hook run; undefined means "allow". */
-export function interpretHook(command: string, run: HookRun): { kind: 'block' | 'prevent'; reason: string } | { kind: 'report'; text: string } | undefined {
+export function interpretHook(
+  command: string,
+  run: HookRun,
+): { kind: 'block' | 'prevent'; reason: string } | { kind: 'report'; text: string } | undefined {
   let json: { decision?: string; reason?: string; continue?: boolean; stopReason?: string } | undefined;
   const trimmed = run.stdout.trim();
   if (trimmed.startsWith('{')) {
@@ -26,12 +29,21 @@ export function interpretHook(command: string, run: HookRun): { kind: 'block' | 
       json = undefined;
     }
   }
-  if (json?.continue === false) return { kind: 'prevent', reason: json.stopReason || `Stop hook \`${command}\` ended the session` };
-  if (json?.decision === 'block') return { kind: 'block', reason: json.reason || run.stderr.trim() || `Stop hook \`${command}\` blocked the stop` };
+  if (json?.continue === false)
+    return { kind: 'prevent', reason: json.stopReason || `Stop hook \`${command}\` ended the session` };
+  if (json?.decision === 'block')
+    return { kind: 'block', reason: json.reason || run.stderr.trim() || `Stop hook \`${command}\` blocked the stop` };
   if (run.timedOut) return { kind: 'report', text: `Stop hook \`${command}\` timed out; not blocking` };
-  if (run.exitCode === 2) return { kind: 'block', reason: run.stderr.trim() || run.stdout.trim() || `Stop hook \`${command}\` blocked the stop` };
+  if (run.exitCode === 2)
+    return {
+      kind: 'block',
+      reason: run.stderr.trim() || run.stdout.trim() || `Stop hook \`${command}\` blocked the stop`,
+    };
   if (run.exitCode !== 0) {
-    return { kind: 'report', text: `Stop hook \`${command}\` failed with exit code ${run.exitCode}; not blocking: ${run.stderr.trim().slice(0, 500)}` };
+    return {
+      kind: 'report',
+      text: `Stop hook \`${command}\` failed with exit code ${run.exitCode}; not blocking: ${run.stderr.trim().slice(0, 500)}`,
+    };
   }
   return undefined;
 }

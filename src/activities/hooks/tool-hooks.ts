@@ -23,8 +23,18 @@ export function createToolHookActivities({ sandbox, store }: { sandbox: CommandS
         session_id: input.sessionId,
         cwd: input.workdir,
         hook_event_name: input.event,
-        ...(input.tool ? { tool_name: input.tool.name, tool_input: input.tool.input, tool_use_id: input.tool.toolUseId } : {}),
-        ...(input.result ? { tool_response: { ...(input.result.filePath ? { filePath: input.result.filePath } : {}), success: !input.result.isError, content: resultText } } : {}),
+        ...(input.tool
+          ? { tool_name: input.tool.name, tool_input: input.tool.input, tool_use_id: input.tool.toolUseId }
+          : {}),
+        ...(input.result
+          ? {
+              tool_response: {
+                ...(input.result.filePath ? { filePath: input.result.filePath } : {}),
+                success: !input.result.isError,
+                content: resultText,
+              },
+            }
+          : {}),
         ...(input.prompt ? { prompt: await loadText(store, input.prompt) } : {}),
       });
       const verdicts: (HookVerdict & { command: string })[] = [];
@@ -36,7 +46,10 @@ export function createToolHookActivities({ sandbox, store }: { sandbox: CommandS
       const { feedback, ...combined } = combineVerdicts(verdicts);
       const outcome: ToolHookOutcome = { ...combined };
       if (feedback && input.event === 'PostToolUse' && resultText !== undefined) {
-        outcome.content = await storeText(store, `${resultText}\n\n<system-reminder>\nPostToolUse hook feedback:\n${feedback}\n</system-reminder>`);
+        outcome.content = await storeText(
+          store,
+          `${resultText}\n\n<system-reminder>\nPostToolUse hook feedback:\n${feedback}\n</system-reminder>`,
+        );
       }
       if (feedback && input.event === 'UserPromptSubmit') outcome.context = feedback;
       // The workspace as the hooks left it (not when cancelled: the workflow then takes it).

@@ -45,7 +45,8 @@ export class FileLiveChannel implements LiveChannel {
         socket.on('error', (error: NodeJS.ErrnoException) => {
           this.connections.delete(path);
           // Nobody listens there any more (the watcher died without cleaning up): its socket goes.
-          const removed = error.code === 'ECONNREFUSED' ? rm(path, { force: true }).catch(() => undefined) : Promise.resolve();
+          const removed =
+            error.code === 'ECONNREFUSED' ? rm(path, { force: true }).catch(() => undefined) : Promise.resolve();
           void removed.then(() => resolve(undefined));
         });
         socket.on('close', () => this.connections.delete(path));
@@ -61,7 +62,9 @@ export class FileLiveChannel implements LiveChannel {
     await mkdir(folder, { recursive: true });
     const path = join(folder, `${randomBytes(6).toString('hex')}.sock`);
     if (path.length > SOCKET_PATH_MAX) {
-      throw new Error(`live output needs a socket path under ${SOCKET_PATH_MAX} characters, and ${path} is longer: use a store directory with a shorter path (AGENT_STORE)`);
+      throw new Error(
+        `live output needs a socket path under ${SOCKET_PATH_MAX} characters, and ${path} is longer: use a store directory with a shorter path (AGENT_STORE)`,
+      );
     }
     const publishers = new Set<Socket>();
     const server = createServer((socket) => {

@@ -45,7 +45,13 @@ export class LivePublisher {
 
   delta(kind: 'text' | 'thinking', text: string): void {
     for (let start = 0; start < text.length; start += DELTA_MAX_CHARS) {
-      this.add({ type: 'text_delta', attempt: this.attempt, index: this.deltas++, kind, text: text.slice(start, start + DELTA_MAX_CHARS) });
+      this.add({
+        type: 'text_delta',
+        attempt: this.attempt,
+        index: this.deltas++,
+        kind,
+        text: text.slice(start, start + DELTA_MAX_CHARS),
+      });
     }
   }
 
@@ -70,7 +76,12 @@ export class LivePublisher {
 
   private add(event: Unplaced<PublishedEvent>): void {
     if (!this.channel) return;
-    this.queue.push({ ...event, workflowId: this.workflowId, turn: this.turn, at: new Date().toISOString() } as PublishedEvent);
+    this.queue.push({
+      ...event,
+      workflowId: this.workflowId,
+      turn: this.turn,
+      at: new Date().toISOString(),
+    } as PublishedEvent);
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
@@ -95,9 +106,11 @@ export class LivePublisher {
 export function nextAttemptDelayMs(failure: unknown, info: Pick<Info, 'attempt' | 'retryPolicy'>): number | undefined {
   if (failure instanceof ApplicationFailure && failure.nonRetryable) return undefined;
   const policy = info.retryPolicy;
-  if (failure instanceof ApplicationFailure && failure.type && policy?.nonRetryableErrorTypes?.includes(failure.type)) return undefined;
+  if (failure instanceof ApplicationFailure && failure.type && policy?.nonRetryableErrorTypes?.includes(failure.type))
+    return undefined;
   if (policy?.maximumAttempts && info.attempt >= policy.maximumAttempts) return undefined;
-  const explicit = failure instanceof ApplicationFailure ? msOptionalToNumber(failure.nextRetryDelay ?? undefined) : undefined;
+  const explicit =
+    failure instanceof ApplicationFailure ? msOptionalToNumber(failure.nextRetryDelay ?? undefined) : undefined;
   if (explicit !== undefined) return explicit;
   const initial = msOptionalToNumber(policy?.initialInterval) ?? 1_000;
   const maximum = msOptionalToNumber(policy?.maximumInterval) ?? initial * 100;

@@ -39,23 +39,37 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
       const signal = Context.current().cancellationSignal;
       const place = { workdir: input.workdir, ...(input.sandbox ? { sandbox: input.sandbox } : {}) };
       const listing = new CallProgress('MCP servers', `list the tools of ${Object.keys(input.servers).join(', ')}`);
-      const listed = await whileHeartbeating(() =>
-        Promise.all(
-          Object.entries(input.servers).map(async ([name, config]): Promise<{ status: McpServerStatus; tools: McpToolDefinition[] }> => {
-            try {
-              const connection = await pool.connect(input.sessionId, name, config, place);
-              const tools = definitionsOf(name, await pool.listTools(connection, signal));
-              return { status: { name, status: 'connected', tools: tools.map((tool) => tool.name) }, tools };
-            } catch (error) {
-              if (signal.aborted) throw new CancelledFailure('Listing MCP tools cancelled');
-              return { status: { name, status: 'failed', tools: [], error: `${describeMcpServer(config)}: ${(error as Error).message}`.slice(0, 1_000) }, tools: [] };
-            }
-          }),
-        ),
-      listing);
+      const listed = await whileHeartbeating(
+        () =>
+          Promise.all(
+            Object.entries(input.servers).map(
+              async ([name, config]): Promise<{ status: McpServerStatus; tools: McpToolDefinition[] }> => {
+                try {
+                  const connection = await pool.connect(input.sessionId, name, config, place);
+                  const tools = definitionsOf(name, await pool.listTools(connection, signal));
+                  return { status: { name, status: 'connected', tools: tools.map((tool) => tool.name) }, tools };
+                } catch (error) {
+                  if (signal.aborted) throw new CancelledFailure('Listing MCP tools cancelled');
+                  return {
+                    status: {
+                      name,
+                      status: 'failed',
+                      tools: [],
+                      error: `${describeMcpServer(config)}: ${(error as Error).message}`.slice(0, 1_000),
+                    },
+                    tools: [],
+                  };
+                }
+              },
+            ),
+          ),
+        listing,
+      );
       // Two tools that come out with one name (cut, or characters replaced): the first is offered.
       const seen = new Set<string>();
-      const catalog = listed.flatMap(({ tools }) => tools).filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
+      const catalog = listed
+        .flatMap(({ tools }) => tools)
+        .filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
       return { toolsRef: await putJson(store, catalog), status: listed.map(({ status }) => status) };
     },
 
@@ -74,7 +88,10 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
       // interrupted may have written too): the turn's snapshot. Not after a cancel, which the turn's end covers.
       if (!input.snapshotRef || Context.current().cancellationSignal.aborted) return output;
       const signal = Context.current().cancellationSignal;
-      const snapshot = await whileHeartbeating(() => snapshotOver(store, input.workdir, input.snapshotRef!, signal), call);
+      const snapshot = await whileHeartbeating(
+        () => snapshotOver(store, input.workdir, input.snapshotRef!, signal),
+        call,
+      );
       return snapshot ? { ...output, snapshot } : output;
     },
   };
@@ -92,24 +109,38 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
     const place = { workdir: input.workdir, ...(input.sandbox ? { sandbox: input.sandbox } : {}) };
     let connection;
     try {
-      connection = await whileHeartbeating(() => pool.connect(input.sessionId, input.server, input.config, place), call);
+      connection = await whileHeartbeating(
+        () => pool.connect(input.sessionId, input.server, input.config, place),
+        call,
+      );
     } catch (error) {
       return errorOutput(store, input, `The ${server} could not be started: ${(error as Error).message}`);
     }
     let result: CallToolResult;
     try {
-      result = (await whileHeartbeating(() =>
-        connection.client.callTool({ name: input.tool, arguments: (input.arguments ?? {}) as Record<string, unknown> }, undefined, {
-          signal: context.cancellationSignal,
-          timeout: MCP_CALL_TIMEOUT_MS,
-          // A server that reports progress: its latest message is the call's last line.
-          onprogress: (update) => call.onOutput(`\n${update.message ?? progressOf(update)}\n`),
-        }),
-      call)) as CallToolResult;
+      result = (await whileHeartbeating(
+        () =>
+          connection.client.callTool(
+            { name: input.tool, arguments: (input.arguments ?? {}) as Record<string, unknown> },
+            undefined,
+            {
+              signal: context.cancellationSignal,
+              timeout: MCP_CALL_TIMEOUT_MS,
+              // A server that reports progress: its latest message is the call's last line.
+              onprogress: (update) => call.onOutput(`\n${update.message ?? progressOf(update)}\n`),
+            },
+          ),
+        call,
+      )) as CallToolResult;
     } catch (error) {
       if (context.cancellationSignal.aborted) throw new CancelledFailure('MCP tool call cancelled');
-      const died = connection.closed ? ` The server stopped during the call (it is started again for the next call); the call may or may not have taken effect.` : '';
-      return { ...(await errorOutput(store, input, `${input.name} failed: ${(error as Error).message}.${died}`)), ...changed(connection) };
+      const died = connection.closed
+        ? ` The server stopped during the call (it is started again for the next call); the call may or may not have taken effect.`
+        : '';
+      return {
+        ...(await errorOutput(store, input, `${input.name} failed: ${(error as Error).message}.${died}`)),
+        ...changed(connection),
+      };
     }
     const { text: output, media } = await contentOf(store, result);
     const text = input.approvalFeedback ? `${output}\n\nUser feedback on approval: ${input.approvalFeedback}` : output;
@@ -150,7 +181,14 @@ function changed(connection: { listChanged: boolean }): { toolsChanged?: true } 
 }
 
 async function errorOutput(store: ContentStore, input: CallMcpToolInput, message: string): Promise<CallMcpToolOutput> {
-  return { result: { toolUseId: input.toolUseId, isError: true, content: await storeText(store, toolUseError(message)), toolName: input.name } };
+  return {
+    result: {
+      toolUseId: input.toolUseId,
+      isError: true,
+      content: await storeText(store, toolUseError(message)),
+      toolName: input.name,
+    },
+  };
 }
 
 /** The result's content as text (and images for the model), capped as a tool's output is. */
@@ -160,13 +198,21 @@ async function contentOf(store: ContentStore, result: CallToolResult): Promise<{
   for (const block of result.content ?? []) {
     if (block.type === 'text') parts.push(block.text);
     else if (block.type === 'image') {
-      media.push({ kind: 'image', mediaType: block.mimeType, ref: await store.put(block.data), bytes: Math.floor((block.data.length * 3) / 4), estimatedChars: 6_000 });
-    } else if (block.type === 'resource') parts.push('text' in block.resource ? String(block.resource.text) : `[resource ${block.resource.uri}]`);
+      media.push({
+        kind: 'image',
+        mediaType: block.mimeType,
+        ref: await store.put(block.data),
+        bytes: Math.floor((block.data.length * 3) / 4),
+        estimatedChars: 6_000,
+      });
+    } else if (block.type === 'resource')
+      parts.push('text' in block.resource ? String(block.resource.text) : `[resource ${block.resource.uri}]`);
     else if (block.type === 'resource_link') parts.push(`[resource ${block.uri}]`);
     else parts.push(`[${block.type} content]`);
   }
   if (parts.length === 0 && result.structuredContent) parts.push(JSON.stringify(result.structuredContent));
   let text = parts.join('\n');
-  if (text.length > TOOL_RESULT_MAX_CHARS) text = `${text.slice(0, TOOL_RESULT_MAX_CHARS)}\n\n... [${text.length - TOOL_RESULT_MAX_CHARS} characters cut]`;
+  if (text.length > TOOL_RESULT_MAX_CHARS)
+    text = `${text.slice(0, TOOL_RESULT_MAX_CHARS)}\n\n... [${text.length - TOOL_RESULT_MAX_CHARS} characters cut]`;
   return { text: text || (media.length ? '' : '(no content)'), media };
 }

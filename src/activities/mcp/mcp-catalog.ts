@@ -36,9 +36,21 @@ export class McpCatalog {
   plan(block: { id: string; name: string; input: unknown }): PlannedToolUse | undefined {
     const tool = this.tools.find((candidate) => candidate.name === block.name);
     if (!tool) return undefined;
-    const rules = { needsApproval: true as const, subject: '', mcp: { server: tool.server, tool: tool.tool }, allowedBy: mcpRuleNames(tool.server) };
+    const rules = {
+      needsApproval: true as const,
+      subject: '',
+      mcp: { server: tool.server, tool: tool.tool },
+      allowedBy: mcpRuleNames(tool.server),
+    };
     if (block.input === null || typeof block.input !== 'object' || Array.isArray(block.input)) {
-      return { ...block, plan: { ok: false, errorText: toolUseError(`InputValidationError: ${block.name} takes an object of arguments`), rules } };
+      return {
+        ...block,
+        plan: {
+          ok: false,
+          errorText: toolUseError(`InputValidationError: ${block.name} takes an object of arguments`),
+          rules,
+        },
+      };
     }
     const shown = JSON.stringify(block.input);
     const summary = `${block.name} ${shown.length > SUMMARY_ARGUMENTS_CHARS ? `${shown.slice(0, SUMMARY_ARGUMENTS_CHARS)}…` : shown}`;

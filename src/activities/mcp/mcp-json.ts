@@ -18,7 +18,10 @@ const MCP_JSON_MAX_BYTES = 1024 * 1024;
 export const MCP_JSON = '.mcp.json';
 
 /** What prepareSession records of the file: its servers when trusted, the note that it was skipped when not. */
-export async function readRepoMcp(workdir: Workdir, trusted: boolean): Promise<Pick<McpPrepared, 'repoMcpServers' | 'skippedMcpJson'>> {
+export async function readRepoMcp(
+  workdir: Workdir,
+  trusted: boolean,
+): Promise<Pick<McpPrepared, 'repoMcpServers' | 'skippedMcpJson'>> {
   let text: string;
   try {
     const head = await workdir.readHead(MCP_JSON, MCP_JSON_MAX_BYTES + 1);
@@ -30,7 +33,10 @@ export async function readRepoMcp(workdir: Workdir, trusted: boolean): Promise<P
     // Not a regular file inside the workdir (a FIFO, a link leading out): never opened, trusted or not.
     if (error instanceof WorkdirRefusal) return { skippedMcpJson: `${MCP_JSON} (${unreadableReason(error)})` };
     if (!trusted) return { skippedMcpJson: `${MCP_JSON} (unreadable)` };
-    throw ApplicationFailure.nonRetryable(`${MCP_JSON} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, ErrorType.InvalidWorkflowInput);
+    throw ApplicationFailure.nonRetryable(
+      `${MCP_JSON} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      ErrorType.InvalidWorkflowInput,
+    );
   }
   let json: unknown;
   try {
@@ -43,7 +49,13 @@ export async function readRepoMcp(workdir: Workdir, trusted: boolean): Promise<P
     // Not validated: a file that is not used cannot stop the session. Only its size is told.
     const servers = (json as { mcpServers?: unknown } | null)?.mcpServers;
     const count = servers && typeof servers === 'object' ? Object.keys(servers).length : 0;
-    return count > 0 ? { skippedMcpJson: `${MCP_JSON} (${count} server${count > 1 ? 's' : ''}: ${Object.keys(servers as object).slice(0, 10).join(', ')})` } : {};
+    return count > 0
+      ? {
+          skippedMcpJson: `${MCP_JSON} (${count} server${count > 1 ? 's' : ''}: ${Object.keys(servers as object)
+            .slice(0, 10)
+            .join(', ')})`,
+        }
+      : {};
   }
   const parsed = mcpJsonSchema.safeParse(json);
   if (!parsed.success) {

@@ -130,9 +130,16 @@ export class McpPool {
     return this.entries.size;
   }
 
-  private async open(server: string, config: McpServerConfig, place: McpPlace): Promise<McpConnection & { transport: Transport }> {
+  private async open(
+    server: string,
+    config: McpServerConfig,
+    place: McpPlace,
+  ): Promise<McpConnection & { transport: Transport }> {
     const startupTimeoutMs = mcpStartupTimeoutMs(config);
-    const launch = config.type === 'http' ? undefined : await this.packages?.launch(config.command, config.args ?? [], startupTimeoutMs);
+    const launch =
+      config.type === 'http'
+        ? undefined
+        : await this.packages?.launch(config.command, config.args ?? [], startupTimeoutMs);
     const transport = this.transportFor(config, place, launch);
     const client = new Client({ name: 'durable-agent', version: '0.1.0' }, { capabilities: {} });
     const connection = { client, transport, listChanged: false, closed: false, startupTimeoutMs };
@@ -147,7 +154,10 @@ export class McpPool {
       await client.connect(transport, { timeout: startupTimeoutMs });
     } catch (error) {
       await transport.close().catch(() => {});
-      const stderr = transport instanceof SandboxedStdioTransport && transport.stderr ? ` (stderr: ${transport.stderr.split('\n').slice(-5).join(' | ')})` : '';
+      const stderr =
+        transport instanceof SandboxedStdioTransport && transport.stderr
+          ? ` (stderr: ${transport.stderr.split('\n').slice(-5).join(' | ')})`
+          : '';
       throw new Error(`${startupFailure(server, startupTimeoutMs, error)}${stderr}`);
     }
     return connection;
@@ -156,7 +166,8 @@ export class McpPool {
   private transportFor(config: McpServerConfig, place: McpPlace, launch?: ServerLaunch): Transport {
     if (config.type === 'http') {
       // The worker connects to an HTTP server itself, outside any sandbox: a session without network gets none this way either.
-      if (this.sandbox.network(place.sandbox).mode === 'none') throw new Error('the session has no network (network: "none"), so its HTTP MCP servers are not connected');
+      if (this.sandbox.network(place.sandbox).mode === 'none')
+        throw new Error('the session has no network (network: "none"), so its HTTP MCP servers are not connected');
       return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
     }
     const transport = new SandboxedStdioTransport({
@@ -177,11 +188,14 @@ export class McpPool {
 function startupFailure(server: string, timeoutMs: number, error: unknown): string {
   const message = (error as Error).message;
   if (!(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) return message;
-  return `MCP server "${server}" did not start within ${timeoutMs} ms (${message}): ` +
-    `give it longer with "startupTimeoutMs" in its configuration (default ${MCP_STARTUP_TIMEOUT_MS}, at most 600000)`;
+  return (
+    `MCP server "${server}" did not start within ${timeoutMs} ms (${message}): ` +
+    `give it longer with "startupTimeoutMs" in its configuration (default ${MCP_STARTUP_TIMEOUT_MS}, at most 600000)`
+  );
 }
 
 async function closeConnection(connection: McpConnection & { transport: Transport }): Promise<void> {
-  if (connection.transport instanceof StreamableHTTPClientTransport) await connection.transport.terminateSession().catch(() => {});
+  if (connection.transport instanceof StreamableHTTPClientTransport)
+    await connection.transport.terminateSession().catch(() => {});
   await connection.client.close().catch(() => {});
 }

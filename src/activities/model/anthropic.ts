@@ -30,7 +30,9 @@ export class ModelApi {
 
   static fromSettings({ apiKey, authToken, baseURL }: AnthropicSettings): ModelApi {
     // maxRetries 0: Temporal's retry policy owns retries, so every attempt shows in the UI.
-    return new ModelApi(() => new Anthropic({ apiKey: apiKey ?? null, authToken: authToken ?? null, baseURL, maxRetries: 0 }));
+    return new ModelApi(
+      () => new Anthropic({ apiKey: apiKey ?? null, authToken: authToken ?? null, baseURL, maxRetries: 0 }),
+    );
   }
 
   /**
@@ -38,7 +40,11 @@ export class ModelApi {
    * is cancelled and a classified `ApplicationFailure` (retryable or not) for an API error.
    * With `live`, the reply's text and thinking also go to the session's watchers as they come.
    */
-  async stream(params: Anthropic.MessageCreateParamsNonStreaming, what: string, live?: LivePublisher): Promise<ModelReply> {
+  async stream(
+    params: Anthropic.MessageCreateParamsNonStreaming,
+    what: string,
+    live?: LivePublisher,
+  ): Promise<ModelReply> {
     const context = Context.current();
     const client = (this.client ??= this.createClient());
     try {

@@ -14,7 +14,11 @@ export interface ApiMessage {
 }
 
 /** Resolves references and builds the Messages API `messages` array. */
-export async function toApiMessages(store: ContentStore, messages: ConversationMessage[], resultsPerMessageMaxChars = TOOL_RESULTS_PER_MESSAGE_MAX_CHARS): Promise<ApiMessage[]> {
+export async function toApiMessages(
+  store: ContentStore,
+  messages: ConversationMessage[],
+  resultsPerMessageMaxChars = TOOL_RESULTS_PER_MESSAGE_MAX_CHARS,
+): Promise<ApiMessage[]> {
   const result: ApiMessage[] = [];
   for (const message of messages) {
     if (message.kind === 'text') {
@@ -42,10 +46,17 @@ export async function toApiMessages(store: ContentStore, messages: ConversationM
 }
 
 /** An image or PDF of a tool result, as the API takes it (base64 from the store). */
-async function mediaBlock(store: ContentStore, media: StoredMedia): Promise<Anthropic.ImageBlockParam | Anthropic.DocumentBlockParam> {
+async function mediaBlock(
+  store: ContentStore,
+  media: StoredMedia,
+): Promise<Anthropic.ImageBlockParam | Anthropic.DocumentBlockParam> {
   const data = await store.get(media.ref);
-  if (media.kind === 'document') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } };
-  return { type: 'image', source: { type: 'base64', media_type: media.mediaType as Anthropic.Base64ImageSource['media_type'], data } };
+  if (media.kind === 'document')
+    return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } };
+  return {
+    type: 'image',
+    source: { type: 'base64', media_type: media.mediaType as Anthropic.Base64ImageSource['media_type'], data },
+  };
 }
 
 /**

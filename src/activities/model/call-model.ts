@@ -26,12 +26,25 @@ export interface ModelActivityDependencies {
 }
 
 /** The model call of a turn: the conversation by reference in, the reply and its planned tool calls out. */
-export function createModelActivities({ store, api, tools = TOOLS, live, conversations = new ConversationCache() }: ModelActivityDependencies) {
+export function createModelActivities({
+  store,
+  api,
+  tools = TOOLS,
+  live,
+  conversations = new ConversationCache(),
+}: ModelActivityDependencies) {
   return {
     async callModel(input: CallModelInput): Promise<CallModelOutcome> {
-      const { conversationRef, checkpointRef } = await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd);
+      const { conversationRef, checkpointRef } = await appendWithCheckpoint(
+        store,
+        input.conversationRef,
+        input.append,
+        input.turnEnd,
+      );
       // The turn's transcript entries ride along (stored before the call, so every outcome returns them).
-      const transcript = input.transcriptAppend ? { transcriptRef: await storeTranscriptNode(store, input.transcriptAppend) } : {};
+      const transcript = input.transcriptAppend
+        ? { transcriptRef: await storeTranscriptNode(store, input.transcriptAppend) }
+        : {};
       const storedRefs = { ...(checkpointRef ? { checkpointRef } : {}), ...transcript };
       const conversation = await loadConversation(store, conversationRef, conversations);
       const messages = withCacheBreakpoint(await toApiMessages(store, conversation, input.resultsPerMessageMaxChars));
@@ -43,7 +56,9 @@ export function createModelActivities({ store, api, tools = TOOLS, live, convers
         max_tokens: input.maxOutputTokens,
         // Stable prefix first and marked for caching: tools, then the system prompt.
         system: [{ type: 'text', text: await store.get(input.systemRef), cache_control: { type: 'ephemeral' } }],
-        tools: definitions.map((tool, index) => (index === definitions.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' } } : tool)),
+        tools: definitions.map((tool, index) =>
+          index === definitions.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' } } : tool,
+        ),
         messages,
       };
 
@@ -78,7 +93,10 @@ export function createModelActivities({ store, api, tools = TOOLS, live, convers
       const message = reply.message;
 
       if (!Array.isArray(message.content)) {
-        throw ApplicationFailure.retryable('The model API returned a message without content blocks', ErrorType.ModelMalformedResponse);
+        throw ApplicationFailure.retryable(
+          'The model API returned a message without content blocks',
+          ErrorType.ModelMalformedResponse,
+        );
       }
       // A reply cut off by the output limit may end in a half-written tool_use: keep its text only,
       // so the conversation never holds a tool_use that will get no tool_result.
@@ -87,7 +105,9 @@ export function createModelActivities({ store, api, tools = TOOLS, live, convers
       const assistantJson = JSON.stringify(content);
       const assistantRef = await putJson(store, content);
       const toolUses = await Promise.all(
-        content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use').map((block) => mcp?.plan(block) ?? tools.plan(block, input.workdir, input.allowedTools)),
+        content
+          .filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use')
+          .map((block) => mcp?.plan(block) ?? tools.plan(block, input.workdir, input.allowedTools)),
       );
       return {
         kind: 'response',

@@ -8,7 +8,13 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { CompactInput, CompactOutput } from '../../shared/activity-io';
 import { textOf } from '../../shared/conversation';
 import { ErrorType, promptTooLongNumbers } from '../../shared/errors';
-import { CHARS_PER_TOKEN, COMPACTION_MAX_OUTPUT_TOKENS, COMPACT_REATTACH_FILE_CHARS, COMPACT_REATTACH_FILES, COMPACT_REATTACH_TOTAL_CHARS } from '../../shared/limits';
+import {
+  CHARS_PER_TOKEN,
+  COMPACTION_MAX_OUTPUT_TOKENS,
+  COMPACT_REATTACH_FILE_CHARS,
+  COMPACT_REATTACH_FILES,
+  COMPACT_REATTACH_TOTAL_CHARS,
+} from '../../shared/limits';
 import { fitForSummary } from '../context/context-edits';
 import { type ContentStore } from '../store/content-store';
 import { appendConversation, appendWithCheckpoint, loadConversation } from '../store/conversation';
@@ -18,7 +24,6 @@ import { McpCatalog } from '../mcp/mcp-catalog';
 import { TOOLS } from '../tools/registry';
 import { type ModelApi, type ModelReply, usageOf } from './anthropic';
 import { toApiMessages } from './api-messages';
-
 
 export const SUMMARY_INSTRUCTIONS = `Your task now is to write a detailed summary of the conversation so far, so that the work can continue from the summary alone. Do not call any tools. Think about the whole conversation in order, then write the summary inside <summary></summary> tags with exactly these nine sections:
 
@@ -44,13 +49,17 @@ export function createCompactActivities({ store, api }: { store: ContentStore; a
     async compactConversation(input: CompactInput): Promise<CompactOutput> {
       const messages = [...(await loadConversation(store, input.conversationRef)), ...input.append];
       // The previous turn's end, stored as it was before the summary replaces it (a rewind goes back to it).
-      const { checkpointRef } = input.turnEnd ? await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd) : {};
+      const { checkpointRef } = input.turnEnd
+        ? await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd)
+        : {};
       const system = await store.get(input.systemRef);
       // Every tool stays declared (the history holds tool_use blocks of any of them, the session's
       // MCP tools included), none callable.
       const mcp = await McpCatalog.load(store, input.mcpToolsRef);
       const tools = [...TOOLS.apiDefinitions(), ...(mcp?.apiDefinitions() ?? [])];
-      const baseTokens = Math.ceil((system.length + JSON.stringify(tools).length + SUMMARY_INSTRUCTIONS.length) / CHARS_PER_TOKEN);
+      const baseTokens = Math.ceil(
+        (system.length + JSON.stringify(tools).length + SUMMARY_INSTRUCTIONS.length) / CHARS_PER_TOKEN,
+      );
       // The conversation may itself be too long to summarise (that is why we are here): fit it to
       // the window, and if the endpoint still refuses it (its window may be smaller, the estimate
       // is chars/4), shrink by as much as its error says and ask again.
@@ -78,14 +87,22 @@ export function createCompactActivities({ store, api }: { store: ContentStore; a
         budget = Math.floor(budget * Math.min(0.9, numbers ? (numbers.maximum / numbers.tokens) * 0.9 : 0.7));
       }
       if (reply.kind !== 'message') {
-        throw ApplicationFailure.nonRetryable(`Compaction request too long: ${reply.message}`, ErrorType.CompactionFailed);
+        throw ApplicationFailure.nonRetryable(
+          `Compaction request too long: ${reply.message}`,
+          ErrorType.CompactionFailed,
+        );
       }
       const message = reply.message;
       const text = textOf(message.content);
       const summary = text.match(/<summary>([\s\S]*?)<\/summary>/)?.[1]?.trim() ?? text.trim();
-      if (!summary) throw ApplicationFailure.retryable('The model returned an empty summary', ErrorType.CompactionFailed);
+      if (!summary)
+        throw ApplicationFailure.retryable('The model returned an empty summary', ErrorType.CompactionFailed);
 
-      const { attachments, files } = await reattachFiles(input.workdir, input.recentFiles, Math.min(COMPACT_REATTACH_TOTAL_CHARS, input.reattachBudgetChars));
+      const { attachments, files } = await reattachFiles(
+        input.workdir,
+        input.recentFiles,
+        Math.min(COMPACT_REATTACH_TOTAL_CHARS, input.reattachBudgetChars),
+      );
       const continuation = [
         CONTINUATION_PREAMBLE,
         `<summary>\n${summary}\n</summary>`,
@@ -96,7 +113,9 @@ export function createCompactActivities({ store, api }: { store: ContentStore; a
       return {
         conversationRef: await appendConversation(store, null, compacted),
         ...(checkpointRef ? { checkpointRef } : {}),
-        estimatedTokens: Math.ceil((system.length + JSON.stringify(tools).length + continuation.length) / CHARS_PER_TOKEN),
+        estimatedTokens: Math.ceil(
+          (system.length + JSON.stringify(tools).length + continuation.length) / CHARS_PER_TOKEN,
+        ),
         summaryChars: summary.length,
         reattachedFiles: files,
         usage: usageOf(message.usage),
@@ -106,7 +125,11 @@ export function createCompactActivities({ store, api }: { store: ContentStore; a
 }
 
 /** Up to 5 recently read files (newest first), ~5K tokens each and ~50K in all, read afresh. */
-async function reattachFiles(workdir: string, recentFiles: string[], budgetChars: number): Promise<{ attachments: string[]; files: string[] }> {
+async function reattachFiles(
+  workdir: string,
+  recentFiles: string[],
+  budgetChars: number,
+): Promise<{ attachments: string[]; files: string[] }> {
   const attachments: string[] = [];
   const files: string[] = [];
   let total = 0;
@@ -119,7 +142,10 @@ async function reattachFiles(workdir: string, recentFiles: string[], budgetChars
       continue;
     }
     if (content === null) continue;
-    const cut = content.length > COMPACT_REATTACH_FILE_CHARS ? `${content.slice(0, COMPACT_REATTACH_FILE_CHARS)}\n… [cut; Read the file for the rest]` : content;
+    const cut =
+      content.length > COMPACT_REATTACH_FILE_CHARS
+        ? `${content.slice(0, COMPACT_REATTACH_FILE_CHARS)}\n… [cut; Read the file for the rest]`
+        : content;
     if (total + cut.length > budgetChars) continue;
     total += cut.length;
     const shown = displayPath(workdir, path);

@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors';
 
 /** Withheld errors: handed to the workflow as data so it can branch on them (recovery layers). */
-export type WithheldError = { kind: 'prompt_too_long'; status: number; message: string } | { kind: 'media_too_large'; message: string };
+export type WithheldError =
+  { kind: 'prompt_too_long'; status: number; message: string } | { kind: 'media_too_large'; message: string };
 
 const PROMPT_TOO_LONG = /prompt is too long/i;
 /** An image or PDF rejected for its size (e.g. "image exceeds 5 MB maximum"). */
@@ -18,7 +19,10 @@ const MEDIA_TOO_LARGE = /\b(image|pdf|document)s?\b.*\b(exceeds?|too large|too b
 export function classifyModelError(error: unknown): WithheldError | ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
   if (error instanceof Anthropic.APIConnectionError) {
-    return ApplicationFailure.retryable(`Could not reach the model API: ${error.message}`, ErrorType.ModelConnectionError);
+    return ApplicationFailure.retryable(
+      `Could not reach the model API: ${error.message}`,
+      ErrorType.ModelConnectionError,
+    );
   }
   if (!(error instanceof Anthropic.APIError)) {
     const message = error instanceof Error ? error.message : String(error);
@@ -42,23 +46,43 @@ export function classifyModelError(error: unknown): WithheldError | ApplicationF
       message: `Rate limited by the model API: ${apiMessage}`,
       type: ErrorType.ModelRateLimited,
       // Honour the server's retry-after; Temporal's backoff applies when it is absent.
-      nextRetryDelay: Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : undefined,
+      nextRetryDelay:
+        Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : undefined,
     });
   }
   if (status === 529 || type === 'overloaded_error') {
     return ApplicationFailure.retryable(`Model API overloaded: ${apiMessage}`, ErrorType.ModelOverloaded);
   }
-  if ((status !== undefined && (status >= 500 || status === 408 || status === 409)) || type === 'api_error' || type === 'timeout_error') {
-    return ApplicationFailure.retryable(`Model API error (${status ?? type}): ${apiMessage}`, ErrorType.ModelServerError);
+  if (
+    (status !== undefined && (status >= 500 || status === 408 || status === 409)) ||
+    type === 'api_error' ||
+    type === 'timeout_error'
+  ) {
+    return ApplicationFailure.retryable(
+      `Model API error (${status ?? type}): ${apiMessage}`,
+      ErrorType.ModelServerError,
+    );
   }
   if (status === 401 || status === 403 || type === 'authentication_error' || type === 'permission_error') {
-    return ApplicationFailure.nonRetryable(`Model API refused the credentials (${status ?? type}): ${apiMessage}`, ErrorType.ModelAuthentication);
+    return ApplicationFailure.nonRetryable(
+      `Model API refused the credentials (${status ?? type}): ${apiMessage}`,
+      ErrorType.ModelAuthentication,
+    );
   }
   if (status === 404 || type === 'not_found_error') {
-    return ApplicationFailure.nonRetryable(`Model API: not found (${status ?? type}): ${apiMessage}`, ErrorType.ModelNotFound);
+    return ApplicationFailure.nonRetryable(
+      `Model API: not found (${status ?? type}): ${apiMessage}`,
+      ErrorType.ModelNotFound,
+    );
   }
   if (status !== undefined && status >= 400 && status < 500) {
-    return ApplicationFailure.nonRetryable(`Model API rejected the request (${status}): ${apiMessage}`, ErrorType.ModelInvalidRequest);
+    return ApplicationFailure.nonRetryable(
+      `Model API rejected the request (${status}): ${apiMessage}`,
+      ErrorType.ModelInvalidRequest,
+    );
   }
-  return ApplicationFailure.retryable(`Model call failed (${type ?? 'unknown'}): ${apiMessage}`, ErrorType.ModelServerError);
+  return ApplicationFailure.retryable(
+    `Model call failed (${type ?? 'unknown'}): ${apiMessage}`,
+    ErrorType.ModelServerError,
+  );
 }

@@ -10,14 +10,27 @@ export function createToolSummaryActivities({ api, smallModel }: { api: ModelApi
   return {
     async summarizeToolBatch(input: ToolBatchSummaryInput): Promise<string> {
       const calls = input.calls
-        .map((call) => `- ${call.summary}${call.isError ? ' (failed)' : ''}: ${call.preview.replace(/\s+/g, ' ').slice(0, 300)}`)
+        .map(
+          (call) =>
+            `- ${call.summary}${call.isError ? ' (failed)' : ''}: ${call.preview.replace(/\s+/g, ' ').slice(0, 300)}`,
+        )
         .join('\n');
       const reply = await api.stream(
         {
           model: smallModel,
           max_tokens: 120,
-          system: [{ type: 'text', text: 'You label the steps of a coding agent for a progress view. Answer with one short sentence, no preamble.' }],
-          messages: [{ role: 'user', content: `The agent just ran these tools:\n${calls}\n\nIn at most 15 words, what did they do?` }],
+          system: [
+            {
+              type: 'text',
+              text: 'You label the steps of a coding agent for a progress view. Answer with one short sentence, no preamble.',
+            },
+          ],
+          messages: [
+            {
+              role: 'user',
+              content: `The agent just ran these tools:\n${calls}\n\nIn at most 15 words, what did they do?`,
+            },
+          ],
         },
         'Tool summary',
       );

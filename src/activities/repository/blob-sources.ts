@@ -22,7 +22,12 @@ const CHUNK_BYTES = 1024 * 1024;
 const CHANGED = "over the snapshot size limit, and changed since the session's last snapshot";
 
 /** The write of a file or symlink of a snapshot at `path` (special files are never written). */
-export function blobWrite(store: ContentStore, workdir: () => Workdir, path: string, entry: Exclude<LeafEntry, { t: 's' }>): BlobWrite {
+export function blobWrite(
+  store: ContentStore,
+  workdir: () => Workdir,
+  path: string,
+  entry: Exclude<LeafEntry, { t: 's' }>,
+): BlobWrite {
   if (entry.t === 'l') {
     const target = Buffer.from(entry.to, 'utf8');
     return { path, mode: '120000', key: `link:${entry.to}`, open: async () => whole(target) };
@@ -57,7 +62,12 @@ function bigFile(workdir: () => Workdir, path: string, entry: FileEntry): BlobCo
   }
   const hash = recordedByMetadata ? undefined : createHash('sha256');
   let problem: string | undefined;
-  const chunks = exactly(fd, stats, (chunk) => hash?.update(chunk), (reason) => (problem ??= reason));
+  const chunks = exactly(
+    fd,
+    stats,
+    (chunk) => hash?.update(chunk),
+    (reason) => (problem ??= reason),
+  );
   let open = true;
   return {
     size: stats.size,
@@ -74,7 +84,12 @@ function bigFile(workdir: () => Workdir, path: string, entry: FileEntry): BlobCo
  * Exactly `stats.size` bytes of the file, whatever happens to it meanwhile: a file that shrinks
  * is padded (and reported), one that grows is cut at its recorded size.
  */
-async function* exactly(fd: number, stats: Stats, seen: (chunk: Buffer) => void, report: (reason: string) => void): AsyncGenerator<Buffer> {
+async function* exactly(
+  fd: number,
+  stats: Stats,
+  seen: (chunk: Buffer) => void,
+  report: (reason: string) => void,
+): AsyncGenerator<Buffer> {
   let position = 0;
   while (position < stats.size) {
     const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, stats.size - position));

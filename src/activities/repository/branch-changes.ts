@@ -28,16 +28,28 @@ const SPECIAL_KINDS = { fifo: 'a FIFO', socket: 'a socket', device: 'a device' }
  */
 export function pathProblem(path: string): string | undefined {
   const parts = path.split('/');
-  if (parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))) return 'not a plain relative path';
-  if (parts.some((part) => /^\.git[. ]*$/i.test(part) || /^git~\d+$/i.test(part))) return 'a path with a .git component is never committed';
+  if (parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0')))
+    return 'not a plain relative path';
+  if (parts.some((part) => /^\.git[. ]*$/i.test(part) || /^git~\d+$/i.test(part)))
+    return 'a path with a .git component is never committed';
   return undefined;
 }
 
 /** The changes between the session's first snapshot (the base commit's files) and its last. */
-export async function changesBetween(store: ContentStore, workdir: () => Workdir, fromRef: string, toRef: string, signal?: AbortSignal): Promise<BranchChanges> {
+export async function changesBetween(
+  store: ContentStore,
+  workdir: () => Workdir,
+  fromRef: string,
+  toRef: string,
+  signal?: AbortSignal,
+): Promise<BranchChanges> {
   const changes: BranchChanges = { deletions: [], writes: [], notCommitted: [] };
   for (const { path, from, to } of await diffTrees(store, fromRef, toRef, signal)) {
-    if (to === undefined && from?.t === 's') changes.notCommitted.push({ path, reason: `was ${SPECIAL_KINDS[from.k]}, which git cannot hold: nothing to delete` });
+    if (to === undefined && from?.t === 's')
+      changes.notCommitted.push({
+        path,
+        reason: `was ${SPECIAL_KINDS[from.k]}, which git cannot hold: nothing to delete`,
+      });
     else if (to === undefined) add(changes, path, undefined);
     else add(changes, path, { store, workdir, entry: to });
   }
@@ -62,15 +74,24 @@ export async function changesOverBase(
   const changes: BranchChanges = { deletions: [], writes: [], notCommitted: [] };
   const leaves = await flattenSnapshot(store, snapshotRef, signal);
   for (const path of basePaths) if (!leaves.has(path) && !presentIn(workdir(), path)) add(changes, path, undefined);
-  for (const [path, entry] of [...leaves].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) add(changes, path, { store, workdir, entry });
+  for (const [path, entry] of [...leaves].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    add(changes, path, { store, workdir, entry });
   return changes;
 }
 
-function add(changes: BranchChanges, path: string, to: { store: ContentStore; workdir: () => Workdir; entry: LeafEntry } | undefined): void {
+function add(
+  changes: BranchChanges,
+  path: string,
+  to: { store: ContentStore; workdir: () => Workdir; entry: LeafEntry } | undefined,
+): void {
   const problem = pathProblem(path);
   if (problem) changes.notCommitted.push({ path, reason: problem });
   else if (to === undefined) changes.deletions.push(path);
-  else if (to.entry.t === 's') changes.notCommitted.push({ path, reason: `${SPECIAL_KINDS[to.entry.k]}: git cannot hold one, so the branch keeps what the base commit has there` });
+  else if (to.entry.t === 's')
+    changes.notCommitted.push({
+      path,
+      reason: `${SPECIAL_KINDS[to.entry.k]}: git cannot hold one, so the branch keeps what the base commit has there`,
+    });
   else changes.writes.push(blobWrite(to.store, to.workdir, path, to.entry));
 }
 

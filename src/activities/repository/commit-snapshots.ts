@@ -31,7 +31,12 @@ export interface SessionCommit {
 }
 
 /** Commits the session's changes to `input.branch` in `gitDir`. */
-export async function commitSnapshots({ git, store }: CommitDependencies, input: CommitBranchInput, gitDir: string, signal?: AbortSignal): Promise<SessionCommit> {
+export async function commitSnapshots(
+  { git, store }: CommitDependencies,
+  input: CommitBranchInput,
+  gitDir: string,
+  signal?: AbortSignal,
+): Promise<SessionCommit> {
   const branchRef = `refs/heads/${input.branch}`;
   const head = await git.run(['rev-parse', '--verify', '--end-of-options', `${branchRef}^{commit}`], { gitDir });
   // Opened when first needed: the snapshots alone make the commit unless a file is over the size limit.
@@ -39,14 +44,25 @@ export async function commitSnapshots({ git, store }: CommitDependencies, input:
   try {
     const changes = await changesToCommit(git, store, workdir, input, head, gitDir, signal);
     const notCommitted = changes.notCommitted;
-    if (changes.deletions.length === 0 && changes.writes.length === 0) return { commit: head, notCommitted: sorted(notCommitted) };
+    if (changes.deletions.length === 0 && changes.writes.length === 0)
+      return { commit: head, notCommitted: sorted(notCommitted) };
     const ref = `refs/agent-import/${randomUUID()}`;
-    const { stream, failed } = importStream({ ref, from: head, message: input.message, time: Math.floor(Date.now() / 1000), deletions: changes.deletions, writes: changes.writes });
+    const { stream, failed } = importStream({
+      ref,
+      from: head,
+      message: input.message,
+      time: Math.floor(Date.now() / 1000),
+      deletions: changes.deletions,
+      writes: changes.writes,
+    });
     try {
       await git.run(['fast-import', '--quiet', '--done'], { gitDir, input: stream, signal });
       for (const [path, reason] of failed) notCommitted.push({ path, reason });
       const made = await git.run(['rev-parse', '--verify', `${ref}^{commit}`], { gitDir });
-      const [tree, headTree] = await Promise.all([git.run(['rev-parse', `${made}^{tree}`], { gitDir }), git.run(['rev-parse', `${head}^{tree}`], { gitDir })]);
+      const [tree, headTree] = await Promise.all([
+        git.run(['rev-parse', `${made}^{tree}`], { gitDir }),
+        git.run(['rev-parse', `${head}^{tree}`], { gitDir }),
+      ]);
       if (tree === headTree) return { commit: head, notCommitted: sorted(notCommitted) };
       await git.run(['update-ref', branchRef, made, head], { gitDir });
       return { commit: made, notCommitted: sorted(notCommitted) };
@@ -58,8 +74,17 @@ export async function commitSnapshots({ git, store }: CommitDependencies, input:
   }
 }
 
-async function changesToCommit(git: Git, store: ContentStore, workdir: LazyWorkdir, input: CommitBranchInput, head: string, gitDir: string, signal?: AbortSignal): Promise<BranchChanges> {
-  if (input.fromRef !== undefined && input.toRef !== undefined) return changesBetween(store, () => workdir.get(), input.fromRef, input.toRef, signal);
+async function changesToCommit(
+  git: Git,
+  store: ContentStore,
+  workdir: LazyWorkdir,
+  input: CommitBranchInput,
+  head: string,
+  gitDir: string,
+  signal?: AbortSignal,
+): Promise<BranchChanges> {
+  if (input.fromRef !== undefined && input.toRef !== undefined)
+    return changesBetween(store, () => workdir.get(), input.fromRef, input.toRef, signal);
   // Only sessions whose workflow code predates the references get here (their first attempt was
   // scheduled without them). No snapshot of the base commit's files exists to compare with, so
   // the workdir's files now are laid over the base commit's tree: still never read by git.

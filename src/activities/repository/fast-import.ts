@@ -96,7 +96,9 @@ async function* generate(plan: ImportPlan, failed: Map<string, string>): AsyncGe
     marks.set(write.key, problem === undefined ? mark : { problem });
   }
   const message = Buffer.from(plan.message, 'utf8');
-  yield line(`commit ${plan.ref}\nauthor ${IDENTITY} ${plan.time} +0000\ncommitter ${IDENTITY} ${plan.time} +0000\ndata ${message.length}`);
+  yield line(
+    `commit ${plan.ref}\nauthor ${IDENTITY} ${plan.time} +0000\ncommitter ${IDENTITY} ${plan.time} +0000\ndata ${message.length}`,
+  );
   yield message;
   yield line(`\nfrom ${plan.from}`);
   // Deletions first: a file that became a directory (or the other way) is deleted, then written.

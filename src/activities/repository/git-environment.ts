@@ -71,7 +71,10 @@ export interface EnvironmentOptions {
 }
 
 /** The environment of one git call, from the worker's. */
-export function gitEnvironment(worker: NodeJS.ProcessEnv, { cwd, globalConfig, configuresSsh }: EnvironmentOptions): Record<string, string> {
+export function gitEnvironment(
+  worker: NodeJS.ProcessEnv,
+  { cwd, globalConfig, configuresSsh }: EnvironmentOptions,
+): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const [name, value] of Object.entries(worker)) {
     if (value === undefined || DROPPED_VARIABLES.has(name)) continue;
@@ -86,11 +89,16 @@ export function gitEnvironment(worker: NodeJS.ProcessEnv, { cwd, globalConfig, c
     GIT_CEILING_DIRECTORIES: dirname(cwd),
   });
   // ssh must not ask either: the worker's own GIT_SSH_COMMAND, or the config's core.sshCommand, wins.
-  if (!environment.GIT_SSH_COMMAND && !environment.GIT_SSH && !configuresSsh) environment.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes';
+  if (!environment.GIT_SSH_COMMAND && !environment.GIT_SSH && !configuresSsh)
+    environment.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes';
   return environment;
 }
 
 /** The arguments before git's subcommand: the clean config, then where our repository is. */
 export function gitPrefix(gitDir: string | undefined): string[] {
-  return ['--no-pager', ...CLEAN_CONFIG.flatMap((setting) => ['-c', setting]), ...(gitDir ? [`--git-dir=${gitDir}`] : [])];
+  return [
+    '--no-pager',
+    ...CLEAN_CONFIG.flatMap((setting) => ['-c', setting]),
+    ...(gitDir ? [`--git-dir=${gitDir}`] : []),
+  ];
 }

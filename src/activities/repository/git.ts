@@ -53,9 +53,14 @@ export class Git {
     // The git root may not exist yet (the first clone makes it); every call runs in it.
     await (this.homeMade ??= mkdir(home, { recursive: true }));
     const global = call.remote ? remoteConfig : undefined;
-    const env = gitEnvironment(process.env, { cwd: home, ...(global ? { globalConfig: global, configuresSsh: await this.configuresSsh(global) } : {}) });
+    const env = gitEnvironment(process.env, {
+      cwd: home,
+      ...(global ? { globalConfig: global, configuresSsh: await this.configuresSsh(global) } : {}),
+    });
     const argv = [...gitPrefix(call.gitDir), ...args];
-    const output = call.input ? await runWithInput(argv, args, env, home, call) : await runPlain(argv, args, env, home, call.signal);
+    const output = call.input
+      ? await runWithInput(argv, args, env, home, call)
+      : await runPlain(argv, args, env, home, call.signal);
     return call.trim === false ? output : output.trim();
   }
 
@@ -69,17 +74,37 @@ export class Git {
   }
 }
 
-function runPlain(argv: string[], args: string[], env: Record<string, string>, cwd: string, signal?: AbortSignal): Promise<string> {
+function runPlain(
+  argv: string[],
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  signal?: AbortSignal,
+): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    execFile('git', argv, { cwd, env, maxBuffer: 16 * 1024 * 1024, ...(signal ? { signal } : {}) }, (error, stdout, stderr) =>
-      error ? reject(new GitError(args, stderr || error.message)) : resolvePromise(stdout),
+    execFile(
+      'git',
+      argv,
+      { cwd, env, maxBuffer: 16 * 1024 * 1024, ...(signal ? { signal } : {}) },
+      (error, stdout, stderr) => (error ? reject(new GitError(args, stderr || error.message)) : resolvePromise(stdout)),
     );
   });
 }
 
 /** A call fed on standard input: its exit says how it went (a write into a pipe git closed fails too, but says less). */
-async function runWithInput(argv: string[], args: string[], env: Record<string, string>, cwd: string, call: GitCall): Promise<string> {
-  const child = spawn('git', argv, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], ...(call.signal ? { signal: call.signal } : {}) });
+async function runWithInput(
+  argv: string[],
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  call: GitCall,
+): Promise<string> {
+  const child = spawn('git', argv, {
+    cwd,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(call.signal ? { signal: call.signal } : {}),
+  });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

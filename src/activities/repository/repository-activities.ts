@@ -17,7 +17,12 @@ import { basename, dirname, join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors';
-import type { BranchResult, CloneRepositoryInput, CloneRepositoryOutput, CommitBranchInput } from '../../shared/repository';
+import type {
+  BranchResult,
+  CloneRepositoryInput,
+  CloneRepositoryOutput,
+  CommitBranchInput,
+} from '../../shared/repository';
 import { whileHeartbeating } from '../heartbeat';
 import type { ContentStore } from '../store/content-store';
 import { restoreSnapshot } from '../workspace/restore';
@@ -47,9 +52,19 @@ export const DEFAULT_GIT_ROOT = join(homedir(), '.durable-agent', 'git');
  */
 const PLAIN_ATTRIBUTES = '* -filter -text -eol -ident -working-tree-encoding\n';
 
-const exists = (path: string) => access(path).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
-export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId, gitConfig }: RepositoryActivityDependencies) {
+export function createRepositoryActivities({
+  store,
+  cloneRoot,
+  gitRoot,
+  hostId,
+  gitConfig,
+}: RepositoryActivityDependencies) {
   const git = new Git({ home: gitRoot, ...(gitConfig ? { remoteConfig: gitConfig } : {}) });
   const gitDirOf = (workdir: string) => join(gitRoot, `${basename(workdir)}.git`);
   return {
@@ -62,10 +77,16 @@ export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId, 
       if (input.move && (!hostId || hostId === input.move.lostHost)) {
         // A worker without a host queue could not keep the session; the lost host's own
         // shared-queue worker (its host queue gone) must not take it back.
-        throw ApplicationFailure.retryable(`this worker cannot take the session (host ${hostId ?? 'not set'}; moving away from ${input.move.lostHost})`, ErrorType.WrongHost);
+        throw ApplicationFailure.retryable(
+          `this worker cannot take the session (host ${hostId ?? 'not set'}; moving away from ${input.move.lostHost})`,
+          ErrorType.WrongHost,
+        );
       }
       await git.run(['check-ref-format', `refs/heads/${input.branch}`]).catch(() => {
-        throw ApplicationFailure.nonRetryable(`git refuses the branch name ${input.branch}`, ErrorType.InvalidRepository);
+        throw ApplicationFailure.nonRetryable(
+          `git refuses the branch name ${input.branch}`,
+          ErrorType.InvalidRepository,
+        );
       });
       const workdir = join(cloneRoot, input.name);
       const gitDir = gitDirOf(workdir);
@@ -76,7 +97,11 @@ export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId, 
         if (move?.snapshotRef) {
           // A fresh clone at the base commit holds the first snapshot's files: the last snapshot
           // goes over it (force: what a crashed attempt of this restore left is overwritten).
-          await restoreSnapshot(store, workdir, { targetRef: move.snapshotRef, expectedRef: move.baseRef ?? move.snapshotRef, force: true });
+          await restoreSnapshot(store, workdir, {
+            targetRef: move.snapshotRef,
+            expectedRef: move.baseRef ?? move.snapshotRef,
+            force: true,
+          });
         }
         return { workdir: await realpath(workdir), commit, branch: input.branch, ...(hostId ? { host: hostId } : {}) };
       });
@@ -89,10 +114,18 @@ export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId, 
     async commitBranch(input: CommitBranchInput): Promise<BranchResult> {
       const gitDir = gitDirOf(input.workdir);
       return whileHeartbeating(async () => {
-        const { commit, notCommitted } = await commitSnapshots({ git, store }, input, gitDir, Context.current().cancellationSignal);
+        const { commit, notCommitted } = await commitSnapshots(
+          { git, store },
+          input,
+          gitDir,
+          Context.current().cancellationSignal,
+        );
         const left = notCommitted.length > 0 ? { notCommitted } : {};
         try {
-          await git.run(['push', '--quiet', '--no-verify', 'origin', `refs/heads/${input.branch}:refs/heads/${input.branch}`], { gitDir, remote: true });
+          await git.run(
+            ['push', '--quiet', '--no-verify', 'origin', `refs/heads/${input.branch}:refs/heads/${input.branch}`],
+            { gitDir, remote: true },
+          );
           return { name: input.branch, commit, pushed: true, ...left };
         } catch (error) {
           return { name: input.branch, commit, pushed: false, pushError: (error as Error).message, ...left };
@@ -103,16 +136,28 @@ export function createRepositoryActivities({ store, cloneRoot, gitRoot, hostId, 
 }
 
 /** Our git directory and the session's clone, built under names of this attempt, then renamed into place. */
-async function cloneInto(git: Git, input: CloneRepositoryInput, { workdir, gitDir }: { workdir: string; gitDir: string }): Promise<void> {
+async function cloneInto(
+  git: Git,
+  input: CloneRepositoryInput,
+  { workdir, gitDir }: { workdir: string; gitDir: string },
+): Promise<void> {
   const attempt = `${Context.current().info.attempt}.agent-clone`;
   const temporaryGitDir = `${gitDir}.${attempt}`;
   const temporaryWorkdir = `${workdir}.${attempt}`;
-  await Promise.all([rm(temporaryGitDir, { recursive: true, force: true }), rm(temporaryWorkdir, { recursive: true, force: true })]);
+  await Promise.all([
+    rm(temporaryGitDir, { recursive: true, force: true }),
+    rm(temporaryWorkdir, { recursive: true, force: true }),
+  ]);
   await Promise.all([mkdir(dirname(gitDir), { recursive: true }), mkdir(dirname(workdir), { recursive: true })]);
   try {
-    await git.run(['clone', '--bare', '--quiet', '--no-recurse-submodules', '--', input.url, temporaryGitDir], { remote: true });
+    await git.run(['clone', '--bare', '--quiet', '--no-recurse-submodules', '--', input.url, temporaryGitDir], {
+      remote: true,
+    });
   } catch (error) {
-    throw ApplicationFailure.create({ message: `repo.url: ${input.url} could not be cloned: ${(error as Error).message}`, type: ErrorType.InvalidRepository });
+    throw ApplicationFailure.create({
+      message: `repo.url: ${input.url} could not be cloned: ${(error as Error).message}`,
+      type: ErrorType.InvalidRepository,
+    });
   }
   const commit = input.move?.commit ?? (await baseCommit(git, temporaryGitDir, input));
   await git.run(['update-ref', `refs/heads/${input.branch}`, commit], { gitDir: temporaryGitDir });
@@ -120,7 +165,17 @@ async function cloneInto(git: Git, input: CloneRepositoryInput, { workdir, gitDi
   await mkdir(join(temporaryGitDir, 'info'), { recursive: true });
   await writeFile(join(temporaryGitDir, 'info', 'attributes'), PLAIN_ATTRIBUTES);
   // The session's own clone, for its git commands; its remote is the repository's.
-  await git.run(['clone', '--quiet', '--no-hardlinks', '--no-recurse-submodules', '--branch', input.branch, '--', temporaryGitDir, temporaryWorkdir]);
+  await git.run([
+    'clone',
+    '--quiet',
+    '--no-hardlinks',
+    '--no-recurse-submodules',
+    '--branch',
+    input.branch,
+    '--',
+    temporaryGitDir,
+    temporaryWorkdir,
+  ]);
   // Named by --git-dir, in a clone made just now: no session has touched it yet.
   await git.run(['remote', 'set-url', 'origin', input.url], { gitDir: join(temporaryWorkdir, '.git') });
   await rm(gitDir, { recursive: true, force: true });
@@ -133,7 +188,12 @@ async function baseCommit(git: Git, gitDir: string, input: CloneRepositoryInput)
   try {
     return await git.run(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], { gitDir });
   } catch (error) {
-    const what = input.ref ? `repo.ref: ${input.url} has no branch, tag or commit named ${input.ref}` : `repo.url: ${input.url} has no commits`;
-    throw ApplicationFailure.nonRetryable(`${what} (${error instanceof GitError ? error.stderr.trim() : String(error)})`, ErrorType.InvalidRepository);
+    const what = input.ref
+      ? `repo.ref: ${input.url} has no branch, tag or commit named ${input.ref}`
+      : `repo.url: ${input.url} has no commits`;
+    throw ApplicationFailure.nonRetryable(
+      `${what} (${error instanceof GitError ? error.stderr.trim() : String(error)})`,
+      ErrorType.InvalidRepository,
+    );
   }
 }

@@ -71,9 +71,15 @@ export function parseAllowedDomains(entries: readonly string[], source: string):
 
 /** A comma-separated setting such as AGENT_SANDBOX_ALLOWED_DOMAINS; blanks between commas are ignored. */
 export function parseAllowedDomainsList(value: string, source: string): AllowedDomain[] {
-  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   // A list of nothing would silently cut every session off: say how to mean that.
-  if (entries.length === 0) throw new Error(`${source} names no domain: leave it unset for the default list, or set AGENT_SANDBOX_NETWORK=off for no network`);
+  if (entries.length === 0)
+    throw new Error(
+      `${source} names no domain: leave it unset for the default list, or set AGENT_SANDBOX_NETWORK=off for no network`,
+    );
   return parseAllowedDomains(entries, source);
 }
 
@@ -90,7 +96,8 @@ export function normalizeAllowedDomains(entries: readonly AllowedDomain[]): Allo
 
 /** The entry as written, canonical: `*.example.com:8443`, `[::1]:8080`. */
 export function formatAllowedDomain(entry: AllowedDomain): string {
-  const host = entry.kind === 'wildcard' ? `*.${entry.host}` : entry.host.includes(':') ? `[${entry.host}]` : entry.host;
+  const host =
+    entry.kind === 'wildcard' ? `*.${entry.host}` : entry.host.includes(':') ? `[${entry.host}]` : entry.host;
   return entry.port === undefined ? host : `${host}:${entry.port}`;
 }
 
@@ -98,7 +105,11 @@ export function formatAllowedDomain(entry: AllowedDomain): string {
  * The entry that lets a command reach `host` on `port`, or undefined. An exact entry wins over a
  * wildcard: the resolved-address guard lets an exact name reach a private address, a wildcard not.
  */
-export function allowedDomainFor(entries: readonly AllowedDomain[], host: CanonicalHost, port: number): AllowedDomain | undefined {
+export function allowedDomainFor(
+  entries: readonly AllowedDomain[],
+  host: CanonicalHost,
+  port: number,
+): AllowedDomain | undefined {
   const candidates = entries.filter((entry) => opensPort(entry, port));
   if (host.kind !== 'name') return candidates.find((entry) => entry.kind === 'address' && entry.host === host.host);
   return (
@@ -122,7 +133,8 @@ export function parsePort(text: string): number {
 /** Splits `host`, `host:port`, `[v6]` and `[v6]:port`; the host keeps its brackets. */
 export function splitHostPort(text: string): { host: string; port?: string } {
   const bracketed = /^(\[[^\]]*\])(?::(.*))?$/.exec(text);
-  if (bracketed) return bracketed[2] === undefined ? { host: bracketed[1] } : { host: bracketed[1], port: bracketed[2] };
+  if (bracketed)
+    return bracketed[2] === undefined ? { host: bracketed[1] } : { host: bracketed[1], port: bracketed[2] };
   const colon = text.indexOf(':');
   // Two colons or more without brackets: an IPv6 address whose last group would pass for a port.
   if (colon === -1 || text.indexOf(':', colon + 1) !== -1) return { host: text };
@@ -142,6 +154,7 @@ function wildcardSuffix(text: string): string {
   const suffix = canonicalHost(text);
   if (suffix.kind !== 'name') throw new Error('a wildcard covers names, not addresses');
   // `*.com` would open a whole top-level domain: name the domain.
-  if (!suffix.host.includes('.')) throw new Error(`*.${suffix.host} covers a whole top-level domain: name the domain, e.g. *.example.${suffix.host}`);
+  if (!suffix.host.includes('.'))
+    throw new Error(`*.${suffix.host} covers a whole top-level domain: name the domain, e.g. *.example.${suffix.host}`);
   return suffix.host;
 }

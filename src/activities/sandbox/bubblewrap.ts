@@ -17,9 +17,32 @@ export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
 
 /** What programs need of /etc; no shadow files, no credentials, no user's configuration. */
 const ETC = [
-  'alternatives', 'ssl', 'ca-certificates', 'ca-certificates.conf', 'pki', 'resolv.conf', 'hosts', 'host.conf', 'nsswitch.conf',
-  'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'localtime', 'timezone', 'mime.types', 'protocols', 'services', 'os-release',
-  'debian_version', 'bash.bashrc', 'profile', 'inputrc', 'gitconfig', 'java-17-openjdk', 'python3', 'perl',
+  'alternatives',
+  'ssl',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'pki',
+  'resolv.conf',
+  'hosts',
+  'host.conf',
+  'nsswitch.conf',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'timezone',
+  'mime.types',
+  'protocols',
+  'services',
+  'os-release',
+  'debian_version',
+  'bash.bashrc',
+  'profile',
+  'inputrc',
+  'gitconfig',
+  'java-17-openjdk',
+  'python3',
+  'perl',
 ];
 
 /** The system, read-only: /usr, the /bin and /lib links or folders beside it, and /opt. */
@@ -53,7 +76,11 @@ export interface IdentityFiles {
 export function writeIdentityFiles(folder: string): IdentityFiles {
   const passwd = join(folder, 'passwd');
   const group = join(folder, 'group');
-  writeFileSync(passwd, `root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:${SANDBOX_UID}:${SANDBOX_UID}:agent:${SANDBOX_HOME}:/bin/bash\n`, { flag: 'wx', mode: 0o644 });
+  writeFileSync(
+    passwd,
+    `root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:${SANDBOX_UID}:${SANDBOX_UID}:agent:${SANDBOX_HOME}:/bin/bash\n`,
+    { flag: 'wx', mode: 0o644 },
+  );
   writeFileSync(group, `root:x:0:\nagent:x:${SANDBOX_UID}:\n`, { flag: 'wx', mode: 0o644 });
   return { passwd, group };
 }
@@ -69,10 +96,31 @@ export function bubblewrapArgs(call: BubblewrapCall): string[] {
   for (const name of ETC) args.push('--ro-bind-try', join('/etc', name), join('/etc', name));
   const { passwd, group } = call.identity;
   args.push('--ro-bind', passwd, '/etc/passwd', '--ro-bind', group, '/etc/group');
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', SANDBOX_HOME, '--bind', call.workdirSource ?? call.workdir, call.workdir, '--chdir', call.workdir);
+  args.push(
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--tmpfs',
+    SANDBOX_HOME,
+    '--bind',
+    call.workdirSource ?? call.workdir,
+    call.workdir,
+    '--chdir',
+    call.workdir,
+  );
   if (call.network === 'filtered' && call.egressSocket) args.push('--ro-bind', call.egressSocket, EGRESS_SOCKET);
   for (const bind of call.readOnlyBinds ?? []) args.push('--ro-bind', bind.source, bind.target);
-  args.push('--unshare-all', ...(call.network === 'host' ? ['--share-net'] : []), '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID));
+  args.push(
+    '--unshare-all',
+    ...(call.network === 'host' ? ['--share-net'] : []),
+    '--uid',
+    String(SANDBOX_UID),
+    '--gid',
+    String(SANDBOX_UID),
+  );
   args.push('--hostname', 'sandbox', '--die-with-parent', '--new-session', '--clearenv');
   for (const [name, value] of Object.entries(call.environment)) args.push('--setenv', name, value);
   return args;
@@ -80,4 +128,3 @@ export function bubblewrapArgs(call: BubblewrapCall): string[] {
 
 /** bwrap's own environment: nothing of the worker's (its init process would carry it). */
 export const BUBBLEWRAP_ENVIRONMENT = { PATH: SANDBOX_PATH };
-

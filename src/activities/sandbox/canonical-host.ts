@@ -58,7 +58,8 @@ function nameOrIPv4(text: string): CanonicalHost {
   if (text === '') throw new Error('no host');
   if (!NAME_CHARACTERS.test(text)) throw new Error("a host name has only letters, digits, '-', '_' and '.'");
   const name = text.endsWith('.') ? text.slice(0, -1) : text;
-  if (name.length === 0 || name.length > MAX_NAME_LENGTH) throw new Error(`a host name has 1 to ${MAX_NAME_LENGTH} characters`);
+  if (name.length === 0 || name.length > MAX_NAME_LENGTH)
+    throw new Error(`a host name has 1 to ${MAX_NAME_LENGTH} characters`);
   if (name.split('.').some((label) => label.length === 0 || label.length > MAX_LABEL_LENGTH)) {
     throw new Error(`each label of a host name has 1 to ${MAX_LABEL_LENGTH} characters`);
   }
@@ -70,7 +71,11 @@ function nameOrIPv4(text: string): CanonicalHost {
   try {
     parsed = new URL(`http://${name}/`).hostname;
   } catch {
-    throw new Error(NUMERIC_LAST_LABEL.test(name) ? 'ends in a number but is no valid IPv4 address' : 'not a valid host name (is an xn-- label valid punycode?)');
+    throw new Error(
+      NUMERIC_LAST_LABEL.test(name)
+        ? 'ends in a number but is no valid IPv4 address'
+        : 'not a valid host name (is an xn-- label valid punycode?)',
+    );
   }
   return isIP(parsed) === 4 ? { kind: 'ipv4', host: parsed } : { kind: 'name', host: parsed.toLowerCase() };
 }

@@ -25,12 +25,16 @@ export async function checkCgroup(settings: CgroupSettings): Promise<void> {
     throw new Error(`${where}: not a cgroup v2 directory (no cgroup.controllers)`);
   });
   for (const controller of ['memory', 'pids']) {
-    if (!controllers.split(/\s+/).includes(controller)) throw new Error(`${where}: the ${controller} controller is not delegated to it`);
+    if (!controllers.split(/\s+/).includes(controller))
+      throw new Error(`${where}: the ${controller} controller is not delegated to it`);
   }
   const subtree = await readFile(join(settings.path, 'cgroup.subtree_control'), 'utf8');
   const missing = ['memory', 'pids'].filter((controller) => !subtree.split(/\s+/).includes(controller));
   if (missing.length) {
-    await writeFile(join(settings.path, 'cgroup.subtree_control'), missing.map((controller) => `+${controller}`).join(' ')).catch((error: Error) => {
+    await writeFile(
+      join(settings.path, 'cgroup.subtree_control'),
+      missing.map((controller) => `+${controller}`).join(' '),
+    ).catch((error: Error) => {
       throw new Error(`${where}: cannot enable ${missing.join(', ')} for its children (${error.message})`);
     });
   }

@@ -62,18 +62,27 @@ export interface CommandSandbox {
    * Starts a command in the workdir, in a process group of its own (a timeout or a cancel kills
    * the group, and with it the sandbox and everything inside).
    */
-  start(command: string, workdir: string, session: SessionSandbox | undefined, options: StartOptions): Promise<ChildProcess>;
+  start(
+    command: string,
+    workdir: string,
+    session: SessionSandbox | undefined,
+    options: StartOptions,
+  ): Promise<ChildProcess>;
   close(): Promise<void>;
 }
 
 /** Where a root worker binds a workdir its sandbox user cannot reach (see sandbox-user.ts). */
-const STAGE_SCRIPT = 'stage="$1"; uid="$2"; gid="$3"; shift 3; mount --bind /proc/self/fd/3 "$stage" && exec 3>&- && exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- bwrap "$@"';
+const STAGE_SCRIPT =
+  'stage="$1"; uid="$2"; gid="$3"; shift 3; mount --bind /proc/self/fd/3 "$stage" && exec 3>&- && exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- bwrap "$@"';
 
 function stdioFor(options: StartOptions, extra: (number | 'pipe' | 'ignore')[] = []): StdioOptions {
   return [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...extra];
 }
 
-export function unconfined(settings: Pick<SandboxSettings, 'passEnv'> & Partial<Pick<SandboxSettings, 'limits'>> = { passEnv: [] }, reason = 'AGENT_SANDBOX=none'): CommandSandbox {
+export function unconfined(
+  settings: Pick<SandboxSettings, 'passEnv'> & Partial<Pick<SandboxSettings, 'limits'>> = { passEnv: [] },
+  reason = 'AGENT_SANDBOX=none',
+): CommandSandbox {
   const limits = settings.limits ?? {};
   const launcher = unconfinedLauncher({ limits: ulimitCommand(limits, { processes: false }) });
   return {
@@ -84,7 +93,11 @@ export function unconfined(settings: Pick<SandboxSettings, 'passEnv'> & Partial<
     // Nothing confines an unconfined command's network: it is the worker's, whatever was asked.
     network: (session) => {
       const asked = sessionNetwork(session, { enabled: true, allowHost: true, allowedDomains: [] });
-      return { mode: asked.mode === 'none' ? 'none' : 'host', allowedDomains: [], warnings: [`commands run unconfined (${reason}): their network is the worker's`] };
+      return {
+        mode: asked.mode === 'none' ? 'none' : 'host',
+        allowedDomains: [],
+        warnings: [`commands run unconfined (${reason}): their network is the worker's`],
+      };
     },
     start: async (command, workdir, session, options) =>
       spawn('bash', ['-c', launcher, 'durable-agent-command', String(process.pid), command], {
@@ -128,16 +141,32 @@ export function bubblewrap(settings: SandboxSettings, dependencies: BubblewrapDe
     network: (session) => sessionNetwork(session, networkSettings),
     async start(command, workdirPath, session, options) {
       const network = sessionNetwork(session, networkSettings);
-      const egressSocket = network.mode === 'filtered' ? await dependencies.proxies.socketFor(network.allowedDomains) : undefined;
+      const egressSocket =
+        network.mode === 'filtered' ? await dependencies.proxies.socketFor(network.allowedDomains) : undefined;
       const environment = commandEnvironment(process.env, {
         passNames: settings.passEnv,
         extra: session?.env,
-        overrides: { PATH: SANDBOX_PATH, HOME: SANDBOX_HOME, USER: 'agent', LOGNAME: 'agent', SHELL: '/bin/bash', TMPDIR: '/tmp', ...(egressSocket ? proxyEnvironment() : {}) },
+        overrides: {
+          PATH: SANDBOX_PATH,
+          HOME: SANDBOX_HOME,
+          USER: 'agent',
+          LOGNAME: 'agent',
+          SHELL: '/bin/bash',
+          TMPDIR: '/tmp',
+          ...(egressSocket ? proxyEnvironment() : {}),
+        },
       });
-      const inner = ['bash', '-c', sandboxLauncher({ bridge: egressSocket !== undefined, limits }), 'durable-agent', command];
+      const inner = [
+        'bash',
+        '-c',
+        sandboxLauncher({ bridge: egressSocket !== undefined, limits }),
+        'durable-agent',
+        command,
+      ];
       const workdir = Workdir.open(workdirPath);
       try {
-        if (settings.sandboxUid !== 0 && process.getuid?.() === 0 && workdir.stats().uid === 0) handOver(workdir, { uid: settings.sandboxUid, gid: settings.sandboxUid });
+        if (settings.sandboxUid !== 0 && process.getuid?.() === 0 && workdir.stats().uid === 0)
+          handOver(workdir, { uid: settings.sandboxUid, gid: settings.sandboxUid });
         const user = sandboxUserFor({ path: workdir.path, stats: workdir.stats() }, settings.sandboxUid);
         if (user.staged && dependencies.staging.unavailable) {
           throw new Error(
@@ -157,14 +186,34 @@ export function bubblewrap(settings: SandboxSettings, dependencies: BubblewrapDe
           ...(options.readOnlyBinds ? { readOnlyBinds: options.readOnlyBinds } : {}),
         };
         const args = [...bubblewrapArgs(call), ...handshake, '--', ...inner];
-        const extra: (number | 'pipe' | 'ignore')[] = [user.staged ? workdir.descriptor() : 'ignore', ...(cgroup ? (['pipe', 'pipe'] as const) : [])];
+        const extra: (number | 'pipe' | 'ignore')[] = [
+          user.staged ? workdir.descriptor() : 'ignore',
+          ...(cgroup ? (['pipe', 'pipe'] as const) : []),
+        ];
         const child = user.staged
-          ? spawn('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', STAGE_SCRIPT, 'durable-agent-stage', dependencies.stage, String(user.uid), String(user.gid), ...args], {
-              cwd: '/',
-              env: BUBBLEWRAP_ENVIRONMENT,
-              detached: true,
-              stdio: stdioFor(options, extra),
-            })
+          ? spawn(
+              'unshare',
+              [
+                '--mount',
+                '--propagation',
+                'private',
+                '--',
+                '/bin/sh',
+                '-c',
+                STAGE_SCRIPT,
+                'durable-agent-stage',
+                dependencies.stage,
+                String(user.uid),
+                String(user.gid),
+                ...args,
+              ],
+              {
+                cwd: '/',
+                env: BUBBLEWRAP_ENVIRONMENT,
+                detached: true,
+                stdio: stdioFor(options, extra),
+              },
+            )
           : spawn('bwrap', args, {
               cwd: '/',
               env: BUBBLEWRAP_ENVIRONMENT,
@@ -191,7 +240,7 @@ export function bubblewrap(settings: SandboxSettings, dependencies: BubblewrapDe
  * inside. A failure kills the command rather than letting it run without its limits.
  */
 async function joinCgroup(child: ChildProcess, cgroup: CommandCgroup): Promise<void> {
-  const stdio = child.stdio as unknown as (NodeJS.ReadableStream & NodeJS.WritableStream | null)[];
+  const stdio = child.stdio as unknown as ((NodeJS.ReadableStream & NodeJS.WritableStream) | null)[];
   const info = stdio[4] ?? null;
   const release = stdio[5] ?? null;
   child.once('close', () => void cgroup.remove().catch(() => {}));

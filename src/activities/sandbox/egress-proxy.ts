@@ -11,13 +11,28 @@
  * connection.
  */
 import { chmod } from 'node:fs/promises';
-import { createServer, request as httpRequest, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  STATUS_CODES,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AllowedDomain } from './allowed-domains';
 import { forwardedHeaders } from './forwarded-headers';
 import { absoluteTarget, connectTarget, hostHeader } from './request-target';
-import { connectUpstream, EgressRefused, formatDestination, systemResolve, UpstreamFailed, type Resolve, type UpstreamSettings } from './upstream-connection';
+import {
+  connectUpstream,
+  EgressRefused,
+  formatDestination,
+  systemResolve,
+  UpstreamFailed,
+  type Resolve,
+  type UpstreamSettings,
+} from './upstream-connection';
 
 export interface EgressProxyOptions {
   /** Resolving and connecting to a destination, together (30 s). */
@@ -50,8 +65,13 @@ export class EgressProxy {
   ) {}
 
   /** A proxy for `allowed`, listening on `socketPath` (which must not exist), which any local user may connect to. */
-  static async listen(socketPath: string, allowed: readonly AllowedDomain[], options: EgressProxyOptions = {}): Promise<EgressProxy> {
-    if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) throw new Error(`${socketPath}: a Unix socket path has at most ${MAX_SOCKET_PATH_BYTES} bytes`);
+  static async listen(
+    socketPath: string,
+    allowed: readonly AllowedDomain[],
+    options: EgressProxyOptions = {},
+  ): Promise<EgressProxy> {
+    if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
+      throw new Error(`${socketPath}: a Unix socket path has at most ${MAX_SOCKET_PATH_BYTES} bytes`);
     const settings: ProxySettings = {
       allowed: [...allowed],
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
@@ -110,7 +130,11 @@ export class EgressProxy {
     });
     this.server.on('upgrade', (_request: IncomingMessage, socket: Duplex) => {
       socket.on('error', () => socket.destroy());
-      answerRaw(socket, 501, 'upgrades (WebSocket) over plain http are not proxied: use https or wss, which tunnel through CONNECT');
+      answerRaw(
+        socket,
+        501,
+        'upgrades (WebSocket) over plain http are not proxied: use https or wss, which tunnel through CONNECT',
+      );
     });
   }
 
@@ -155,9 +179,19 @@ export class EgressProxy {
     // Transfer-Encoding is hop-by-hop, but a body framed by it must stay framed: sent unframed
     // after headers that promise none, it would be read upstream as the next request.
     if (request.headers['transfer-encoding'] !== undefined) headers['transfer-encoding'] = 'chunked';
-    const outgoing = httpRequest({ createConnection: () => upstream, method: request.method, path, headers, setHost: false });
+    const outgoing = httpRequest({
+      createConnection: () => upstream,
+      method: request.method,
+      path,
+      headers,
+      setHost: false,
+    });
     outgoing.on('response', (incoming) => relayResponse(incoming, response));
-    outgoing.on('error', (error) => (response.headersSent ? response.destroy() : answer(response, 502, `${formatDestination(destination)}: ${error.message}`)));
+    outgoing.on('error', (error) =>
+      response.headersSent
+        ? response.destroy()
+        : answer(response, 502, `${formatDestination(destination)}: ${error.message}`),
+    );
     response.on('close', () => outgoing.destroy());
     request.pipe(outgoing);
   }
@@ -198,7 +232,10 @@ const prefixed = (text: string) => `durable-agent egress proxy: ${text}\n`;
 function answer(response: ServerResponse, status: number, text: string): void {
   if (response.headersSent) return void response.destroy();
   const body = prefixed(text);
-  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  response.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
   response.end(body);
 }
 

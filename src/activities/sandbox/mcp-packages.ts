@@ -153,7 +153,8 @@ export class McpPackages {
  * private cache, then the package's `bin` field printed for the worker to choose from.
  */
 function installScript(npx: NpxPackageCommand): string {
-  const printBin = `const p=require(require('path').resolve('node_modules',process.argv[1],'package.json'));` +
+  const printBin =
+    `const p=require(require('path').resolve('node_modules',process.argv[1],'package.json'));` +
     `console.log('${BIN_MARK}'+JSON.stringify(p.bin===undefined?null:p.bin))`;
   return [
     'export npm_config_cache=/tmp/npm-cache npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false',
@@ -180,7 +181,9 @@ function binFromOutput(name: string, output: string): string | undefined {
 /** The worker's npm settings (`npm_config_*`): a package installed under other settings is another package. */
 export function npmSettings(environment: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(environment).filter((entry): entry is [string, string] => /^npm_config_/i.test(entry[0]) && entry[1] !== undefined),
+    Object.entries(environment).filter(
+      (entry): entry is [string, string] => /^npm_config_/i.test(entry[0]) && entry[1] !== undefined,
+    ),
   );
 }
 

@@ -35,7 +35,9 @@ export async function resolveSandbox(settings: SandboxSettings, probeBinary = 'b
     ...(socat ? {} : { filterUnavailable: 'socat is not installed (Debian package socat)' }),
     staging,
   });
-  const probe = (await runs(probeBinary, ['--version'])) ? await probeStart(sandbox, settings) : 'bwrap is not installed (Debian/Ubuntu package: bubblewrap)';
+  const probe = (await runs(probeBinary, ['--version']))
+    ? await probeStart(sandbox, settings)
+    : 'bwrap is not installed (Debian/Ubuntu package: bubblewrap)';
   if (probe === undefined) {
     // A root worker binds workdirs its sandbox user cannot reach at a staging point: does that work here?
     if (process.getuid?.() === 0 && settings.sandboxUid !== 0) {
@@ -51,7 +53,9 @@ export async function resolveSandbox(settings: SandboxSettings, probeBinary = 'b
   }
   await sandbox.close();
   if (settings.mode === 'bwrap') {
-    throw new Error(`AGENT_SANDBOX=bwrap, but bubblewrap does not work here: ${probe}. Install the package bubblewrap and allow user namespaces, or set AGENT_SANDBOX=auto.`);
+    throw new Error(
+      `AGENT_SANDBOX=bwrap, but bubblewrap does not work here: ${probe}. Install the package bubblewrap and allow user namespaces, or set AGENT_SANDBOX=auto.`,
+    );
   }
   return unconfined(settings, `bubblewrap does not work here (${probe})`);
 }
@@ -60,18 +64,25 @@ export async function resolveSandbox(settings: SandboxSettings, probeBinary = 'b
  * Starts `true` in a throwaway workdir of the sandbox's user; undefined when it ran, else why
  * not. `locked`: under a directory that user cannot enter (the staging bind's case).
  */
-async function probeStart(sandbox: CommandSandbox, settings: SandboxSettings, { locked = false } = {}): Promise<string | undefined> {
+async function probeStart(
+  sandbox: CommandSandbox,
+  settings: SandboxSettings,
+  { locked = false } = {},
+): Promise<string | undefined> {
   const root = mkdtempSync(join(tmpdir(), 'durable-agent-probe-'));
   if (locked) chmodSync(root, 0o700);
   const workdir = locked ? join(root, 'workdir') : root;
   if (locked) mkdirSync(workdir);
   try {
-    if (process.getuid?.() === 0 && settings.sandboxUid !== 0) chownSync(workdir, settings.sandboxUid, settings.sandboxUid);
+    if (process.getuid?.() === 0 && settings.sandboxUid !== 0)
+      chownSync(workdir, settings.sandboxUid, settings.sandboxUid);
     const child = await sandbox.start('true', workdir, { network: 'none' }, { stdin: false });
     const { code, stderr } = await exited(child, 10_000);
     if (code === 0) return undefined;
     const reason = stderr.trim().split('\n')[0] || `it exited with ${code}`;
-    return process.getuid?.() === 0 && settings.sandboxUid !== 0 ? `${reason} (as the sandbox's user, uid ${settings.sandboxUid}: AGENT_SANDBOX_UID)` : reason;
+    return process.getuid?.() === 0 && settings.sandboxUid !== 0
+      ? `${reason} (as the sandbox's user, uid ${settings.sandboxUid}: AGENT_SANDBOX_UID)`
+      : reason;
   } catch (error) {
     return (error as Error).message;
   } finally {

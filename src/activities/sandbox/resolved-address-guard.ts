@@ -80,7 +80,8 @@ const REASON_ORDER = [...NEVER_BY_NAME.map(([reason]) => reason), OWN, WILDCARD_
 function refusal(answer: string, port: number, context: GuardContext): string | undefined {
   const address = canonicalAddress(answer);
   if (address === undefined) return UNPARSABLE;
-  if (context.allowed.some((entry) => entry.kind === 'address' && entry.host === address && opensPort(entry, port))) return undefined;
+  if (context.allowed.some((entry) => entry.kind === 'address' && entry.host === address && opensPort(entry, port)))
+    return undefined;
   // An IPv6 answer that carries an IPv4 address is delivered to it: judge both.
   const forms = [address, ...embeddedIPv4(address)];
   const within = (list: BlockList) => forms.some((form) => list.check(form, isIP(form) === 4 ? 'ipv4' : 'ipv6'));
@@ -101,6 +102,7 @@ function embeddedIPv4(address: string): string[] {
   const groups = ipv6Groups(address);
   const zero = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
   if (groups[0] === 0x2002) return [dottedQuad(groups[1], groups[2])];
-  if ((groups[0] === 0x64 && groups[1] === 0xff9b && zero(2, 6)) || zero(0, 6)) return [dottedQuad(groups[6], groups[7])];
+  if ((groups[0] === 0x64 && groups[1] === 0xff9b && zero(2, 6)) || zero(0, 6))
+    return [dottedQuad(groups[6], groups[7])];
   return [];
 }

@@ -46,7 +46,10 @@ export function limitsFromEnvironment(environment: NodeJS.ProcessEnv): SandboxLi
     if (!text) return fallback;
     if (text === 'unlimited' || text === '0') return undefined;
     const value = parse(text);
-    if (value === undefined || !Number.isSafeInteger(value) || value <= 0) throw new Error(`${name}=${text}: a positive number${name.endsWith('SECONDS') || name.endsWith('PROCESSES') ? '' : ' of bytes (4g, 512m, 1073741824)'}, or unlimited`);
+    if (value === undefined || !Number.isSafeInteger(value) || value <= 0)
+      throw new Error(
+        `${name}=${text}: a positive number${name.endsWith('SECONDS') || name.endsWith('PROCESSES') ? '' : ' of bytes (4g, 512m, 1073741824)'}, or unlimited`,
+      );
     return value;
   };
   return withoutUndefined({
@@ -83,7 +86,12 @@ export function describeLimits(limits: SandboxLimits): string {
 }
 
 export function formatSize(bytes: number): string {
-  for (const [unit, size] of [['TiB', 1024 ** 4], ['GiB', GIB], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['TiB', 1024 ** 4],
+    ['GiB', GIB],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
     if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
   }
   return `${bytes} bytes`;
@@ -93,7 +101,9 @@ export function formatSize(bytes: number): string {
 export function byteSize(text: string): number | undefined {
   const match = /^(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?$/i.exec(text);
   if (!match) return undefined;
-  const scale = { '': 1, k: 1024, m: 1024 ** 2, g: GIB, t: 1024 ** 4 }[match[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'];
+  const scale = { '': 1, k: 1024, m: 1024 ** 2, g: GIB, t: 1024 ** 4 }[
+    match[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'
+  ];
   return Math.floor(Number(match[1]) * scale);
 }
 

@@ -24,7 +24,11 @@ export interface SandboxUser {
 }
 
 /** `sandboxUid`: AGENT_SANDBOX_UID; 0 keeps a root worker's sandboxes mapped to root (not advised). */
-export function sandboxUserFor(workdir: { path: string; stats: Stats }, sandboxUid: number, workerUid = process.getuid?.() ?? -1): SandboxUser {
+export function sandboxUserFor(
+  workdir: { path: string; stats: Stats },
+  sandboxUid: number,
+  workerUid = process.getuid?.() ?? -1,
+): SandboxUser {
   if (workerUid !== 0 || sandboxUid === 0) return { staged: false };
   const uid = workdir.stats.uid !== 0 ? workdir.stats.uid : sandboxUid;
   const gid = workdir.stats.uid !== 0 ? workdir.stats.gid : sandboxUid;

@@ -37,7 +37,12 @@ export interface SessionNetwork {
 }
 
 export function sessionNetwork(request: SandboxRequest | undefined, settings: NetworkSettings): SessionNetwork {
-  const asked = request?.network === false ? 'none' : request?.network === true || request?.network === undefined ? 'filtered' : request.network;
+  const asked =
+    request?.network === false
+      ? 'none'
+      : request?.network === true || request?.network === undefined
+        ? 'filtered'
+        : request.network;
   const warnings: string[] = [];
   if (!settings.enabled || asked === 'none') return { mode: 'none', allowedDomains: [], warnings };
   if (asked === 'host') {
@@ -47,10 +52,14 @@ export function sessionNetwork(request: SandboxRequest | undefined, settings: Ne
       );
       return { mode: 'host', allowedDomains: [], warnings };
     }
-    warnings.push('network "host" needs AGENT_SANDBOX_ALLOW_HOST_NETWORK=1 on the worker: the session gets the filtered network instead');
+    warnings.push(
+      'network "host" needs AGENT_SANDBOX_ALLOW_HOST_NETWORK=1 on the worker: the session gets the filtered network instead',
+    );
   }
   if (settings.filterUnavailable) {
-    warnings.push(`the filtered network cannot run on this worker (${settings.filterUnavailable}): the session's commands have no network`);
+    warnings.push(
+      `the filtered network cannot run on this worker (${settings.filterUnavailable}): the session's commands have no network`,
+    );
     return { mode: 'none', allowedDomains: [], warnings };
   }
   const own: AllowedDomain[] = [];

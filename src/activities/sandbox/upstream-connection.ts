@@ -32,7 +32,8 @@ export class EgressRefused extends Error {}
 /** Answered with 502: the destination is allowed, but could not be reached. */
 export class UpstreamFailed extends Error {}
 
-export const systemResolve: Resolve = async (name) => (await lookup(name, { all: true, verbatim: true })).map((answer) => answer.address);
+export const systemResolve: Resolve = async (name) =>
+  (await lookup(name, { all: true, verbatim: true })).map((answer) => answer.address);
 
 export function formatDestination(destination: Destination): string {
   return `${formatHost(destination.host)}:${destination.port}`;
@@ -48,14 +49,26 @@ export async function connectUpstream(destination: Destination, settings: Upstre
   const match = allowedDomainFor(settings.allowed, destination.host, destination.port);
   if (!match) throw new EgressRefused(`${target} is not on this session's allowed domains. ${HOW_TO_ALLOW}`);
   const deadline = Date.now() + settings.connectTimeoutMs;
-  const addresses = destination.host.kind === 'name' ? await permittedAddresses(destination, match, settings, deadline) : [destination.host.host];
+  const addresses =
+    destination.host.kind === 'name'
+      ? await permittedAddresses(destination, match, settings, deadline)
+      : [destination.host.host];
   return dialFirst(addresses, destination.port, deadline, target);
 }
 
-async function permittedAddresses(destination: Destination, match: AllowedDomain, settings: UpstreamSettings, deadline: number): Promise<string[]> {
+async function permittedAddresses(
+  destination: Destination,
+  match: AllowedDomain,
+  settings: UpstreamSettings,
+  deadline: number,
+): Promise<string[]> {
   const name = destination.host.host;
   const answers = await withDeadline(settings.resolve(name), deadline, `could not resolve ${name}`);
-  const screened = screenAddresses(answers, destination.port, { match, allowed: settings.allowed, ownAddresses: ownAddresses() });
+  const screened = screenAddresses(answers, destination.port, {
+    match,
+    allowed: settings.allowed,
+    ownAddresses: ownAddresses(),
+  });
   if (screened.permitted.length > 0) return screened.permitted;
   if (screened.refused.length === 0) throw new UpstreamFailed(`could not resolve ${name}: no address`);
   throw new EgressRefused(
@@ -72,7 +85,12 @@ function ownAddresses(): string[] {
 }
 
 /** The first address that accepts, tried in order until the deadline. */
-async function dialFirst(addresses: readonly string[], port: number, deadline: number, target: string): Promise<Socket> {
+async function dialFirst(
+  addresses: readonly string[],
+  port: number,
+  deadline: number,
+  target: string,
+): Promise<Socket> {
   let reason = 'no address';
   for (const address of addresses) {
     try {

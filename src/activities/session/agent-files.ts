@@ -34,7 +34,12 @@ export async function readRepoAgents(workdir: Workdir): Promise<RepoAgents> {
     const path = `${AGENTS_DIR}/${file}`;
     // A regular file inside the workdir only: a FIFO planted here is never opened.
     const head = await workdir.readHead(path, AGENT_FILE_MAX_BYTES).catch((error: Error) => error);
-    const parsed = head instanceof Error ? `cannot be read: ${unreadableReason(head)}` : head === undefined ? 'cannot be read' : parseAgentFile(head.data.toString('utf8'), path);
+    const parsed =
+      head instanceof Error
+        ? `cannot be read: ${unreadableReason(head)}`
+        : head === undefined
+          ? 'cannot be read'
+          : parseAgentFile(head.data.toString('utf8'), path);
     if (typeof parsed === 'string') problems.push(`${path}: ${parsed}`);
     else types.push(parsed);
   }
@@ -63,14 +68,17 @@ export function parseAgentFile(text: string, source: string): AgentType | string
   }
   if (!front || typeof front !== 'object') return 'its front matter is not a mapping';
   const { name, description, tools, model } = front as Record<string, unknown>;
-  if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name)) return 'name: lowercase letters, digits, - and _ required';
+  if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name))
+    return 'name: lowercase letters, digits, - and _ required';
   if (typeof description !== 'string' || !description.trim()) return 'description: required';
   const prompt = match[2]!.trim();
   if (!prompt) return 'no instructions below the front matter';
   const listed = typeof tools === 'string' ? tools.split(',') : Array.isArray(tools) ? tools.map(String) : undefined;
   if (tools !== undefined && !listed) return 'tools: a list or a comma-separated string';
   // Tools of Claude Code this agent does not have (WebFetch…) are left out, not an error.
-  const known = listed?.map((tool) => tool.trim()).filter((tool): tool is (typeof TOOL_NAMES)[number] => (TOOL_NAMES as readonly string[]).includes(tool));
+  const known = listed
+    ?.map((tool) => tool.trim())
+    .filter((tool): tool is (typeof TOOL_NAMES)[number] => (TOOL_NAMES as readonly string[]).includes(tool));
   return {
     name,
     description: description.trim(),

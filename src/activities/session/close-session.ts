@@ -5,7 +5,17 @@ import type { McpPool } from '../mcp/mcp-pool';
 import { storeTranscriptNode } from '../store/transcript-chain';
 import type { WorkdirLeases } from '../store/workdir-leases';
 
-export function createCloseSessionActivities({ journal, store, mcpPool, leases }: { journal: EffectJournal; store: ContentStore; mcpPool?: McpPool; leases?: WorkdirLeases }) {
+export function createCloseSessionActivities({
+  journal,
+  store,
+  mcpPool,
+  leases,
+}: {
+  journal: EffectJournal;
+  store: ContentStore;
+  mcpPool?: McpPool;
+  leases?: WorkdirLeases;
+}) {
   return {
     /**
      * The session ended: no tool call of it can be retried any more, so its edit journal goes,

@@ -36,12 +36,17 @@ export async function rootInstructionFiles(workdir: string, userDir: string | un
   // The user's directory is the worker's own (AGENT_INSTRUCTIONS_DIR): its real path is the operator's to choose.
   const real = userDir ? await realDirectory(userDir) : undefined;
   const realUserDir = real && 'path' in real ? real.path : undefined;
-  const user = realUserDir ? await filesIn(realUserDir, '', "user's private global instructions for all projects", false) : [];
+  const user = realUserDir
+    ? await filesIn(realUserDir, '', "user's private global instructions for all projects", false)
+    : [];
   return [...user, ...(await filesIn(workdir, '', 'project instructions, checked into the codebase', true))];
 }
 
 /** The system prompt's section of instructions (undefined: there are none), cut to the total budget. */
-export function instructionsSection(files: readonly InstructionFile[], maxChars = INSTRUCTION_FILES_MAX_CHARS): string | undefined {
+export function instructionsSection(
+  files: readonly InstructionFile[],
+  maxChars = INSTRUCTION_FILES_MAX_CHARS,
+): string | undefined {
   if (files.length === 0) return undefined;
   let left = maxChars;
   const parts: string[] = [];
@@ -58,7 +63,11 @@ export function instructionsSection(files: readonly InstructionFile[], maxChars 
  * in the system prompt) and the file just read, not shown yet: the reminder to append to the
  * Read's result, and the directories it covers (relative to the workdir).
  */
-export async function nestedInstructions(workdir: string, readPath: string, shownDirs: readonly string[]): Promise<{ reminder: string; dirs: string[] } | undefined> {
+export async function nestedInstructions(
+  workdir: string,
+  readPath: string,
+  shownDirs: readonly string[],
+): Promise<{ reminder: string; dirs: string[] } | undefined> {
   const directory = relative(workdir, dirname(readPath));
   if (directory === '' || directory.startsWith('..')) return undefined;
   const parts = directory.split(sep);
@@ -78,11 +87,18 @@ export async function nestedInstructions(workdir: string, readPath: string, show
 
 function describe(file: InstructionFile): string {
   const rest = file.inWorkdir ? `; Read ${file.path} for the rest` : '';
-  const cut = file.fullChars !== undefined ? `\n\n[… cut: the file has ${file.fullChars} characters, the first ${file.text.length} are shown${rest}]` : '';
+  const cut =
+    file.fullChars !== undefined
+      ? `\n\n[… cut: the file has ${file.fullChars} characters, the first ${file.text.length} are shown${rest}]`
+      : '';
   return `Contents of ${file.path} (${file.scope}):\n\n${file.text}${cut}`;
 }
 
-function cutFile(file: InstructionFile, chars: number, fullChars = file.fullChars ?? file.text.length): InstructionFile {
+function cutFile(
+  file: InstructionFile,
+  chars: number,
+  fullChars = file.fullChars ?? file.text.length,
+): InstructionFile {
   return { ...file, text: file.text.slice(0, chars), fullChars };
 }
 
@@ -110,7 +126,11 @@ async function filesIn(root: string, dir: string, scope: string, inWorkdir: bool
  * One file, its first INSTRUCTION_FILE_MAX_CHARS characters; undefined when it is missing,
  * outside `root` (a link leading out) or not a regular file (a FIFO is never opened).
  */
-async function readInstructionFile(root: Workdir, name: string, about: Pick<InstructionFile, 'scope' | 'inWorkdir'>): Promise<InstructionFile | undefined> {
+async function readInstructionFile(
+  root: Workdir,
+  name: string,
+  about: Pick<InstructionFile, 'scope' | 'inWorkdir'>,
+): Promise<InstructionFile | undefined> {
   // Four bytes a character at most: enough bytes for the characters kept, never the whole of a huge file.
   const head = await root.readHead(name, INSTRUCTION_FILE_MAX_CHARS * 4).catch(() => undefined);
   if (!head) return undefined;

@@ -20,9 +20,14 @@ export type DescribeLatestRun = (namespace: string, workflowId: string) => Promi
 /** The activity's own client (the worker's connection): one DescribeWorkflowExecution. */
 export const describeWithWorkerClient: DescribeLatestRun = async (namespace, workflowId) => {
   try {
-    const { workflowExecutionInfo } = await Context.current().client.workflowService.describeWorkflowExecution({ namespace, execution: { workflowId } });
+    const { workflowExecutionInfo } = await Context.current().client.workflowService.describeWorkflowExecution({
+      namespace,
+      execution: { workflowId },
+    });
     return {
-      running: workflowExecutionInfo?.status === temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING,
+      running:
+        workflowExecutionInfo?.status ===
+        temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING,
       firstRunId: workflowExecutionInfo?.firstRunId ?? '',
     };
   } catch (error) {
@@ -38,7 +43,11 @@ export const describeWithWorkerClient: DescribeLatestRun = async (namespace, wor
  * server, is taken as the holder's: only "closed" then frees the lease, which is true whichever
  * chain it is, as one workflow id has one running chain at most).
  */
-export async function holderLiveness(holder: LeaseHolder, ownNamespace: string, describe: DescribeLatestRun): Promise<HolderLiveness> {
+export async function holderLiveness(
+  holder: LeaseHolder,
+  ownNamespace: string,
+  describe: DescribeLatestRun,
+): Promise<HolderLiveness> {
   const recorded = holder.namespace !== undefined;
   const namespace = holder.namespace ?? ownNamespace;
   let described: DescribedRun;
@@ -49,10 +58,13 @@ export async function holderLiveness(holder: LeaseHolder, ownNamespace: string, 
   }
   if (described === 'not_found') {
     // In its own namespace, an unknown id has ended (and its history is gone); elsewhere it may run in another.
-    return recorded ? { ended: true } : { ended: false, unverified: `Temporal does not know it in namespace ${namespace}` };
+    return recorded
+      ? { ended: true }
+      : { ended: false, unverified: `Temporal does not know it in namespace ${namespace}` };
   }
   const sameChain = described.firstRunId === '' || described.firstRunId === holder.firstRunId;
-  if (!sameChain && !recorded) return { ended: false, unverified: `another session with that id runs in namespace ${namespace}` };
+  if (!sameChain && !recorded)
+    return { ended: false, unverified: `another session with that id runs in namespace ${namespace}` };
   // Closed: its chain has ended. Running but another chain: the id was reused, so the holder's has ended.
   return described.running && sameChain ? { ended: false } : { ended: true };
 }

@@ -55,7 +55,6 @@ function preparedNetwork(network: SessionNetwork): PreparedNetwork {
 /** What the transcript lists as found and not run: hook files when untrusted, and files that could not be read either way. */
 const skippedHooks = (hooks: RepoHooks, trusted: boolean) => [...(trusted ? [] : hooks.found), ...hooks.unreadable];
 
-
 export function createSessionActivities(dependencies: SessionActivityDependencies) {
   const { store, hasApiCredentials, defaultModel } = dependencies;
   return {
@@ -71,16 +70,32 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
         );
       }
       const real = await realDirectory(input.workdir);
-      if ('problem' in real) throw ApplicationFailure.nonRetryable(`workdir: ${input.workdir} ${real.problem} on the worker host`, ErrorType.InvalidWorkdir);
+      if ('problem' in real)
+        throw ApplicationFailure.nonRetryable(
+          `workdir: ${input.workdir} ${real.problem} on the worker host`,
+          ErrorType.InvalidWorkdir,
+        );
       const workdir = real.path;
       const problem = workdirProblem(workdir, {
         ...(dependencies.contentDir ? { contentDir: await realOrSame(dependencies.contentDir) } : {}),
         roots: await Promise.all(dependencies.workspaceRoots.map(realOrSame)),
         privateDirs: await Promise.all((dependencies.privateDirs ?? []).map(realOrSame)),
       });
-      if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}; choose the repository's own directory`, ErrorType.InvalidWorkdir);
+      if (problem)
+        throw ApplicationFailure.nonRetryable(
+          `workdir: ${problem}; choose the repository's own directory`,
+          ErrorType.InvalidWorkdir,
+        );
       // Busy or not, the rest is prepared: the workflow waits for the lease, or fails, as its input says.
-      const workdirLeaseTaken = input.workdirLease && dependencies.leases ? await takeLease(dependencies.leases, leaseKey(dependencies.hostId, workdir), input.workdirLease.holder, true) : undefined;
+      const workdirLeaseTaken =
+        input.workdirLease && dependencies.leases
+          ? await takeLease(
+              dependencies.leases,
+              leaseKey(dependencies.hostId, workdir),
+              input.workdirLease.holder,
+              true,
+            )
+          : undefined;
       const trusted = input.trustRepoHooks === true || dependencies.trustRepoHooks;
       // The repository's own files, read beneath the workdir's descriptor (FIFOs never opened, links out refused).
       const { repoHooks, repoAgents, repoMcp } = await Workdir.using(workdir, async (opened) => ({
@@ -90,9 +105,18 @@ export function createSessionActivities(dependencies: SessionActivityDependencie
         repoMcp: await readRepoMcp(opened, trusted),
       }));
       const usableAgents = trusted ? (repoAgents?.types ?? []) : [];
-      const skippedAgents = repoAgents ? (trusted ? repoAgents.problems : repoAgents.files.map((file) => `${file} (not trusted)`)) : [];
+      const skippedAgents = repoAgents
+        ? trusted
+          ? repoAgents.problems
+          : repoAgents.files.map((file) => `${file} (not trusted)`)
+        : [];
       const instructions = await rootInstructionFiles(workdir, dependencies.instructionsDir);
-      const system = buildSystemPrompt({ ...input, workdir, agentTypes: [...(input.agentTypes ?? []), ...usableAgents], instructions: instructionsSection(instructions) });
+      const system = buildSystemPrompt({
+        ...input,
+        workdir,
+        agentTypes: [...(input.agentTypes ?? []), ...usableAgents],
+        instructions: instructionsSection(instructions),
+      });
       const systemRef = await store.put(system);
       const overheadChars = system.length + JSON.stringify(TOOLS.apiDefinitions(input.allowedTools)).length;
       return {
@@ -135,7 +159,10 @@ async function taskText(store: ContentStore, input: PrepareSessionInput): Promis
   }
   const task = (await store.get(input.promptRef)).trim();
   if (!task) {
-    throw ApplicationFailure.nonRetryable(`promptRef: ${input.promptRef} is an empty prompt`, ErrorType.InvalidWorkflowInput);
+    throw ApplicationFailure.nonRetryable(
+      `promptRef: ${input.promptRef} is an empty prompt`,
+      ErrorType.InvalidWorkflowInput,
+    );
   }
   return input.promptIntro ? `${input.promptIntro}\n\n${task}` : task;
 }
@@ -169,7 +196,9 @@ export function buildSystemPrompt(input: {
       '- Prefer Glob and Grep to find files and code; Read, Glob and Grep calls in one response run in parallel.',
       '- A tool result with is_error explains what went wrong: fix the call rather than repeating it.',
       ...(input.allowedTools.includes('TodoWrite')
-        ? ['- For a task of three steps or more, write the plan with TodoWrite first and keep it current: one item in progress, each marked completed when done.']
+        ? [
+            '- For a task of three steps or more, write the plan with TodoWrite first and keep it current: one item in progress, each marked completed when done.',
+          ]
         : []),
     ].join('\n'),
     [

@@ -8,7 +8,9 @@ import { EXPLORE_AGENT } from '../../shared/sub-agents';
 export function subAgentsSection(types: readonly { name: string; description: string }[]): string {
   const listed = new Map<string, string>([[EXPLORE_AGENT.name, EXPLORE_AGENT.description]]);
   // The first definition of a name wins (the input's before the repository's); either may replace the built-in one.
-  for (const type of types) if (!listed.has(type.name) || listed.get(type.name) === EXPLORE_AGENT.description) listed.set(type.name, type.description);
+  for (const type of types)
+    if (!listed.has(type.name) || listed.get(type.name) === EXPLORE_AGENT.description)
+      listed.set(type.name, type.description);
   return [
     '# Sub-agents',
     'The Task tool starts a sub-agent with a conversation of its own; only its final answer comes back to you. Use it to keep broad searches out of your context, and run independent ones in parallel.',

@@ -39,7 +39,11 @@ export const leaseKey = (hostId: string | undefined, realPath: string) => `${hos
  * one still runs and takes it over if not. `untilSessionEnd`: held until released, never renewed.
  */
 export async function takeLease(
-  { leases, leaseMs, describe = describeWithWorkerClient }: Pick<WorkdirLeaseDependencies, 'leases' | 'leaseMs' | 'describe'>,
+  {
+    leases,
+    leaseMs,
+    describe = describeWithWorkerClient,
+  }: Pick<WorkdirLeaseDependencies, 'leases' | 'leaseMs' | 'describe'>,
   key: string,
   holder: WorkdirLeaseHolder,
   untilSessionEnd: boolean,
@@ -48,7 +52,11 @@ export async function takeLease(
   const taken = { taken: true as const, key, ...(untilSessionEnd ? { until: 'session_end' as const } : {}) };
   let outcome = await leases.take(key, holder, ttlMs);
   if (outcome.taken) return taken;
-  const liveness = await holderLiveness(outcome.holder, Context.current().info.workflowNamespace ?? 'default', describe);
+  const liveness = await holderLiveness(
+    outcome.holder,
+    Context.current().info.workflowNamespace ?? 'default',
+    describe,
+  );
   if (liveness.ended) {
     outcome = await leases.takeOver(key, outcome.holder, holder, ttlMs);
     if (outcome.taken) return taken;
@@ -67,9 +75,14 @@ export async function takeLease(
 export function createWorkdirLeaseActivities(dependencies: WorkdirLeaseDependencies) {
   const { leases, hostId, leaseMs } = dependencies;
   return {
-    async takeWorkdirLease({ workdir, holder, untilSessionEnd }: TakeWorkdirLeaseInput): Promise<TakeWorkdirLeaseOutput> {
+    async takeWorkdirLease({
+      workdir,
+      holder,
+      untilSessionEnd,
+    }: TakeWorkdirLeaseInput): Promise<TakeWorkdirLeaseOutput> {
       const real = await realDirectory(workdir);
-      if ('problem' in real) throw ApplicationFailure.nonRetryable(`workdir ${workdir} ${real.problem}`, ErrorType.InvalidWorkdir);
+      if ('problem' in real)
+        throw ApplicationFailure.nonRetryable(`workdir ${workdir} ${real.problem}`, ErrorType.InvalidWorkdir);
       return takeLease(dependencies, leaseKey(hostId, real.path), holder, untilSessionEnd === true);
     },
 
@@ -80,16 +93,23 @@ export function createWorkdirLeaseActivities(dependencies: WorkdirLeaseDependenc
      */
     async keepWorkdirLease({ key, holder }: HeldWorkdirLease): Promise<void> {
       const context = Context.current();
-      await whileHeartbeating(async () => {
-        for (;;) {
-          const renewed = await leases.renew(key, holder, leaseMs);
-          if (renewed === 'released') return;
-          if (renewed === 'lost') {
-            throw ApplicationFailure.nonRetryable(`the lease of ${key} is no longer this session's: another session took it (it had expired, or Temporal said this session had ended)`, ErrorType.WorkdirLeaseLost);
+      await whileHeartbeating(
+        async () => {
+          for (;;) {
+            const renewed = await leases.renew(key, holder, leaseMs);
+            if (renewed === 'released') return;
+            if (renewed === 'lost') {
+              throw ApplicationFailure.nonRetryable(
+                `the lease of ${key} is no longer this session's: another session took it (it had expired, or Temporal said this session had ended)`,
+                ErrorType.WorkdirLeaseLost,
+              );
+            }
+            await context.sleep(leaseMs / 3);
           }
-          await context.sleep(leaseMs / 3);
-        }
-      }, undefined, LEASE_KEEPER_HEARTBEAT_INTERVAL_MS);
+        },
+        undefined,
+        LEASE_KEEPER_HEARTBEAT_INTERVAL_MS,
+      );
     },
 
     async releaseWorkdirLease({ key, holder }: HeldWorkdirLease): Promise<void> {

@@ -129,7 +129,6 @@ export class LocalContentStore implements ContentStore {
   async has(ref: string): Promise<boolean> {
     return this.cache.has(ref) || exists(this.pathOf(ref));
   }
-
 }
 
 function exists(path: string): Promise<boolean> {

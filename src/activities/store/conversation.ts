@@ -24,9 +24,13 @@ export async function appendConversation(
  * The messages of the chain ending at `ref`. With a cache, the walk stops at the first node it
  * holds: a session's next turn reads its one new node, not the whole chain again.
  */
-export async function loadConversation(store: ContentStore, ref: string | null, cache?: ConversationCache): Promise<ConversationMessage[]> {
+export async function loadConversation(
+  store: ContentStore,
+  ref: string | null,
+  cache?: ConversationCache,
+): Promise<ConversationMessage[]> {
   const segments: (readonly ConversationMessage[])[] = [];
-  for (let current = ref; current !== null; ) {
+  for (let current = ref; current !== null;) {
     const cached = cache?.get(current);
     if (cached) {
       segments.push(cached);
@@ -77,8 +81,12 @@ export async function appendWithCheckpoint(
   append: ConversationMessage[],
   turnEnd: number | undefined,
 ): Promise<{ conversationRef: string; checkpointRef?: string }> {
-  if (turnEnd === undefined || turnEnd < 1 || turnEnd > append.length) return { conversationRef: await appendConversation(store, parent, append) };
+  if (turnEnd === undefined || turnEnd < 1 || turnEnd > append.length)
+    return { conversationRef: await appendConversation(store, parent, append) };
   const checkpointRef = await appendConversation(store, parent, append.slice(0, turnEnd));
   const rest = append.slice(turnEnd);
-  return { conversationRef: rest.length ? await appendConversation(store, checkpointRef, rest) : checkpointRef, checkpointRef };
+  return {
+    conversationRef: rest.length ? await appendConversation(store, checkpointRef, rest) : checkpointRef,
+    checkpointRef,
+  };
 }

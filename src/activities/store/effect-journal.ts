@@ -64,7 +64,10 @@ export class LocalEffectJournal implements EffectJournal {
     const folder = this.folderOf(sessionId);
     const names = await readdir(folder).catch(() => [] as string[]);
     for (const name of names.filter((entry) => entry.endsWith('.json'))) {
-      const record = await readFile(join(folder, name), 'utf8').then((text) => JSON.parse(text) as EffectRecord, () => undefined);
+      const record = await readFile(join(folder, name), 'utf8').then(
+        (text) => JSON.parse(text) as EffectRecord,
+        () => undefined,
+      );
       if (record?.temporary) removeTemporary(record.temporary);
     }
     await rm(folder, { recursive: true, force: true });

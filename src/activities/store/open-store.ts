@@ -58,10 +58,16 @@ export async function openStore(setting: StoreSetting, encryption?: EncryptionKe
   }
   // Loaded only for PostgreSQL: a CLI command on the file store starts without the driver.
   const { Pool } = await import('pg');
-  const { migrate, PostgresContentStore, PostgresEffectJournal, PostgresWorkdirLeases } = await import('./postgres-store');
+  const { migrate, PostgresContentStore, PostgresEffectJournal, PostgresWorkdirLeases } =
+    await import('./postgres-store');
   const { PostgresLiveChannel } = await import('../live/postgres-live-channel');
   // allowExitOnIdle: idle connections must not keep a finished CLI or test process alive.
-  const pool = new Pool({ connectionString: setting.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, max: 10, allowExitOnIdle: true });
+  const pool = new Pool({
+    connectionString: setting.url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    max: 10,
+    allowExitOnIdle: true,
+  });
   // A connection that breaks while idle is dropped by the pool; without a listener it would crash the process.
   pool.on('error', () => undefined);
   try {

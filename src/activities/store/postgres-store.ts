@@ -41,10 +41,17 @@ export async function migrate(pool: Pool): Promise<number> {
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS durable_agent_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    const { rows } = await client.query<{ version: number }>('SELECT coalesce(max(version), 0) AS version FROM durable_agent_migrations');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS durable_agent_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const { rows } = await client.query<{ version: number }>(
+      'SELECT coalesce(max(version), 0) AS version FROM durable_agent_migrations',
+    );
     const current = Number(rows[0]!.version);
-    if (current > MIGRATIONS.length) throw new Error(`the database's schema is version ${current}, newer than this release knows (${MIGRATIONS.length}): upgrade the worker`);
+    if (current > MIGRATIONS.length)
+      throw new Error(
+        `the database's schema is version ${current}, newer than this release knows (${MIGRATIONS.length}): upgrade the worker`,
+      );
     for (let version = current + 1; version <= MIGRATIONS.length; version++) {
       await client.query(MIGRATIONS[version - 1]!);
       await client.query('INSERT INTO durable_agent_migrations (version) VALUES ($1)', [version]);
@@ -83,7 +90,10 @@ export class PostgresContentStore implements ContentStore {
   async putBytes(data: Buffer): Promise<string> {
     const ref = contentRef(data);
     // Content-addressed: a second writer of the same object (a retry, another host) changes nothing.
-    await this.pool.query('INSERT INTO content_objects (ref, data) VALUES ($1, $2) ON CONFLICT (ref) DO NOTHING', [this.key(ref), this.cipher ? this.cipher.seal(data) : data]);
+    await this.pool.query('INSERT INTO content_objects (ref, data) VALUES ($1, $2) ON CONFLICT (ref) DO NOTHING', [
+      this.key(ref),
+      this.cipher ? this.cipher.seal(data) : data,
+    ]);
     return ref;
   }
 
@@ -96,9 +106,14 @@ export class PostgresContentStore implements ContentStore {
   }
 
   async getBytes(ref: string): Promise<Buffer> {
-    const { rows } = await this.pool.query<{ data: Buffer }>('SELECT data FROM content_objects WHERE ref = $1', [this.key(ref)]);
+    const { rows } = await this.pool.query<{ data: Buffer }>('SELECT data FROM content_objects WHERE ref = $1', [
+      this.key(ref),
+    ]);
     if (!rows[0]) {
-      throw ApplicationFailure.nonRetryable(`Content ${ref} is missing from the PostgreSQL store. Every worker of a task queue must use the same AGENT_STORE.`, ErrorType.ContentMissing);
+      throw ApplicationFailure.nonRetryable(
+        `Content ${ref} is missing from the PostgreSQL store. Every worker of a task queue must use the same AGENT_STORE.`,
+        ErrorType.ContentMissing,
+      );
     }
     return this.cipher ? this.cipher.open(rows[0].data) : rows[0].data;
   }
@@ -116,7 +131,10 @@ export class PostgresEffectJournal implements EffectJournal {
   constructor(private readonly pool: Pool) {}
 
   async find(sessionId: string, callKey: string): Promise<EffectRecord | undefined> {
-    const { rows } = await this.pool.query<{ record: EffectRecord }>('SELECT record FROM effect_journal WHERE session = $1 AND call_key = $2', [sessionKey(sessionId), callKey]);
+    const { rows } = await this.pool.query<{ record: EffectRecord }>(
+      'SELECT record FROM effect_journal WHERE session = $1 AND call_key = $2',
+      [sessionKey(sessionId), callKey],
+    );
     return rows[0]?.record;
   }
 
@@ -128,7 +146,10 @@ export class PostgresEffectJournal implements EffectJournal {
   }
 
   async close(sessionId: string): Promise<void> {
-    const { rows } = await this.pool.query<{ record: EffectRecord }>('DELETE FROM effect_journal WHERE session = $1 RETURNING record', [sessionKey(sessionId)]);
+    const { rows } = await this.pool.query<{ record: EffectRecord }>(
+      'DELETE FROM effect_journal WHERE session = $1 RETURNING record',
+      [sessionKey(sessionId)],
+    );
     // A temporary file a crash left behind lives on the host that wrote it (best effort elsewhere).
     for (const { record } of rows) if (record.temporary) removeTemporary(record.temporary);
   }
@@ -164,13 +185,19 @@ export class PostgresWorkdirLeases implements WorkdirLeases {
 
   /** Who holds the lease now, or undefined when nobody does (released between two statements: free again). */
   private async busy(key: string): Promise<TakeOutcome | undefined> {
-    const { rows } = await this.pool.query<{ workflow_id: string; first_run_id: string; namespace: string | null; expires_at: Date }>(
-      'SELECT workflow_id, first_run_id, namespace, expires_at FROM workdir_leases WHERE lease_key = $1',
-      [key],
-    );
+    const { rows } = await this.pool.query<{
+      workflow_id: string;
+      first_run_id: string;
+      namespace: string | null;
+      expires_at: Date;
+    }>('SELECT workflow_id, first_run_id, namespace, expires_at FROM workdir_leases WHERE lease_key = $1', [key]);
     const row = rows[0];
     if (!row) return undefined;
-    const holder = { workflowId: row.workflow_id, firstRunId: row.first_run_id, ...(row.namespace !== null ? { namespace: row.namespace } : {}) };
+    const holder = {
+      workflowId: row.workflow_id,
+      firstRunId: row.first_run_id,
+      ...(row.namespace !== null ? { namespace: row.namespace } : {}),
+    };
     return { taken: false, holder, expiresAt: row.expires_at.getTime() };
   }
 
@@ -186,6 +213,9 @@ export class PostgresWorkdirLeases implements WorkdirLeases {
   }
 
   async release(key: string, holder: LeaseHolder): Promise<void> {
-    await this.pool.query('DELETE FROM workdir_leases WHERE lease_key = $1 AND workflow_id = $2 AND first_run_id = $3', [key, holder.workflowId, holder.firstRunId]);
+    await this.pool.query(
+      'DELETE FROM workdir_leases WHERE lease_key = $1 AND workflow_id = $2 AND first_run_id = $3',
+      [key, holder.workflowId, holder.firstRunId],
+    );
   }
 }

@@ -42,7 +42,9 @@ export function storeSetting(environment: NodeJS.ProcessEnv = process.env, home 
     return { kind: 'file', directory };
   }
   if (isAbsolute(store)) return { kind: 'file', directory: store };
-  throw new Error(`AGENT_STORE=${redacted(store)}: use file:///absolute/dir or postgres://user:password@host:5432/database`);
+  throw new Error(
+    `AGENT_STORE=${redacted(store)}: use file:///absolute/dir or postgres://user:password@host:5432/database`,
+  );
 }
 
 /** What a log line or an error may say of a store: never its password. */

@@ -14,7 +14,11 @@ export interface StoredTranscript {
 
 /** Content-addressed: the same append (a retry's) gives the same node and reference. */
 export function storeTranscriptNode(store: ContentStore, append: TranscriptAppend): Promise<string> {
-  const node: TranscriptNode = { prev: append.prev, entries: append.entries, ...(append.snapshots ? { snapshots: append.snapshots } : {}) };
+  const node: TranscriptNode = {
+    prev: append.prev,
+    entries: append.entries,
+    ...(append.snapshots ? { snapshots: append.snapshots } : {}),
+  };
   return putJson(store, node);
 }
 
@@ -24,7 +28,7 @@ type WholeTranscript = { entries: TranscriptEntry[]; snapshots?: SnapshotRecord[
 /** The whole transcript and the last list of snapshots, from the chain's last node (or an object of the old format). */
 export async function readStoredTranscript(store: ContentStore, ref: string): Promise<StoredTranscript> {
   const nodes: TranscriptNode[] = [];
-  for (let current: string | null = ref; current !== null; ) {
+  for (let current: string | null = ref; current !== null;) {
     const stored: TranscriptNode | WholeTranscript = await getJson<TranscriptNode | WholeTranscript>(store, current);
     if (!('prev' in stored)) {
       if (nodes.length === 0) return { entries: stored.entries, snapshots: stored.snapshots ?? [] };

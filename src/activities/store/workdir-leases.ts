@@ -51,7 +51,8 @@ interface LeaseRecord extends LeaseHolder {
   released?: true;
 }
 
-export const sameHolder = (a: LeaseHolder, b: LeaseHolder) => a.workflowId === b.workflowId && a.firstRunId === b.firstRunId;
+export const sameHolder = (a: LeaseHolder, b: LeaseHolder) =>
+  a.workflowId === b.workflowId && a.firstRunId === b.firstRunId;
 
 const holderOf = (record: LeaseHolder): LeaseHolder => ({
   workflowId: record.workflowId,
@@ -79,7 +80,12 @@ export class FileWorkdirLeases implements WorkdirLeases {
 
   async takeOver(key: string, from: LeaseHolder, holder: LeaseHolder, ttlMs: number): Promise<TakeOutcome> {
     return this.change<TakeOutcome>(key, (current) => {
-      const busy = current && !current.released && current.expiresAt > this.now() && !sameHolder(current, holder) && !sameHolder(current, from);
+      const busy =
+        current &&
+        !current.released &&
+        current.expiresAt > this.now() &&
+        !sameHolder(current, holder) &&
+        !sameHolder(current, from);
       if (busy) return { outcome: { taken: false, holder: holderOf(current), expiresAt: current.expiresAt } };
       return { outcome: { taken: true }, next: { ...holder, expiresAt: this.now() + ttlMs } };
     });
@@ -102,7 +108,10 @@ export class FileWorkdirLeases implements WorkdirLeases {
   }
 
   /** Reads the latest generation, decides, and writes the next one; read again when another writer won. */
-  private async change<T>(key: string, decide: (current: LeaseRecord | undefined) => { outcome: T; next?: LeaseRecord }): Promise<T> {
+  private async change<T>(
+    key: string,
+    decide: (current: LeaseRecord | undefined) => { outcome: T; next?: LeaseRecord },
+  ): Promise<T> {
     const folder = join(this.directory, createHash('sha256').update(key).digest('hex').slice(0, 40));
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const latest = await latestGeneration(folder);
@@ -121,7 +130,10 @@ export class FileWorkdirLeases implements WorkdirLeases {
 /** The newest generation and its record; `moved` when it was removed while being read (a newer one exists). */
 async function latestGeneration(folder: string): Promise<{ generation: number; record?: LeaseRecord } | 'moved'> {
   const names = await readdir(folder).catch(() => [] as string[]);
-  const generations = names.map((name) => GENERATION.exec(name)?.[1]).filter((value) => value !== undefined).map(Number);
+  const generations = names
+    .map((name) => GENERATION.exec(name)?.[1])
+    .filter((value) => value !== undefined)
+    .map(Number);
   if (generations.length === 0) return { generation: 0 };
   const generation = Math.max(...generations);
   try {

@@ -81,14 +81,16 @@ function simpleCommand(node: Node, workdir: string): string[] {
   const words: string[] = [];
   for (const child of node.namedChildren) {
     if (!child) continue;
-    if (child.type === 'variable_assignment') throw new Unmatchable('it sets variables for the command (NAME=value command)');
+    if (child.type === 'variable_assignment')
+      throw new Unmatchable('it sets variables for the command (NAME=value command)');
     if (child.type.endsWith('_redirect')) {
       redirect(child, workdir);
       continue;
     }
     if (child.type === 'command_name') {
       const name = child.namedChildren[0];
-      if (!name || name.type !== 'word') throw new Unmatchable("its command name is not written out (it comes from an expansion or a string)");
+      if (!name || name.type !== 'word')
+        throw new Unmatchable('its command name is not written out (it comes from an expansion or a string)');
       words.push(unescape(name.text));
       continue;
     }
@@ -125,7 +127,12 @@ function wordValue(node: Node): string {
 /** `> file`, `< file`, `2>&1`, heredocs: fine while they stay inside the workdir and run nothing. */
 function redirect(node: Node, workdir: string): void {
   if (node.type === 'heredoc_redirect') {
-    const body = node.descendantsOfType(['command_substitution', 'process_substitution', 'arithmetic_expansion', 'expansion']);
+    const body = node.descendantsOfType([
+      'command_substitution',
+      'process_substitution',
+      'arithmetic_expansion',
+      'expansion',
+    ]);
     if (body.length) throw new Unmatchable('its here-document runs substitutions');
     return;
   }
@@ -137,12 +144,14 @@ function redirect(node: Node, workdir: string): void {
   const destination = node.childForFieldName('destination');
   if (!destination || destination.type === 'number' || destination.text === '-') return;
   const path = wordValue(destination);
-  if (path.includes('$') || path.includes('`')) throw new Unmatchable('it redirects to a path that comes from an expansion');
+  if (path.includes('$') || path.includes('`'))
+    throw new Unmatchable('it redirects to a path that comes from an expansion');
   if (path === '/dev/null') return;
   try {
     resolveInWorkdir(workdir, path.startsWith('~') ? `/${path}` : path);
   } catch (error) {
-    if (error instanceof ToolError) throw new Unmatchable(`it redirects to or from ${path}, outside the working directory`);
+    if (error instanceof ToolError)
+      throw new Unmatchable(`it redirects to or from ${path}, outside the working directory`);
     throw error;
   }
 }

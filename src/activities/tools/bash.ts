@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { BASH_ACTIVITY_MARGIN_MS, BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_OUTPUT_CHARS, BASH_MAX_TIMEOUT_MS } from '../../shared/limits';
+import {
+  BASH_ACTIVITY_MARGIN_MS,
+  BASH_DEFAULT_TIMEOUT_MS,
+  BASH_MAX_OUTPUT_CHARS,
+  BASH_MAX_TIMEOUT_MS,
+} from '../../shared/limits';
 import { parseCommandLine } from './bash-commands';
 import { describeLimits, type SandboxLimits } from '../sandbox/sandbox-limits';
 import { type GroupRun, runInProcessGroup } from './process-group';
@@ -42,7 +47,8 @@ export const bashTool = defineTool({
     // A retry after the worker died mid-command: running it again could apply half of it twice
     // (an append, a move). The model learns exactly what the lost run changed, and decides.
     if (context.lostWithHost) return lostWithHostReport();
-    if (context.attempt > 1 && context.changesSinceSnapshot) return lostRunReport(context.attempt, await context.changesSinceSnapshot());
+    if (context.attempt > 1 && context.changesSinceSnapshot)
+      return lostRunReport(context.attempt, await context.changesSinceSnapshot());
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
     const run = await runInProcessGroup(input.command, {
       cwd: context.workdir,
@@ -77,11 +83,13 @@ export const bashTool = defineTool({
 });
 
 /** What a process says when the sandbox's limits stopped it (fork, an allocation), or the signal a limit sends. */
-const LIMIT_SYMPTOMS = /fork: (retry|Resource temporarily unavailable)|Resource temporarily unavailable|Cannot allocate memory|MemoryError|[Oo]ut of memory|ENOMEM|EAGAIN|File too large/;
+const LIMIT_SYMPTOMS =
+  /fork: (retry|Resource temporarily unavailable)|Resource temporarily unavailable|Cannot allocate memory|MemoryError|[Oo]ut of memory|ENOMEM|EAGAIN|File too large/;
 
 /** A note saying a command may have hit the sandbox's limits, naming them and how to raise them. */
 function limitNote(run: GroupRun, limits: SandboxLimits): string | undefined {
-  const named = run.signal === 'SIGXCPU' ? 'its CPU time limit' : run.signal === 'SIGXFSZ' ? 'its file size limit' : undefined;
+  const named =
+    run.signal === 'SIGXCPU' ? 'its CPU time limit' : run.signal === 'SIGXFSZ' ? 'its file size limit' : undefined;
   if (!named && !LIMIT_SYMPTOMS.test(run.output)) return undefined;
   return (
     `Note: ${named ? `the command reached ${named}` : 'the command may have reached a limit'}: each command here is limited to ${describeLimits(limits)} ` +
@@ -90,7 +98,9 @@ function limitNote(run: GroupRun, limits: SandboxLimits): string | undefined {
 }
 
 function lostRunReport(attempt: number, changes: FileChange[]): { text: string; isError: true } {
-  const what = changes.length ? `Since it started, the workspace changed: ${describeChanges(changes)}.` : 'No file in the workspace changed since it started.';
+  const what = changes.length
+    ? `Since it started, the workspace changed: ${describeChanges(changes)}.`
+    : 'No file in the workspace changed since it started.';
   return {
     text:
       `This command was started (attempt ${attempt - 1}) but the worker running it stopped before it finished, so its output is lost. ` +

@@ -17,10 +17,14 @@ export interface CommandEnvironmentOptions {
   overrides?: Readonly<Record<string, string>>;
 }
 
-export function commandEnvironment(source: NodeJS.ProcessEnv = process.env, options: CommandEnvironmentOptions = {}): Record<string, string> {
+export function commandEnvironment(
+  source: NodeJS.ProcessEnv = process.env,
+  options: CommandEnvironmentOptions = {},
+): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
-    if (value !== undefined && (ALWAYS.includes(name) || LOCALE.test(name) || options.passNames?.includes(name))) environment[name] = value;
+    if (value !== undefined && (ALWAYS.includes(name) || LOCALE.test(name) || options.passNames?.includes(name)))
+      environment[name] = value;
   }
   return { ...environment, ...UNATTENDED, ...options.overrides, ...options.extra };
 }

@@ -13,7 +13,8 @@ export async function readIfExists(workdir: Workdir, path: string): Promise<stri
   try {
     const { data } = await workdir.readFile(path, path, {
       maxBytes: EDITABLE_MAX_BYTES,
-      tooLarge: (bytes) => `${path} is ${formatBytes(bytes)}, more than Write and Edit change (${formatBytes(EDITABLE_MAX_BYTES)}). Use Bash to change it.`,
+      tooLarge: (bytes) =>
+        `${path} is ${formatBytes(bytes)}, more than Write and Edit change (${formatBytes(EDITABLE_MAX_BYTES)}). Use Bash to change it.`,
     });
     return data.toString('utf8');
   } catch (error) {
@@ -26,7 +27,10 @@ export async function readIfExists(workdir: Workdir, path: string): Promise<stri
  * The file a Write or Edit targets, inside the workdir, with its content now; `replayed` is the
  * earlier attempt's result when this is a retry whose change already landed.
  */
-export async function fileToChange(context: ToolContext, filePath: string): Promise<{ path: string; current: string | null; replayed?: ToolOutput }> {
+export async function fileToChange(
+  context: ToolContext,
+  filePath: string,
+): Promise<{ path: string; current: string | null; replayed?: ToolOutput }> {
   const { path, current } = await inWorkdir(context.workdir, async (workdir) => {
     const path = workdir.realPath(filePath);
     assertSettingsChangeApproved(context, path);
@@ -39,7 +43,11 @@ export async function fileToChange(context: ToolContext, filePath: string): Prom
  * On a retried call, the earlier attempt may already have changed the file. If the journal says
  * so and the file is exactly as that attempt left it, report the same success again.
  */
-export async function alreadyApplied(context: ToolContext, path: string, current: string | null): Promise<ToolOutput | undefined> {
+export async function alreadyApplied(
+  context: ToolContext,
+  path: string,
+  current: string | null,
+): Promise<ToolOutput | undefined> {
   const record = await context.journal.find(context.sessionId, context.callKey);
   if (!record || record.path !== path || current === null || sha256(current) !== record.afterHash) return undefined;
   return { text: record.message, fileState: { path, sha256: record.afterHash } };

@@ -26,7 +26,10 @@ const MAX_BRACE_GROUPS = 10;
  * A pattern made relative to `root`, refused when it could reach outside the workdir. An absolute
  * pattern inside the workdir is fine (the model often repeats the workdir's path).
  */
-export function confinedPattern(pattern: string, { workdir, root, field }: { workdir: string; root: string; field: string }): string {
+export function confinedPattern(
+  pattern: string,
+  { workdir, root, field }: { workdir: string; root: string; field: string },
+): string {
   if (pattern.includes('\0')) throw new ToolError(`${field} contains a NUL byte.`);
   let relativePattern = pattern;
   if (isAbsolute(pattern)) {
@@ -34,16 +37,21 @@ export function confinedPattern(pattern: string, { workdir, root, field }: { wor
     if (!prefix) throw outside(field, pattern, workdir);
     relativePattern = join(relative(root, prefix) || '.', pattern.slice(prefix.length + 1) || '.');
   }
-  if ((relativePattern.match(/\{/g)?.length ?? 0) > MAX_BRACE_GROUPS) throw new ToolError(`${field} ${pattern} has too many brace groups; write it more narrowly.`);
+  if ((relativePattern.match(/\{/g)?.length ?? 0) > MAX_BRACE_GROUPS)
+    throw new ToolError(`${field} ${pattern} has too many brace groups; write it more narrowly.`);
   let expansions: string[];
   try {
     expansions = braces(relativePattern, { expand: true, rangeLimit: MAX_EXPANSIONS });
   } catch {
     throw new ToolError(`${field} ${pattern} expands to too many patterns; write it more narrowly.`);
   }
-  if (expansions.length > MAX_EXPANSIONS) throw new ToolError(`${field} ${pattern} expands to too many patterns; write it more narrowly.`);
+  if (expansions.length > MAX_EXPANSIONS)
+    throw new ToolError(`${field} ${pattern} expands to too many patterns; write it more narrowly.`);
   const unescape = (segment: string) => segment.replace(/\\(.)/g, '$1');
-  const climbsInBraces = relativePattern.split(/[/{},]/).map(unescape).includes('..');
+  const climbsInBraces = relativePattern
+    .split(/[/{},]/)
+    .map(unescape)
+    .includes('..');
   const climbsInExpansions = expansions.some((expanded) => expanded.split('/').map(unescape).includes('..'));
   // `{..,src}` is not expanded here, nor by the glob library; a `..` left in braces is refused all the same.
   if (climbsInBraces && !climbsInExpansions) throw outside(field, pattern, workdir);
@@ -54,14 +62,20 @@ export function confinedPattern(pattern: string, { workdir, root, field }: { wor
     const segments = expanded.split('/').map(unescape);
     const lastClimb = segments.lastIndexOf('..');
     if (lastClimb < 0) continue;
-    const literal = expanded.split('/').slice(0, lastClimb + 1).every((segment) => !/[*?[\]{}()!+@]/.test(segment));
-    if (!literal || !isInside(workdir, join(root, ...segments.slice(0, lastClimb + 1)))) throw outside(field, pattern, workdir);
+    const literal = expanded
+      .split('/')
+      .slice(0, lastClimb + 1)
+      .every((segment) => !/[*?[\]{}()!+@]/.test(segment));
+    if (!literal || !isInside(workdir, join(root, ...segments.slice(0, lastClimb + 1))))
+      throw outside(field, pattern, workdir);
   }
   return relativePattern;
 }
 
 function outside(field: string, pattern: string, workdir: string): ToolError {
-  return new ToolError(`${field} ${pattern} reaches outside the working directory ${workdir}. Only files inside it can be searched.`);
+  return new ToolError(
+    `${field} ${pattern} reaches outside the working directory ${workdir}. Only files inside it can be searched.`,
+  );
 }
 
 export interface FoundFile {
@@ -94,19 +108,24 @@ export async function visitFiles(
     const directory = workdir.directory(posix.dirname(start));
     if (!directory) return;
     try {
-      if (directory.lstat(posix.basename(start))?.isFile()) await visit(directory, posix.basename(start), workdir.absolute(directory.pathOf(posix.basename(start))));
+      if (directory.lstat(posix.basename(start))?.isFile())
+        await visit(directory, posix.basename(start), workdir.absolute(directory.pathOf(posix.basename(start))));
     } finally {
       directory.close();
     }
     return;
   }
   const matches = picomatch(scanned.glob, { dot: true });
-  const maxDepth = scanned.glob.split('/').some((part) => part.includes('**')) ? Infinity : scanned.glob.split('/').length;
+  const maxDepth = scanned.glob.split('/').some((part) => part.includes('**'))
+    ? Infinity
+    : scanned.glob.split('/').length;
   const top = workdir.directory(start === '.' ? '' : start);
   if (!top) return;
   const walk = async (directory: DirectoryHandle, below: string, depth: number): Promise<boolean> => {
     // Sorted as whole paths would be: a directory's entries come where `name/` sorts.
-    const entries = directory.entries().sort((a, b) => byPath(a.name + (a.isDirectory() ? '/' : ''), b.name + (b.isDirectory() ? '/' : '')));
+    const entries = directory
+      .entries()
+      .sort((a, b) => byPath(a.name + (a.isDirectory() ? '/' : ''), b.name + (b.isDirectory() ? '/' : '')));
     for (const entry of entries) {
       if (search.signal.aborted) return false;
       const relativeToStart = below === '' ? entry.name : `${below}/${entry.name}`;
@@ -120,7 +139,8 @@ export async function visitFiles(
           child.close();
         }
       } else if (entry.isFile() && matches(relativeToStart)) {
-        if ((await visit(directory, entry.name, workdir.absolute(directory.pathOf(entry.name)))) === false) return false;
+        if ((await visit(directory, entry.name, workdir.absolute(directory.pathOf(entry.name)))) === false)
+          return false;
       }
     }
     return true;

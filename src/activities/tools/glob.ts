@@ -31,7 +31,11 @@ export const globTool = defineTool({
     const entries = await inWorkdir(context.workdir, async (workdir) => {
       const info = workdir.stat(input.path ?? '.');
       if (!info?.isDirectory()) throw new ToolError(`Directory does not exist: ${input.path ?? '.'}`);
-      const pattern = confinedPattern(input.pattern, { workdir: workdir.path, root: workdir.absolute(info.relative), field: 'pattern' });
+      const pattern = confinedPattern(input.pattern, {
+        workdir: workdir.path,
+        root: workdir.absolute(info.relative),
+        field: 'pattern',
+      });
       return findFiles(workdir, pattern, { root: info.relative, signal: context.signal });
     });
     if (entries.length === 0) return { text: 'No files found' };

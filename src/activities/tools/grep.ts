@@ -34,7 +34,13 @@ export const grepTool = defineTool({
       '-n': z.boolean().optional().describe('Show line numbers (content mode)'),
       '-A': z.number().int().min(0).max(100).optional().describe('Lines of context after each match (content mode)'),
       '-B': z.number().int().min(0).max(100).optional().describe('Lines of context before each match (content mode)'),
-      '-C': z.number().int().min(0).max(100).optional().describe('Lines of context before and after each match (content mode)'),
+      '-C': z
+        .number()
+        .int()
+        .min(0)
+        .max(100)
+        .optional()
+        .describe('Lines of context before and after each match (content mode)'),
       type: z.string().optional().describe('File type to search (rg --type): js, ts, py, rust, go, java, …'),
       multiline: z.boolean().optional().describe('Let the pattern span lines; . matches newlines'),
       head_limit: z.number().int().positive().optional().describe('Return at most this many entries'),
@@ -48,7 +54,8 @@ export const grepTool = defineTool({
   changesFiles: false,
   labelsItself: true,
   subject: (input) => input.pattern,
-  summarize: (input) => `Grep ${input.pattern}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
+  summarize: (input) =>
+    `Grep ${input.pattern}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
   async execute(input, context) {
     try {
       new RegExp(input.pattern, (input['-i'] ? 'i' : '') + (input.multiline ? 'gms' : ''));
@@ -56,7 +63,10 @@ export const grepTool = defineTool({
       throw new ToolError(`Invalid regular expression: ${(error as Error).message}`);
     }
     const type = input.type === undefined ? undefined : FILE_TYPES[input.type.toLowerCase()];
-    if (input.type !== undefined && !type) throw new ToolError(`Unknown file type "${input.type}". Known types: ${Object.keys(FILE_TYPES).join(', ')}. Or use glob.`);
+    if (input.type !== undefined && !type)
+      throw new ToolError(
+        `Unknown file type "${input.type}". Known types: ${Object.keys(FILE_TYPES).join(', ')}. Or use glob.`,
+      );
     const mode = input.output_mode ?? 'files_with_matches';
     const limit = Math.min(input.head_limit ?? SEARCH_RESULT_LIMIT, SEARCH_RESULT_LIMIT);
     const job: GrepJob = {
@@ -73,7 +83,9 @@ export const grepTool = defineTool({
       maxFileBytes: MAX_FILE_BYTES,
       maxLineChars: MAX_LINE_CHARS,
     };
-    const entries = await inWorkdir(context.workdir, (workdir) => search(workdir, job, { path: input.path, glob: input.glob, type, signal: context.signal }));
+    const entries = await inWorkdir(context.workdir, (workdir) =>
+      search(workdir, job, { path: input.path, glob: input.glob, type, signal: context.signal }),
+    );
     if (entries.length === 0) return { text: mode === 'content' ? 'No matches found' : 'No files found' };
     const truncated = entries.length > limit;
     const shownEntries = entries.slice(0, limit);
@@ -84,23 +96,34 @@ export const grepTool = defineTool({
 });
 
 /** Runs the search over the file or directory `path` names, opening each file beneath the workdir. */
-async function search(workdir: Workdir, job: GrepJob, where: { path?: string; glob?: string; type?: readonly string[]; signal: AbortSignal }): Promise<string[]> {
+async function search(
+  workdir: Workdir,
+  job: GrepJob,
+  where: { path?: string; glob?: string; type?: readonly string[]; signal: AbortSignal },
+): Promise<string[]> {
   const target = workdir.stat(where.path ?? '.');
   if (!target) throw new ToolError(`Path does not exist: ${where.path ?? '.'}`);
-  if (!target.isDirectory() && !target.isFile()) throw new ToolError(`${where.path} is not a regular file or a directory.`);
+  if (!target.isDirectory() && !target.isFile())
+    throw new ToolError(`${where.path} is not a regular file or a directory.`);
   const grep = new GrepSearch(job, where.signal);
   try {
     if (target.isFile()) {
       const opened = workdir.openFile(target.relative);
-      if (opened) await grep.add({ fd: opened.fd, shown: displayPath(workdir.path, workdir.absolute(opened.relative)) });
+      if (opened)
+        await grep.add({ fd: opened.fd, shown: displayPath(workdir.path, workdir.absolute(opened.relative)) });
     } else {
       const pattern = searchPattern(where.glob, { workdir: workdir.path, root: workdir.absolute(target.relative) });
-      await visitFiles(workdir, pattern, { root: target.relative, signal: where.signal }, async (directory, name, path) => {
-        if (where.type && !fileOfType(where.type, path)) return true;
-        if ((directory.lstat(name)?.size ?? Infinity) > MAX_FILE_BYTES) return true;
-        const opened = directory.openFile(name);
-        return opened ? grep.add({ fd: opened.fd, shown: displayPath(workdir.path, path) }) : true;
-      });
+      await visitFiles(
+        workdir,
+        pattern,
+        { root: target.relative, signal: where.signal },
+        async (directory, name, path) => {
+          if (where.type && !fileOfType(where.type, path)) return true;
+          if ((directory.lstat(name)?.size ?? Infinity) > MAX_FILE_BYTES) return true;
+          const opened = directory.openFile(name);
+          return opened ? grep.add({ fd: opened.fd, shown: displayPath(workdir.path, path) }) : true;
+        },
+      );
     }
     return await grep.finish();
   } finally {

@@ -36,7 +36,11 @@ export function asToolError(error: unknown): unknown {
   // A system error names the descriptor path it failed on (`open '/proc/self/fd/23/a'`): the
   // model needs the name, not the worker's descriptor numbers.
   const errno = error as NodeJS.ErrnoException;
-  if (typeof errno?.code === 'string' && typeof errno.message === 'string' && errno.message.includes('/proc/self/fd/')) {
+  if (
+    typeof errno?.code === 'string' &&
+    typeof errno.message === 'string' &&
+    errno.message.includes('/proc/self/fd/')
+  ) {
     errno.message = errno.message.replace(/\/proc\/self\/fd\/\d+\/?/g, '');
   }
   return error;
@@ -50,7 +54,8 @@ export function asToolError(error: unknown): unknown {
 function unresolvable(requested: string, error: unknown): unknown {
   if (error instanceof WorkdirRefusal) return new ToolError(error.message);
   const code = (error as NodeJS.ErrnoException).code;
-  if (code && ['ENOENT', 'ENOTDIR', 'ELOOP', 'EINVAL', 'EACCES', 'EPERM', 'ENAMETOOLONG'].includes(code)) return new ToolError(`Path ${requested} cannot be resolved (${code}).`);
+  if (code && ['ENOENT', 'ENOTDIR', 'ELOOP', 'EINVAL', 'EACCES', 'EPERM', 'ENAMETOOLONG'].includes(code))
+    return new ToolError(`Path ${requested} cannot be resolved (${code}).`);
   return error;
 }
 

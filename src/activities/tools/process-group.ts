@@ -55,7 +55,9 @@ export interface GroupOptions {
 }
 
 export async function runInProcessGroup(command: string, options: GroupOptions): Promise<GroupRun> {
-  const child = await options.sandbox.start(command, options.cwd, options.session, { stdin: options.stdin !== undefined });
+  const child = await options.sandbox.start(command, options.cwd, options.session, {
+    stdin: options.stdin !== undefined,
+  });
   return new Promise((resolve, reject) => {
     const output = new CappedOutput(options.maxOutputChars);
     const stdout = new CappedOutput(options.maxOutputChars);
@@ -95,7 +97,14 @@ export async function runInProcessGroup(command: string, options: GroupOptions):
       settle();
       // What the command left running in its group (`nohup … &`) ends with the call.
       killGroup();
-      resolve({ output: output.toString(), stdout: stdout.toString(), stderr: stderr.toString(), exitCode, signal, timedOut });
+      resolve({
+        output: output.toString(),
+        stdout: stdout.toString(),
+        stderr: stderr.toString(),
+        exitCode,
+        signal,
+        timedOut,
+      });
     });
     if (child.stdin) {
       child.stdin.on('error', () => {}); // a command that does not read its input is fine

@@ -60,7 +60,12 @@ export const readTool = defineTool({
       const { data } = await workdir
         .readFile(path, shown, {
           maxBytes: media ? MAX_MEDIA_BYTES[media.kind] : READ_MAX_FILE_BYTES,
-          ...(media ? {} : { binary: (bytes: number) => `${shown} looks like a binary file (${formatBytes(bytes)}) and cannot be read as text.` }),
+          ...(media
+            ? {}
+            : {
+                binary: (bytes: number) =>
+                  `${shown} looks like a binary file (${formatBytes(bytes)}) and cannot be read as text.`,
+              }),
           tooLarge: (bytes) =>
             media
               ? `${shown} is ${(bytes / 1e6).toFixed(1)} MB; ${media.kind === 'image' ? 'images' : 'PDFs'} of at most ${MAX_MEDIA_BYTES[media.kind] / 1e6} MB can be shown. Use a smaller version.`

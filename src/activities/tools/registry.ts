@@ -50,7 +50,11 @@ export class ToolRegistry {
     let definition = this.definitions.get(tool);
     if (!definition) {
       const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
-      definition = { name: tool.name, description: tool.description, input_schema: schema as Anthropic.Tool.InputSchema };
+      definition = {
+        name: tool.name,
+        description: tool.description,
+        input_schema: schema as Anthropic.Tool.InputSchema,
+      };
       this.definitions.set(tool, definition);
     }
     return definition;
@@ -60,18 +64,31 @@ export class ToolRegistry {
   validate(name: string, input: unknown, allowedTools: readonly string[]): Validation {
     const tool = this.find(name, allowedTools);
     if (!tool) {
-      const available = this.tools.filter((candidate) => allowedTools.includes(candidate.name)).map((candidate) => candidate.name);
-      return { ok: false, errorText: toolUseError(`InputValidationError: No such tool available: ${name}. Available tools: ${available.join(', ')}`) };
+      const available = this.tools
+        .filter((candidate) => allowedTools.includes(candidate.name))
+        .map((candidate) => candidate.name);
+      return {
+        ok: false,
+        errorText: toolUseError(
+          `InputValidationError: No such tool available: ${name}. Available tools: ${available.join(', ')}`,
+        ),
+      };
     }
     const parsed = tool.schema.safeParse(input);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => {
         const field = issue.path.join('.') || '(input)';
         if (issue.code === 'unrecognized_keys') return `- unexpected parameter(s): ${issue.keys.join(', ')}`;
-        if (issue.code === 'invalid_type' && issue.message.includes('undefined')) return `- the required parameter \`${field}\` is missing`;
+        if (issue.code === 'invalid_type' && issue.message.includes('undefined'))
+          return `- the required parameter \`${field}\` is missing`;
         return `- \`${field}\`: ${issue.message}`;
       });
-      return { ok: false, errorText: toolUseError(`InputValidationError: ${name} failed due to the following issue(s):\n${problems.join('\n')}`) };
+      return {
+        ok: false,
+        errorText: toolUseError(
+          `InputValidationError: ${name} failed due to the following issue(s):\n${problems.join('\n')}`,
+        ),
+      };
     }
     return { ok: true, tool, input: parsed.data };
   }
@@ -81,12 +98,21 @@ export class ToolRegistry {
    * validation, its rules, its UI summary and the file it targets. Runs in the model activity,
    * so the workflow receives the plan as data and stays free of tool code.
    */
-  async plan(block: { id: string; name: string; input: unknown }, workdir: string, allowedTools: readonly string[]): Promise<PlannedToolUse> {
+  async plan(
+    block: { id: string; name: string; input: unknown },
+    workdir: string,
+    allowedTools: readonly string[],
+  ): Promise<PlannedToolUse> {
     const validation = this.validate(block.name, block.input, allowedTools);
     if (!validation.ok) {
       // A known tool's fixed rules hold even for invalid input (a failed Bash call still cancels).
       const known = this.find(block.name);
-      return { id: block.id, name: block.name, input: block.input, plan: { ok: false, errorText: validation.errorText, rules: known ? fixedRules(known) : {} } };
+      return {
+        id: block.id,
+        name: block.name,
+        input: block.input,
+        plan: { ok: false, errorText: validation.errorText, rules: known ? fixedRules(known) : {} },
+      };
     }
     const { tool, input } = validation;
     let filePath: string | undefined;
@@ -140,10 +166,16 @@ function fixedRules(tool: ToolDefinition): ToolRules {
 }
 
 /** A valid call's rules; only what is set, to keep history small. The subject only matters to approval. */
-async function rulesOf(tool: ToolDefinition, input: unknown, target: { workdir: string; filePath?: string }): Promise<ToolRules> {
+async function rulesOf(
+  tool: ToolDefinition,
+  input: unknown,
+  target: { workdir: string; filePath?: string },
+): Promise<ToolRules> {
   const timeoutMs = tool.activityTimeoutMs?.(input);
   return {
-    ...(tool.needsApproval ? { needsApproval: true as const, subject: tool.subject(input), ...(await tool.approvalFacts?.(input, target)) } : {}),
+    ...(tool.needsApproval
+      ? { needsApproval: true as const, subject: tool.subject(input), ...(await tool.approvalFacts?.(input, target)) }
+      : {}),
     ...(tool.cancelsLaterCallsOnError ? { cancelsLaterCallsOnError: true as const } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(tool.readsFile ? { readsFile: true as const } : {}),

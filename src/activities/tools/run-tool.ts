@@ -41,8 +41,23 @@ const INTERRUPTED_AFTER = 'Interrupted by the user while it ran; it had got this
  * reported to the model. Others (EMFILE, EIO, ENOSPC…) may pass, and are retried.
  */
 const ACTIONABLE_ERROR_CODES = new Set([
-  'ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY', 'EROFS', 'ENAMETOOLONG',
-  'EINVAL', 'ELOOP', 'ENXIO', 'ENODEV', 'EFBIG', 'ETXTBSY', 'ESPIPE', 'EXDEV',
+  'ENOENT',
+  'EACCES',
+  'EPERM',
+  'EISDIR',
+  'ENOTDIR',
+  'EEXIST',
+  'ENOTEMPTY',
+  'EROFS',
+  'ENAMETOOLONG',
+  'EINVAL',
+  'ELOOP',
+  'ENXIO',
+  'ENODEV',
+  'EFBIG',
+  'ETXTBSY',
+  'ESPIPE',
+  'EXDEV',
 ]);
 
 export function isActionableError(error: unknown): boolean {
@@ -70,38 +85,47 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
         // The command, the path, the pattern: what an operator looking at the pending call wants to see.
         const call = new CallProgress(request.name, `${request.name} ${tool.subject(validation.input)}`);
         const progress = trackToolProgress(LivePublisher.forActivity(live), request.toolUseId, call);
-        const attributes = { 'durable_agent.tool.name': request.name, 'durable_agent.tool.subject': tool.summarize(validation.input), 'durable_agent.attempt': context.info.attempt };
-        output = await inSpan('tool.call', attributes, (span) => whileHeartbeating(async () => {
-          try {
-            return await validation.tool.execute(validation.input, {
-              sessionId: request.sessionId,
-              toolUseId: request.toolUseId,
-              // A call made again once its lost host came back keeps the lost attempt's key (its journal entry).
-              callKey: `${context.info.workflowExecution?.runId}/${request.resumed && !request.resumed.moved ? request.resumed.activityId : context.info.activityId}`,
-              workdir: request.workdir,
-              attempt: context.info.attempt + (request.resumed ? 1 : 0),
-              ...(request.resumed?.moved ? { lostWithHost: true } : {}),
-              knownFiles: new Map(request.fileStates.map((state) => [state.path, state.sha256])),
-              journal,
-              signal: context.cancellationSignal,
-              sandbox,
-              sessionSandbox: request.sandbox,
-              approved: request.approved === true,
-              onOutput: call.onOutput,
-              ...(request.snapshotRef ? { changesSinceSnapshot: () => changesSince(store, request.workdir, request.snapshotRef!) } : {}),
-            });
-          } catch (error) {
-            if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
-            if (error instanceof ToolError || error instanceof WorkdirRefusal) return { text: toolUseError(error.message), isError: true };
-            if (isActionableError(error)) return { text: toolUseError((error as Error).message), isError: true };
-            throw error;
-          } finally {
-            await progress.stop();
-          }
-        }, call).then((done) => {
-          span.setAttributes(toolResultAttributes(done));
-          return done;
-        }));
+        const attributes = {
+          'durable_agent.tool.name': request.name,
+          'durable_agent.tool.subject': tool.summarize(validation.input),
+          'durable_agent.attempt': context.info.attempt,
+        };
+        output = await inSpan('tool.call', attributes, (span) =>
+          whileHeartbeating(async () => {
+            try {
+              return await validation.tool.execute(validation.input, {
+                sessionId: request.sessionId,
+                toolUseId: request.toolUseId,
+                // A call made again once its lost host came back keeps the lost attempt's key (its journal entry).
+                callKey: `${context.info.workflowExecution?.runId}/${request.resumed && !request.resumed.moved ? request.resumed.activityId : context.info.activityId}`,
+                workdir: request.workdir,
+                attempt: context.info.attempt + (request.resumed ? 1 : 0),
+                ...(request.resumed?.moved ? { lostWithHost: true } : {}),
+                knownFiles: new Map(request.fileStates.map((state) => [state.path, state.sha256])),
+                journal,
+                signal: context.cancellationSignal,
+                sandbox,
+                sessionSandbox: request.sandbox,
+                approved: request.approved === true,
+                onOutput: call.onOutput,
+                ...(request.snapshotRef
+                  ? { changesSinceSnapshot: () => changesSince(store, request.workdir, request.snapshotRef!) }
+                  : {}),
+              });
+            } catch (error) {
+              if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
+              if (error instanceof ToolError || error instanceof WorkdirRefusal)
+                return { text: toolUseError(error.message), isError: true };
+              if (isActionableError(error)) return { text: toolUseError((error as Error).message), isError: true };
+              throw error;
+            } finally {
+              await progress.stop();
+            }
+          }, call).then((done) => {
+            span.setAttributes(toolResultAttributes(done));
+            return done;
+          }),
+        );
         // Cancelled (an interrupt) but the tool got to the end: what it did stands (an Edit's change
         // landed, a command ran as far as its output shows), so the result says so rather than
         // claiming the call was stopped before it finished.
@@ -116,13 +140,22 @@ export function createToolActivities({ store, journal, sandbox, tools = TOOLS, l
           );
         }
       }
-      const withFeedback = request.approvalFeedback ? `${output.text}\n\nUser feedback on approval: ${request.approvalFeedback}` : output.text;
+      const withFeedback = request.approvalFeedback
+        ? `${output.text}\n\nUser feedback on approval: ${request.approvalFeedback}`
+        : output.text;
       const budgeted = await applyToolResultBudget(request, withFeedback);
       // A file read for the first time under a directory with its own AGENTS.md or CLAUDE.md: they follow the result (after its budget, so they are never cut to a preview).
-      const nested = validation.ok && validation.tool.readsFile && output.fileState && !output.isError ? await nestedInstructions(request.workdir, output.fileState.path, request.instructionDirs ?? []) : undefined;
+      const nested =
+        validation.ok && validation.tool.readsFile && output.fileState && !output.isError
+          ? await nestedInstructions(request.workdir, output.fileState.path, request.instructionDirs ?? [])
+          : undefined;
       const text = nested ? `${budgeted}\n\n${nested.reminder}` : budgeted;
       const media = await Promise.all(
-        (output.media ?? []).map(async ({ base64, ...about }) => ({ ...about, ref: await store.put(base64), bytes: Math.floor((base64.length * 3) / 4) })),
+        (output.media ?? []).map(async ({ base64, ...about }) => ({
+          ...about,
+          ref: await store.put(base64),
+          bytes: Math.floor((base64.length * 3) / 4),
+        })),
       );
       return {
         result: {
@@ -184,10 +217,18 @@ async function saveInScratchSpace(workdir: string, relativePath: string, text: s
     opened.makeDirectories(folder);
     const ignoreFile = join(dirname(folder), '.gitignore');
     if (!opened.stat(ignoreFile, { followLast: false })) {
-      await opened.writeFile(ignoreFile, { data: '*\n', temporaryName: `.gitignore.${randomBytes(6).toString('hex')}.tmp` }, { followLast: false });
+      await opened.writeFile(
+        ignoreFile,
+        { data: '*\n', temporaryName: `.gitignore.${randomBytes(6).toString('hex')}.tmp` },
+        { followLast: false },
+      );
     }
     // A fresh file renamed into place: an existing file or symlink of that name is replaced, never written through.
     const name = basename(relativePath);
-    await opened.writeFile(relativePath, { data: text, temporaryName: `.${name}.${randomBytes(6).toString('hex')}.tmp` }, { followLast: false });
+    await opened.writeFile(
+      relativePath,
+      { data: text, temporaryName: `.${name}.${randomBytes(6).toString('hex')}.tmp` },
+      { followLast: false },
+    );
   });
 }

@@ -19,20 +19,26 @@ export function settingsFileAt(workdir: string, path: string): string | undefine
   return [...SETTINGS_FILES, MCP_JSON].find((file) => file === shown);
 }
 
-const isAgentFile = (shown: string) => shown.startsWith(`${AGENTS_DIR}/`) && shown.endsWith('.md') && !shown.slice(AGENTS_DIR.length + 1).includes('/');
+const isAgentFile = (shown: string) =>
+  shown.startsWith(`${AGENTS_DIR}/`) && shown.endsWith('.md') && !shown.slice(AGENTS_DIR.length + 1).includes('/');
 
 /** What the file holds: `.mcp.json`'s stdio servers are commands too; an agent type grants tools. */
 function holds(file: string): string {
-  if (isAgentFile(file)) return "a sub-agent type (its tools and instructions)";
+  if (isAgentFile(file)) return 'a sub-agent type (its tools and instructions)';
   return file === MCP_JSON ? "the repository's MCP servers" : "the repository's hooks";
 }
 
 /** Planning: a change to a settings file always waits for a person. */
-export function settingsApproval(_input: unknown, { workdir, filePath }: { workdir: string; filePath?: string }): ApprovalFacts {
+export function settingsApproval(
+  _input: unknown,
+  { workdir, filePath }: { workdir: string; filePath?: string },
+): ApprovalFacts {
   const file = filePath && settingsFileAt(workdir, filePath);
   if (!file) return {};
   if (isAgentFile(file)) return { alwaysAsk: `it changes ${file}, a sub-agent type whose tools later sessions grant` };
-  return { alwaysAsk: `it changes ${file}, whose ${file === MCP_JSON ? 'MCP servers' : 'hooks'} run commands in later sessions` };
+  return {
+    alwaysAsk: `it changes ${file}, whose ${file === MCP_JSON ? 'MCP servers' : 'hooks'} run commands in later sessions`,
+  };
 }
 
 /** Running: refuses a change to a settings file that no person approved. */

@@ -16,7 +16,7 @@ export const taskTool = defineTool({
     '- Give it a complete, self-contained prompt: it sees none of this conversation. Say exactly what to report back.',
     '- Several Task calls in one response run in parallel: split broad work into independent parts.',
     `- subagent_type picks the agent (the system prompt lists them); without it, "${DEFAULT_SUB_AGENT_TYPE}" (tools ${DEFAULT_SUB_AGENT_TOOLS.join(', ')}: it changes nothing).`,
-    "- Its answer is for you, not the user: tell the user what matters of it.",
+    '- Its answer is for you, not the user: tell the user what matters of it.',
   ].join('\n'),
   schema: z
     .object({

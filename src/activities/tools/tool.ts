@@ -82,7 +82,10 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
   subject(input: z.infer<Schema>): string;
   /** What approval needs beyond the subject: the commands a call runs, or why rules may not approve it. */
-  approvalFacts?(input: z.infer<Schema>, target: { workdir: string; filePath?: string }): ApprovalFacts | Promise<ApprovalFacts>;
+  approvalFacts?(
+    input: z.infer<Schema>,
+    target: { workdir: string; filePath?: string },
+  ): ApprovalFacts | Promise<ApprovalFacts>;
 
   /** One line for the Temporal UI, e.g. `Read src/config.js`. */
   summarize(input: z.infer<Schema>): string;

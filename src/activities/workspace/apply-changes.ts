@@ -30,7 +30,12 @@ export interface AppliedChanges {
  * FIFO, socket or device (nothing makes one), or when a directory holding unrecorded (ignored)
  * files stands where a file must go.
  */
-export async function applyChanges(store: ContentStore, workdir: Workdir, changes: EntryChange[], signal?: AbortSignal): Promise<AppliedChanges> {
+export async function applyChanges(
+  store: ContentStore,
+  workdir: Workdir,
+  changes: EntryChange[],
+  signal?: AbortSignal,
+): Promise<AppliedChanges> {
   const notRestored: string[] = [];
   const modeChanges: EntryChange[] = [];
   const removals: EntryChange[] = [];
@@ -67,7 +72,8 @@ export async function applyChanges(store: ContentStore, workdir: Workdir, change
       await writeEntry(workdir, path, entry, entry.t === 'f' ? await store.getBytes(entry.h) : undefined);
     } catch (error) {
       // A link or a file where the snapshot has a directory (one it does not record: ignored).
-      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') throw new Error(`Cannot restore ${path}: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR')
+        throw new Error(`Cannot restore ${path}: ${(error as Error).message}`);
       throw error;
     }
     filesChanged++;
@@ -86,7 +92,9 @@ function isBig(entry: LeafEntry | undefined): boolean {
  */
 function removeEmptiedDirectories(workdir: Workdir, removals: EntryChange[], writes: EntryChange[]): void {
   const needed = new Set(writes.flatMap(({ path }) => ancestorsOf(path)));
-  const candidates = new Set(removals.flatMap(({ path }) => ancestorsOf(path)).filter((directory) => !needed.has(directory)));
+  const candidates = new Set(
+    removals.flatMap(({ path }) => ancestorsOf(path)).filter((directory) => !needed.has(directory)),
+  );
   const deepestFirst = [...candidates].sort((a, b) => b.split('/').length - a.split('/').length);
   for (const directory of deepestFirst) workdir.removeEmptyDirectory(directory, RESTORE_PATHS);
 }

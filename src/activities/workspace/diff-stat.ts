@@ -10,7 +10,12 @@ import { diffTrees, fileChangeOf, type EntryChange } from './tree';
 /** Widest bar of `+` and `-`: bigger changes are scaled down to it, as git does. */
 const GRAPH_MAX_WIDTH = 50;
 
-export async function diffStat(store: ContentStore, fromRef: string, toRef: string, options: { paths?: string[]; signal?: AbortSignal } = {}): Promise<FileChangeStat[]> {
+export async function diffStat(
+  store: ContentStore,
+  fromRef: string,
+  toRef: string,
+  options: { paths?: string[]; signal?: AbortSignal } = {},
+): Promise<FileChangeStat[]> {
   const changes = selectPaths(await diffTrees(store, fromRef, toRef, options.signal), options.paths);
   const stats: FileChangeStat[] = [];
   for (const change of changes) {
@@ -26,7 +31,8 @@ async function statOf(store: ContentStore, change: EntryChange): Promise<FileCha
   if (!hasLines(before) || !hasLines(after)) return { ...base, linesAdded: 0, linesRemoved: 0, binary: true };
   const parts = diffLines(textOf(before), textOf(after), { timeout: DIFF_TIMEOUT_MS });
   // Too slow to diff: count it as rewritten.
-  if (parts === undefined) return { ...base, linesAdded: lineCount(textOf(after)), linesRemoved: lineCount(textOf(before)) };
+  if (parts === undefined)
+    return { ...base, linesAdded: lineCount(textOf(after)), linesRemoved: lineCount(textOf(before)) };
   let linesAdded = 0;
   let linesRemoved = 0;
   for (const part of parts) {
@@ -89,7 +95,8 @@ function graphOf(added: number, removed: number, maxChange: number): [number, nu
 /** git's wording (print_stat_summary): a zero side is left out unless both are zero. */
 function summaryOf(files: number, insertions: number, deletions: number): string {
   let summary = ` ${files} ${files === 1 ? 'file' : 'files'} changed`;
-  if (insertions > 0 || deletions === 0) summary += `, ${insertions} ${insertions === 1 ? 'insertion' : 'insertions'}(+)`;
+  if (insertions > 0 || deletions === 0)
+    summary += `, ${insertions} ${insertions === 1 ? 'insertion' : 'insertions'}(+)`;
   if (deletions > 0 || insertions === 0) summary += `, ${deletions} ${deletions === 1 ? 'deletion' : 'deletions'}(-)`;
   return summary;
 }

@@ -17,7 +17,11 @@ export interface FileContent {
 }
 
 /** The bytes of an opened regular file and their hash. Closes `fd`. */
-export async function readOpenedFile(fd: number, stats: Pick<Stats, 'size'>, signal?: AbortSignal): Promise<FileContent> {
+export async function readOpenedFile(
+  fd: number,
+  stats: Pick<Stats, 'size'>,
+  signal?: AbortSignal,
+): Promise<FileContent> {
   try {
     const hash = createHash('sha256');
     const chunks: Buffer[] = [];

@@ -75,7 +75,10 @@ function workdirFile(workdir: Workdir, path: string): { fd: number; stats: Stats
 }
 
 async function readIgnoreFile({ fd, stats }: { fd: number; stats: Stats }): Promise<string | undefined> {
-  const data = await readWithin(fd, stats, '.gitignore', { maxBytes: IGNORE_FILE_MAX_BYTES, tooLarge: () => 'too large' }).catch(() => undefined);
+  const data = await readWithin(fd, stats, '.gitignore', {
+    maxBytes: IGNORE_FILE_MAX_BYTES,
+    tooLarge: () => 'too large',
+  }).catch(() => undefined);
   return data?.toString('utf8');
 }
 

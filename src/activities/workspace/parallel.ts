@@ -3,7 +3,11 @@
  * without opening thousands of files at once (and without hitting EMFILE). After a failure no
  * new item is started, so the error is not followed by more changes on disk.
  */
-export async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     try {

@@ -31,11 +31,19 @@ const FOREIGN_PATHS_SHOWN = 20;
  * what makes a restore that crashed half-way resumable, as the retry finds the files it already
  * restored "at target" rather than "changed by someone else". Refusing touches nothing.
  */
-export async function restoreSnapshot(store: ContentStore, workdirPath: string, options: RestoreOptions): Promise<RestoreWorkspaceOutput> {
+export async function restoreSnapshot(
+  store: ContentStore,
+  workdirPath: string,
+  options: RestoreOptions,
+): Promise<RestoreWorkspaceOutput> {
   return Workdir.using(workdirPath, (workdir) => restoreInto(store, workdir, options));
 }
 
-async function restoreInto(store: ContentStore, workdir: Workdir, options: RestoreOptions): Promise<RestoreWorkspaceOutput> {
+async function restoreInto(
+  store: ContentStore,
+  workdir: Workdir,
+  options: RestoreOptions,
+): Promise<RestoreWorkspaceOutput> {
   const { targetRef, expectedRef, force, maxFileBytes, signal } = options;
   const current = await snapshotOf(store, workdir, expectedRef, { maxFileBytes, signal });
   const toTarget = await diffTrees(store, current.ref, targetRef, signal);
@@ -52,7 +60,12 @@ async function restoreInto(store: ContentStore, workdir: Workdir, options: Resto
  * the snapshot; only what is missing or different is written. A directory holding anything the
  * snapshot does not is refused with an Error naming those paths (retrying cannot change that).
  */
-export async function materializeSnapshot(store: ContentStore, workdirPath: string, ref: string, options: { signal?: AbortSignal; maxFileBytes?: number } = {}): Promise<MaterializeSnapshotOutput> {
+export async function materializeSnapshot(
+  store: ContentStore,
+  workdirPath: string,
+  ref: string,
+  options: { signal?: AbortSignal; maxFileBytes?: number } = {},
+): Promise<MaterializeSnapshotOutput> {
   const workdir = Workdir.create(workdirPath);
   try {
     return await materializeInto(store, workdir, ref, options);
@@ -61,10 +74,18 @@ export async function materializeSnapshot(store: ContentStore, workdirPath: stri
   }
 }
 
-async function materializeInto(store: ContentStore, workdir: Workdir, ref: string, options: { signal?: AbortSignal; maxFileBytes?: number }): Promise<MaterializeSnapshotOutput> {
+async function materializeInto(
+  store: ContentStore,
+  workdir: Workdir,
+  ref: string,
+  options: { signal?: AbortSignal; maxFileBytes?: number },
+): Promise<MaterializeSnapshotOutput> {
   const { signal } = options;
   const target = await flattenSnapshot(store, ref, signal);
-  const { present, foreign } = await listAgainst(workdir, target, { signal, maxFileBytes: options.maxFileBytes ?? snapshotMaxFileBytes() });
+  const { present, foreign } = await listAgainst(workdir, target, {
+    signal,
+    maxFileBytes: options.maxFileBytes ?? snapshotMaxFileBytes(),
+  });
   if (foreign.length > 0) {
     const more = foreign.length > FOREIGN_PATHS_SHOWN ? ` and ${foreign.length - FOREIGN_PATHS_SHOWN} more` : '';
     throw new Error(
@@ -93,7 +114,8 @@ async function listAgainst(
 ): Promise<{ present: Map<string, LeafEntry>; foreign: string[] }> {
   const directories = new Set<string>();
   for (const path of target.keys()) {
-    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) directories.add(path.slice(0, slash));
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1))
+      directories.add(path.slice(0, slash));
   }
   const present = new Map<string, LeafEntry>();
   const foreign: string[] = [];
@@ -133,7 +155,11 @@ async function listAgainst(
 }
 
 /** A path's file, link or special file, as much of an entry as comparing needs (no content is stored). */
-async function currentLeaf(directory: DirectoryHandle, name: string, maxFileBytes: number): Promise<LeafEntry | undefined> {
+async function currentLeaf(
+  directory: DirectoryHandle,
+  name: string,
+  maxFileBytes: number,
+): Promise<LeafEntry | undefined> {
   const stats = directory.lstat(name);
   if (stats === undefined) return undefined;
   if (stats.isSymbolicLink()) {
@@ -142,7 +168,16 @@ async function currentLeaf(directory: DirectoryHandle, name: string, maxFileByte
   }
   if (!stats.isFile()) return { t: 's', k: stats.isFIFO() ? 'fifo' : stats.isSocket() ? 'socket' : 'device' };
   const executable = (stats.mode & 0o100) !== 0;
-  if (stats.size > maxFileBytes) return { t: 'f', h: metadataHash(stats), s: stats.size, ...(executable && { x: true as const }), mt: 0, i: stats.ino, big: true };
+  if (stats.size > maxFileBytes)
+    return {
+      t: 'f',
+      h: metadataHash(stats),
+      s: stats.size,
+      ...(executable && { x: true as const }),
+      mt: 0,
+      i: stats.ino,
+      big: true,
+    };
   const opened = directory.openFile(name);
   if (!opened) return undefined;
   const content = await readOpenedFile(opened.fd, opened.stats);

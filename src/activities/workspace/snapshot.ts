@@ -17,7 +17,15 @@ import { putJson, type ContentStore } from '../store/content-store';
 import { metadataHash, readOpenedFile } from './file-content';
 import { IgnoreRules } from './ignore-rules';
 import { compareSnapshots } from './tree';
-import { byName, loadTree, treeNodeOf, type FileEntry, type LinkEntry, type SpecialEntry, type TreeEntry } from './tree-node';
+import {
+  byName,
+  loadTree,
+  treeNodeOf,
+  type FileEntry,
+  type LinkEntry,
+  type SpecialEntry,
+  type TreeEntry,
+} from './tree-node';
 
 /**
  * Files larger than this are recorded by their metadata, not read or stored (their entry says
@@ -83,12 +91,22 @@ interface Scan {
   previousNodes: Map<string, Promise<Map<string, TreeEntry>>>;
 }
 
-export async function takeSnapshot(store: ContentStore, workdir: string, previousRef?: string, options: SnapshotOptions = {}): Promise<Snapshot> {
+export async function takeSnapshot(
+  store: ContentStore,
+  workdir: string,
+  previousRef?: string,
+  options: SnapshotOptions = {},
+): Promise<Snapshot> {
   return Workdir.using(workdir, (opened) => snapshotOf(store, opened, previousRef, options));
 }
 
 /** A snapshot of an open workdir. */
-export async function snapshotOf(store: ContentStore, workdir: Workdir, previousRef?: string, options: SnapshotOptions = {}): Promise<Snapshot> {
+export async function snapshotOf(
+  store: ContentStore,
+  workdir: Workdir,
+  previousRef?: string,
+  options: SnapshotOptions = {},
+): Promise<Snapshot> {
   const scan: Scan = {
     store,
     maxFileBytes: options.maxFileBytes ?? processMaxFileBytes,
@@ -126,12 +144,19 @@ export function isAgentTemporary(name: string): boolean {
  * (so only the directories on the current path are open), their previous nodes loaded ahead;
  * reading files, the slow part and only for files that changed, goes on several at a time.
  */
-async function scanDirectory(scan: Scan, directory: DirectoryHandle, previousRef: string | undefined, inherited: IgnoreRules): Promise<string | undefined> {
+async function scanDirectory(
+  scan: Scan,
+  directory: DirectoryHandle,
+  previousRef: string | undefined,
+  inherited: IgnoreRules,
+): Promise<string | undefined> {
   scan.signal?.throwIfAborted();
   const dirents = directory.entries();
   const previous = previousRef === undefined ? new Map<string, TreeEntry>() : await previousNode(scan, previousRef);
   for (const entry of previous.values()) if (entry.t === 'd') void previousNode(scan, entry.h).catch(() => {});
-  const rules = dirents.some((dirent) => dirent.name === '.gitignore' && dirent.isFile()) ? await inherited.withGitignoreOf(directory) : inherited;
+  const rules = dirents.some((dirent) => dirent.name === '.gitignore' && dirent.isFile())
+    ? await inherited.withGitignoreOf(directory)
+    : inherited;
   dirents.sort((a, b) => byName(a.name, b.name));
 
   const names: string[] = [];
@@ -151,7 +176,9 @@ async function scanDirectory(scan: Scan, directory: DirectoryHandle, previousRef
       pending.push(await leafEntry(scan, directory, dirent, before));
     }
   }
-  const settled = await Promise.all(pending.map((entry) => (entry !== undefined && 'reading' in entry ? entry.reading : entry)));
+  const settled = await Promise.all(
+    pending.map((entry) => (entry !== undefined && 'reading' in entry ? entry.reading : entry)),
+  );
   const entries: [string, TreeEntry][] = [];
   let unchanged = previousRef !== undefined;
   for (let index = 0; index < names.length; index++) {
@@ -177,7 +204,13 @@ function previousNode(scan: Scan, ref: string): Promise<Map<string, TreeEntry>> 
 type Pending = TreeEntry | undefined | { reading: Promise<TreeEntry | undefined> };
 
 /** A subdirectory's entry; one swapped for something else since it was listed is recorded as what it is now. */
-async function directoryEntry(scan: Scan, parent: DirectoryHandle, name: string, before: TreeEntry | undefined, rules: IgnoreRules): Promise<Pending> {
+async function directoryEntry(
+  scan: Scan,
+  parent: DirectoryHandle,
+  name: string,
+  before: TreeEntry | undefined,
+  rules: IgnoreRules,
+): Promise<Pending> {
   const child = parent.subdirectory(name);
   if (!child) {
     const stats = parent.lstat(name);
@@ -194,17 +227,35 @@ async function directoryEntry(scan: Scan, parent: DirectoryHandle, name: string,
 }
 
 /** A file, link or special file: the previous entry itself when it is known unchanged. (Turned into a directory since the listing: the next snapshot has it.) */
-async function leafEntry(scan: Scan, directory: DirectoryHandle, dirent: Dirent, before: TreeEntry | undefined): Promise<Pending> {
+async function leafEntry(
+  scan: Scan,
+  directory: DirectoryHandle,
+  dirent: Dirent,
+  before: TreeEntry | undefined,
+): Promise<Pending> {
   const stats = directory.lstat(dirent.name);
   if (stats === undefined || stats.isDirectory()) return undefined;
   return leafOf(scan, directory, dirent.name, stats, before);
 }
 
-async function leafOf(scan: Scan, directory: DirectoryHandle, name: string, stats: Stats, before: TreeEntry | undefined): Promise<Pending> {
+async function leafOf(
+  scan: Scan,
+  directory: DirectoryHandle,
+  name: string,
+  stats: Stats,
+  before: TreeEntry | undefined,
+): Promise<Pending> {
   if (stats.isSymbolicLink()) return linkEntry(directory, name, before);
   if (!stats.isFile()) return specialEntry(stats, before);
   const executable = (stats.mode & 0o100) !== 0;
-  if (before?.t === 'f' && before.mt !== 0 && before.mt === stats.mtimeMs && before.s === stats.size && before.i === stats.ino && Boolean(before.x) === executable) {
+  if (
+    before?.t === 'f' &&
+    before.mt !== 0 &&
+    before.mt === stats.mtimeMs &&
+    before.s === stats.size &&
+    before.i === stats.ino &&
+    Boolean(before.x) === executable
+  ) {
     return before;
   }
   if (stats.size > scan.maxFileBytes) return bigEntry(scan, stats);
@@ -232,7 +283,15 @@ function specialEntry(stats: Stats, before: TreeEntry | undefined): SpecialEntry
 /** Over the size limit: recorded by metadata, never read. */
 function bigEntry(scan: Scan, stats: Stats): FileEntry {
   const racy = stats.mtimeMs >= scan.racyFrom;
-  return { t: 'f', h: metadataHash(stats), s: stats.size, ...((stats.mode & 0o100) !== 0 && { x: true as const }), mt: racy ? 0 : stats.mtimeMs, i: stats.ino, big: true };
+  return {
+    t: 'f',
+    h: metadataHash(stats),
+    s: stats.size,
+    ...((stats.mode & 0o100) !== 0 && { x: true as const }),
+    mt: racy ? 0 : stats.mtimeMs,
+    i: stats.ino,
+    big: true,
+  };
 }
 
 async function readFileEntry(scan: Scan, fd: number, info: Stats): Promise<FileEntry | undefined> {

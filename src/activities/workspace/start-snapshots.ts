@@ -28,12 +28,27 @@ export async function keptStartSnapshot(journal: EffectJournal, key: string): Pr
   if (record?.path !== KIND) return undefined;
   try {
     const kept = JSON.parse(record.message) as Partial<KeptStartSnapshot>;
-    return typeof kept.ref === 'string' && kept.ref === record.afterHash ? { ref: kept.ref, files: Number(kept.files) || 0, ...(typeof kept.runId === 'string' ? { runId: kept.runId } : {}) } : undefined;
+    return typeof kept.ref === 'string' && kept.ref === record.afterHash
+      ? {
+          ref: kept.ref,
+          files: Number(kept.files) || 0,
+          ...(typeof kept.runId === 'string' ? { runId: kept.runId } : {}),
+        }
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
-export async function keepStartSnapshot(journal: EffectJournal, key: string, snapshot: KeptStartSnapshot): Promise<void> {
-  await journal.record(START_SNAPSHOTS, key, { path: KIND, beforeHash: null, afterHash: snapshot.ref, message: JSON.stringify(snapshot) });
+export async function keepStartSnapshot(
+  journal: EffectJournal,
+  key: string,
+  snapshot: KeptStartSnapshot,
+): Promise<void> {
+  await journal.record(START_SNAPSHOTS, key, {
+    path: KIND,
+    beforeHash: null,
+    afterHash: snapshot.ref,
+    message: JSON.stringify(snapshot),
+  });
 }

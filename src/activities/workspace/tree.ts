@@ -19,13 +19,23 @@ export interface EntryChange {
  * file on one side and a directory on the other appears as itself (added or deleted) plus every
  * file under the directory. A file swapped for a symlink is a modification.
  */
-export async function diffTrees(store: ContentStore, fromRef: string | undefined, toRef: string | undefined, signal?: AbortSignal): Promise<EntryChange[]> {
+export async function diffTrees(
+  store: ContentStore,
+  fromRef: string | undefined,
+  toRef: string | undefined,
+  signal?: AbortSignal,
+): Promise<EntryChange[]> {
   const changes: EntryChange[] = [];
   await diffDirectories(store, fromRef, toRef, '', changes, signal);
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-export async function compareSnapshots(store: ContentStore, fromRef: string, toRef: string, signal?: AbortSignal): Promise<FileChange[]> {
+export async function compareSnapshots(
+  store: ContentStore,
+  fromRef: string,
+  toRef: string,
+  signal?: AbortSignal,
+): Promise<FileChange[]> {
   return (await diffTrees(store, fromRef, toRef, signal)).map(fileChangeOf);
 }
 
@@ -34,7 +44,11 @@ export function fileChangeOf({ path, from, to }: EntryChange): FileChange {
 }
 
 /** Every file and symlink of a snapshot, by path relative to the workdir. */
-export async function flattenSnapshot(store: ContentStore, ref: string, signal?: AbortSignal): Promise<Map<string, LeafEntry>> {
+export async function flattenSnapshot(
+  store: ContentStore,
+  ref: string,
+  signal?: AbortSignal,
+): Promise<Map<string, LeafEntry>> {
   const leaves = new Map<string, LeafEntry>();
   const visit = async (treeRef: string, prefix: string): Promise<void> => {
     signal?.throwIfAborted();
@@ -64,10 +78,12 @@ async function diffDirectories(
     const path = prefix + name;
     const beforeTree = before?.t === 'd' ? before.h : undefined;
     const afterTree = after?.t === 'd' ? after.h : undefined;
-    if (beforeTree !== undefined || afterTree !== undefined) await diffDirectories(store, beforeTree, afterTree, `${path}/`, changes, signal);
+    if (beforeTree !== undefined || afterTree !== undefined)
+      await diffDirectories(store, beforeTree, afterTree, `${path}/`, changes, signal);
     const beforeLeaf = isLeaf(before) ? before : undefined;
     const afterLeaf = isLeaf(after) ? after : undefined;
-    if ((beforeLeaf || afterLeaf) && !sameLeaf(beforeLeaf, afterLeaf)) changes.push({ path, from: beforeLeaf, to: afterLeaf });
+    if ((beforeLeaf || afterLeaf) && !sameLeaf(beforeLeaf, afterLeaf))
+      changes.push({ path, from: beforeLeaf, to: afterLeaf });
   }
 }
 

@@ -25,7 +25,12 @@ export interface UnifiedDiffOptions {
   signal?: AbortSignal;
 }
 
-export async function unifiedDiff(store: ContentStore, fromRef: string, toRef: string, options: UnifiedDiffOptions = {}): Promise<string> {
+export async function unifiedDiff(
+  store: ContentStore,
+  fromRef: string,
+  toRef: string,
+  options: UnifiedDiffOptions = {},
+): Promise<string> {
   const { maxBytes, signal } = options;
   const changes = selectPaths(await diffTrees(store, fromRef, toRef, signal), options.paths);
   let output = '';
@@ -36,7 +41,9 @@ export async function unifiedDiff(store: ContentStore, fromRef: string, toRef: s
     const sectionBytes = Buffer.byteLength(section);
     if (maxBytes !== undefined && bytes + sectionBytes > maxBytes) {
       // As much of this file's diff as fits, cut at a line boundary.
-      const room = Buffer.from(section).subarray(0, Math.max(0, maxBytes - bytes)).toString('utf8');
+      const room = Buffer.from(section)
+        .subarray(0, Math.max(0, maxBytes - bytes))
+        .toString('utf8');
       const cut = room.slice(0, room.lastIndexOf('\n') + 1);
       const notShown = changes.length - index;
       return `${output}${cut}… diff truncated at ${maxBytes} bytes: ${notShown} of ${changes.length} files not shown${cut ? ' in full' : ''}\n`;
@@ -55,14 +62,27 @@ async function sectionsOf(store: ContentStore, { path, from, to }: EntryChange):
   return sectionOf(store, path, from, to);
 }
 
-async function sectionOf(store: ContentStore, path: string, from: LeafEntry | undefined, to: LeafEntry | undefined): Promise<string> {
+async function sectionOf(
+  store: ContentStore,
+  path: string,
+  from: LeafEntry | undefined,
+  to: LeafEntry | undefined,
+): Promise<string> {
   const [before, after] = await Promise.all([loadDiffSide(store, from), loadDiffSide(store, to)]);
   const oldFileName = from ? `a/${path}` : '/dev/null';
   const newFileName = to ? `b/${path}` : '/dev/null';
-  const header: StructuredPatch = { oldFileName, newFileName, oldHeader: undefined, newHeader: undefined, hunks: [], isGit: true };
+  const header: StructuredPatch = {
+    oldFileName,
+    newFileName,
+    oldHeader: undefined,
+    newHeader: undefined,
+    hunks: [],
+    isGit: true,
+  };
   if (from === undefined) Object.assign(header, { isCreate: true, newMode: gitModeOf(to!) });
   else if (to === undefined) Object.assign(header, { isDelete: true, oldMode: gitModeOf(from) });
-  else if (gitModeOf(from) !== gitModeOf(to)) Object.assign(header, { oldMode: gitModeOf(from), newMode: gitModeOf(to) });
+  else if (gitModeOf(from) !== gitModeOf(to))
+    Object.assign(header, { oldMode: gitModeOf(from), newMode: gitModeOf(to) });
 
   if (before.kind === 'big' || after.kind === 'big') return `${formatPatch(header)}${BIG_FILE_NOTE}\n`;
   if (before.kind === 'binary' || after.kind === 'binary') return `${formatPatch(header)}${BINARY_NOTE}\n`;

@@ -44,12 +44,19 @@ export interface WorkspaceActivityDependencies {
   hostId?: string;
 }
 
-
 /** What changed in the working tree since `expectedRef` and is not already as in `targetRef`: changes made beside the session. */
-export async function outsideChanges(store: ContentStore, workdir: string, expectedRef: string, targetRef: string, signal?: AbortSignal): Promise<FileChange[]> {
+export async function outsideChanges(
+  store: ContentStore,
+  workdir: string,
+  expectedRef: string,
+  targetRef: string,
+  signal?: AbortSignal,
+): Promise<FileChange[]> {
   const current = await takeSnapshot(store, workdir, expectedRef, { signal });
   if (current.changes.length === 0) return [];
-  const atTarget = new Set((await compareSnapshots(store, current.ref, targetRef, signal)).map((change) => change.path));
+  const atTarget = new Set(
+    (await compareSnapshots(store, current.ref, targetRef, signal)).map((change) => change.path),
+  );
   return current.changes.filter((change) => atTarget.has(change.path));
 }
 
@@ -58,7 +65,12 @@ export async function outsideChanges(store: ContentStore, workdir: string, expec
  * throws: the call's effects have happened, and a failure here would retry (so repeat) the call;
  * undefined tells the workflow to take the snapshot itself.
  */
-export async function snapshotOver(store: ContentStore, workdir: string, previousRef: string, signal?: AbortSignal): Promise<TakenSnapshot | undefined> {
+export async function snapshotOver(
+  store: ContentStore,
+  workdir: string,
+  previousRef: string,
+  signal?: AbortSignal,
+): Promise<TakenSnapshot | undefined> {
   try {
     const snapshot = await takeSnapshot(store, workdir, previousRef, { signal });
     return { ref: snapshot.ref, filesChanged: snapshot.changes.length };
@@ -67,7 +79,14 @@ export async function snapshotOver(store: ContentStore, workdir: string, previou
   }
 }
 
-export function createWorkspaceActivities({ store, journal, contentDir, workspaceRoots, privateDirs = [], hostId }: WorkspaceActivityDependencies) {
+export function createWorkspaceActivities({
+  store,
+  journal,
+  contentDir,
+  workspaceRoots,
+  privateDirs = [],
+  hostId,
+}: WorkspaceActivityDependencies) {
   const signal = () => Context.current().cancellationSignal;
   /** The run this activity serves: the workflow tells a reset run by it (reset.ts). */
   const runId = () => Context.current().info.workflowExecution?.runId;
@@ -78,8 +97,11 @@ export function createWorkspaceActivities({ store, journal, contentDir, workspac
      */
     async snapshotWorkspace(input: SnapshotWorkspaceInput): Promise<SnapshotWorkspaceOutput> {
       const kept = input.startKey && journal ? await keptStartSnapshot(journal, input.startKey) : undefined;
-      if (kept) return { ref: kept.ref, files: kept.files, filesChanged: 0, ...(kept.runId ? { runId: kept.runId } : {}) };
-      const snapshot = await whileHeartbeating(() => takeSnapshot(store, input.workdir, input.previousRef, { signal: signal() }));
+      if (kept)
+        return { ref: kept.ref, files: kept.files, filesChanged: 0, ...(kept.runId ? { runId: kept.runId } : {}) };
+      const snapshot = await whileHeartbeating(() =>
+        takeSnapshot(store, input.workdir, input.previousRef, { signal: signal() }),
+      );
       const taken = { ref: snapshot.ref, files: snapshot.files, runId: runId() };
       if (input.startKey && journal) await keepStartSnapshot(journal, input.startKey, taken);
       return { ...taken, filesChanged: snapshot.changes.length };
@@ -87,12 +109,20 @@ export function createWorkspaceActivities({ store, journal, contentDir, workspac
 
     /** Before a rewind: the files someone changed beside the session since its last snapshot. */
     async checkWorkspace(input: RestoreWorkspaceInput): Promise<FileChange[]> {
-      return whileHeartbeating(() => outsideChanges(store, input.workdir, input.expectedRef, input.targetRef, signal()));
+      return whileHeartbeating(() =>
+        outsideChanges(store, input.workdir, input.expectedRef, input.targetRef, signal()),
+      );
     },
 
     /** Puts the files back as in `targetRef`, unless someone changed files beside the session (and no `force`). */
     async restoreWorkspace(input: RestoreWorkspaceInput): Promise<RestoreWorkspaceOutput> {
-      const outcome = await whileHeartbeating(() => restoreSnapshot(store, input.workdir, { targetRef: input.targetRef, expectedRef: input.expectedRef, force: input.force }));
+      const outcome = await whileHeartbeating(() =>
+        restoreSnapshot(store, input.workdir, {
+          targetRef: input.targetRef,
+          expectedRef: input.expectedRef,
+          force: input.force,
+        }),
+      );
       return outcome.kind === 'restored' ? { ...outcome, runId: runId() } : outcome;
     },
 
@@ -100,7 +130,11 @@ export function createWorkspaceActivities({ store, journal, contentDir, workspac
     async materializeSnapshot(input: MaterializeSnapshotInput): Promise<MaterializeSnapshotOutput> {
       const workdir = resolve(input.workdir);
       const fileStore = contentDir ? { contentDir: await realOrSame(contentDir) } : {};
-      const problem = workdirProblem(await realOrSame(workdir), { ...fileStore, roots: await Promise.all(workspaceRoots.map(realOrSame)), privateDirs: await Promise.all(privateDirs.map(realOrSame)) });
+      const problem = workdirProblem(await realOrSame(workdir), {
+        ...fileStore,
+        roots: await Promise.all(workspaceRoots.map(realOrSame)),
+        privateDirs: await Promise.all(privateDirs.map(realOrSame)),
+      });
       if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}`, ErrorType.InvalidWorkdir);
       try {
         const written = await whileHeartbeating(() => materializeSnapshot(store, workdir, input.ref));

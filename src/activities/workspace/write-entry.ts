@@ -18,7 +18,12 @@ export const RESTORE_PATHS: Following = { followLast: false, followLinks: false 
  * between write and rename reuses (and so removes) the leftover instead of adding another.
  * Snapshots skip `.agent-restore` names, so a leftover is never recorded either.
  */
-export async function writeEntry(workdir: Workdir, path: string, entry: FileEntry | LinkEntry, data?: Buffer): Promise<void> {
+export async function writeEntry(
+  workdir: Workdir,
+  path: string,
+  entry: FileEntry | LinkEntry,
+  data?: Buffer,
+): Promise<void> {
   const temporaryName = temporaryNameFor(basename(path), entry);
   if (entry.t === 'l') {
     workdir.writeLink(path, entry.to, temporaryName, RESTORE_PATHS);
@@ -26,7 +31,11 @@ export async function writeEntry(workdir: Workdir, path: string, entry: FileEntr
   }
   if (data === undefined) throw new Error(`No content to write ${path} from`);
   // A fresh file with the mode git would use; the process umask applies as it does for git.
-  await workdir.writeFile(path, { data, temporaryName, mode: entry.x ? 0o777 : 0o666, keepExisting: false }, RESTORE_PATHS);
+  await workdir.writeFile(
+    path,
+    { data, temporaryName, mode: entry.x ? 0o777 : 0o666, keepExisting: false },
+    RESTORE_PATHS,
+  );
 }
 
 /** Only the executable bit changed: as git does, execute where read is allowed, or nowhere. */

@@ -40,7 +40,9 @@ describe('heartbeat details of a running call', () => {
     const environment = new MockActivityEnvironment();
     const beats: unknown[] = [];
     environment.on('heartbeat', (details: unknown) => beats.push(details));
-    expect(await environment.run(() => whileHeartbeating(async () => 'done', new CallProgress('Read', 'Read a.txt')))).toBe('done');
+    expect(
+      await environment.run(() => whileHeartbeating(async () => 'done', new CallProgress('Read', 'Read a.txt'))),
+    ).toBe('done');
     expect(beats).toEqual([]);
   });
 

@@ -23,7 +23,9 @@ describe('what a running call shows outside the session', () => {
     expect(maskSecrets('GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123 gh pr')).toBe('GITHUB_TOKEN=*** gh pr');
     expect(maskSecrets('export ANTHROPIC_API_KEY=sk-ant-api03-abcdefgh')).toBe('export ANTHROPIC_API_KEY=***');
     expect(maskSecrets('using sk-ant-api03-abcdefghijk')).toBe('using sk-ant-***');
-    expect(maskSecrets('git clone https://ci:s3cr3t@git.example.com/')).toBe('git clone https://ci:***@git.example.com/');
+    expect(maskSecrets('git clone https://ci:s3cr3t@git.example.com/')).toBe(
+      'git clone https://ci:***@git.example.com/',
+    );
     expect(maskSecrets('{"password": "hunter22"} AKIAABCDEFGHIJKLMNOP')).toBe('{"password": "***"} AKIA***');
     expect(maskSecrets('mysql --password=hunter2 -u root')).toBe('mysql --password=*** -u root');
     // Words that only look like the names are left alone.

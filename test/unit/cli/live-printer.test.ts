@@ -3,31 +3,72 @@ import { ZERO_USAGE } from '../../../src/shared/conversation';
 
 function printer(tty = false) {
   let output = '';
-  return { printer: new LivePrinter({ write: (text) => void (output += text), tty, color: false }), output: () => output };
+  return {
+    printer: new LivePrinter({ write: (text) => void (output += text), tty, color: false }),
+    output: () => output,
+  };
 }
 
-const delta = (turn: number, attempt: number, index: number, text: string) => ({ type: 'text_delta' as const, workflowId: 'a', turn, at: '', attempt, index, kind: 'text' as const, text });
+const delta = (turn: number, attempt: number, index: number, text: string) => ({
+  type: 'text_delta' as const,
+  workflowId: 'a',
+  turn,
+  at: '',
+  attempt,
+  index,
+  kind: 'text' as const,
+  text,
+});
 
 describe('a session as `run` and `watch` show it to people', () => {
   test('a retry is one line: why, which attempt, and when', () => {
-    const retry = { type: 'retry' as const, workflowId: 'a', turn: 1, at: '', attempt: 1, nextAttempt: 2, reason: 'ModelOverloaded', message: 'Overloaded', replaced: false };
+    const retry = {
+      type: 'retry' as const,
+      workflowId: 'a',
+      turn: 1,
+      at: '',
+      attempt: 1,
+      nextAttempt: 2,
+      reason: 'ModelOverloaded',
+      message: 'Overloaded',
+      replaced: false,
+    };
     expect(retryLine({ ...retry, delayMs: 4000 })).toBe('↻ model overloaded: retry 2 in 4 s');
-    expect(retryLine({ ...retry, delayMs: 500, reason: 'ModelRateLimited', replaced: true })).toBe('↻ rate limited: retry 2 in 500 ms (its partial reply is replaced)');
+    expect(retryLine({ ...retry, delayMs: 500, reason: 'ModelRateLimited', replaced: true })).toBe(
+      '↻ rate limited: retry 2 in 500 ms (its partial reply is replaced)',
+    );
   });
 
-  test('text prints as it streams, indented; the turn\'s transcript entry then adds only its stop reason and tokens', () => {
+  test("text prints as it streams, indented; the turn's transcript entry then adds only its stop reason and tokens", () => {
     const { printer: shown, output } = printer();
     shown.live(delta(1, 1, 0, 'Hello '));
     shown.live(delta(1, 1, 1, 'world.\nSecond'));
     shown.live(delta(1, 1, 2, ' line.'));
-    shown.entry({ type: 'assistant', turn: 1, text: 'Hello world.\nSecond line.', stopReason: 'end_turn', usage: { ...ZERO_USAGE, inputTokens: 5, outputTokens: 7 } });
+    shown.entry({
+      type: 'assistant',
+      turn: 1,
+      text: 'Hello world.\nSecond line.',
+      stopReason: 'end_turn',
+      usage: { ...ZERO_USAGE, inputTokens: 5, outputTokens: 7 },
+    });
     expect(output()).toBe('── turn 1\n  Hello world.\n  Second line.\n  · end_turn · 5 in / 7 out\n');
   });
 
   test('a retried attempt starts again under its own header; a turn that did not stream prints whole', () => {
     const { printer: shown, output } = printer();
     shown.live(delta(1, 1, 0, 'Half'));
-    shown.live({ type: 'retry', workflowId: 'a', turn: 1, at: '', attempt: 1, nextAttempt: 2, delayMs: 2000, reason: 'ModelOverloaded', message: '', replaced: true });
+    shown.live({
+      type: 'retry',
+      workflowId: 'a',
+      turn: 1,
+      at: '',
+      attempt: 1,
+      nextAttempt: 2,
+      delayMs: 2000,
+      reason: 'ModelOverloaded',
+      message: '',
+      replaced: true,
+    });
     shown.live(delta(1, 2, 0, 'Whole.'));
     shown.entry({ type: 'assistant', turn: 2, text: 'Late.', stopReason: 'end_turn', usage: ZERO_USAGE });
     expect(output()).toBe(
@@ -38,7 +79,16 @@ describe('a session as `run` and `watch` show it to people', () => {
   test('off a terminal, tool progress draws no spinner', () => {
     const { printer: shown, output } = printer(false);
     shown.entry({ type: 'tool_call', turn: 1, toolUseId: 't', name: 'Bash', summary: 'Bash make' });
-    shown.live({ type: 'tool_progress', workflowId: 'a', turn: 1, at: '', toolUseId: 't', name: 'Bash', elapsedMs: 3000, lastLine: 'compiling' });
+    shown.live({
+      type: 'tool_progress',
+      workflowId: 'a',
+      turn: 1,
+      at: '',
+      toolUseId: 't',
+      name: 'Bash',
+      elapsedMs: 3000,
+      lastLine: 'compiling',
+    });
     shown.entry({ type: 'tool_result', turn: 1, toolUseId: 't', name: 'Bash', isError: false, preview: 'done' });
     shown.close();
     expect(output()).toBe('  → Bash make\n  ✓ Bash: done\n');

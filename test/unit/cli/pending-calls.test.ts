@@ -18,7 +18,14 @@ describe("what status shows of a session's pending calls", () => {
     const hook = { tool: 'Stop hook', summary: './check.sh', elapsedMs: 800 };
     const calls = await pendingCalls(
       converter,
-      described([payload(bash), undefined, payload(null), payload({ tool: 5, summary: 'x', elapsedMs: 1 }), payload('text'), payload(hook)]),
+      described([
+        payload(bash),
+        undefined,
+        payload(null),
+        payload({ tool: 5, summary: 'x', elapsedMs: 1 }),
+        payload('text'),
+        payload(hook),
+      ]),
     );
     expect(calls).toEqual([bash, hook]);
   });

@@ -17,7 +17,24 @@ const row = (fields: Partial<SessionRow>): SessionRow => ({
 describe('durable-agent list and status for people', () => {
   test('one row per session under a header: a closed session shows how it ended, unknowns a dash', () => {
     const table = formatTable(
-      [row({}), row({ workflowId: 'agent-2', status: 'finished', workflowStatus: 'COMPLETED', reason: 'completed', host: 'host-a' }), row({ workflowId: 'agent-3', status: 'terminated', workflowStatus: 'TERMINATED', turn: null, tokens: null, lastTransition: null })],
+      [
+        row({}),
+        row({
+          workflowId: 'agent-2',
+          status: 'finished',
+          workflowStatus: 'COMPLETED',
+          reason: 'completed',
+          host: 'host-a',
+        }),
+        row({
+          workflowId: 'agent-3',
+          status: 'terminated',
+          workflowStatus: 'TERMINATED',
+          turn: null,
+          tokens: null,
+          lastTransition: null,
+        }),
+      ],
       now,
     );
     expect(table.split('\n')).toEqual([
@@ -29,7 +46,17 @@ describe('durable-agent list and status for people', () => {
   });
 
   test('ages and token counts stay short', () => {
-    expect([formatAge(5_000), formatAge(600_000), formatAge(7_200_000), formatAge(3 * 86_400_000)]).toEqual(['5 s', '10 min', '2 h', '3 d']);
-    expect([formatCount(950), formatCount(1_234), formatCount(45_678), formatCount(4_100_000)]).toEqual(['950', '1.2k', '46k', '4.1M']);
+    expect([formatAge(5_000), formatAge(600_000), formatAge(7_200_000), formatAge(3 * 86_400_000)]).toEqual([
+      '5 s',
+      '10 min',
+      '2 h',
+      '3 d',
+    ]);
+    expect([formatCount(950), formatCount(1_234), formatCount(45_678), formatCount(4_100_000)]).toEqual([
+      '950',
+      '1.2k',
+      '46k',
+      '4.1M',
+    ]);
   });
 });

@@ -28,8 +28,12 @@ describe('the deployment keys (AGENT_ENCRYPTION_KEY)', () => {
     expect(() => parseKeys(`k1:${short}`)).not.toThrow(short);
     expect(() => parseKeys(secret())).toThrow('entry 1 is not <key id>:<base64 of 32 bytes>');
     expect(() => parseKeys(`a:${secret()},a:${secret()}`)).toThrow('key id "a" appears twice');
-    expect(() => encryptionKeys({ AGENT_ENCRYPTION_KEY: `a:${secret()}`, AGENT_ENCRYPTION_KEY_FILE: '/x' })).toThrow('not both');
-    expect(() => encryptionKeys({ AGENT_ENCRYPTION_KEY_FILE: '/nonexistent/keys' })).toThrow('AGENT_ENCRYPTION_KEY_FILE (/nonexistent/keys): cannot read it');
+    expect(() => encryptionKeys({ AGENT_ENCRYPTION_KEY: `a:${secret()}`, AGENT_ENCRYPTION_KEY_FILE: '/x' })).toThrow(
+      'not both',
+    );
+    expect(() => encryptionKeys({ AGENT_ENCRYPTION_KEY_FILE: '/nonexistent/keys' })).toThrow(
+      'AGENT_ENCRYPTION_KEY_FILE (/nonexistent/keys): cannot read it',
+    );
   });
 });
 
@@ -43,7 +47,10 @@ describe('the payload codec', () => {
     expect(Buffer.from(encrypted!.metadata!['encryption-key-id']!).toString()).toBe('k1');
     expect(Buffer.from(encrypted!.data!).includes('secret plan')).toBe(false);
     const decoded = await codec.decode([encrypted!, payload]);
-    expect(decoded.map((value) => defaultPayloadConverter.fromPayload(value))).toEqual([{ prompt: 'the secret plan' }, { prompt: 'the secret plan' }]);
+    expect(decoded.map((value) => defaultPayloadConverter.fromPayload(value))).toEqual([
+      { prompt: 'the secret plan' },
+      { prompt: 'the secret plan' },
+    ]);
     expect(decoded[1]).toBe(payload);
   });
 
@@ -52,7 +59,9 @@ describe('the payload codec', () => {
     const [sealed] = await new EncryptionCodec(parseKeys(old)).encode([payload]);
     const [opened] = await new EncryptionCodec(parseKeys(`k2:${secret()},${old}`)).decode([sealed!]);
     expect(defaultPayloadConverter.fromPayload(opened!)).toEqual({ prompt: 'the secret plan' });
-    await expect(new EncryptionCodec(parseKeys(`k2:${secret()}`)).decode([sealed!])).rejects.toThrow('encrypted with key "k1", which is not among the keys');
+    await expect(new EncryptionCodec(parseKeys(`k2:${secret()}`)).decode([sealed!])).rejects.toThrow(
+      'encrypted with key "k1", which is not among the keys',
+    );
     const tampered = { ...sealed!, data: Buffer.from(sealed!.data!).fill(1, 20, 21) };
     await expect(new EncryptionCodec(parseKeys(old)).decode([tampered])).rejects.toThrow();
   });
@@ -66,7 +75,9 @@ describe('the store encrypted at rest', () => {
     const store = new LocalContentStore(directory, new BlobCipher(parseKeys(`k1:${secret()}`)));
     const ref = await store.put('the secret plan');
     expect(ref).toBe(contentRef('the secret plan')); // the same address as unencrypted: dedup and retries unchanged
-    const files = readdirSync(directory, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => readFileSync(join(entry.parentPath, entry.name)));
+    const files = readdirSync(directory, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => readFileSync(join(entry.parentPath, entry.name)));
     expect(files.some((bytes) => bytes.includes('the secret plan'))).toBe(false);
     expect(files.filter((bytes) => isSealed(bytes))).toHaveLength(1);
     const fresh = new LocalContentStore(directory, new BlobCipher(parseKeys(`k1:${secret()}`)));

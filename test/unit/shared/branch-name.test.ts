@@ -51,11 +51,18 @@ test('every id, however hostile, names a branch git accepts', () => {
   expect(refusedByGit(HOSTILE_IDS.slice(0, 4).map((id) => `durable-agent/${id}`))).toHaveLength(4);
   const branches = HOSTILE_IDS.map(branchForSession);
   expect(refusedByGit(branches)).toEqual([]);
-  for (const branch of branches) expect(Buffer.byteLength(branch.slice('durable-agent/'.length))).toBeLessThanOrEqual(MAX_BRANCH_ID_BYTES);
+  for (const branch of branches)
+    expect(Buffer.byteLength(branch.slice('durable-agent/'.length))).toBeLessThanOrEqual(MAX_BRANCH_ID_BYTES);
 });
 
 test('ids git accepted keep the branch they always had', () => {
-  const valid = ['refactor-1', 'session/1', 'repo_lint.2026-12-01T13-16-03Z', 'Ünïcode-ok', 'a'.repeat(MAX_BRANCH_ID_BYTES)];
+  const valid = [
+    'refactor-1',
+    'session/1',
+    'repo_lint.2026-12-01T13-16-03Z',
+    'Ünïcode-ok',
+    'a'.repeat(MAX_BRANCH_ID_BYTES),
+  ];
   expect(refusedByGit(valid.map((id) => `durable-agent/${id}`))).toEqual([]);
   for (const id of valid) {
     expect(isSafeBranchId(id)).toBe(true);
@@ -64,12 +71,25 @@ test('ids git accepted keep the branch they always had', () => {
 });
 
 test("a schedule's id keeps its readable part, with a hash of the whole id", () => {
-  expect(branchForSession('lint-2026-12-01T13:16:03Z')).toMatch(/^durable-agent\/lint-2026-12-01T13-16-03Z-[0-9a-f]{10}$/);
+  expect(branchForSession('lint-2026-12-01T13:16:03Z')).toMatch(
+    /^durable-agent\/lint-2026-12-01T13-16-03Z-[0-9a-f]{10}$/,
+  );
   expect(branchForSession('lint-2026-12-01T13:16:03Z')).toBe(branchForSession('lint-2026-12-01T13:16:03Z'));
 });
 
 test('distinct ids give distinct branches, also where replacing or cutting makes them alike', () => {
-  const alike = ['a:b', 'a-b', 'a~b', 'a b', `${'x'.repeat(150)}1`, `${'x'.repeat(150)}2`, 'x'.repeat(101), 'x'.repeat(102), 'ends.lock', 'ends-lock'];
+  const alike = [
+    'a:b',
+    'a-b',
+    'a~b',
+    'a b',
+    `${'x'.repeat(150)}1`,
+    `${'x'.repeat(150)}2`,
+    'x'.repeat(101),
+    'x'.repeat(102),
+    'ends.lock',
+    'ends-lock',
+  ];
   const branches = new Set(alike.map(branchForSession));
   expect(branches.size).toBe(alike.length);
 });

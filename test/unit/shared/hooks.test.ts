@@ -24,11 +24,20 @@ test('the hooks a call matches: every matching group, each command once; UserPro
   const hooks = toolHooksOf({
     PreToolUse: [
       { matcher: 'Bash', hooks: [{ type: 'command', command: './policy.sh', timeout: 5 }] },
-      { matcher: '*', hooks: [{ type: 'command', command: './audit.sh' }, { type: 'command', command: './policy.sh' }] },
+      {
+        matcher: '*',
+        hooks: [
+          { type: 'command', command: './audit.sh' },
+          { type: 'command', command: './policy.sh' },
+        ],
+      },
     ],
     UserPromptSubmit: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './context.sh' }] }],
   })!;
-  expect(matchingHooks(hooks, 'PreToolUse', 'Bash')).toEqual([{ command: './policy.sh', timeoutMs: 5_000 }, { command: './audit.sh' }]);
+  expect(matchingHooks(hooks, 'PreToolUse', 'Bash')).toEqual([
+    { command: './policy.sh', timeoutMs: 5_000 },
+    { command: './audit.sh' },
+  ]);
   expect(matchingHooks(hooks, 'PreToolUse', 'Read')).toEqual([{ command: './audit.sh' }, { command: './policy.sh' }]);
   expect(matchingHooks(hooks, 'PostToolUse', 'Bash')).toEqual([]);
   expect(matchingHooks(hooks, 'UserPromptSubmit')).toEqual([{ command: './context.sh' }]);
@@ -36,8 +45,16 @@ test('the hooks a call matches: every matching group, each command once; UserPro
 
 test('no tool hooks: undefined, so sessions without them carry nothing new', () => {
   expect(toolHooksOf(undefined)).toBeUndefined();
-  expect(toolHooksOf({ Stop: [{ hooks: [{ type: 'command', command: 'npm test' }] }], PreToolUse: [{ hooks: [] }] })).toBeUndefined();
-  expect(mergeToolHooks(undefined, { PostToolUse: [{ hooks: [{ command: 'a' }] }] }, { PostToolUse: [{ hooks: [{ command: 'b' }] }] })).toEqual({
+  expect(
+    toolHooksOf({ Stop: [{ hooks: [{ type: 'command', command: 'npm test' }] }], PreToolUse: [{ hooks: [] }] }),
+  ).toBeUndefined();
+  expect(
+    mergeToolHooks(
+      undefined,
+      { PostToolUse: [{ hooks: [{ command: 'a' }] }] },
+      { PostToolUse: [{ hooks: [{ command: 'b' }] }] },
+    ),
+  ).toEqual({
     PostToolUse: [{ hooks: [{ command: 'a' }] }, { hooks: [{ command: 'b' }] }],
   });
 });
@@ -55,7 +72,10 @@ test("a sub-agent inherits its parent's PreToolUse and PostToolUse hooks as vali
   if (!parent.ok) throw new Error(parent.message);
   const hooks = inheritedHooks(parent.input.toolHooks);
   const child = checkAgentInput({ prompt: 'c', workdir: '/w', hooks });
-  expect(child.ok && child.input.toolHooks).toEqual({ PreToolUse: parent.input.toolHooks!.PreToolUse, PostToolUse: parent.input.toolHooks!.PostToolUse });
+  expect(child.ok && child.input.toolHooks).toEqual({
+    PreToolUse: parent.input.toolHooks!.PreToolUse,
+    PostToolUse: parent.input.toolHooks!.PostToolUse,
+  });
   expect(inheritedHooks(undefined)).toBeUndefined();
 });
 
@@ -66,15 +86,28 @@ describe('input hooks', () => {
     const check = checkAgentInput({
       ...base,
       stopHooks: [{ command: 'first' }],
-      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './deny.sh' }] }], Stop: [{ hooks: [{ type: 'command', command: 'npm test', timeout: 30 }] }] },
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './deny.sh' }] }],
+        Stop: [{ hooks: [{ type: 'command', command: 'npm test', timeout: 30 }] }],
+      },
     });
-    expect(check.ok && check.input.toolHooks).toEqual({ PreToolUse: [{ matcher: 'Bash', hooks: [{ command: './deny.sh' }] }] });
-    expect(check.ok && check.input.stopHooks).toEqual([{ command: 'first' }, { command: 'npm test', timeoutMs: 30_000 }]);
+    expect(check.ok && check.input.toolHooks).toEqual({
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ command: './deny.sh' }] }],
+    });
+    expect(check.ok && check.input.stopHooks).toEqual([
+      { command: 'first' },
+      { command: 'npm test', timeoutMs: 30_000 },
+    ]);
   });
 
   test('matcher `*` (every tool) is accepted, though it is no regular expression', () => {
-    const check = checkAgentInput({ ...base, hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: './audit.sh' }] }] } });
-    expect(check.ok && check.input.toolHooks).toEqual({ PreToolUse: [{ matcher: '*', hooks: [{ command: './audit.sh' }] }] });
+    const check = checkAgentInput({
+      ...base,
+      hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: './audit.sh' }] }] },
+    });
+    expect(check.ok && check.input.toolHooks).toEqual({
+      PreToolUse: [{ matcher: '*', hooks: [{ command: './audit.sh' }] }],
+    });
   });
 
   test('without hooks the resolved input has no toolHooks field', () => {
@@ -86,7 +119,10 @@ describe('input hooks', () => {
     [{ Notification: [] }, 'unknown field(s): hooks.Notification'],
     [{ PreToolUse: [{ matcher: '(', hooks: [] }] }, 'hooks.PreToolUse.0.matcher: must be a tool name'],
     [{ PostToolUse: [{ hooks: [{ type: 'command', command: '' }] }] }, 'hooks.PostToolUse.0.hooks.0.command:'],
-    [{ PreToolUse: [{ hooks: [{ type: 'command', command: 'x', timeout: 601 }] }] }, 'hooks.PreToolUse.0.hooks.0.timeout:'],
+    [
+      { PreToolUse: [{ hooks: [{ type: 'command', command: 'x', timeout: 601 }] }] },
+      'hooks.PreToolUse.0.hooks.0.timeout:',
+    ],
   ])('invalid hooks are refused naming the field: %j', (hooks, message) => {
     const check = checkAgentInput({ ...base, hooks });
     expect(check.ok).toBe(false);

@@ -43,8 +43,15 @@ describe('checkAgentInput', () => {
   });
 
   test('takes a repository instead of a workdir', () => {
-    const check = checkAgentInput({ prompt: 'p', repo: { url: 'file:///srv/git/app.git', ref: 'main' }, hostLossTimeoutMs: 5_000 });
-    expect(check.ok && check.input).toMatchObject({ repo: { url: 'file:///srv/git/app.git', ref: 'main' }, hostLossTimeoutMs: 5_000 });
+    const check = checkAgentInput({
+      prompt: 'p',
+      repo: { url: 'file:///srv/git/app.git', ref: 'main' },
+      hostLossTimeoutMs: 5_000,
+    });
+    expect(check.ok && check.input).toMatchObject({
+      repo: { url: 'file:///srv/git/app.git', ref: 'main' },
+      hostLossTimeoutMs: 5_000,
+    });
     expect(check.ok && 'workdir' in check.input).toBe(false);
   });
 
@@ -58,12 +65,30 @@ describe('checkAgentInput', () => {
       systemPrompt: 'Be brief.',
       allowedTools: ['Read', 'Grep'],
     });
-    expect(check).toMatchObject({ ok: true, input: { model: 'claude-opus-5-5', maxTurns: 7, maxOutputTokens: 1000, systemPrompt: 'Be brief.', allowedTools: ['Read', 'Grep'] } });
+    expect(check).toMatchObject({
+      ok: true,
+      input: {
+        model: 'claude-opus-5-5',
+        maxTurns: 7,
+        maxOutputTokens: 1000,
+        systemPrompt: 'Be brief.',
+        allowedTools: ['Read', 'Grep'],
+      },
+    });
   });
 
   test('keeps the sandbox fields', () => {
-    const check = checkAgentInput({ prompt: 'p', workdir: '/w', sandboxEnv: { NODE_ENV: 'test' }, network: false, trustRepoHooks: true });
-    expect(check).toMatchObject({ ok: true, input: { sandboxEnv: { NODE_ENV: 'test' }, network: false, trustRepoHooks: true } });
+    const check = checkAgentInput({
+      prompt: 'p',
+      workdir: '/w',
+      sandboxEnv: { NODE_ENV: 'test' },
+      network: false,
+      trustRepoHooks: true,
+    });
+    expect(check).toMatchObject({
+      ok: true,
+      input: { sandboxEnv: { NODE_ENV: 'test' }, network: false, trustRepoHooks: true },
+    });
   });
 
   test.each([
@@ -84,7 +109,10 @@ describe('checkAgentInput', () => {
     [{ prompt: 'p', workdir: '/w', trustRepoHooks: 'yes' }, /trustRepoHooks: /],
     [{ prompt: 'p', workdir: '/w', repo: { url: 'file:///r.git' } }, /repo: give workdir or repo, not both/],
     [{ prompt: 'p', repo: { url: '' } }, /repo\.url: must be a git URL/],
-    [{ prompt: 'p', repo: { url: 'file:///r.git', ref: '--upload-pack=x' } }, /repo\.ref: must be a branch, tag or commit/],
+    [
+      { prompt: 'p', repo: { url: 'file:///r.git', ref: '--upload-pack=x' } },
+      /repo\.ref: must be a branch, tag or commit/,
+    ],
     [{ prompt: 'p', repo: { url: 'file:///r.git', branch: 'x' } }, /unknown field\(s\): repo.branch/],
     [{ prompt: 'p', workdir: '/w', hostLossTimeoutMs: 10 }, /hostLossTimeoutMs: /],
     [{ workdir: '/w' }, /prompt: required \(or promptRef/],
@@ -100,11 +128,24 @@ describe('checkAgentInput', () => {
   const ref = (n: number) => `sha256:${String(n).padStart(64, '0')}`;
   const hash = (n: number) => String(n).padStart(64, 'a');
   test('fork.readState: relative paths beneath the workdir and sha256 hashes only', () => {
-    const fork = { workflowId: 'w', turn: 2, snapshotRef: ref(1), conversationRef: null, messageCount: 0, pending: [], contextTokens: 0, endsWithUser: true };
-    const check = (readState: unknown) => checkAgentInput({ prompt: 'go', workdir: '/fork', fork: { ...fork, readState } });
+    const fork = {
+      workflowId: 'w',
+      turn: 2,
+      snapshotRef: ref(1),
+      conversationRef: null,
+      messageCount: 0,
+      pending: [],
+      contextTokens: 0,
+      endsWithUser: true,
+    };
+    const check = (readState: unknown) =>
+      checkAgentInput({ prompt: 'go', workdir: '/fork', fork: { ...fork, readState } });
     expect(check({ 'src/a.ts': hash(1) }).ok).toBe(true);
     for (const path of ['/etc/passwd', '../up', 'a/../../b', 'a//b', './a', '', 'a\0b']) {
-      expect(check({ [path]: hash(1) })).toMatchObject({ ok: false, message: expect.stringContaining('relative to the workdir') });
+      expect(check({ [path]: hash(1) })).toMatchObject({
+        ok: false,
+        message: expect.stringContaining('relative to the workdir'),
+      });
     }
     expect(check({ a: 'not-a-hash' })).toMatchObject({ ok: false, message: expect.stringContaining('sha256') });
     expect(check([hash(1)]).ok).toBe(false);
@@ -121,7 +162,10 @@ describe('checkAgentInput', () => {
     const atLimit = 'x'.repeat(MAX_INLINE_PROMPT_BYTES);
     expect(checkAgentInput({ prompt: atLimit, workdir: '/w' }).ok).toBe(true);
     const check = checkAgentInput({ prompt: `${atLimit}y`, workdir: '/w' });
-    expect(check).toEqual({ ok: false, message: expect.stringContaining('prompt: 65 KB is over the 64 KB an inline prompt may have') });
+    expect(check).toEqual({
+      ok: false,
+      message: expect.stringContaining('prompt: 65 KB is over the 64 KB an inline prompt may have'),
+    });
     expect(!check.ok && check.message).toContain('{"promptRef":"sha256:…"}');
     expect(!check.ok && check.message).toContain('durable-agent store-prompt <file>');
     // Counted in UTF-8 bytes, as Temporal counts payloads: 30,000 three-byte characters are 90,000 bytes.

@@ -39,7 +39,9 @@ describe('MCP server configuration', () => {
       const check = checkAgentInput({ prompt: 'p', workdir: '/abs', mcpServers: servers });
       return check.ok ? 'ok' : check.message;
     };
-    expect(problems({ 'bad name': { command: 'x' } })).toContain('mcpServers.bad name: a server name must be letters, digits, _ and - only');
+    expect(problems({ 'bad name': { command: 'x' } })).toContain(
+      'mcpServers.bad name: a server name must be letters, digits, _ and - only',
+    );
     expect(problems({ a__b: { command: 'x' } })).toContain('mcpServers.a__b: a server name must not contain "__"');
     expect(problems({ files: { command: '' } })).toContain('mcpServers.files');
     expect(problems({ web: { type: 'http', url: 'ftp://x' } })).toContain('mcpServers.web');
@@ -58,7 +60,8 @@ describe('MCP server configuration', () => {
     for (const bad of ['30s', 10, 1_500.5, 3_600_000]) {
       expect(problems({ files: { command: 'x', startupTimeoutMs: bad } })).toContain('mcpServers.files');
     }
-    const alone = (value: unknown) => mcpStdioServerSchema.safeParse({ command: 'x', startupTimeoutMs: value }).error?.message;
+    const alone = (value: unknown) =>
+      mcpStdioServerSchema.safeParse({ command: 'x', startupTimeoutMs: value }).error?.message;
     expect(alone(10)).toContain('must be at least 1000');
     expect(alone(1_500.5)).toContain('whole number');
     expect(alone(3_600_000)).toContain('at most 600000');
@@ -70,7 +73,9 @@ describe('MCP server configuration', () => {
   test('the input carries its servers; input servers win over the repository’s of the same name', () => {
     const check = checkAgentInput({ prompt: 'p', workdir: '/abs', mcpServers: { files: { command: 'node' } } });
     expect(check.ok && check.input.mcpServers).toEqual({ files: { command: 'node' } });
-    expect(mergeMcpServers({ files: { command: 'repo' }, git: { command: 'git-mcp' } }, { files: { command: 'input' } })).toEqual({
+    expect(
+      mergeMcpServers({ files: { command: 'repo' }, git: { command: 'git-mcp' } }, { files: { command: 'input' } }),
+    ).toEqual({
       files: { command: 'input' },
       git: { command: 'git-mcp' },
     });

@@ -43,12 +43,19 @@ test('fields: the wrong type, a blank text, a missing or unknown field, each by 
 });
 
 test('valid inputs come back as sent (a message keeps its spaces); optional ones may be left out or null', () => {
-  expect(parseMessageInput(USER_MESSAGE, [{ text: ' Use tabs ' }])).toEqual({ ok: true, value: { text: ' Use tabs ' } });
+  expect(parseMessageInput(USER_MESSAGE, [{ text: ' Use tabs ' }])).toEqual({
+    ok: true,
+    value: { text: ' Use tabs ' },
+  });
   expect(parseMessageInput(INTERRUPT_SIGNAL, [])).toEqual({ ok: true, value: undefined });
   expect(parseMessageInput(INTERRUPT_SIGNAL, [null])).toEqual({ ok: true, value: undefined });
   expect(parseMessageInput(TRANSCRIPT_QUERY, [{ fromIndex: 3 }])).toEqual({ ok: true, value: { fromIndex: 3 } });
   const agent = { workflowId: 'c', description: 'd' };
-  const report = { workflowId: 'w', description: 'd', pending: [{ toolUseId: 'toolu_1', name: 'Bash', summary: 'Bash ls', input: { command: 'ls' }, agent }] };
+  const report = {
+    workflowId: 'w',
+    description: 'd',
+    pending: [{ toolUseId: 'toolu_1', name: 'Bash', summary: 'Bash ls', input: { command: 'ls' }, agent }],
+  };
   expect(parseMessageInput(SUB_AGENT_APPROVALS, [report])).toEqual({ ok: true, value: report });
 });
 

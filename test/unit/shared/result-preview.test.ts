@@ -100,19 +100,27 @@ describe('usefulLine', () => {
   });
 
   test('a failure with nothing that looks like one shows its first line with text', () => {
-    expect(usefulLine('\n<tool_use_error>File has not been read yet.</tool_use_error>', true)).toBe('<tool_use_error>File has not been read yet.</tool_use_error>');
+    expect(usefulLine('\n<tool_use_error>File has not been read yet.</tool_use_error>', true)).toBe(
+      '<tool_use_error>File has not been read yet.</tool_use_error>',
+    );
   });
 });
 
 describe('withFailureLine', () => {
   const long = `${'> shop@1.0.0 test\n'.repeat(200)}FAIL src/cart.test.js\n\nExit code: 1`;
-  const stored = { ref: `sha256:${'a'.repeat(64)}`, chars: long.length, preview: `${long.slice(0, 300)}… (${long.length} chars)` };
+  const stored = {
+    ref: `sha256:${'a'.repeat(64)}`,
+    chars: long.length,
+    preview: `${long.slice(0, 300)}… (${long.length} chars)`,
+  };
 
   test("adds a stored failure's failure line to its preview, where the transcript line finds it", () => {
     const content = withFailureLine(stored, long, true);
     expect(content).toEqual({ ...stored, preview: `${stored.preview}\nFAIL src/cart.test.js` });
     const preview = 'preview' in content ? content.preview : '';
-    expect(formatEntry({ type: 'tool_result', turn: 2, toolUseId: 't', name: 'Bash', isError: true, preview })).toBe('  ✗ Bash: FAIL src/cart.test.js');
+    expect(formatEntry({ type: 'tool_result', turn: 2, toolUseId: 't', name: 'Bash', isError: true, preview })).toBe(
+      '  ✗ Bash: FAIL src/cart.test.js',
+    );
   });
 
   test('leaves inline results, results that did not fail and previews that show the line as they are', () => {
@@ -124,6 +132,17 @@ describe('withFailureLine', () => {
 });
 
 test('the transcript line of a failed command is its first failure', () => {
-  expect(formatEntry({ type: 'tool_result', turn: 1, toolUseId: 't', name: 'Bash', isError: true, preview: npmJest })).toBe('  ✗ Bash: FAIL src/cart.test.js');
-  expect(formatEntry({ type: 'tool_result', turn: 1, toolUseId: 't', name: 'Read', isError: false, preview: '     1\tcolour' })).toBe('  ✓ Read:      1\tcolour');
+  expect(
+    formatEntry({ type: 'tool_result', turn: 1, toolUseId: 't', name: 'Bash', isError: true, preview: npmJest }),
+  ).toBe('  ✗ Bash: FAIL src/cart.test.js');
+  expect(
+    formatEntry({
+      type: 'tool_result',
+      turn: 1,
+      toolUseId: 't',
+      name: 'Read',
+      isError: false,
+      preview: '     1\tcolour',
+    }),
+  ).toBe('  ✓ Read:      1\tcolour');
 });

@@ -14,7 +14,9 @@ describe('the todo list', () => {
       { name: 'TodoWrite', input: { todos: list } },
       { name: 'TodoWrite', input: { todos: [] } },
     ];
-    expect(writtenTodos(calls, [{ isError: false }, { isError: false }, { isError: false }, { isError: true }])).toEqual(list);
+    expect(
+      writtenTodos(calls, [{ isError: false }, { isError: false }, { isError: false }, { isError: true }]),
+    ).toEqual(list);
     expect(writtenTodos(calls.slice(1, 2), [{ isError: false }])).toBeUndefined();
     expect(todosOf({ todos: [{ content: 'x', status: 'done', activeForm: 'x' }] })).toBeUndefined();
   });

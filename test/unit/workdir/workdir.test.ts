@@ -5,7 +5,17 @@
  * or read outside, however often it wins the race.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Workdir } from '../../../src/workdir/workdir';
 import { WorkdirRefusal } from '../../../src/workdir/workdir-refusal';
@@ -64,8 +74,12 @@ describe('paths', () => {
         expect((error as Error).message).toContain('symbolic link that leads outside');
         expect((error as Error).message).not.toContain(secret);
       }
-      await expect(workdir.writeFile('keys/authorized_keys', { data: 'ssh-rsa X', temporaryName: '.t' })).rejects.toThrow('leads outside');
-      await expect(workdir.writeFile('key', { data: 'overwritten', temporaryName: '.t' })).rejects.toThrow('leads outside');
+      await expect(
+        workdir.writeFile('keys/authorized_keys', { data: 'ssh-rsa X', temporaryName: '.t' }),
+      ).rejects.toThrow('leads outside');
+      await expect(workdir.writeFile('key', { data: 'overwritten', temporaryName: '.t' })).rejects.toThrow(
+        'leads outside',
+      );
     });
     expect(readdirSync(secret)).toEqual(['id_rsa']);
     expect(readFileSync(join(secret, 'id_rsa'), 'utf8')).toBe('PRIVATE KEY');
@@ -73,7 +87,7 @@ describe('paths', () => {
 
   test('a workdir whose path goes through a symlink is not opened', () => {
     symlinkSync(path, join(root, 'alias'));
-    expect(() => Workdir.open(join(root, 'alias'))).toThrow('is not a directory\'s real path');
+    expect(() => Workdir.open(join(root, 'alias'))).toThrow("is not a directory's real path");
   });
 
   test('NUL bytes and over-long paths are refusals the model can act on', async () => {
@@ -102,7 +116,7 @@ describe('special files', () => {
 });
 
 describe('writing', () => {
-  test('writes create directories, keep an existing file\'s mode, and give new files to the workdir\'s owner', async () => {
+  test("writes create directories, keep an existing file's mode, and give new files to the workdir's owner", async () => {
     writeFileSync(join(path, 'run.sh'), 'echo 1\n', { mode: 0o755 });
     chownSync(path, 1000, 1000);
     await using(async (workdir) => {
@@ -139,7 +153,9 @@ describe('a racer swapping a directory for a link to outside', () => {
   let racer: ChildProcess | undefined;
 
   async function race(directory: string): Promise<void> {
-    racer = spawn('python3', [join(PROJECT_ROOT, 'test/support/racer.py'), directory, secret, '30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    racer = spawn('python3', [join(PROJECT_ROOT, 'test/support/racer.py'), directory, secret, '30'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve, reject) => {
       racer!.stdout!.once('data', () => resolve());
       racer!.once('exit', (code) => reject(new Error(`racer exited ${code}`)));
@@ -161,10 +177,12 @@ describe('a racer swapping a directory for a link to outside', () => {
     const outcomes = { written: 0, refused: 0 };
     await using(async (workdir) => {
       for (let attempt = 0; attempt < 200; attempt++) {
-        await workdir.writeFile(`d/authorized_keys_${attempt}`, { data: 'ssh-rsa ATTACKER', temporaryName: `.tmp-${attempt}` }).then(
-          () => outcomes.written++,
-          () => outcomes.refused++,
-        );
+        await workdir
+          .writeFile(`d/authorized_keys_${attempt}`, { data: 'ssh-rsa ATTACKER', temporaryName: `.tmp-${attempt}` })
+          .then(
+            () => outcomes.written++,
+            () => outcomes.refused++,
+          );
       }
     });
     expect(readdirSync(secret)).toEqual(['id_rsa']);
@@ -207,7 +225,9 @@ describe('a racer swapping a directory for a link to outside', () => {
 test("a system error the model sees names the file, not the worker's descriptors", async () => {
   const { inWorkdir } = await import('../../../src/activities/tools/paths');
   const long = 'n'.repeat(300);
-  const error = await inWorkdir(path, (workdir) => workdir.readFile(`src/${long}`, long, { maxBytes: 10, tooLarge: () => 'too large' })).catch((caught: Error) => caught);
+  const error = await inWorkdir(path, (workdir) =>
+    workdir.readFile(`src/${long}`, long, { maxBytes: 10, tooLarge: () => 'too large' }),
+  ).catch((caught: Error) => caught);
   expect(error).toMatchObject({ code: 'ENAMETOOLONG', message: expect.stringContaining(long) });
   expect((error as Error).message).not.toContain('/proc/self/fd');
 });

@@ -1,4 +1,11 @@
-import { afterAutocompact, autocompactThreshold, editThreshold, needsAutocompact, needsContextEdits, reattachBudgetChars } from '../../../src/workflows/context-plan';
+import {
+  afterAutocompact,
+  autocompactThreshold,
+  editThreshold,
+  needsAutocompact,
+  needsContextEdits,
+  reattachBudgetChars,
+} from '../../../src/workflows/context-plan';
 import { loopState } from '../../support/loop-state';
 
 describe('the context plan', () => {

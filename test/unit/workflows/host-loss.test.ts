@@ -1,6 +1,13 @@
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import { cloneName } from '../../../src/shared/repository';
-import { currentInput, currentPath, isHostLoss, movedPath, movedState, startedBeforeLoss } from '../../../src/workflows/host-loss';
+import {
+  currentInput,
+  currentPath,
+  isHostLoss,
+  movedPath,
+  movedState,
+  startedBeforeLoss,
+} from '../../../src/workflows/host-loss';
 import type { LoopState } from '../../../src/workflows/loop-state';
 
 /** As the SDK converts the server's failure: the timeout keeps the failure it came from (with its cause), not the cause itself. */
@@ -14,7 +21,18 @@ describe('host loss', () => {
   test('is a schedule-to-start timeout of the activity, and nothing else', () => {
     expect(isHostLoss(timedOut('SCHEDULE_TO_START'))).toBe(true);
     expect(isHostLoss(timedOut('HEARTBEAT'))).toBe(false);
-    expect(isHostLoss(new ActivityFailure('failed', 'runTool', '7', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'w', ApplicationFailure.create({ message: 'x' })))).toBe(false);
+    expect(
+      isHostLoss(
+        new ActivityFailure(
+          'failed',
+          'runTool',
+          '7',
+          RetryState.MAXIMUM_ATTEMPTS_REACHED,
+          'w',
+          ApplicationFailure.create({ message: 'x' }),
+        ),
+      ),
+    ).toBe(false);
     expect(isHostLoss(new Error('SCHEDULE_TO_START'))).toBe(false);
   });
 
@@ -47,7 +65,12 @@ describe('movedState', () => {
 });
 
 describe('paths after a move', () => {
-  const state = { workdirMoves: [{ from: '/a/s1', to: '/b/s1-moved-1' }, { from: '/b/s1-moved-1', to: '/c/s1-moved-2' }] };
+  const state = {
+    workdirMoves: [
+      { from: '/a/s1', to: '/b/s1-moved-1' },
+      { from: '/b/s1-moved-1', to: '/c/s1-moved-2' },
+    ],
+  };
 
   test('a path under any earlier workdir is under the current one; others stay', () => {
     expect(currentPath(state, '/a/s1/src/x.ts')).toBe('/c/s1-moved-2/src/x.ts');
@@ -57,15 +80,25 @@ describe('paths after a move', () => {
   });
 
   test("a call's file_path and path follow the move; relative paths and other fields stay", () => {
-    expect(currentInput(state, { file_path: '/a/s1/x.ts', content: '/a/s1/x.ts' })).toEqual({ file_path: '/c/s1-moved-2/x.ts', content: '/a/s1/x.ts' });
-    expect(currentInput(state, { pattern: 'TODO', path: '/a/s1/src' })).toEqual({ pattern: 'TODO', path: '/c/s1-moved-2/src' });
+    expect(currentInput(state, { file_path: '/a/s1/x.ts', content: '/a/s1/x.ts' })).toEqual({
+      file_path: '/c/s1-moved-2/x.ts',
+      content: '/a/s1/x.ts',
+    });
+    expect(currentInput(state, { pattern: 'TODO', path: '/a/s1/src' })).toEqual({
+      pattern: 'TODO',
+      path: '/c/s1-moved-2/src',
+    });
     expect(currentInput(state, { file_path: 'x.ts' })).toEqual({ file_path: 'x.ts' });
     const input = { file_path: '/a/s1/x.ts' };
     expect(currentInput({}, input)).toBe(input);
   });
 
   test('movedState records the move', () => {
-    const moved = movedState({ workdir: '/a/s1', systemRef: 'r', fileStates: {}, recentFiles: [] } as unknown as LoopState, '/b/s1', 'r2');
+    const moved = movedState(
+      { workdir: '/a/s1', systemRef: 'r', fileStates: {}, recentFiles: [] } as unknown as LoopState,
+      '/b/s1',
+      'r2',
+    );
     expect(moved.workdirMoves).toEqual([{ from: '/a/s1', to: '/b/s1' }]);
   });
 });

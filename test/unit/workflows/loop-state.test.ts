@@ -1,5 +1,13 @@
 import { afterModel } from '../../../src/workflows/loop';
-import { absorbToolResults, estimateTokens, fileStatesFor, forgetShownInstructions, recordFileState, recordInstructionDirs, toResult } from '../../../src/workflows/loop-state';
+import {
+  absorbToolResults,
+  estimateTokens,
+  fileStatesFor,
+  forgetShownInstructions,
+  recordFileState,
+  recordInstructionDirs,
+  toResult,
+} from '../../../src/workflows/loop-state';
 import { loopState } from '../../support/loop-state';
 import { readCall, response, usage } from '../../support/model-outcomes';
 
@@ -32,7 +40,10 @@ describe('the initial state', () => {
 
 describe('nested instruction files shown', () => {
   test('are remembered once each, and forgotten when the conversation may have lost them', () => {
-    const shown = recordInstructionDirs(recordInstructionDirs(loopState(), ['packages', 'packages/api']), ['packages/api', 'docs']);
+    const shown = recordInstructionDirs(recordInstructionDirs(loopState(), ['packages', 'packages/api']), [
+      'packages/api',
+      'docs',
+    ]);
     expect(shown.instructionDirs).toEqual(['packages', 'packages/api', 'docs']);
     expect(forgetShownInstructions(shown)).not.toHaveProperty('instructionDirs');
     expect(loopState()).not.toHaveProperty('instructionDirs');
@@ -56,18 +67,28 @@ describe('bookkeeping', () => {
     known = recordFileState(known, { path: '/real/repo/c.ts', sha256: '123' }, false);
     expect(known.recentFiles).toEqual(['/real/repo/b.ts', '/real/repo/a.ts']);
     expect(fileStatesFor(known, readCall)).toEqual([{ path: '/real/repo/a.ts', sha256: 'abc' }]);
-    expect(fileStatesFor(known, { ...readCall, plan: { ok: true, concurrencySafe: false, summary: 'Bash ls' } })).toEqual([]);
+    expect(
+      fileStatesFor(known, { ...readCall, plan: { ok: true, concurrencySafe: false, summary: 'Bash ls' } }),
+    ).toEqual([]);
     expect(fileStatesFor(loopState(), readCall)).toEqual([]);
   });
 
   test('the estimate is the last real count plus chars/4 of what was added since', () => {
-    const state = loopState({ contextTokens: 5000, pendingMessages: [{ role: 'user', kind: 'text', content: { ref: 'sha256:x', chars: 4000, preview: '' } }] });
+    const state = loopState({
+      contextTokens: 5000,
+      pendingMessages: [{ role: 'user', kind: 'text', content: { ref: 'sha256:x', chars: 4000, preview: '' } }],
+    });
     expect(estimateTokens(state)).toBe(6000);
   });
 
   test('the result carries reason, turns, final text and usage', () => {
     const final = afterModel(loopState({ turnCount: 2 }), response()).state;
-    expect(toResult(final, 'completed')).toEqual({ reason: 'completed', turnCount: 2, finalText: 'All done.', usage: usage(100, 20) });
+    expect(toResult(final, 'completed')).toEqual({
+      reason: 'completed',
+      turnCount: 2,
+      finalText: 'All done.',
+      usage: usage(100, 20),
+    });
     expect(toResult(final, 'model_error', 'boom')).toMatchObject({ reason: 'model_error', error: 'boom' });
   });
 });

@@ -15,7 +15,6 @@ import { absorbToolResults, outputLimit } from '../../../src/workflows/loop-stat
 import { loopState } from '../../support/loop-state';
 import { promptTooLong, readCall, response, usage } from '../../support/model-outcomes';
 
-
 describe('beginTurn', () => {
   test('counts the turn about to start, and stops with max_turns after maxTurns model calls', () => {
     expect(beginTurn(loopState())).toEqual({ kind: 'call_model', state: expect.objectContaining({ turnCount: 1 }) });
@@ -43,20 +42,33 @@ describe('afterModel: normal replies', () => {
   test('tool_use blocks are run whatever the stop reason says; the reply is the next message', () => {
     const { state, step } = afterModel(loopState(), response({ stopReason: 'end_turn', toolUses: [readCall] }));
     expect(step).toEqual({ kind: 'run_tools', toolUses: [readCall] });
-    expect(state.pendingMessages).toEqual([{ role: 'assistant', kind: 'assistant', ref: 'sha256:assistant', chars: 10 }]);
+    expect(state.pendingMessages).toEqual([
+      { role: 'assistant', kind: 'assistant', ref: 'sha256:assistant', chars: 10 },
+    ]);
     expect(state.conversationRef).toBe('sha256:conversation');
     expect(state.contextTokens).toBe(103); // input + cache creation + cache read of the request
   });
 
   test('pause_turn continues; a refusal is a model_error', () => {
-    expect(afterModel(loopState(), response({ stopReason: 'pause_turn' })).step).toEqual({ kind: 'call_model', transition: 'pause_turn_continue' });
-    expect(afterModel(loopState(), response({ stopReason: 'refusal' })).step).toMatchObject({ kind: 'finish', reason: 'model_error' });
+    expect(afterModel(loopState(), response({ stopReason: 'pause_turn' })).step).toEqual({
+      kind: 'call_model',
+      transition: 'pause_turn_continue',
+    });
+    expect(afterModel(loopState(), response({ stopReason: 'refusal' })).step).toMatchObject({
+      kind: 'finish',
+      reason: 'model_error',
+    });
   });
 
   test('usage adds up; a reply without text keeps the last text', () => {
     const first = afterModel(loopState(), response({ toolUses: [readCall] })).state;
     const second = afterModel(first, response({ text: '', usage: usage(50, 5) })).state;
-    expect(second.usage).toEqual({ inputTokens: 150, outputTokens: 25, cacheCreationInputTokens: 2, cacheReadInputTokens: 4 });
+    expect(second.usage).toEqual({
+      inputTokens: 150,
+      outputTokens: 25,
+      cacheCreationInputTokens: 2,
+      cacheReadInputTokens: 4,
+    });
     expect(second.finalText).toBe('All done.');
   });
 });
@@ -83,16 +95,27 @@ describe('afterModel: output cut off (max_tokens)', () => {
       ]);
       state = decision.state;
     }
-    expect(afterModel(state, cut)).toMatchObject({ step: { kind: 'finish', reason: 'max_output_tokens' }, state: { finalText: 'half an ans' } });
+    expect(afterModel(state, cut)).toMatchObject({
+      step: { kind: 'finish', reason: 'max_output_tokens' },
+      state: { finalText: 'half an ans' },
+    });
   });
 
   test('model_context_window_exceeded counts as cut off; a model whose max is already reached skips escalation', () => {
-    expect(afterModel(loopState(), response({ stopReason: 'model_context_window_exceeded' })).step).toMatchObject({ transition: 'max_output_tokens_escalate' });
-    expect(afterModel(loopState({ maxOutputTokens: 64_000 }), cut).step).toMatchObject({ transition: 'max_output_tokens_recovery' });
+    expect(afterModel(loopState(), response({ stopReason: 'model_context_window_exceeded' })).step).toMatchObject({
+      transition: 'max_output_tokens_escalate',
+    });
+    expect(afterModel(loopState({ maxOutputTokens: 64_000 }), cut).step).toMatchObject({
+      transition: 'max_output_tokens_recovery',
+    });
   });
 
   test('a normal turn resets the per-turn budgets', () => {
-    const recovering = loopState({ maxOutputTokensRecoveryCount: 2, maxOutputTokensOverride: 64_000, hasAttemptedReactiveCompact: true });
+    const recovering = loopState({
+      maxOutputTokensRecoveryCount: 2,
+      maxOutputTokensOverride: 64_000,
+      hasAttemptedReactiveCompact: true,
+    });
     expect(absorbToolResults(recovering, [])).toMatchObject({
       maxOutputTokensRecoveryCount: 0,
       maxOutputTokensOverride: null,
@@ -110,26 +133,51 @@ describe('afterModel: prompt too long', () => {
     expect(second.step).toEqual({ kind: 'compact', transition: 'reactive_compact_retry' });
     expect(second.state.hasAttemptedReactiveCompact).toBe(true);
     const third = afterModel({ ...second.state, lastTransition: 'reactive_compact_retry' }, promptTooLong);
-    expect(third.step).toEqual({ kind: 'finish', reason: 'prompt_too_long', error: 'prompt is too long: 5 tokens > 4 maximum' });
+    expect(third.step).toEqual({
+      kind: 'finish',
+      reason: 'prompt_too_long',
+      error: 'prompt is too long: 5 tokens > 4 maximum',
+    });
   });
 
   test('a collapse with nothing to archive goes straight on to the reactive compaction', () => {
-    expect(afterCollapse(loopState(), false, 'too long').step).toEqual({ kind: 'compact', transition: 'reactive_compact_retry' });
-    expect(afterCollapse(loopState(), true, 'too long').step).toEqual({ kind: 'call_model', transition: 'collapse_drain_retry' });
-    expect(afterCollapse(loopState({ hasAttemptedReactiveCompact: true }), false, 'too long').step).toMatchObject({ reason: 'prompt_too_long' });
+    expect(afterCollapse(loopState(), false, 'too long').step).toEqual({
+      kind: 'compact',
+      transition: 'reactive_compact_retry',
+    });
+    expect(afterCollapse(loopState(), true, 'too long').step).toEqual({
+      kind: 'call_model',
+      transition: 'collapse_drain_retry',
+    });
+    expect(afterCollapse(loopState({ hasAttemptedReactiveCompact: true }), false, 'too long').step).toMatchObject({
+      reason: 'prompt_too_long',
+    });
   });
 });
 
 describe('afterModel: media and overload', () => {
   test('media too large: strip once, then image_error', () => {
-    const media: CallModelOutcome = { kind: 'media_too_large', conversationRef: 'sha256:c', message: 'image exceeds 5 MB maximum' };
+    const media: CallModelOutcome = {
+      kind: 'media_too_large',
+      conversationRef: 'sha256:c',
+      message: 'image exceeds 5 MB maximum',
+    };
     const first = afterModel(loopState(), media);
     expect(first.step).toEqual({ kind: 'edit_context', edit: 'media_strip', transition: 'media_strip_retry' });
-    expect(afterModel(first.state, media).step).toEqual({ kind: 'finish', reason: 'image_error', error: 'image exceeds 5 MB maximum' });
+    expect(afterModel(first.state, media).step).toEqual({
+      kind: 'finish',
+      reason: 'image_error',
+      error: 'image exceeds 5 MB maximum',
+    });
   });
 
   test('overloaded: switch to the fallback model once, else model_error', () => {
-    const overloaded: CallModelOutcome = { kind: 'overloaded', conversationRef: 'sha256:c', attempts: 3, message: 'Overloaded' };
+    const overloaded: CallModelOutcome = {
+      kind: 'overloaded',
+      conversationRef: 'sha256:c',
+      attempts: 3,
+      message: 'Overloaded',
+    };
     const withFallback = loopState({}, { fallbackModel: 'claude-haiku-5-5' });
     const switched = afterModel(withFallback, overloaded);
     expect(switched.step).toEqual({ kind: 'call_model', transition: 'model_fallback_retry' });
@@ -141,12 +189,19 @@ describe('afterModel: media and overload', () => {
 
 describe('sessions recorded before the recovery layers', () => {
   test('end where a layer would now recover', () => {
-    expect(withoutRecovery({ kind: 'edit_context', edit: 'collapse', transition: 'collapse_drain_retry' }, promptTooLong)).toEqual({
+    expect(
+      withoutRecovery({ kind: 'edit_context', edit: 'collapse', transition: 'collapse_drain_retry' }, promptTooLong),
+    ).toEqual({
       kind: 'finish',
       reason: 'prompt_too_long',
       error: promptTooLong.kind === 'prompt_too_long' ? promptTooLong.message : '',
     });
-    expect(withoutRecovery({ kind: 'call_model', transition: 'max_output_tokens_escalate' }, response({ stopReason: 'max_tokens' }))).toEqual({
+    expect(
+      withoutRecovery(
+        { kind: 'call_model', transition: 'max_output_tokens_escalate' },
+        response({ stopReason: 'max_tokens' }),
+      ),
+    ).toEqual({
       kind: 'finish',
       reason: 'max_output_tokens',
     });
@@ -158,12 +213,22 @@ describe('sessions recorded before the recovery layers', () => {
 
 describe('after a recovery step', () => {
   test('media strip: retry when media went, else the image error stands', () => {
-    expect(afterMediaStrip(true, 'image exceeds 5 MB maximum')).toEqual({ kind: 'call_model', transition: 'media_strip_retry' });
-    expect(afterMediaStrip(false, 'image exceeds 5 MB maximum')).toEqual({ kind: 'finish', reason: 'image_error', error: 'image exceeds 5 MB maximum' });
+    expect(afterMediaStrip(true, 'image exceeds 5 MB maximum')).toEqual({
+      kind: 'call_model',
+      transition: 'media_strip_retry',
+    });
+    expect(afterMediaStrip(false, 'image exceeds 5 MB maximum')).toEqual({
+      kind: 'finish',
+      reason: 'image_error',
+      error: 'image exceeds 5 MB maximum',
+    });
   });
 
   test('reactive compaction: retry with the summary, or prompt_too_long saying why compaction failed', () => {
-    expect(afterReactiveCompact({ ok: true }, 'too long')).toEqual({ kind: 'call_model', transition: 'reactive_compact_retry' });
+    expect(afterReactiveCompact({ ok: true }, 'too long')).toEqual({
+      kind: 'call_model',
+      transition: 'reactive_compact_retry',
+    });
     expect(afterReactiveCompact({ ok: false, error: 'overloaded' }, 'too long')).toEqual({
       kind: 'finish',
       reason: 'prompt_too_long',
@@ -174,12 +239,24 @@ describe('after a recovery step', () => {
 
 describe('after an interrupt or a cancellation', () => {
   test('a cancelled workflow ends, saying what it stopped', () => {
-    expect(afterStop('model', false, true)).toEqual({ kind: 'finish', reason: 'aborted_streaming', error: 'Cancelled while the model was responding' });
-    expect(afterStop('tools', false, false)).toEqual({ kind: 'finish', reason: 'aborted_tools', error: 'Cancelled while tools were running' });
+    expect(afterStop('model', false, true)).toEqual({
+      kind: 'finish',
+      reason: 'aborted_streaming',
+      error: 'Cancelled while the model was responding',
+    });
+    expect(afterStop('tools', false, false)).toEqual({
+      kind: 'finish',
+      reason: 'aborted_tools',
+      error: 'Cancelled while tools were running',
+    });
   });
 
   test('an interrupted interactive session waits for the next message; others end', () => {
-    expect(afterStop('tools', true, false)).toEqual({ kind: 'finish', reason: 'aborted_tools', error: 'Interrupted while tools were running' });
+    expect(afterStop('tools', true, false)).toEqual({
+      kind: 'finish',
+      reason: 'aborted_tools',
+      error: 'Interrupted while tools were running',
+    });
     expect(afterStop('model', true, true)).toEqual({
       kind: 'wait_for_message',
       otherwise: { kind: 'finish', reason: 'aborted_streaming', error: 'Interrupted while the model was responding' },

@@ -1,4 +1,10 @@
-import { EMPTY_TURN_LOG, recordCheckpoint, recordSnapshot, rewoundFileStates, type TurnLog } from '../../../src/workflows/checkpoints';
+import {
+  EMPTY_TURN_LOG,
+  recordCheckpoint,
+  recordSnapshot,
+  rewoundFileStates,
+  type TurnLog,
+} from '../../../src/workflows/checkpoints';
 import { latestReads, readStateAt, readsOfTurn, relativeReadState } from '../../../src/workflows/read-state';
 import { loopState } from '../../support/loop-state';
 
@@ -14,7 +20,12 @@ function readingTurns(): TurnLog {
     { '/real/repo/a': hash(11), '/real/repo/b': hash(2), '/real/repo/c': hash(3), '/real/repo/sub/d': hash(4) },
   ];
   return turns.reduce(
-    (log, fileStates, turn) => recordSnapshot(recordCheckpoint(log, loopState({ turnCount: turn, fileStates }), true), { turn, ref: ref(turn), filesChanged: 1 }),
+    (log, fileStates, turn) =>
+      recordSnapshot(recordCheckpoint(log, loopState({ turnCount: turn, fileStates }), true), {
+        turn,
+        ref: ref(turn),
+        filesChanged: 1,
+      }),
     EMPTY_TURN_LOG,
   );
 }
@@ -22,7 +33,12 @@ function readingTurns(): TurnLog {
 describe('the read-state a checkpoint keeps', () => {
   test('each checkpoint holds only what its turn changed; folded, they give the state of any turn', () => {
     const log = readingTurns();
-    expect(log.checkpoints.map((checkpoint) => checkpoint.reads)).toEqual([{}, { a: hash(1), b: hash(2) }, { a: hash(11), c: hash(3) }, { 'sub/d': hash(4) }]);
+    expect(log.checkpoints.map((checkpoint) => checkpoint.reads)).toEqual([
+      {},
+      { a: hash(1), b: hash(2) },
+      { a: hash(11), c: hash(3) },
+      { 'sub/d': hash(4) },
+    ]);
     expect(readStateAt(log.checkpoints, 1)).toEqual({ a: hash(1), b: hash(2) });
     expect(readStateAt(log.checkpoints, 2)).toEqual({ a: hash(11), b: hash(2), c: hash(3) });
     expect(readStateAt(log.checkpoints, 0)).toEqual({});
@@ -31,15 +47,29 @@ describe('the read-state a checkpoint keeps', () => {
   test('a file the session forgot is recorded as forgotten, and a checkpoint without reads makes the state unknown', () => {
     const log = readingTurns();
     expect(readsOfTurn(log.checkpoints, 3, { b: hash(2) })).toEqual({ a: null, c: null });
-    const withOld: TurnLog = { ...log, checkpoints: log.checkpoints.map(({ reads, ...checkpoint }) => (checkpoint.turn === 1 ? checkpoint : { ...checkpoint, reads })) };
+    const withOld: TurnLog = {
+      ...log,
+      checkpoints: log.checkpoints.map(({ reads, ...checkpoint }) =>
+        checkpoint.turn === 1 ? checkpoint : { ...checkpoint, reads },
+      ),
+    };
     expect(readStateAt(withOld.checkpoints, 0)).toEqual({});
     expect(readStateAt(withOld.checkpoints, 2)).toBeUndefined();
     expect(rewoundFileStates(withOld, 2, '/real/repo')).toEqual({});
   });
 
   test('paths are kept relative to the workdir: files outside it are left out, a file called __proto__ is kept', () => {
-    expect(relativeReadState({ '/real/repo/x': hash(1), '/real/repository/y': hash(2), '/real/repo': hash(3), '/elsewhere/z': hash(4) }, '/real/repo')).toEqual({ x: hash(1) });
-    const log = recordCheckpoint(EMPTY_TURN_LOG, loopState({ turnCount: 1, fileStates: { '/real/repo/__proto__': hash(5) } }), true);
+    expect(
+      relativeReadState(
+        { '/real/repo/x': hash(1), '/real/repository/y': hash(2), '/real/repo': hash(3), '/elsewhere/z': hash(4) },
+        '/real/repo',
+      ),
+    ).toEqual({ x: hash(1) });
+    const log = recordCheckpoint(
+      EMPTY_TURN_LOG,
+      loopState({ turnCount: 1, fileStates: { '/real/repo/__proto__': hash(5) } }),
+      true,
+    );
     expect(Object.entries(readStateAt(log.checkpoints, 1)!)).toEqual([['__proto__', hash(5)]]);
   });
 });

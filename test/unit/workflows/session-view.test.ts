@@ -31,10 +31,22 @@ describe('the state query and the search attributes', () => {
     const { view: sessionView, published } = view();
     sessionView.status('running_tools', loopState({ turnCount: 2, lastTransition: 'next_turn' }));
     sessionView.moved(loopState({ turnCount: 2, lastTransition: 'next_turn' }), 'host host-a was lost');
-    expect(sessionView.snapshot()).toMatchObject({ lastTransition: 'workspace_moved', transitions: ['workspace_moved'] });
+    expect(sessionView.snapshot()).toMatchObject({
+      lastTransition: 'workspace_moved',
+      transitions: ['workspace_moved'],
+    });
     sessionView.status('running_model', loopState({ turnCount: 3, lastTransition: 'next_turn' }));
-    expect(published.attributes.map((values) => values.transition)).toEqual(['next_turn', 'workspace_moved', 'next_turn']);
-    expect(sessionView.page({}).entries).toContainEqual({ type: 'transition', turn: 2, transition: 'workspace_moved', detail: 'host host-a was lost' });
+    expect(published.attributes.map((values) => values.transition)).toEqual([
+      'next_turn',
+      'workspace_moved',
+      'next_turn',
+    ]);
+    expect(sessionView.page({}).entries).toContainEqual({
+      type: 'transition',
+      turn: 2,
+      transition: 'workspace_moved',
+      detail: 'host host-a was lost',
+    });
   });
 
   test('sessions recorded before search attributes publish the details only', () => {
@@ -46,7 +58,12 @@ describe('the state query and the search attributes', () => {
 
   test('the snapshot joins the loop state with what people asked', () => {
     const { view: sessionView, people } = view();
-    people.pendingApprovals.push({ toolUseId: 'toolu_1', name: 'Bash', summary: 'Bash rm x', input: { command: 'rm x' } });
+    people.pendingApprovals.push({
+      toolUseId: 'toolu_1',
+      name: 'Bash',
+      summary: 'Bash rm x',
+      input: { command: 'rm x' },
+    });
     people.queued.push('Use tabs');
     sessionView.status('waiting_approval', loopState({ turnCount: 2 }));
     sessionView.edits(loopState(), ['microcompact'], 900);
@@ -66,7 +83,9 @@ describe('the state query and the search attributes', () => {
     const { view: sessionView, people, published } = view();
     people.pendingApprovals.push({ toolUseId: 'toolu_9', name: 'Edit', summary: 'Edit a.ts', input: {} });
     sessionView.status('waiting_approval', loopState({ turnCount: 4 }));
-    expect(published.details[0]).toMatch(/^\*\*Turn 4\*\* · \*\*waiting for approval\*\*: Edit a\.ts \(`toolu_9`\)\n- model: claude-sonnet-5-5/);
+    expect(published.details[0]).toMatch(
+      /^\*\*Turn 4\*\* · \*\*waiting for approval\*\*: Edit a\.ts \(`toolu_9`\)\n- model: claude-sonnet-5-5/,
+    );
     sessionView.toolSummary(4, 'Read the config.');
     expect(published.details[1]).toContain('- last tools: Read the config.');
     sessionView.finish(loopState({ turnCount: 4 }), 'completed');
@@ -79,7 +98,11 @@ describe('the transcript', () => {
     const { view: first } = view();
     for (let turn = 1; turn <= 3; turn++) first.add({ type: 'user', turn, text: `m${turn}` });
     first.transition(loopState({ turnCount: 3 }), 'next_turn');
-    expect(first.page({ fromIndex: 1, limit: 2 })).toMatchObject({ entries: [{ text: 'm2' }, { text: 'm3' }], nextIndex: 3, total: 4 });
+    expect(first.page({ fromIndex: 1, limit: 2 })).toMatchObject({
+      entries: [{ text: 'm2' }, { text: 'm3' }],
+      nextIndex: 3,
+      total: 4,
+    });
 
     const carried = first.carry();
     expect(carried).toEqual({ transcriptBase: 4, transitions: ['next_turn'], contextEdits: [], runs: 1 });
@@ -96,7 +119,12 @@ describe('the transcript', () => {
 });
 
 test('currentDetails shows tokens, context edits and the last transition', () => {
-  const state = { ...view().view.snapshot(), turn: 7, lastTransition: 'reactive_compact_retry' as const, contextEdits: ['autocompact' as const] };
+  const state = {
+    ...view().view.snapshot(),
+    turn: 7,
+    lastTransition: 'reactive_compact_retry' as const,
+    contextEdits: ['autocompact' as const],
+  };
   expect(currentDetails(state, [])).toContain('- last transition: reactive_compact_retry');
   expect(currentDetails(state, [])).toContain('(edits: autocompact)');
 });
@@ -105,14 +133,32 @@ test('currentDetails and the state query show the workspace: its last snapshot, 
   const { view: session } = view();
   expect(currentDetails(session.snapshot(), [])).not.toContain('workspace');
   const ref = `sha256:${'ab'.repeat(32)}`;
-  session.workspace([{ turn: 0, ref: `sha256:${'0'.repeat(64)}`, filesChanged: 0 }, { turn: 3, ref, filesChanged: 2 }]);
-  expect(session.snapshot().snapshots).toEqual([{ turn: 0, ref: `sha256:${'0'.repeat(64)}`, filesChanged: 0 }, { turn: 3, ref, filesChanged: 2 }]);
-  expect(currentDetails(session.snapshot(), [])).toContain('- workspace: last snapshot after turn 3 (`sha256:abababababab…`, 2 in all)');
+  session.workspace([
+    { turn: 0, ref: `sha256:${'0'.repeat(64)}`, filesChanged: 0 },
+    { turn: 3, ref, filesChanged: 2 },
+  ]);
+  expect(session.snapshot().snapshots).toEqual([
+    { turn: 0, ref: `sha256:${'0'.repeat(64)}`, filesChanged: 0 },
+    { turn: 3, ref, filesChanged: 2 },
+  ]);
+  expect(currentDetails(session.snapshot(), [])).toContain(
+    '- workspace: last snapshot after turn 3 (`sha256:abababababab…`, 2 in all)',
+  );
 });
 
 test("trusted settings entries that cannot run are in the state query and the session entry, also on a later run's prepare", () => {
-  const skippedSettings = [{ file: '.claude/settings.json', path: 'hooks.Notification', reason: 'an event durable-agent does not run' }];
-  const prepared = { workdir: '/repo', sandbox: 'bwrap' as const, model: 'm', overheadTokens: 0, systemRef: 'ref', prompt: { text: 'p' }, skippedSettings };
+  const skippedSettings = [
+    { file: '.claude/settings.json', path: 'hooks.Notification', reason: 'an event durable-agent does not run' },
+  ];
+  const prepared = {
+    workdir: '/repo',
+    sandbox: 'bwrap' as const,
+    model: 'm',
+    overheadTokens: 0,
+    systemRef: 'ref',
+    prompt: { text: 'p' },
+    skippedSettings,
+  };
   const { view: session } = view();
   session.prepared(prepared, { note: true });
   expect(session.snapshot().skippedSettings).toEqual(skippedSettings);

@@ -115,16 +115,23 @@ describe('stopping for a rewind', () => {
 describe('approvals', () => {
   test('answers are checked before they enter history: only calls that wait, only allow or deny', () => {
     const { steering: people } = steering();
-    expect(() => people.checkAnswer({ toolUseId: 'toolu_1', decision: 'allow' })).toThrow('No tool call toolu_1 is waiting for approval');
+    expect(() => people.checkAnswer({ toolUseId: 'toolu_1', decision: 'allow' })).toThrow(
+      'No tool call toolu_1 is waiting for approval',
+    );
     expect(() => people.checkAnswer(undefined)).toThrow('No tool call undefined is waiting for approval');
     people.pendingApprovals.push({ toolUseId: 'toolu_1', name: 'Bash', summary: 'Bash rm x', input: {} });
     expect(() => people.checkAnswer({ toolUseId: 'toolu_1', decision: 'allow' })).not.toThrow();
-    expect(() => people.checkAnswer({ toolUseId: 'toolu_1', decision: 'maybe' as 'allow' })).toThrow('decision must be "allow" or "deny"');
+    expect(() => people.checkAnswer({ toolUseId: 'toolu_1', decision: 'maybe' as 'allow' })).toThrow(
+      'decision must be "allow" or "deny"',
+    );
   });
 
   test('an answer is acknowledged and refreshes the view', () => {
     const { steering: people, changes } = steering();
-    expect(people.answer({ toolUseId: 'toolu_1', decision: 'deny', feedback: 'keep it' })).toEqual({ toolUseId: 'toolu_1', decision: 'deny' });
+    expect(people.answer({ toolUseId: 'toolu_1', decision: 'deny', feedback: 'keep it' })).toEqual({
+      toolUseId: 'toolu_1',
+      decision: 'deny',
+    });
     expect(changes.count).toBe(1);
   });
 });

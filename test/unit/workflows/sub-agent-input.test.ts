@@ -3,7 +3,12 @@ import { checkAgentInput } from '../../../src/shared/input';
 import { type AgentResult } from '../../../src/shared/contract';
 import { agentTypes } from '../../../src/shared/sub-agents';
 import { parseAgentFile } from '../../../src/activities/session/agent-files';
-import { subAgentInput, subAgentTools, subAgentWorkflowId, toolsLeftOutNote } from '../../../src/workflows/sub-agent-input';
+import {
+  subAgentInput,
+  subAgentTools,
+  subAgentWorkflowId,
+  toolsLeftOutNote,
+} from '../../../src/workflows/sub-agent-input';
 import { subAgentResult } from '../../../src/workflows/sub-agents';
 
 function parentInput(extra: Record<string, unknown> = {}) {
@@ -26,7 +31,14 @@ const view = { workflowId: 'parent-1', workdir: '/real/repo', host: 'host-a', mo
 const BOUND = { boundByParent: true };
 
 test('by default: a read-only explorer with the parent workdir, host, model, permissions and sandbox, without stop hooks', () => {
-  const start = subAgentInput(parentInput(), view, 'toolu_1', { description: 'find callers', prompt: 'Find callers of parse' }, agentTypes(undefined), BOUND);
+  const start = subAgentInput(
+    parentInput(),
+    view,
+    'toolu_1',
+    { description: 'find callers', prompt: 'Find callers of parse' },
+    agentTypes(undefined),
+    BOUND,
+  );
   expect(start.ok).toBe(true);
   if (!start.ok) return;
   expect(start.type.name).toBe('explore');
@@ -51,16 +63,42 @@ test('by default: a read-only explorer with the parent workdir, host, model, per
 });
 
 test("a type's tools, prompt and model alias replace the defaults; unknown types are an error naming the known ones", () => {
-  const parent = parentInput({ agents: { fixer: { description: 'Fixes', prompt: 'You fix bugs.', tools: ['Read', 'Edit', 'Bash'], model: 'haiku' } } });
-  const types = agentTypes(parent.agents, [{ name: 'reviewer', description: 'Reviews', prompt: 'Review.', source: '.claude/agents/reviewer.md' }]);
-  const fixer = subAgentInput(parent, view, 'toolu_2', { description: 'fix', prompt: 'Fix it', subagent_type: 'fixer' }, types, BOUND);
-  expect(fixer.ok && fixer.input).toMatchObject({ allowedTools: ['Read', 'Edit', 'Bash'], systemPrompt: 'You fix bugs.', model: 'claude-haiku-5-5' });
-  const unknown = subAgentInput(parent, view, 'toolu_3', { description: 'x', prompt: 'x', subagent_type: 'nope' }, types, BOUND);
+  const parent = parentInput({
+    agents: {
+      fixer: { description: 'Fixes', prompt: 'You fix bugs.', tools: ['Read', 'Edit', 'Bash'], model: 'haiku' },
+    },
+  });
+  const types = agentTypes(parent.agents, [
+    { name: 'reviewer', description: 'Reviews', prompt: 'Review.', source: '.claude/agents/reviewer.md' },
+  ]);
+  const fixer = subAgentInput(
+    parent,
+    view,
+    'toolu_2',
+    { description: 'fix', prompt: 'Fix it', subagent_type: 'fixer' },
+    types,
+    BOUND,
+  );
+  expect(fixer.ok && fixer.input).toMatchObject({
+    allowedTools: ['Read', 'Edit', 'Bash'],
+    systemPrompt: 'You fix bugs.',
+    model: 'claude-haiku-5-5',
+  });
+  const unknown = subAgentInput(
+    parent,
+    view,
+    'toolu_3',
+    { description: 'x', prompt: 'x', subagent_type: 'nope' },
+    types,
+    BOUND,
+  );
   expect(unknown).toEqual({ ok: false, error: 'No agent type "nope". Agent types: explore, fixer, reviewer.' });
 });
 
 test("the input's types win a name over the repository's", () => {
-  const types = agentTypes({ reviewer: { description: 'Input reviewer', prompt: 'p' } }, [{ name: 'reviewer', description: 'Repo reviewer', prompt: 'q', source: 'repo' }]);
+  const types = agentTypes({ reviewer: { description: 'Input reviewer', prompt: 'p' } }, [
+    { name: 'reviewer', description: 'Repo reviewer', prompt: 'q', source: 'repo' },
+  ]);
   expect(types.find((type) => type.name === 'reviewer')?.description).toBe('Input reviewer');
 });
 
@@ -70,11 +108,24 @@ test('the child workflow id is derived from the parent and the call', () => {
 
 test("the tool result is the sub-agent's final text; a sub-agent that did not complete is an error saying why", () => {
   const call = { id: 'toolu_1', name: 'Task' };
-  const result = (reason: AgentResult['reason'], finalText: string, error?: string) => ({ reason, finalText, turnCount: 2, usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 }, ...(error ? { error } : {}) });
-  expect(subAgentResult(call, 'explore', 'c', result('completed', 'Found 3 callers.'))).toEqual({ toolUseId: 'toolu_1', isError: false, content: { text: 'Found 3 callers.' }, toolName: 'Task' });
+  const result = (reason: AgentResult['reason'], finalText: string, error?: string) => ({
+    reason,
+    finalText,
+    turnCount: 2,
+    usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+    ...(error ? { error } : {}),
+  });
+  expect(subAgentResult(call, 'explore', 'c', result('completed', 'Found 3 callers.'))).toEqual({
+    toolUseId: 'toolu_1',
+    isError: false,
+    content: { text: 'Found 3 callers.' },
+    toolName: 'Task',
+  });
   const stopped = subAgentResult(call, 'explore', 'c', result('max_turns', 'partial', 'Reached maxTurns'));
   expect(stopped.isError).toBe(true);
-  expect(JSON.stringify(stopped.content)).toContain('stopped before it finished: max_turns (Reached maxTurns) after 2 turns. Its last message:\\npartial');
+  expect(JSON.stringify(stopped.content)).toContain(
+    'stopped before it finished: max_turns (Reached maxTurns) after 2 turns. Its last message:\\npartial',
+  );
   const long = subAgentResult(call, 'explore', 'c', result('completed', 'x'.repeat(50_000)));
   expect(JSON.stringify(long.content)).toContain("characters of the sub-agent's answer cut");
 });
@@ -98,10 +149,14 @@ test("the parent's PreToolUse and PostToolUse hooks go with the sub-agent; its S
 });
 
 describe('a sub-agent never exceeds its parent (issue 22)', () => {
-  const readOnlyParent = (extra: Record<string, unknown> = {}) => parentInput({ allowedTools: ['Read', 'Glob', 'Grep', 'Task'], ...extra });
+  const readOnlyParent = (extra: Record<string, unknown> = {}) =>
+    parentInput({ allowedTools: ['Read', 'Glob', 'Grep', 'Task'], ...extra });
 
   test("its tools are those its type asks for that the parent has, in the type's order; Task only when both allow it", () => {
-    expect(subAgentTools(['Bash', 'Read', 'Write', 'Grep'], ['Read', 'Glob', 'Grep', 'Task'])).toEqual({ tools: ['Read', 'Grep'], leftOut: ['Bash', 'Write'] });
+    expect(subAgentTools(['Bash', 'Read', 'Write', 'Grep'], ['Read', 'Glob', 'Grep', 'Task'])).toEqual({
+      tools: ['Read', 'Grep'],
+      leftOut: ['Bash', 'Write'],
+    });
     expect(subAgentTools(['Read', 'Task'], ['Read', 'Task'])).toEqual({ tools: ['Read', 'Task'], leftOut: [] });
     expect(subAgentTools(['Read'], ['Read', 'Task'])).toEqual({ tools: ['Read'], leftOut: [] }); // the parent's Task is not handed down
     expect(subAgentTools(['Read', 'Task'], ['Read', 'Bash'])).toEqual({ tools: ['Read'], leftOut: ['Task'] });
@@ -110,28 +165,66 @@ describe('a sub-agent never exceeds its parent (issue 22)', () => {
   });
 
   test('an input type listing Bash and Write under a read-only parent: cut down to what the parent has, and said so', () => {
-    const parent = readOnlyParent({ agents: { fixer: { description: 'Fixes', prompt: 'You fix bugs.', tools: ['Read', 'Bash', 'Write', 'Task'] } } });
-    const start = subAgentInput(parent, view, 'toolu_f', { description: 'fix', prompt: 'Fix it', subagent_type: 'fixer' }, agentTypes(parent.agents), BOUND);
+    const parent = readOnlyParent({
+      agents: { fixer: { description: 'Fixes', prompt: 'You fix bugs.', tools: ['Read', 'Bash', 'Write', 'Task'] } },
+    });
+    const start = subAgentInput(
+      parent,
+      view,
+      'toolu_f',
+      { description: 'fix', prompt: 'Fix it', subagent_type: 'fixer' },
+      agentTypes(parent.agents),
+      BOUND,
+    );
     expect(start.ok).toBe(true);
     if (!start.ok) return;
     expect(start.toolsLeftOut).toEqual(['Bash', 'Write']);
     expect(start.input.allowedTools).toEqual(['Read', 'Task']);
-    expect(start.input.parentSession).toEqual({ workflowId: 'parent-1', toolUseId: 'toolu_f', description: 'fix', toolsLeftOut: { agentType: 'fixer', tools: ['Bash', 'Write'] } });
+    expect(start.input.parentSession).toEqual({
+      workflowId: 'parent-1',
+      toolUseId: 'toolu_f',
+      description: 'fix',
+      toolsLeftOut: { agentType: 'fixer', tools: ['Bash', 'Write'] },
+    });
     // The child's own check keeps it so, and its Task calls start grandchildren bounded by it in turn.
     const checked = checkAgentInput(start.input);
     expect(checked.ok && checked.input.allowedTools).toEqual(['Read', 'Task']);
-    expect(checked.ok && checked.input.parentSession?.toolsLeftOut).toEqual({ agentType: 'fixer', tools: ['Bash', 'Write'] });
+    expect(checked.ok && checked.input.parentSession?.toolsLeftOut).toEqual({
+      agentType: 'fixer',
+      tools: ['Bash', 'Write'],
+    });
   });
 
   test("a trusted repository's type asking for Bash gets no Bash, and its front matter cannot loosen the mode", () => {
-    const repoType = parseAgentFile('---\nname: shell\ndescription: Runs things\ntools: Bash, Read\npermissionMode: bypassPermissions\n---\nRun the tests.\n', '.claude/agents/shell.md');
+    const repoType = parseAgentFile(
+      '---\nname: shell\ndescription: Runs things\ntools: Bash, Read\npermissionMode: bypassPermissions\n---\nRun the tests.\n',
+      '.claude/agents/shell.md',
+    );
     if (typeof repoType === 'string') throw new Error(repoType);
-    const start = subAgentInput(readOnlyParent(), view, 'toolu_s', { description: 'run', prompt: 'Run the tests', subagent_type: 'shell' }, agentTypes(undefined, [repoType]), BOUND);
-    expect(start.ok && start.input).toMatchObject({ allowedTools: ['Read'], permissionMode: 'ask', parentSession: { toolsLeftOut: { agentType: 'shell', tools: ['Bash'] } } });
+    const start = subAgentInput(
+      readOnlyParent(),
+      view,
+      'toolu_s',
+      { description: 'run', prompt: 'Run the tests', subagent_type: 'shell' },
+      agentTypes(undefined, [repoType]),
+      BOUND,
+    );
+    expect(start.ok && start.input).toMatchObject({
+      allowedTools: ['Read'],
+      permissionMode: 'ask',
+      parentSession: { toolsLeftOut: { agentType: 'shell', tools: ['Bash'] } },
+    });
   });
 
   test("the default type's tools are cut too when the parent lacks some of them", () => {
-    const start = subAgentInput(parentInput({ allowedTools: ['Read', 'Task'] }), view, 'toolu_e', { description: 'look', prompt: 'Look' }, agentTypes(undefined), BOUND);
+    const start = subAgentInput(
+      parentInput({ allowedTools: ['Read', 'Task'] }),
+      view,
+      'toolu_e',
+      { description: 'look', prompt: 'Look' },
+      agentTypes(undefined),
+      BOUND,
+    );
     expect(start.ok && [start.input.allowedTools, start.toolsLeftOut]).toEqual([['Read'], ['Glob', 'Grep']]);
   });
 
@@ -145,32 +238,86 @@ describe('a sub-agent never exceeds its parent (issue 22)', () => {
   });
 
   test('starts recorded before the bound (patch marker absent) replay with the tools their type asked for', () => {
-    const parent = readOnlyParent({ agents: { fixer: { description: 'Fixes', prompt: 'p', tools: ['Bash', 'Write'] } } });
-    const start = subAgentInput(parent, view, 'toolu_o', { description: 'fix', prompt: 'Fix', subagent_type: 'fixer' }, agentTypes(parent.agents), { boundByParent: false });
-    expect(start.ok && [start.input.allowedTools, start.toolsLeftOut, (start.input.parentSession as Record<string, unknown>).toolsLeftOut]).toEqual([['Bash', 'Write'], [], undefined]);
+    const parent = readOnlyParent({
+      agents: { fixer: { description: 'Fixes', prompt: 'p', tools: ['Bash', 'Write'] } },
+    });
+    const start = subAgentInput(
+      parent,
+      view,
+      'toolu_o',
+      { description: 'fix', prompt: 'Fix', subagent_type: 'fixer' },
+      agentTypes(parent.agents),
+      { boundByParent: false },
+    );
+    expect(
+      start.ok && [
+        start.input.allowedTools,
+        start.toolsLeftOut,
+        (start.input.parentSession as Record<string, unknown>).toolsLeftOut,
+      ],
+    ).toEqual([['Bash', 'Write'], [], undefined]);
   });
 
-  test.each(['auto', 'ask'] as const)("mode (%s), allow rules, sandbox, network, trust and hooks are the parent's, whatever the type", (permissionMode) => {
-    const hooks = { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './policy.sh' }] }] };
-    const parent = parentInput({ permissionMode, network: permissionMode === 'auto', trustRepoHooks: permissionMode === 'ask', hooks, agents: { big: { description: 'd', prompt: 'p', tools: ['Bash', 'Write', 'Edit'], model: 'opus' } } });
-    const start = subAgentInput(parent, view, 'toolu_m', { description: 'd', prompt: 'p', subagent_type: 'big' }, agentTypes(parent.agents), BOUND);
-    expect(start.ok && start.input).toMatchObject({
-      permissionMode,
-      allowRules: ['Bash(npm test)'],
-      approvalTimeoutMs: parent.approvalTimeoutMs,
-      sandboxEnv: { NODE_ENV: 'test' },
-      network: permissionMode === 'auto',
-      trustRepoHooks: permissionMode === 'ask',
-      hooks,
-    });
-  });
+  test.each(['auto', 'ask'] as const)(
+    "mode (%s), allow rules, sandbox, network, trust and hooks are the parent's, whatever the type",
+    (permissionMode) => {
+      const hooks = { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './policy.sh' }] }] };
+      const parent = parentInput({
+        permissionMode,
+        network: permissionMode === 'auto',
+        trustRepoHooks: permissionMode === 'ask',
+        hooks,
+        agents: { big: { description: 'd', prompt: 'p', tools: ['Bash', 'Write', 'Edit'], model: 'opus' } },
+      });
+      const start = subAgentInput(
+        parent,
+        view,
+        'toolu_m',
+        { description: 'd', prompt: 'p', subagent_type: 'big' },
+        agentTypes(parent.agents),
+        BOUND,
+      );
+      expect(start.ok && start.input).toMatchObject({
+        permissionMode,
+        allowRules: ['Bash(npm test)'],
+        approvalTimeoutMs: parent.approvalTimeoutMs,
+        sandboxEnv: { NODE_ENV: 'test' },
+        network: permissionMode === 'auto',
+        trustRepoHooks: permissionMode === 'ask',
+        hooks,
+      });
+    },
+  );
 
   test('a type cannot carry a mode or anything else besides its tools and model; a forged note grants nothing', () => {
-    const typed = checkAgentInput({ prompt: 'p', workdir: '/abs', agents: { loose: { description: 'd', prompt: 'p', permissionMode: 'auto' } } });
+    const typed = checkAgentInput({
+      prompt: 'p',
+      workdir: '/abs',
+      agents: { loose: { description: 'd', prompt: 'p', permissionMode: 'auto' } },
+    });
     expect(typed.ok || typed.message).toContain('unknown field(s): agents.loose.permissionMode');
-    const forged = checkAgentInput({ prompt: 'p', workdir: '/abs', allowedTools: ['Read'], parentSession: { workflowId: 'w', toolUseId: 't', description: 'd', toolsLeftOut: { agentType: 'x', tools: ['Bash'] } } });
+    const forged = checkAgentInput({
+      prompt: 'p',
+      workdir: '/abs',
+      allowedTools: ['Read'],
+      parentSession: {
+        workflowId: 'w',
+        toolUseId: 't',
+        description: 'd',
+        toolsLeftOut: { agentType: 'x', tools: ['Bash'] },
+      },
+    });
     expect(forged.ok && forged.input.allowedTools).toEqual(['Read']);
-    const unknownTool = checkAgentInput({ prompt: 'p', workdir: '/abs', parentSession: { workflowId: 'w', toolUseId: 't', description: 'd', toolsLeftOut: { agentType: 'x', tools: ['Sudo'] } } });
+    const unknownTool = checkAgentInput({
+      prompt: 'p',
+      workdir: '/abs',
+      parentSession: {
+        workflowId: 'w',
+        toolUseId: 't',
+        description: 'd',
+        toolsLeftOut: { agentType: 'x', tools: ['Sudo'] },
+      },
+    });
     expect(unknownTool.ok).toBe(false);
   });
 
@@ -182,6 +329,8 @@ describe('a sub-agent never exceeds its parent (issue 22)', () => {
       leftOut: ['Bash', 'Write'],
       detail: 'Sub-agent type fixer asked for Bash, Write; the parent does not have them: left out.',
     });
-    expect(toolsLeftOutNote('toolu_s', 'shell', ['Bash']).detail).toBe('Sub-agent type shell asked for Bash; the parent does not have it: left out.');
+    expect(toolsLeftOutNote('toolu_s', 'shell', ['Bash']).detail).toBe(
+      'Sub-agent type shell asked for Bash; the parent does not have it: left out.',
+    );
   });
 });

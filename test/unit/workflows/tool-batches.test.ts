@@ -1,6 +1,11 @@
 import type { PlannedToolUse } from '../../../src/shared/activity-io';
 import type { ToolResult } from '../../../src/shared/conversation';
-import { cancelsSiblings, orderToolResults, partitionToolUses, siblingCancelledResult } from '../../../src/workflows/tool-batches';
+import {
+  cancelsSiblings,
+  orderToolResults,
+  partitionToolUses,
+  siblingCancelledResult,
+} from '../../../src/workflows/tool-batches';
 
 const call = (id: string, name: string, safe: boolean): PlannedToolUse => ({
   id,
@@ -8,13 +13,26 @@ const call = (id: string, name: string, safe: boolean): PlannedToolUse => ({
   input: {},
   plan: { ok: true, concurrencySafe: safe, summary: `${name} ${id}` },
 });
-const invalid = (id: string): PlannedToolUse => ({ id, name: 'Read', input: {}, plan: { ok: false, errorText: 'bad' } });
-const ids = (batches: ReturnType<typeof partitionToolUses>) => batches.map((batch) => [batch.parallel, batch.calls.map((c) => c.id)]);
+const invalid = (id: string): PlannedToolUse => ({
+  id,
+  name: 'Read',
+  input: {},
+  plan: { ok: false, errorText: 'bad' },
+});
+const ids = (batches: ReturnType<typeof partitionToolUses>) =>
+  batches.map((batch) => [batch.parallel, batch.calls.map((c) => c.id)]);
 
 describe('partitionToolUses', () => {
   test('consecutive safe calls run together; unsafe calls run alone, in order', () => {
     const batches = partitionToolUses(
-      [call('r1', 'Read', true), call('g1', 'Grep', true), call('e1', 'Edit', false), call('r2', 'Read', true), call('b1', 'Bash', false), call('b2', 'Bash', false)],
+      [
+        call('r1', 'Read', true),
+        call('g1', 'Grep', true),
+        call('e1', 'Edit', false),
+        call('r2', 'Read', true),
+        call('b1', 'Bash', false),
+        call('b2', 'Bash', false),
+      ],
       10,
     );
     expect(ids(batches)).toEqual([
@@ -45,7 +63,13 @@ describe('results', () => {
 
   test('exactly one result per tool_use, in tool_use order, whatever order they finished in', () => {
     const uses = [call('a', 'Read', true), call('b', 'Read', true), call('c', 'Edit', false)];
-    const ordered = orderToolResults(uses, new Map([['c', result('c')], ['a', result('a')]]));
+    const ordered = orderToolResults(
+      uses,
+      new Map([
+        ['c', result('c')],
+        ['a', result('a')],
+      ]),
+    );
     expect(ordered.map((entry) => entry.toolUseId)).toEqual(['a', 'b', 'c']);
     expect(ordered[1]).toMatchObject({ isError: true, content: { text: expect.stringContaining('no result') } });
   });
@@ -57,7 +81,9 @@ describe('results', () => {
     expect(siblingCancelledResult(call('w', 'Write', false), call('b', 'Bash', false))).toEqual({
       toolUseId: 'w',
       isError: true,
-      content: { text: '<tool_use_error>Cancelled: parallel tool call Bash b errored, so this call was not run.</tool_use_error>' },
+      content: {
+        text: '<tool_use_error>Cancelled: parallel tool call Bash b errored, so this call was not run.</tool_use_error>',
+      },
       toolName: 'Write',
     });
   });

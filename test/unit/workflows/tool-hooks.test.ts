@@ -1,7 +1,12 @@
 import type { PlannedToolUse, ToolRules } from '../../../src/shared/activity-io';
 import { needsPerson } from '../../../src/workflows/tool-hooks';
 
-const call = (rules: ToolRules = {}): PlannedToolUse => ({ id: 'toolu_1', name: 'Bash', input: { command: 'ls' }, plan: { ok: true, concurrencySafe: false, summary: 'Bash ls', rules } });
+const call = (rules: ToolRules = {}): PlannedToolUse => ({
+  id: 'toolu_1',
+  name: 'Bash',
+  input: { command: 'ls' },
+  plan: { ok: true, concurrencySafe: false, summary: 'Bash ls', rules },
+});
 
 describe('a PreToolUse decision and the approval path', () => {
   test('ask needs a person even when no rule asks for one', () => {
@@ -19,6 +24,8 @@ describe('a PreToolUse decision and the approval path', () => {
   test('no decision: the rules decide; invalid calls never wait', () => {
     expect(needsPerson(undefined, call(), true)).toBe(true);
     expect(needsPerson(undefined, call(), false)).toBe(false);
-    expect(needsPerson('ask', { id: 't', name: 'Bash', input: {}, plan: { ok: false, errorText: 'bad' } }, false)).toBe(false);
+    expect(needsPerson('ask', { id: 't', name: 'Bash', input: {}, plan: { ok: false, errorText: 'bad' } }, false)).toBe(
+      false,
+    );
   });
 });

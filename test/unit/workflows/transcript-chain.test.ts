@@ -4,13 +4,21 @@ import { applySnapshotChange, type TranscriptAppend } from '../../../src/shared/
 import { TranscriptChain } from '../../../src/workflows/transcript-chain';
 
 const entry = (turn: number): TranscriptEntry => ({ type: 'tool_summary', turn, text: `turn ${turn}` });
-const snapshot = (turn: number): SnapshotRecord => ({ turn, ref: `sha256:${String(turn).padStart(64, '0')}`, filesChanged: 1 });
+const snapshot = (turn: number): SnapshotRecord => ({
+  turn,
+  ref: `sha256:${String(turn).padStart(64, '0')}`,
+  filesChanged: 1,
+});
 
 /** A run's transcript and snapshots, and a store that keeps what each activity was given. */
 function run(carried?: ReturnType<TranscriptChain['carry']>, startSnapshots: SnapshotRecord[] = []) {
   const transcript: TranscriptEntry[] = [];
   let snapshots = startSnapshots;
-  const chain = new TranscriptChain(transcript, () => snapshots, () => true);
+  const chain = new TranscriptChain(
+    transcript,
+    () => snapshots,
+    () => true,
+  );
   if (carried) chain.restore(carried);
   return {
     chain,
@@ -29,7 +37,10 @@ function store(append: TranscriptAppend | undefined): string {
 function read(ref: string | null): { entries: TranscriptEntry[]; snapshots: SnapshotRecord[] } {
   const chain: TranscriptAppend[] = [];
   for (let current = ref; current; current = nodes.get(current)!.prev) chain.unshift(nodes.get(current)!);
-  return { entries: chain.flatMap((node) => node.entries), snapshots: chain.reduce<SnapshotRecord[]>((list, node) => applySnapshotChange(list, node.snapshots), []) };
+  return {
+    entries: chain.flatMap((node) => node.entries),
+    snapshots: chain.reduce<SnapshotRecord[]>((list, node) => applySnapshotChange(list, node.snapshots), []),
+  };
 }
 
 test('each activity gets what was added since the last node it stored, whatever came before', () => {
@@ -69,12 +80,19 @@ test('the chain goes on across continue-as-new with what the run had not stored'
   second.setSnapshots([snapshot(0), snapshot(3)]);
   const closing = second.chain.mark({ always: true }).transcriptAppend!;
   expect(closing.entries).toEqual([entry(2), entry(3)]);
-  expect(read(store(closing))).toEqual({ entries: [entry(0), entry(1), entry(2), entry(3)], snapshots: [snapshot(0), snapshot(3)] });
+  expect(read(store(closing))).toEqual({
+    entries: [entry(0), entry(1), entry(2), entry(3)],
+    snapshots: [snapshot(0), snapshot(3)],
+  });
 });
 
 test('a run recorded before the chain sends nothing and carries nothing', () => {
   const transcript = [entry(0)];
-  const chain = new TranscriptChain(transcript, () => [], () => false);
+  const chain = new TranscriptChain(
+    transcript,
+    () => [],
+    () => false,
+  );
   expect(chain.mark({ always: true })).toEqual({});
   expect(chain.carry()).toEqual({});
 });

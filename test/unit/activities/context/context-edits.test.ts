@@ -28,7 +28,10 @@ describe('cut points never split a tool_use from its tool_result', () => {
   test('snip keeps the task, adds a marker, and keeps the recent turns intact', () => {
     const snipped = snip(conversation(5), 4)!;
     expect(snipped[0]).toEqual(user('the task'));
-    expect(snipped[1]).toMatchObject({ kind: 'text', content: { text: expect.stringContaining('6 earlier messages of this session were snipped') } });
+    expect(snipped[1]).toMatchObject({
+      kind: 'text',
+      content: { text: expect.stringContaining('6 earlier messages of this session were snipped') },
+    });
     expect(snipped.slice(2)).toEqual(conversation(5).slice(7));
     expect(snip(conversation(1), 4)).toBeUndefined();
   });
@@ -37,8 +40,22 @@ describe('cut points never split a tool_use from its tool_result', () => {
 describe('microcompact', () => {
   test('clears old results of compactable tools, keeping the most recent ones', () => {
     const edited = microcompact(conversation(7), 5)!;
-    const texts = edited.filter((message) => message.kind === 'tool_results').map((message) => (message.kind === 'tool_results' && 'text' in message.results[0]!.content ? message.results[0]!.content.text : ''));
-    expect(texts).toEqual([CLEARED_TOOL_RESULT, CLEARED_TOOL_RESULT, 'result t2', 'result t3', 'result t4', 'result t5', 'result t6']);
+    const texts = edited
+      .filter((message) => message.kind === 'tool_results')
+      .map((message) =>
+        message.kind === 'tool_results' && 'text' in message.results[0]!.content
+          ? message.results[0]!.content.text
+          : '',
+      );
+    expect(texts).toEqual([
+      CLEARED_TOOL_RESULT,
+      CLEARED_TOOL_RESULT,
+      'result t2',
+      'result t3',
+      'result t4',
+      'result t5',
+      'result t6',
+    ]);
     expect(microcompact(edited, 5)).toBeUndefined(); // nothing more to clear
     expect(microcompact(conversation(7, 'Unknown'), 5)).toBeUndefined();
   });
@@ -46,10 +63,11 @@ describe('microcompact', () => {
 
 describe('context collapse', () => {
   test('archives older turns into one note listing what was done', async () => {
-    const loadAssistant = async (ref: string) => [
-      { type: 'text', text: `thinking about ${ref}`, citations: null },
-      { type: 'tool_use', id: `id-${ref}`, name: 'Read', input: { file_path: `${ref}.ts` } },
-    ] as never;
+    const loadAssistant = async (ref: string) =>
+      [
+        { type: 'text', text: `thinking about ${ref}`, citations: null },
+        { type: 'tool_use', id: `id-${ref}`, name: 'Read', input: { file_path: `${ref}.ts` } },
+      ] as never;
     const collapsed = (await collapse(conversation(6), loadAssistant, 4))!;
     expect(collapsed).toHaveLength(2 + 4);
     const note = collapsed[1]!;
@@ -64,10 +82,16 @@ describe('context collapse', () => {
       stored.push(blocks);
       return { ref: 'sha256:new', chars: 1 };
     };
-    const withImage = async () => [{ type: 'text', text: 'see' }, { type: 'image', source: {} }] as never;
+    const withImage = async () =>
+      [
+        { type: 'text', text: 'see' },
+        { type: 'image', source: {} },
+      ] as never;
     const stripped = (await stripMedia(conversation(1), withImage, storeAssistant))!;
     expect(stripped[1]).toEqual({ role: 'assistant', kind: 'assistant', ref: 'sha256:new', chars: 1 });
     expect(stored).toEqual([[{ type: 'text', text: 'see' }]]);
-    expect(await stripMedia(conversation(1), async () => [{ type: 'text', text: 'x' }] as never, storeAssistant)).toBeUndefined();
+    expect(
+      await stripMedia(conversation(1), async () => [{ type: 'text', text: 'x' }] as never, storeAssistant),
+    ).toBeUndefined();
   });
 });

@@ -51,7 +51,11 @@ test('a prompt-type Stop hook, async fields and events we do not run are skipped
   const tenSeconds = expect.objectContaining({ timeoutMs: 10_000 });
   expect(hooks.toolHooks?.PreToolUse).toEqual([{ matcher: 'Write', hooks: Array(4).fill(tenSeconds) }]);
   const postToolUse = hooks.toolHooks?.PostToolUse?.map((group) => [group.matcher, group.hooks.length]);
-  expect(postToolUse).toEqual([['Read', 1], ['Edit|Write', 4], ['Bash', 1]]);
+  expect(postToolUse).toEqual([
+    ['Read', 1],
+    ['Edit|Write', 4],
+    ['Bash', 1],
+  ]);
   expect(hooks.skipped.map(({ path, reason }) => `${path}: ${reason}`)).toEqual([
     `hooks.SessionStart: ${NOT_RUN}`,
     `hooks.SubagentStart: ${NOT_RUN}`,
@@ -72,9 +76,7 @@ test('statusLine, permissions and other events are skipped; Stop, tool and UserP
   expect(hooks.toolHooks).toEqual({
     PreToolUse: [{ matcher: '', hooks: [{ command: 'uv run .claude/hooks/pre_tool_use.py' }] }],
     PostToolUse: [{ matcher: '', hooks: [{ command: 'uv run .claude/hooks/post_tool_use.py' }] }],
-    UserPromptSubmit: [
-      { hooks: [{ command: PROMPT_HOOK }] },
-    ],
+    UserPromptSubmit: [{ hooks: [{ command: PROMPT_HOOK }] }],
   });
   expect(hooks.skipped.map((skipped) => skipped.path)).toEqual([
     'permissions',

@@ -7,7 +7,16 @@ import { payloads } from '../../../../src/activities/live/postgres-live-channel'
 import { sessionChannel } from '../../../../src/activities/live/live-channel';
 import type { PublishedEvent } from '../../../../src/shared/live-events';
 
-const delta = (index: number, text = `piece ${index}`): PublishedEvent => ({ type: 'text_delta', workflowId: 'agent-1', turn: 1, at: 'now', attempt: 1, index, kind: 'text', text });
+const delta = (index: number, text = `piece ${index}`): PublishedEvent => ({
+  type: 'text_delta',
+  workflowId: 'agent-1',
+  turn: 1,
+  at: 'now',
+  attempt: 1,
+  index,
+  kind: 'text',
+  text,
+});
 
 describe("a file store's live channel (Unix sockets)", () => {
   test('every watcher gets every event, in order; publishing to a session nobody watches writes nothing', async () => {
@@ -18,12 +27,21 @@ describe("a file store's live channel (Unix sockets)", () => {
 
     const watcher = new FileLiveChannel(directory);
     const received: [PublishedEvent[], PublishedEvent[]] = [[], []];
-    const closers = await Promise.all(received.map((into) => watcher.subscribe('agent-1', (events) => into.push(...events))));
+    const closers = await Promise.all(
+      received.map((into) => watcher.subscribe('agent-1', (events) => into.push(...events))),
+    );
     const other: PublishedEvent[] = [];
     const closeOther = await watcher.subscribe('agent-2', (events) => other.push(...events));
-    for (let index = 0; index < 50; index += 10) await worker.publish('agent-1', Array.from({ length: 10 }, (_, offset) => delta(index + offset)));
+    for (let index = 0; index < 50; index += 10)
+      await worker.publish(
+        'agent-1',
+        Array.from({ length: 10 }, (_, offset) => delta(index + offset)),
+      );
     while (received.some((into) => into.length < 50)) await new Promise((resolve) => setTimeout(resolve, 10));
-    for (const into of received) expect(into.map((event) => (event as { index: number }).index)).toEqual(Array.from({ length: 50 }, (_, index) => index));
+    for (const into of received)
+      expect(into.map((event) => (event as { index: number }).index)).toEqual(
+        Array.from({ length: 50 }, (_, index) => index),
+      );
     expect(other).toEqual([]);
 
     for (const close of [...closers, closeOther]) await close();
@@ -39,7 +57,11 @@ describe("a file store's live channel (Unix sockets)", () => {
     await close();
     // A socket file whose listener is gone, as a watcher killed with SIGKILL leaves it.
     const stale = join(folder, 'stale.sock');
-    const child = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(stale)}, () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['-e', `require('node:net').createServer().listen(${JSON.stringify(stale)}, () => console.log('up'))`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise((resolve) => child.stdout.once('data', resolve));
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -59,6 +81,8 @@ describe('what the live channels carry', () => {
     const batches = payloads(events);
     expect(batches.length).toBeGreaterThan(1);
     for (const batch of batches) expect(Buffer.byteLength(batch)).toBeLessThan(8000);
-    expect(batches.flatMap((batch) => batch.split('\n').map((line) => (JSON.parse(line) as { index: number }).index))).toEqual(events.map((_, index) => index));
+    expect(
+      batches.flatMap((batch) => batch.split('\n').map((line) => (JSON.parse(line) as { index: number }).index)),
+    ).toEqual(events.map((_, index) => index));
   });
 });

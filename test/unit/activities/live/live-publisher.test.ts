@@ -3,30 +3,56 @@ import type { LiveChannel } from '../../../../src/activities/live/live-channel';
 import { LivePublisher, nextAttemptDelayMs } from '../../../../src/activities/live/live-publisher';
 import type { PublishedEvent } from '../../../../src/shared/live-events';
 
-const policy: RetryPolicy = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: ['ModelNotFound'] };
+const policy: RetryPolicy = {
+  initialInterval: '2 seconds',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 5,
+  nonRetryableErrorTypes: ['ModelNotFound'],
+};
 
 describe('when Temporal will retry a failed attempt', () => {
   test("the retry policy's backoff, capped; a retry-after the failure carries wins", () => {
     const overloaded = ApplicationFailure.retryable('Overloaded', 'ModelOverloaded');
     expect(nextAttemptDelayMs(overloaded, { attempt: 1, retryPolicy: policy })).toBe(2000);
     expect(nextAttemptDelayMs(overloaded, { attempt: 2, retryPolicy: policy })).toBe(4000);
-    expect(nextAttemptDelayMs(overloaded, { attempt: 4, retryPolicy: { ...policy, maximumInterval: '10 seconds' } })).toBe(10_000);
-    const limited = ApplicationFailure.create({ message: 'Rate limited', type: 'ModelRateLimited', nextRetryDelay: 30_000 });
+    expect(
+      nextAttemptDelayMs(overloaded, { attempt: 4, retryPolicy: { ...policy, maximumInterval: '10 seconds' } }),
+    ).toBe(10_000);
+    const limited = ApplicationFailure.create({
+      message: 'Rate limited',
+      type: 'ModelRateLimited',
+      nextRetryDelay: 30_000,
+    });
     expect(nextAttemptDelayMs(limited, { attempt: 1, retryPolicy: policy })).toBe(30_000);
   });
 
   test('no retry: the last attempt, a non-retryable failure or type', () => {
     const overloaded = ApplicationFailure.retryable('Overloaded', 'ModelOverloaded');
     expect(nextAttemptDelayMs(overloaded, { attempt: 5, retryPolicy: policy })).toBeUndefined();
-    expect(nextAttemptDelayMs(ApplicationFailure.nonRetryable('Refused', 'ModelAuthentication'), { attempt: 1, retryPolicy: policy })).toBeUndefined();
-    expect(nextAttemptDelayMs(ApplicationFailure.retryable('No such model', 'ModelNotFound'), { attempt: 1, retryPolicy: policy })).toBeUndefined();
+    expect(
+      nextAttemptDelayMs(ApplicationFailure.nonRetryable('Refused', 'ModelAuthentication'), {
+        attempt: 1,
+        retryPolicy: policy,
+      }),
+    ).toBeUndefined();
+    expect(
+      nextAttemptDelayMs(ApplicationFailure.retryable('No such model', 'ModelNotFound'), {
+        attempt: 1,
+        retryPolicy: policy,
+      }),
+    ).toBeUndefined();
   });
 });
 
 describe('what an activity publishes', () => {
   function recorder() {
     const batches: PublishedEvent[][] = [];
-    const channel: LiveChannel = { publish: async (_id, events) => void batches.push(events), subscribe: async () => async () => undefined, close: async () => undefined };
+    const channel: LiveChannel = {
+      publish: async (_id, events) => void batches.push(events),
+      subscribe: async () => async () => undefined,
+      close: async () => undefined,
+    };
     return { channel, batches };
   }
 
@@ -39,7 +65,9 @@ describe('what an activity publishes', () => {
     await publisher.flush();
     expect(batches).toHaveLength(1);
     const deltas = batches[0]! as Extract<PublishedEvent, { type: 'text_delta' }>[];
-    expect(deltas.map((event) => [event.index, event.text.length, event.kind, event.attempt, event.turn, event.workflowId])).toEqual([
+    expect(
+      deltas.map((event) => [event.index, event.text.length, event.kind, event.attempt, event.turn, event.workflowId]),
+    ).toEqual([
       [0, 1, 'text', 2, 4, 'agent-1'],
       [1, 1000, 'text', 2, 4, 'agent-1'],
       [2, 1000, 'text', 2, 4, 'agent-1'],

@@ -5,7 +5,8 @@ import { settingsApproval } from '../../../../src/activities/tools/settings-guar
 import { scratchDir } from '../../../support/paths';
 import { Workdir } from '../../../../src/workdir/workdir';
 
-const readRepoMcp = (workdir: string, trusted: boolean) => Workdir.using(workdir, (opened) => readOpenRepoMcp(opened, trusted));
+const readRepoMcp = (workdir: string, trusted: boolean) =>
+  Workdir.using(workdir, (opened) => readOpenRepoMcp(opened, trusted));
 
 function repoWith(mcpJson?: string): string {
   const dir = scratchDir('mcp-json');
@@ -13,7 +14,12 @@ function repoWith(mcpJson?: string): string {
   return dir;
 }
 
-const servers = { mcpServers: { git: { command: 'git-mcp', args: ['--repo', '.'] }, docs: { type: 'http', url: 'https://docs.example/mcp' } } };
+const servers = {
+  mcpServers: {
+    git: { command: 'git-mcp', args: ['--repo', '.'] },
+    docs: { type: 'http', url: 'https://docs.example/mcp' },
+  },
+};
 
 test('trusted, its servers are used; untrusted, it is only noted', async () => {
   const dir = repoWith(JSON.stringify(servers));

@@ -12,7 +12,11 @@ import { scratchDir } from '../../../support/paths';
 jest.setTimeout(30_000);
 
 const workdir = scratchDir('mcp-pool');
-const server = { command: process.execPath, args: [mcpStdioServerBundle(workdir)], env: { MCP_GREETING: 'hello there' } };
+const server = {
+  command: process.execPath,
+  args: [mcpStdioServerBundle(workdir)],
+  env: { MCP_GREETING: 'hello there' },
+};
 const place = { workdir, sandbox: { env: { SESSION_FLAVOUR: 'vanilla' } } };
 const alive = (pid: number) => {
   try {
@@ -22,14 +26,25 @@ const alive = (pid: number) => {
     return false;
   }
 };
-const text = (result: unknown) => ((result as { content: { text: string }[] }).content[0]!.text);
+const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
 
 test('a session’s server is opened once, started again when it died, and killed with its session', async () => {
   const pool = new McpPool(unconfined());
   const first = await pool.connect('session-1', 'files', server, place);
   expect(await pool.connect('session-1', 'files', server, place)).toBe(first);
-  expect((await pool.listTools(first)).map((tool) => tool.name)).toEqual(['echo', 'env', 'grow', 'crash', 'slow', 'connect', 'write_file']);
-  const env = JSON.parse(text(await first.client.callTool({ name: 'env', arguments: {} }))) as { names: string[]; greeting: string };
+  expect((await pool.listTools(first)).map((tool) => tool.name)).toEqual([
+    'echo',
+    'env',
+    'grow',
+    'crash',
+    'slow',
+    'connect',
+    'write_file',
+  ]);
+  const env = JSON.parse(text(await first.client.callTool({ name: 'env', arguments: {} }))) as {
+    names: string[];
+    greeting: string;
+  };
   expect(env.greeting).toBe('hello there');
   expect(env.names).toContain('SESSION_FLAVOUR');
 
@@ -42,7 +57,10 @@ test('a session’s server is opened once, started again when it died, and kille
 
   // Another session has its own server; closing one session leaves the other's.
   const other = await pool.connect('session-2', 'files', server, place);
-  const pids = [(second as unknown as { transport: { pid: number } }).transport.pid, (other as unknown as { transport: { pid: number } }).transport.pid];
+  const pids = [
+    (second as unknown as { transport: { pid: number } }).transport.pid,
+    (other as unknown as { transport: { pid: number } }).transport.pid,
+  ];
   await pool.closeSession('session-1');
   expect(pool.size).toBe(1);
   while (alive(pids[0]!)) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -54,7 +72,9 @@ test('a session’s server is opened once, started again when it died, and kille
 
 test('a server that cannot start is an error saying what it wrote', async () => {
   const pool = new McpPool(unconfined());
-  await expect(pool.connect('session-3', 'broken', { command: 'definitely-not-a-command' }, place)).rejects.toThrow(/definitely-not-a-command/);
+  await expect(pool.connect('session-3', 'broken', { command: 'definitely-not-a-command' }, place)).rejects.toThrow(
+    /definitely-not-a-command/,
+  );
   expect(pool.size).toBe(0);
 });
 

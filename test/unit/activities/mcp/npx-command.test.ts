@@ -22,7 +22,15 @@ describe('npx servers the worker installs itself', () => {
     expect(npxPackageCommand('npx', ['-y'])).toBeUndefined();
     expect(npxPackageCommand('npx', ['--registry=https://evil.example', 'tool'])).toBeUndefined();
     expect(npxPackageCommand('npx', ['-p', 'tool', 'tool-bin'])).toBeUndefined();
-    for (const spec of ['file:../tool.tgz', 'github:me/tool', 'https://x/tool.tgz', '../tool', 'Tool', 'tool@1 || $(id)', 'a/b']) {
+    for (const spec of [
+      'file:../tool.tgz',
+      'github:me/tool',
+      'https://x/tool.tgz',
+      '../tool',
+      'Tool',
+      'tool@1 || $(id)',
+      'a/b',
+    ]) {
       expect(packageName(spec)).toBeUndefined();
     }
   });
@@ -41,6 +49,8 @@ describe('npx servers the worker installs itself', () => {
     expect(mcpPackageDir({ AGENT_MCP_PACKAGE_DIR: '/srv/mcp' })).toEqual({ mcpPackageDir: '/srv/mcp' });
     expect(mcpPackageDir({ AGENT_MCP_PACKAGE_DIR: 'off' })).toEqual({});
     expect(mcpPackageDir({ HOME: '/root' }, 0)).toEqual({ mcpPackageDir: '/var/cache/durable-agent/mcp-packages' });
-    expect(mcpPackageDir({ HOME: '/home/me' }, 1000)).toEqual({ mcpPackageDir: '/home/me/.cache/durable-agent/mcp-packages' });
+    expect(mcpPackageDir({ HOME: '/home/me' }, 1000)).toEqual({
+      mcpPackageDir: '/home/me/.cache/durable-agent/mcp-packages',
+    });
   });
 });

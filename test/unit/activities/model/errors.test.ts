@@ -5,30 +5,45 @@ import { classifyModelError } from '../../../../src/activities/model/errors';
 const apiError = (status: number | undefined, type: string, message: string, headers: Record<string, string> = {}) =>
   status === undefined
     ? // What the SDK's stream throws on an `error` event after a 200.
-      new Anthropic.APIError(undefined, { type: 'error', error: { type, message } }, undefined, new Headers(headers), type as never)
+      new Anthropic.APIError(
+        undefined,
+        { type: 'error', error: { type, message } },
+        undefined,
+        new Headers(headers),
+        type as never,
+      )
     : Anthropic.APIError.generate(status, { type: 'error', error: { type, message } }, undefined, new Headers(headers));
 
 function failure(error: unknown): ApplicationFailure {
   const classified = classifyModelError(error);
-  if (!(classified instanceof ApplicationFailure)) throw new Error(`expected a failure, got ${JSON.stringify(classified)}`);
+  if (!(classified instanceof ApplicationFailure))
+    throw new Error(`expected a failure, got ${JSON.stringify(classified)}`);
   return classified;
 }
 
 describe('classifyModelError', () => {
   test('prompt too long (400) and request_too_large (413) are outcomes for the workflow, not failures', () => {
-    expect(classifyModelError(apiError(400, 'invalid_request_error', 'prompt is too long: 201000 tokens > 200000 maximum'))).toEqual({
+    expect(
+      classifyModelError(apiError(400, 'invalid_request_error', 'prompt is too long: 201000 tokens > 200000 maximum')),
+    ).toEqual({
       kind: 'prompt_too_long',
       status: 400,
       message: 'prompt is too long: 201000 tokens > 200000 maximum',
     });
-    expect(classifyModelError(apiError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes'))).toMatchObject({
+    expect(
+      classifyModelError(apiError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes')),
+    ).toMatchObject({
       kind: 'prompt_too_long',
       status: 413,
     });
   });
 
   test('an image or PDF rejected for its size is an outcome too', () => {
-    expect(classifyModelError(apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'))).toEqual({
+    expect(
+      classifyModelError(
+        apiError(400, 'invalid_request_error', 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum'),
+      ),
+    ).toEqual({
       kind: 'media_too_large',
       message: 'messages.0.content.1.image.source.base64: image exceeds 5 MB maximum',
     });
@@ -61,7 +76,10 @@ describe('classifyModelError', () => {
   });
 
   test('network failures are retried', () => {
-    const connection = new Anthropic.APIConnectionError({ message: 'Connection error.', cause: new Error('ECONNREFUSED') });
+    const connection = new Anthropic.APIConnectionError({
+      message: 'Connection error.',
+      cause: new Error('ECONNREFUSED'),
+    });
     expect(failure(connection)).toMatchObject({ type: 'ModelConnectionError', nonRetryable: false });
   });
 });

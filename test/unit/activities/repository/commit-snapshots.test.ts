@@ -19,7 +19,10 @@ import { scratchDir } from '../../../support/paths';
 jest.setTimeout(60_000);
 
 const git = (args: string[], cwd?: string) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'protocol.file.allow=always', ...args], { cwd, encoding: 'utf8' }).trim();
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'protocol.file.allow=always', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
 
 function repository(files: Record<string, string>): string {
   const work = scratchDir('commit-work');
@@ -35,18 +38,35 @@ function repository(files: Record<string, string>): string {
 
 function bareRemote(): string {
   const bare = join(scratchDir('commit-remote'), 'app.git');
-  git(['clone', '-q', '--bare', repository({ 'README.md': '# app\n', 'src/old.ts': 'old\n', 'tool.sh': 'echo\n', notes: 'a file at first\n' }), bare]);
+  git([
+    'clone',
+    '-q',
+    '--bare',
+    repository({ 'README.md': '# app\n', 'src/old.ts': 'old\n', 'tool.sh': 'echo\n', notes: 'a file at first\n' }),
+    bare,
+  ]);
   return bare;
 }
 
 const store = new LocalContentStore(scratchDir('commit-content'));
 const gitRoot = scratchDir('commit-git-dirs');
-const activities = createRepositoryActivities({ store, cloneRoot: scratchDir('commit-clones'), gitRoot, hostId: 'host-a' });
-const run = <I, O>(activity: (input: I) => Promise<O>, input: I): Promise<O> => new MockActivityEnvironment().run(activity, input) as Promise<O>;
+const activities = createRepositoryActivities({
+  store,
+  cloneRoot: scratchDir('commit-clones'),
+  gitRoot,
+  hostId: 'host-a',
+});
+const run = <I, O>(activity: (input: I) => Promise<O>, input: I): Promise<O> =>
+  new MockActivityEnvironment().run(activity, input) as Promise<O>;
 
 async function cloned(id: string) {
   const remote = bareRemote();
-  const clone = await run(activities.cloneRepository, { name: cloneName(id, 'run12345-abcd', 0), branch: sessionBranch(id), url: `file://${remote}`, ref: 'main' });
+  const clone = await run(activities.cloneRepository, {
+    name: cloneName(id, 'run12345-abcd', 0),
+    branch: sessionBranch(id),
+    url: `file://${remote}`,
+    ref: 'main',
+  });
   const first = await takeSnapshot(store, clone.workdir);
   return { remote, ...clone, first: first.ref, gitDir: join(gitRoot, `${cloneName(id, 'run12345-abcd', 0)}.git`) };
 }
@@ -57,7 +77,11 @@ function nameStatus(gitDir: string, from: string, to: string): { path: string; c
   return git(['--git-dir', gitDir, 'diff', '--name-status', '--no-renames', '-z', from, to])
     .split('\0')
     .filter(Boolean)
-    .reduce<string[][]>((pairs, field, index) => (index % 2 === 0 ? [...pairs, [field]] : [...pairs.slice(0, -1), [pairs.at(-1)![0]!, field]]), [])
+    .reduce<string[][]>(
+      (pairs, field, index) =>
+        index % 2 === 0 ? [...pairs, [field]] : [...pairs.slice(0, -1), [pairs.at(-1)![0]!, field]],
+      [],
+    )
     .map(([status, path]) => ({ path: path!, change: kinds[status!]! }));
 }
 
@@ -77,7 +101,13 @@ test('a planted gitfile and a nested repository are committed as plain files; no
   writeFileSync(join(session.workdir, 'README.md'), '# app, changed\n');
   const last = await takeSnapshot(store, session.workdir, session.first);
 
-  const branch = await run(activities.commitBranch, { workdir: session.workdir, branch: session.branch, message: 'the session', fromRef: session.first, toRef: last.ref });
+  const branch = await run(activities.commitBranch, {
+    workdir: session.workdir,
+    branch: session.branch,
+    message: 'the session',
+    fromRef: session.first,
+    toRef: last.ref,
+  });
   expect(branch).toMatchObject({ pushed: true });
   expect(branch.notCommitted).toBeUndefined();
   const tree = git(['--git-dir', session.remote, 'ls-tree', '-r', branch.commit]);
@@ -85,9 +115,12 @@ test('a planted gitfile and a nested repository are committed as plain files; no
   expect(tree).toMatch(/^100644 blob \w+\tfakemod\/index\.js$/m);
   expect(tree).toMatch(/^100644 blob \w+\tnested\/inner\.txt$/m);
   expect(tree).not.toContain('.git');
-  for (const gitDir of [session.gitDir, session.remote]) expect(() => git(['--git-dir', gitDir, 'cat-file', '-e', secret])).toThrow();
+  for (const gitDir of [session.gitDir, session.remote])
+    expect(() => git(['--git-dir', gitDir, 'cat-file', '-e', secret])).toThrow();
   // The commit's changes are the snapshots' changes, path for path.
-  expect(nameStatus(session.gitDir, session.commit, branch.commit)).toEqual(await compareSnapshots(store, session.first, last.ref));
+  expect(nameStatus(session.gitDir, session.commit, branch.commit)).toEqual(
+    await compareSnapshots(store, session.first, last.ref),
+  );
 });
 
 test('symlinks, executables, deletions, a file turned directory and odd names; special files and .GIT paths are listed, not committed', async () => {
@@ -105,7 +138,13 @@ test('symlinks, executables, deletions, a file turned directory and odd names; s
   writeFileSync(w('.GIT/config'), '[core]\n\tfsmonitor = evil\n');
   const last = await takeSnapshot(store, session.workdir, session.first);
 
-  const branch = await run(activities.commitBranch, { workdir: session.workdir, branch: session.branch, message: 'kinds', fromRef: session.first, toRef: last.ref });
+  const branch = await run(activities.commitBranch, {
+    workdir: session.workdir,
+    branch: session.branch,
+    message: 'kinds',
+    fromRef: session.first,
+    toRef: last.ref,
+  });
   expect(branch.notCommitted).toEqual([
     { path: '.GIT/config', reason: expect.stringContaining('.git component') },
     { path: 'pipe', reason: expect.stringContaining('a FIFO') },
@@ -118,7 +157,9 @@ test('symlinks, executables, deletions, a file turned directory and odd names; s
   expect(entries).toContainEqual(expect.stringMatching(/^100644 blob \w+\t"leading quote$/));
   expect(entries.some((entry) => entry.endsWith('\tsrc/old.ts'))).toBe(false);
   expect(entries).toContainEqual(expect.stringMatching(/^100644 blob \w+\tnotes\/inside\.txt$/));
-  const committed = (await compareSnapshots(store, session.first, last.ref)).filter((change) => !branch.notCommitted!.some((left) => left.path === change.path));
+  const committed = (await compareSnapshots(store, session.first, last.ref)).filter(
+    (change) => !branch.notCommitted!.some((left) => left.path === change.path),
+  );
   expect(nameStatus(session.gitDir, session.commit, branch.commit)).toEqual(committed);
 });
 
@@ -126,14 +167,26 @@ test('a retry after the branch moved makes no second commit; nothing changed mak
   const session = await cloned('retry/1');
   writeFileSync(join(session.workdir, 'work.txt'), 'done\n');
   const last = await takeSnapshot(store, session.workdir, session.first);
-  const input = { workdir: session.workdir, branch: session.branch, message: 'm', fromRef: session.first, toRef: last.ref };
+  const input = {
+    workdir: session.workdir,
+    branch: session.branch,
+    message: 'm',
+    fromRef: session.first,
+    toRef: last.ref,
+  };
   const first = await run(activities.commitBranch, input);
   expect(first.commit).not.toBe(session.commit);
   expect(await run(activities.commitBranch, input)).toEqual(first);
   expect(git(['--git-dir', session.gitDir, 'rev-list', '--count', `${session.commit}..${session.branch}`])).toBe('1');
 
   const unchanged = await cloned('retry/2');
-  const same = await run(activities.commitBranch, { workdir: unchanged.workdir, branch: unchanged.branch, message: 'm', fromRef: unchanged.first, toRef: unchanged.first });
+  const same = await run(activities.commitBranch, {
+    workdir: unchanged.workdir,
+    branch: unchanged.branch,
+    message: 'm',
+    fromRef: unchanged.first,
+    toRef: unchanged.first,
+  });
   expect(same).toEqual({ name: unchanged.branch, commit: unchanged.commit, pushed: true });
 });
 
@@ -146,9 +199,17 @@ test('a file over the size limit is read from the workdir only while it is what 
   await new Promise((resolve) => setTimeout(resolve, 20));
   writeFileSync(join(session.workdir, 'later.bin'), Buffer.alloc(4096, 9));
 
-  const branch = await run(activities.commitBranch, { workdir: session.workdir, branch: session.branch, message: 'big', fromRef: session.first, toRef: last.ref });
+  const branch = await run(activities.commitBranch, {
+    workdir: session.workdir,
+    branch: session.branch,
+    message: 'big',
+    fromRef: session.first,
+    toRef: last.ref,
+  });
   expect(branch.notCommitted).toEqual([{ path: 'later.bin', reason: expect.stringContaining('changed since') }]);
-  expect(execFileSync('git', ['--git-dir', session.gitDir, 'cat-file', 'blob', `${branch.commit}:big.bin`])).toEqual(Buffer.alloc(4096, 7));
+  expect(execFileSync('git', ['--git-dir', session.gitDir, 'cat-file', 'blob', `${branch.commit}:big.bin`])).toEqual(
+    Buffer.alloc(4096, 7),
+  );
   expect(() => git(['--git-dir', session.gitDir, 'cat-file', '-e', `${branch.commit}:later.bin`])).toThrow();
 });
 
@@ -160,7 +221,11 @@ test('without snapshot references (older workflow code), the workdir is snapshot
   writeFileSync(join(session.workdir, 'fakemod', 'a.txt'), 'a\n');
   writeFileSync(join(session.workdir, '.gitignore'), 'tool.sh\n');
   execFileSync('rm', [join(session.workdir, 'src/old.ts')]);
-  const branch = await run(activities.commitBranch, { workdir: session.workdir, branch: session.branch, message: 'old code' });
+  const branch = await run(activities.commitBranch, {
+    workdir: session.workdir,
+    branch: session.branch,
+    message: 'old code',
+  });
   expect(nameStatus(session.gitDir, session.commit, branch.commit)).toEqual([
     { path: '.gitignore', change: 'added' },
     { path: 'fakemod/a.txt', change: 'added' },

@@ -15,7 +15,11 @@ import { cloneName, sessionBranch } from '../../../../src/shared/repository';
 import { scratchDir } from '../../../support/paths';
 
 const plainGit = (args: string[], cwd?: string) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH!, HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1' } }).trim();
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH!, HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1' },
+  }).trim();
 
 function bareRemote(file = 'README.md'): string {
   const work = scratchDir('git-work');
@@ -82,13 +86,25 @@ afterEach(() => {
   Object.assign(process.env, saved);
 });
 
-const run = <I, O>(activity: (input: I) => Promise<O>, input: I): Promise<O> => new MockActivityEnvironment().run(activity, input) as Promise<O>;
+const run = <I, O>(activity: (input: I) => Promise<O>, input: I): Promise<O> =>
+  new MockActivityEnvironment().run(activity, input) as Promise<O>;
 
 function activities(gitConfig?: string) {
-  return createRepositoryActivities({ store: new LocalContentStore(scratchDir('content')), cloneRoot: scratchDir('clones'), gitRoot: scratchDir('git-dirs'), hostId: 'host-a', ...(gitConfig ? { gitConfig } : {}) });
+  return createRepositoryActivities({
+    store: new LocalContentStore(scratchDir('content')),
+    cloneRoot: scratchDir('clones'),
+    gitRoot: scratchDir('git-dirs'),
+    hostId: 'host-a',
+    ...(gitConfig ? { gitConfig } : {}),
+  });
 }
 
-const cloneInput = (url: string, id = 'clean/1') => ({ name: cloneName(id, 'run12345-abcd', 0), branch: sessionBranch(id), url, ref: 'main' });
+const cloneInput = (url: string, id = 'clean/1') => ({
+  name: cloneName(id, 'run12345-abcd', 0),
+  branch: sessionBranch(id),
+  url,
+  ref: 'main',
+});
 
 test('a git call sees only the command line config, no GIT_* of the worker, and no repository around its directory', async () => {
   // The git root lies inside this project's own repository: no discovery may reach it.
@@ -123,7 +139,9 @@ test("the user's url.insteadOf has no effect; AGENT_GIT_CONFIG's has, for clone 
   const clone = await run(cloneRepository, cloneInput(url, 'clean/2'));
   expect(existsSync(join(clone.workdir, 'EVIL.md'))).toBe(true);
   writeFileSync(join(clone.workdir, 'pushed.txt'), 'through the rewrite\n');
-  expect(await run(commitBranch, { workdir: clone.workdir, branch: clone.branch, message: 'm' })).toMatchObject({ pushed: true });
+  expect(await run(commitBranch, { workdir: clone.workdir, branch: clone.branch, message: 'm' })).toMatchObject({
+    pushed: true,
+  });
   expect(plainGit(['--git-dir', evilRemote, 'show', `${clone.branch}:pushed.txt`])).toBe('through the rewrite');
   expect(existsSync(marker)).toBe(false);
 });
@@ -146,16 +164,40 @@ test("ssh: the user's core.sshCommand is not run, the operator's is (our batch-m
   const included = join(scratchDir('git-operator'), 'ssh.gitconfig');
   writeFileSync(included, `[core]\n\tsshCommand = ${tattletale(marker)}\n`);
   writeFileSync(operator, `[include]\n\tpath = ${included}\n`);
-  await expect(run(activities(operator).cloneRepository, cloneInput(url, 'clean/4'))).rejects.toThrow(/could not be cloned/);
+  await expect(run(activities(operator).cloneRepository, cloneInput(url, 'clean/4'))).rejects.toThrow(
+    /could not be cloned/,
+  );
   expect(existsSync(marker)).toBe(true);
 });
 
 test('the environment of a call: GIT_* dropped but the SSH command, no askpass, ssh in batch mode unless the operator chose a command', () => {
-  const worker = { PATH: '/bin', HOME: '/h', GIT_DIR: '/x', GIT_WORK_TREE: '/y', GIT_SSH_COMMAND: 'ssh -i key', GIT_ASKPASS: '/a', SSH_ASKPASS: '/a', GIT_TRACE: '1' };
+  const worker = {
+    PATH: '/bin',
+    HOME: '/h',
+    GIT_DIR: '/x',
+    GIT_WORK_TREE: '/y',
+    GIT_SSH_COMMAND: 'ssh -i key',
+    GIT_ASKPASS: '/a',
+    SSH_ASKPASS: '/a',
+    GIT_TRACE: '1',
+  };
   const environment = gitEnvironment(worker, { cwd: '/root/.durable-agent/git' });
-  expect(environment).toMatchObject({ PATH: '/bin', HOME: '/h', GIT_SSH_COMMAND: 'ssh -i key', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_CEILING_DIRECTORIES: '/root/.durable-agent' });
-  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_TRACE']) expect(environment[name]).toBeUndefined();
+  expect(environment).toMatchObject({
+    PATH: '/bin',
+    HOME: '/h',
+    GIT_SSH_COMMAND: 'ssh -i key',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CEILING_DIRECTORIES: '/root/.durable-agent',
+  });
+  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_TRACE'])
+    expect(environment[name]).toBeUndefined();
   expect(gitEnvironment({}, { cwd: '/g/r' }).GIT_SSH_COMMAND).toBe('ssh -o BatchMode=yes');
-  expect(gitEnvironment({}, { cwd: '/g/r', globalConfig: '/etc/agent-git', configuresSsh: true })).toMatchObject({ GIT_CONFIG_GLOBAL: '/etc/agent-git' });
-  expect(gitEnvironment({}, { cwd: '/g/r', globalConfig: '/etc/agent-git', configuresSsh: true }).GIT_SSH_COMMAND).toBeUndefined();
+  expect(gitEnvironment({}, { cwd: '/g/r', globalConfig: '/etc/agent-git', configuresSsh: true })).toMatchObject({
+    GIT_CONFIG_GLOBAL: '/etc/agent-git',
+  });
+  expect(
+    gitEnvironment({}, { cwd: '/g/r', globalConfig: '/etc/agent-git', configuresSsh: true }).GIT_SSH_COMMAND,
+  ).toBeUndefined();
 });

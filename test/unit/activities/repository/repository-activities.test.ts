@@ -12,7 +12,8 @@ import { LocalContentStore } from '../../../../src/activities/store/content-stor
 import { type CloneRepositoryInput, cloneName, sessionBranch } from '../../../../src/shared/repository';
 import { scratchDir } from '../../../support/paths';
 
-const git = (args: string[], cwd?: string) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
+const git = (args: string[], cwd?: string) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
 
 function bareRemote(): string {
   const work = scratchDir('repo-work');
@@ -27,19 +28,34 @@ function bareRemote(): string {
 }
 
 function activities() {
-  return createRepositoryActivities({ store: new LocalContentStore(scratchDir('content')), cloneRoot: scratchDir('clones'), gitRoot: scratchDir('git-dirs'), hostId: 'host-a' });
+  return createRepositoryActivities({
+    store: new LocalContentStore(scratchDir('content')),
+    cloneRoot: scratchDir('clones'),
+    gitRoot: scratchDir('git-dirs'),
+    hostId: 'host-a',
+  });
 }
 
 /** An activity call in a mock activity context (heartbeats, attempt 1). */
-const run = <I, O>(activity: (input: I) => Promise<O>, input: I): Promise<O> => new MockActivityEnvironment().run(activity, input) as Promise<O>;
+const run = <I, O>(activity: (input: I) => Promise<O>, input: I): Promise<O> =>
+  new MockActivityEnvironment().run(activity, input) as Promise<O>;
 
-const input = (remote: string, id = 'session/1'): CloneRepositoryInput => ({ name: cloneName(id, 'run12345-abcd', 0), branch: sessionBranch(id), url: `file://${remote}`, ref: 'v1' });
+const input = (remote: string, id = 'session/1'): CloneRepositoryInput => ({
+  name: cloneName(id, 'run12345-abcd', 0),
+  branch: sessionBranch(id),
+  url: `file://${remote}`,
+  ref: 'v1',
+});
 
 test('a clone is on the session branch at the ref, and a retry keeps it', async () => {
   const remote = bareRemote();
   const { cloneRepository } = activities();
   const clone = await run(cloneRepository, input(remote));
-  expect(clone).toMatchObject({ branch: 'durable-agent/session/1', commit: git(['--git-dir', remote, 'rev-parse', 'v1^{commit}']), host: 'host-a' });
+  expect(clone).toMatchObject({
+    branch: 'durable-agent/session/1',
+    commit: git(['--git-dir', remote, 'rev-parse', 'v1^{commit}']),
+    host: 'host-a',
+  });
   expect(clone.workdir.endsWith('/session_1-run12345')).toBe(true);
   expect(git(['branch', '--show-current'], clone.workdir)).toBe('durable-agent/session/1');
   writeFileSync(join(clone.workdir, 'work.txt'), 'in progress\n');
@@ -51,10 +67,16 @@ test('a clone is on the session branch at the ref, and a retry keeps it', async 
 test('a ref the remote lacks, or a branch git refuses, is a final error naming it', async () => {
   const remote = bareRemote();
   const { cloneRepository } = activities();
-  await expect(run(cloneRepository, { ...input(remote), ref: 'nope' })).rejects.toMatchObject({ nonRetryable: true, message: expect.stringContaining('repo.ref:') });
+  await expect(run(cloneRepository, { ...input(remote), ref: 'nope' })).rejects.toMatchObject({
+    nonRetryable: true,
+    message: expect.stringContaining('repo.ref:'),
+  });
   // sessionBranch never derives such a name; an input made by hand still fails clearly.
   const refused = { ...input(remote), branch: 'durable-agent/bad..id' };
-  await expect(run(cloneRepository, refused)).rejects.toMatchObject({ nonRetryable: true, message: expect.stringContaining('git refuses the branch name') });
+  await expect(run(cloneRepository, refused)).rejects.toMatchObject({
+    nonRetryable: true,
+    message: expect.stringContaining('git refuses the branch name'),
+  });
 });
 
 test('a schedule-style session id (colons) gets a clone on a branch git accepts', async () => {

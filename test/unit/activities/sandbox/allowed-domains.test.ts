@@ -49,14 +49,23 @@ test.each([
 });
 
 test('errors name the setting and the entry, escaped', () => {
-  expect(() => parseAllowedDomains(['example.com', 'bad\u0000host'], 'allowedDomains')).toThrow(`allowedDomains: "bad\\u0000host": a host name has only letters`);
-  expect(() => parseAllowedDomainsList('example.com, exa mple.com', 'AGENT_SANDBOX_ALLOWED_DOMAINS')).toThrow('AGENT_SANDBOX_ALLOWED_DOMAINS: "exa mple.com"');
+  expect(() => parseAllowedDomains(['example.com', 'bad\u0000host'], 'allowedDomains')).toThrow(
+    `allowedDomains: "bad\\u0000host": a host name has only letters`,
+  );
+  expect(() => parseAllowedDomainsList('example.com, exa mple.com', 'AGENT_SANDBOX_ALLOWED_DOMAINS')).toThrow(
+    'AGENT_SANDBOX_ALLOWED_DOMAINS: "exa mple.com"',
+  );
 });
 
 test('a list is canonical, sorted and without duplicates; a setting of only commas is refused', () => {
-  const list = parseAllowedDomainsList(' pypi.org, ,*.Example.com,PyPI.org.,[0::1]:80 ', 'AGENT_SANDBOX_ALLOWED_DOMAINS');
+  const list = parseAllowedDomainsList(
+    ' pypi.org, ,*.Example.com,PyPI.org.,[0::1]:80 ',
+    'AGENT_SANDBOX_ALLOWED_DOMAINS',
+  );
   expect(list.map(formatAllowedDomain)).toEqual(['*.example.com', '[::1]:80', 'pypi.org']);
-  expect(() => parseAllowedDomainsList(' , ', 'AGENT_SANDBOX_ALLOWED_DOMAINS')).toThrow('AGENT_SANDBOX_ALLOWED_DOMAINS names no domain');
+  expect(() => parseAllowedDomainsList(' , ', 'AGENT_SANDBOX_ALLOWED_DOMAINS')).toThrow(
+    'AGENT_SANDBOX_ALLOWED_DOMAINS names no domain',
+  );
 });
 
 test('the default list parses, each entry an exact name', () => {
@@ -66,8 +75,20 @@ test('the default list parses, each entry an exact name', () => {
 });
 
 describe('matching', () => {
-  const allowed = parseAllowedDomains(['example.com', '*.example.org', 'ssh.example.net:22', '*.corp.test', 'registry.corp.test', '127.0.0.1:4873', '[::1]:8080'], 'test');
-  const match = (host: string, port: number): AllowedDomain | undefined => allowedDomainFor(allowed, canonicalHost(host), port);
+  const allowed = parseAllowedDomains(
+    [
+      'example.com',
+      '*.example.org',
+      'ssh.example.net:22',
+      '*.corp.test',
+      'registry.corp.test',
+      '127.0.0.1:4873',
+      '[::1]:8080',
+    ],
+    'test',
+  );
+  const match = (host: string, port: number): AllowedDomain | undefined =>
+    allowedDomainFor(allowed, canonicalHost(host), port);
 
   test('a name entry without a port opens 80 and 443 only', () => {
     expect(match('example.com', 443)).toEqual({ kind: 'exact', host: 'example.com' });
@@ -111,7 +132,9 @@ describe('matching', () => {
   });
 
   test('a name never matches an address entry, nor an address a name entry', () => {
-    expect(allowedDomainFor(parseAllowedDomains(['localhost'], 'test'), canonicalHost('127.0.0.1'), 443)).toBeUndefined();
+    expect(
+      allowedDomainFor(parseAllowedDomains(['localhost'], 'test'), canonicalHost('127.0.0.1'), 443),
+    ).toBeUndefined();
     expect(match('localhost', 4873)).toBeUndefined();
   });
 });

@@ -16,8 +16,12 @@ function delegated(controllers: string, subtree = ''): string {
 }
 
 test('the delegated cgroup must be v2 with memory and pids; they are enabled for its children', async () => {
-  await expect(checkCgroup({ path: scratchDir('not-a-cgroup'), memoryMax: 1, pidsMax: 1 })).rejects.toThrow('not a cgroup v2 directory');
-  await expect(checkCgroup({ path: delegated('cpu io'), memoryMax: 1, pidsMax: 1 })).rejects.toThrow('the memory controller is not delegated to it');
+  await expect(checkCgroup({ path: scratchDir('not-a-cgroup'), memoryMax: 1, pidsMax: 1 })).rejects.toThrow(
+    'not a cgroup v2 directory',
+  );
+  await expect(checkCgroup({ path: delegated('cpu io'), memoryMax: 1, pidsMax: 1 })).rejects.toThrow(
+    'the memory controller is not delegated to it',
+  );
   const path = delegated('cpu memory pids');
   await checkCgroup({ path, memoryMax: 1, pidsMax: 1 });
   expect(readFileSync(join(path, 'cgroup.subtree_control'), 'utf8')).toBe('+memory +pids');

@@ -4,7 +4,12 @@
  * to a loopback service).
  */
 import { once } from 'node:events';
-import { createServer as createHttpServer, request, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
+import {
+  createServer as createHttpServer,
+  request,
+  type IncomingHttpHeaders,
+  type Server as HttpServer,
+} from 'node:http';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { parseAllowedDomains } from '../../../../src/activities/sandbox/allowed-domains';
@@ -16,7 +21,11 @@ let proxies = 0;
 const open: EgressProxy[] = [];
 
 async function proxy(entries: string[], options: EgressProxyOptions = {}): Promise<string> {
-  const started = await EgressProxy.listen(join(directory, `${++proxies}.sock`), parseAllowedDomains(entries, 'test'), options);
+  const started = await EgressProxy.listen(
+    join(directory, `${++proxies}.sock`),
+    parseAllowedDomains(entries, 'test'),
+    options,
+  );
   open.push(started);
   return started.socketPath;
 }
@@ -66,7 +75,12 @@ beforeAll(async () => {
     incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
     incoming.on('end', () => {
       web.seen = { method: incoming.method, url: incoming.url, headers: incoming.headers, body };
-      response.writeHead(200, { 'x-upstream': 'yes', 'proxy-authenticate': 'Basic', connection: 'close, x-upstream-hop', 'x-upstream-hop': '1' });
+      response.writeHead(200, {
+        'x-upstream': 'yes',
+        'proxy-authenticate': 'Basic',
+        connection: 'close, x-upstream-hop',
+        'x-upstream-hop': '1',
+      });
       response.end('hello');
     });
   });
@@ -77,7 +91,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const socket of echo.connections) socket.destroy();
-  await Promise.all([new Promise((resolve) => echoServer.close(resolve)), new Promise((resolve) => webServer.close(resolve))]);
+  await Promise.all([
+    new Promise((resolve) => echoServer.close(resolve)),
+    new Promise((resolve) => webServer.close(resolve)),
+  ]);
 });
 
 beforeEach(() => {
@@ -103,7 +120,9 @@ interface Connected {
 function connectThrough(socketPath: string, target: string): Promise<Connected> {
   return new Promise((resolve, reject) => {
     const connecting = request({ socketPath, method: 'CONNECT', path: target });
-    connecting.once('connect', (response, socket: Socket, head: Buffer) => resolve({ status: response.statusCode ?? 0, socket, head }));
+    connecting.once('connect', (response, socket: Socket, head: Buffer) =>
+      resolve({ status: response.statusCode ?? 0, socket, head }),
+    );
     connecting.once('error', reject);
     connecting.end();
   });
@@ -149,7 +168,12 @@ async function raw(socketPath: string, bytes: string): Promise<string> {
 }
 
 /** A request through the proxy; a body is sent in parts, as it comes. */
-function get(socketPath: string, url: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+function get(
+  socketPath: string,
+  url: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const outgoing = request({ socketPath, method: 'GET', path: url, headers }, (response) => {
       let text = '';
@@ -178,13 +202,17 @@ describe('CONNECT', () => {
     const socketPath = await proxy([`127.0.0.1:${echo.port}`]);
     const socket = connect(socketPath);
     socket.write(`CONNECT 127.0.0.1:${echo.port} HTTP/1.1\r\nHost: 127.0.0.1:${echo.port}\r\n\r\nearly`);
-    expect(await receive(socket, 'echo:early')).toMatch(/^HTTP\/1\.1 200 Connection Established\r\n\r\n(.*)echo:early$/s);
+    expect(await receive(socket, 'echo:early')).toMatch(
+      /^HTTP\/1\.1 200 Connection Established\r\n\r\n(.*)echo:early$/s,
+    );
     socket.destroy();
   });
 
   test('a host not on the list is refused with 403, saying how to allow it, before any lookup', async () => {
     const lookups: string[] = [];
-    const socketPath = await proxy([`127.0.0.1:${echo.port}`, 'example.com'], { resolve: async (name) => (lookups.push(name), ['93.184.215.14']) });
+    const socketPath = await proxy([`127.0.0.1:${echo.port}`, 'example.com'], {
+      resolve: async (name) => (lookups.push(name), ['93.184.215.14']),
+    });
     const { status, body } = await refusal(socketPath, 'example.org:443');
     expect(status).toBe(403);
     expect(body).toMatch(/^durable-agent egress proxy: example\.org:443 is not on this session's allowed domains\. /);
@@ -206,7 +234,15 @@ describe('CONNECT', () => {
 
   test('no spelling of 127.0.0.1 slips past: each is that address, matched as such', async () => {
     const socketPath = await proxy([`127.0.0.1:${echo.port}`, `localhost:${echo.port}`]);
-    for (const spelling of ['127.1', '2130706433', '0x7f.1', '0177.0.0.1', '127.0.0.1.', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]']) {
+    for (const spelling of [
+      '127.1',
+      '2130706433',
+      '0x7f.1',
+      '0177.0.0.1',
+      '127.0.0.1.',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+    ]) {
       const reached = await connectThrough(socketPath, `${spelling}:${echo.port}`);
       expect(reached.status).toBe(200);
       reached.socket.destroy();
@@ -219,9 +255,14 @@ describe('CONNECT', () => {
   test('a name reaching loopback is refused, even localhost; with its address listed too, it gets through', async () => {
     const byName = await refusal(await proxy([`localhost:${echo.port}`]), `localhost:${echo.port}`);
     expect(byName.status).toBe(403);
-    expect(byName.body).toContain(`localhost:${echo.port} is allowed (as localhost:${echo.port}), but localhost resolves only to a loopback address`);
+    expect(byName.body).toContain(
+      `localhost:${echo.port} is allowed (as localhost:${echo.port}), but localhost resolves only to a loopback address`,
+    );
     expect(byName.body).toContain('list its address and port (e.g. 127.0.0.1:4873)');
-    const withAddress = await connectThrough(await proxy([`localhost:${echo.port}`, `127.0.0.1:${echo.port}`]), `localhost:${echo.port}`);
+    const withAddress = await connectThrough(
+      await proxy([`localhost:${echo.port}`, `127.0.0.1:${echo.port}`]),
+      `localhost:${echo.port}`,
+    );
     expect(withAddress.status).toBe(200);
     withAddress.socket.write('by name');
     await receive(withAddress.socket, 'echo:by name');
@@ -232,19 +273,34 @@ describe('CONNECT', () => {
     const resolve = async (name: string) => (name === 'metadata.test' ? ['169.254.169.254'] : ['10.1.2.3']);
     const socketPath = await proxy(['*.corp.test', 'metadata.test'], { resolve });
     const wildcard = await refusal(socketPath, 'git.corp.test:443');
-    expect(wildcard).toEqual({ status: 403, body: expect.stringContaining('git.corp.test resolves only to a private address, which only an exact name entry may reach') });
-    expect((await refusal(socketPath, 'metadata.test:80')).body).toContain('metadata.test resolves only to a link-local address');
+    expect(wildcard).toEqual({
+      status: 403,
+      body: expect.stringContaining(
+        'git.corp.test resolves only to a private address, which only an exact name entry may reach',
+      ),
+    });
+    expect((await refusal(socketPath, 'metadata.test:80')).body).toContain(
+      'metadata.test resolves only to a link-local address',
+    );
   });
 
   test.each([
     ['NUL', 'CONNECT exa\u0000mple.com:443 HTTP/1.1\r\n\r\n', 'malformed request'],
     ['a control character', 'CONNECT exa\u0001mple.com:443 HTTP/1.1\r\n\r\n', 'malformed request'],
     ['a tab', 'CONNECT 127.0.0.1\t:443 HTTP/1.1\r\n\r\n', 'malformed request'],
-    ['an escaped NUL', 'CONNECT 127.0.0.1%00.example.com:443 HTTP/1.1\r\n\r\n', '"127.0.0.1%00.example.com:443" is no destination'],
+    [
+      'an escaped NUL',
+      'CONNECT 127.0.0.1%00.example.com:443 HTTP/1.1\r\n\r\n',
+      '"127.0.0.1%00.example.com:443" is no destination',
+    ],
     ['an IPv6 zone', 'CONNECT [fe80::1%25lo]:443 HTTP/1.1\r\n\r\n', 'is no destination: not an IPv6 address'],
     ['an empty label', 'CONNECT 127..0.1:443 HTTP/1.1\r\n\r\n', 'is no destination: each label'],
     ['no port', 'CONNECT 127.0.0.1 HTTP/1.1\r\n\r\n', 'is no destination: CONNECT takes host:port'],
-    ['a plain-http target with a control character', 'GET http://127.0.0.1\u0001/ HTTP/1.1\r\n\r\n', 'malformed request'],
+    [
+      'a plain-http target with a control character',
+      'GET http://127.0.0.1\u0001/ HTTP/1.1\r\n\r\n',
+      'malformed request',
+    ],
   ])('a target with %s is refused with 400', async (_what, bytes, reason) => {
     const connections = echo.connections.length;
     const answer = await raw(await proxy(['127.0.0.1:443', '*.example.com', '[fe80::1]:443']), bytes);
@@ -254,7 +310,10 @@ describe('CONNECT', () => {
   });
 
   test('request headers past 16 KiB are answered 431', async () => {
-    const answer = await raw(await proxy([`127.0.0.1:${echo.port}`]), `CONNECT 127.0.0.1:${echo.port} HTTP/1.1\r\nx-big: ${'x'.repeat(20_000)}\r\n\r\n`);
+    const answer = await raw(
+      await proxy([`127.0.0.1:${echo.port}`]),
+      `CONNECT 127.0.0.1:${echo.port} HTTP/1.1\r\nx-big: ${'x'.repeat(20_000)}\r\n\r\n`,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
   });
 
@@ -267,14 +326,18 @@ describe('CONNECT', () => {
 
   test('a name that does not resolve within the connect timeout is answered 502', async () => {
     const socketPath = await proxy(['slow.test'], { resolve: () => new Promise(() => {}), connectTimeoutMs: 50 });
-    expect(await refusal(socketPath, 'slow.test:443')).toEqual({ status: 502, body: 'durable-agent egress proxy: could not resolve slow.test: timed out\n' });
+    expect(await refusal(socketPath, 'slow.test:443')).toEqual({
+      status: 502,
+      body: 'durable-agent egress proxy: could not resolve slow.test: timed out\n',
+    });
   });
 
   test('an idle tunnel is closed, both sides', async () => {
     const socketPath = await proxy([`127.0.0.1:${echo.port}`], { idleTimeoutMs: 100 });
     const connections = echo.connections.length;
     const { socket } = await connectThrough(socketPath, `127.0.0.1:${echo.port}`);
-    const upstream = echo.connections[connections] ?? (await new Promise<Socket>((resolve) => echoServer.once('connection', resolve)));
+    const upstream =
+      echo.connections[connections] ?? (await new Promise<Socket>((resolve) => echoServer.once('connection', resolve)));
     await Promise.all([once(socket, 'close'), once(upstream, 'close')]);
   });
 
@@ -305,7 +368,10 @@ describe('CONNECT', () => {
   });
 
   test('close() ends open tunnels', async () => {
-    const started = await EgressProxy.listen(join(directory, `${++proxies}.sock`), parseAllowedDomains([`127.0.0.1:${echo.port}`], 'test'));
+    const started = await EgressProxy.listen(
+      join(directory, `${++proxies}.sock`),
+      parseAllowedDomains([`127.0.0.1:${echo.port}`], 'test'),
+    );
     const { socket } = await connectThrough(started.socketPath, `127.0.0.1:${echo.port}`);
     await Promise.all([started.close(), once(socket, 'close')]);
   });
@@ -325,14 +391,33 @@ describe('plain http', () => {
     expect(response).toMatchObject({ status: 200, body: 'hello', headers: { 'x-upstream': 'yes' } });
     expect(response.headers['proxy-authenticate']).toBeUndefined();
     expect(response.headers['x-upstream-hop']).toBeUndefined();
-    expect(web.seen).toMatchObject({ method: 'GET', url: '/path?q=1', headers: { host: `127.0.0.1:${web.port}`, 'x-kept': 'yes' } });
-    expect(Object.keys(web.seen.headers ?? {}).filter((name) => name.startsWith('proxy-') || name === 'x-hop')).toEqual([]);
+    expect(web.seen).toMatchObject({
+      method: 'GET',
+      url: '/path?q=1',
+      headers: { host: `127.0.0.1:${web.port}`, 'x-kept': 'yes' },
+    });
+    expect(Object.keys(web.seen.headers ?? {}).filter((name) => name.startsWith('proxy-') || name === 'x-hop')).toEqual(
+      [],
+    );
   });
 
   test('a chunked body stays framed, even on a GET (unframed, it would pass for the next request)', async () => {
     const socketPath = await proxy([`127.0.0.1:${web.port}`]);
-    expect((await get(socketPath, `http://127.0.0.1:${web.port}/upload`, { 'transfer-encoding': 'chunked' }, 'three chunked parts')).status).toBe(200);
-    expect(web.seen).toMatchObject({ method: 'GET', body: 'three chunked parts ', headers: { 'transfer-encoding': 'chunked' } });
+    expect(
+      (
+        await get(
+          socketPath,
+          `http://127.0.0.1:${web.port}/upload`,
+          { 'transfer-encoding': 'chunked' },
+          'three chunked parts',
+        )
+      ).status,
+    ).toBe(200);
+    expect(web.seen).toMatchObject({
+      method: 'GET',
+      body: 'three chunked parts ',
+      headers: { 'transfer-encoding': 'chunked' },
+    });
   });
 
   test('refusals: a host not listed 403, an unreachable one 502, a request that is not absolute-form 400', async () => {
@@ -341,19 +426,33 @@ describe('plain http', () => {
     const notListed = await get(socketPath, `http://example.com/`);
     expect(notListed.status).toBe(403);
     expect(notListed.body).toContain("example.com:80 is not on this session's allowed domains");
-    expect(await get(socketPath, `http://127.0.0.1:${port}/`)).toMatchObject({ status: 502, body: expect.stringContaining('ECONNREFUSED') });
-    expect(await get(socketPath, '/path')).toMatchObject({ status: 400, body: expect.stringContaining('a proxy takes absolute http:// URIs') });
-    expect(await get(socketPath, `http://user@127.0.0.1:${web.port}/`)).toMatchObject({ status: 400, body: expect.stringContaining('user info') });
+    expect(await get(socketPath, `http://127.0.0.1:${port}/`)).toMatchObject({
+      status: 502,
+      body: expect.stringContaining('ECONNREFUSED'),
+    });
+    expect(await get(socketPath, '/path')).toMatchObject({
+      status: 400,
+      body: expect.stringContaining('a proxy takes absolute http:// URIs'),
+    });
+    expect(await get(socketPath, `http://user@127.0.0.1:${web.port}/`)).toMatchObject({
+      status: 400,
+      body: expect.stringContaining('user info'),
+    });
     expect(web.seen).toEqual({});
   });
 
   test('an upgrade over plain http is answered 501', async () => {
     const socketPath = await proxy([`127.0.0.1:${web.port}`]);
-    const answer = await raw(socketPath, `GET http://127.0.0.1:${web.port}/ HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`);
+    const answer = await raw(
+      socketPath,
+      `GET http://127.0.0.1:${web.port}/ HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 501 Not Implemented\r\n/);
   });
 });
 
 test('a socket path longer than a Unix socket takes is refused', async () => {
-  await expect(EgressProxy.listen(join(directory, 'x'.repeat(120)), [])).rejects.toThrow('a Unix socket path has at most 107 bytes');
+  await expect(EgressProxy.listen(join(directory, 'x'.repeat(120)), [])).rejects.toThrow(
+    'a Unix socket path has at most 107 bytes',
+  );
 });

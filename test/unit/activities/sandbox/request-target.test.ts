@@ -11,8 +11,14 @@ test('CONNECT takes host:port, canonical', () => {
 });
 
 test('an absolute http URI gives the destination and the origin-form path, as written', () => {
-  expect(absoluteTarget('http://example.com')).toEqual({ destination: { host: { kind: 'name', host: 'example.com' }, port: 80 }, path: '/' });
-  expect(absoluteTarget('HTTP://[::1]:8080?q=1')).toEqual({ destination: { host: { kind: 'ipv6', host: '::1' }, port: 8080 }, path: '/?q=1' });
+  expect(absoluteTarget('http://example.com')).toEqual({
+    destination: { host: { kind: 'name', host: 'example.com' }, port: 80 },
+    path: '/',
+  });
+  expect(absoluteTarget('HTTP://[::1]:8080?q=1')).toEqual({
+    destination: { host: { kind: 'ipv6', host: '::1' }, port: 8080 },
+    path: '/?q=1',
+  });
   expect(absoluteTarget('http://example.com/a%2Fb?c=d')).toMatchObject({ path: '/a%2Fb?c=d' });
 });
 

@@ -6,7 +6,12 @@ import { Workdir } from '../../../../src/workdir/workdir';
 import { scratchDir } from '../../../support/paths';
 
 test('front matter gives name, description, tools (a list or a comma-separated string) and model; the body is the prompt', () => {
-  expect(parseAgentFile('---\nname: reviewer\ndescription: Reviews diffs\ntools: Read, Grep, WebFetch\nmodel: haiku\n---\nYou review.\n', 'f.md')).toEqual({
+  expect(
+    parseAgentFile(
+      '---\nname: reviewer\ndescription: Reviews diffs\ntools: Read, Grep, WebFetch\nmodel: haiku\n---\nYou review.\n',
+      'f.md',
+    ),
+  ).toEqual({
     name: 'reviewer',
     description: 'Reviews diffs',
     prompt: 'You review.',
@@ -14,12 +19,16 @@ test('front matter gives name, description, tools (a list or a comma-separated s
     model: 'haiku',
     source: 'f.md',
   });
-  expect(parseAgentFile('---\nname: fixer\ndescription: Fixes\ntools: [Read, Edit]\n---\nFix.', 'g.md')).toMatchObject({ tools: ['Read', 'Edit'] });
+  expect(parseAgentFile('---\nname: fixer\ndescription: Fixes\ntools: [Read, Edit]\n---\nFix.', 'g.md')).toMatchObject({
+    tools: ['Read', 'Edit'],
+  });
 });
 
 test('a file that defines no usable type says why', () => {
   expect(parseAgentFile('no front matter', 'f.md')).toBe('no front matter (--- name, description … ---)');
-  expect(parseAgentFile('---\nname: Bad Name\ndescription: d\n---\np', 'f.md')).toBe('name: lowercase letters, digits, - and _ required');
+  expect(parseAgentFile('---\nname: Bad Name\ndescription: d\n---\np', 'f.md')).toBe(
+    'name: lowercase letters, digits, - and _ required',
+  );
   expect(parseAgentFile('---\nname: ok\n---\np', 'f.md')).toBe('description: required');
   expect(parseAgentFile('---\nname: ok\ndescription: d\n---\n', 'f.md')).toBe('no instructions below the front matter');
   expect(parseAgentFile('---\nname: [unclosed\n---\np', 'f.md')).toBe('its front matter is not valid YAML');

@@ -12,16 +12,24 @@ const answer = (described: DescribedRun | Error) => async () => {
 test.each([
   ['its run still runs', { running: true, firstRunId: 'run-a' }, false],
   ['its run (or a run it continued as new into) has closed', { running: false, firstRunId: 'run-a' }, true],
-  ['the id now belongs to another session that runs (the holder ended before it could start)', { running: true, firstRunId: 'run-b' }, true],
+  [
+    'the id now belongs to another session that runs (the holder ended before it could start)',
+    { running: true, firstRunId: 'run-b' },
+    true,
+  ],
   ['an older server that names no first run: running', { running: true, firstRunId: '' }, false],
   ['an older server that names no first run: closed', { running: false, firstRunId: '' }, true],
   ['Temporal no longer knows it (past its retention)', 'not_found', true],
 ] as const)('recorded namespace, %s', async (_case, described, ended) => {
   const asked: string[] = [];
-  const liveness = await holderLiveness({ ...holder, namespace: 'agents' }, 'default', async (namespace, workflowId) => {
-    asked.push(`${namespace}/${workflowId}`);
-    return described;
-  });
+  const liveness = await holderLiveness(
+    { ...holder, namespace: 'agents' },
+    'default',
+    async (namespace, workflowId) => {
+      asked.push(`${namespace}/${workflowId}`);
+      return described;
+    },
+  );
   expect(liveness.ended).toBe(ended);
   expect(asked).toEqual(['agents/refactor-1']);
 });
@@ -36,7 +44,9 @@ test.each([
 });
 
 test('Temporal unreachable: busy, saying so', async () => {
-  expect(await holderLiveness({ ...holder, namespace: 'agents' }, 'default', answer(new Error('connection refused')))).toEqual({
+  expect(
+    await holderLiveness({ ...holder, namespace: 'agents' }, 'default', answer(new Error('connection refused'))),
+  ).toEqual({
     ended: false,
     unverified: 'asking Temporal about it failed: connection refused',
   });

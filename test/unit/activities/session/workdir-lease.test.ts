@@ -31,22 +31,42 @@ function setUp() {
     asked.push(`${namespace}/${workflowId}`);
     return temporal.get(workflowId) ?? 'not_found';
   };
-  return { leases, workdir, temporal, asked, activities: createWorkdirLeaseActivities({ leases, hostId: 'host-a', leaseMs: 60_000, describe }) };
+  return {
+    leases,
+    workdir,
+    temporal,
+    asked,
+    activities: createWorkdirLeaseActivities({ leases, hostId: 'host-a', leaseMs: 60_000, describe }),
+  };
 }
 
-test("a session-long lease is busy while its holder runs, and taken over once Temporal says it ended (terminated, failed: it never released it)", async () => {
+test('a session-long lease is busy while its holder runs, and taken over once Temporal says it ended (terminated, failed: it never released it)', async () => {
   const { workdir, temporal, asked, activities } = setUp();
   const env = new MockActivityEnvironment();
   const holder = { ...first, namespace: 'default' };
-  expect(await env.run(activities.takeWorkdirLease, { workdir, holder, untilSessionEnd: true as const })).toMatchObject({ taken: true, until: 'session_end' });
+  expect(await env.run(activities.takeWorkdirLease, { workdir, holder, untilSessionEnd: true as const })).toMatchObject(
+    { taken: true, until: 'session_end' },
+  );
   // No expiry to report: it lasts until its session ends.
-  const busy = await env.run(activities.takeWorkdirLease, { workdir, holder: { ...second, namespace: 'default' }, untilSessionEnd: true as const });
+  const busy = await env.run(activities.takeWorkdirLease, {
+    workdir,
+    holder: { ...second, namespace: 'default' },
+    untilSessionEnd: true as const,
+  });
   expect(busy).toEqual({ taken: false, key: expect.any(String), holder: 'first' });
   expect(asked).toEqual(['default/first']);
   temporal.set('first', { running: false, firstRunId: 'run-1' });
-  expect(await env.run(activities.takeWorkdirLease, { workdir, holder: { ...second, namespace: 'default' }, untilSessionEnd: true as const })).toMatchObject({ taken: true, until: 'session_end' });
+  expect(
+    await env.run(activities.takeWorkdirLease, {
+      workdir,
+      holder: { ...second, namespace: 'default' },
+      untilSessionEnd: true as const,
+    }),
+  ).toMatchObject({ taken: true, until: 'session_end' });
   // The holder's own retry (its prepareSession again) is not a take-over: it is the second's now.
-  expect(await env.run(activities.takeWorkdirLease, { workdir, holder, untilSessionEnd: true as const })).toMatchObject({ taken: false, holder: 'second' });
+  expect(await env.run(activities.takeWorkdirLease, { workdir, holder, untilSessionEnd: true as const })).toMatchObject(
+    { taken: false, holder: 'second' },
+  );
 });
 
 test('a holder Temporal cannot answer for keeps the workdir, and the busy answer says why', async () => {
@@ -55,13 +75,17 @@ test('a holder Temporal cannot answer for keeps the workdir, and the busy answer
   // Taken before holders recorded their namespace, by a session Temporal does not know here.
   const stranger = { workflowId: 'stranger', firstRunId: 'run-9' };
   await env.run(activities.takeWorkdirLease, { workdir, holder: stranger, untilSessionEnd: true as const });
-  expect(await env.run(activities.takeWorkdirLease, { workdir, holder: second, untilSessionEnd: true as const })).toMatchObject({
+  expect(
+    await env.run(activities.takeWorkdirLease, { workdir, holder: second, untilSessionEnd: true as const }),
+  ).toMatchObject({
     taken: false,
     holder: 'stranger',
     unverified: 'Temporal does not know it in namespace default',
   });
   temporal.set('stranger', { running: false, firstRunId: 'run-9' });
-  expect(await env.run(activities.takeWorkdirLease, { workdir, holder: second, untilSessionEnd: true as const })).toMatchObject({ taken: true });
+  expect(
+    await env.run(activities.takeWorkdirLease, { workdir, holder: second, untilSessionEnd: true as const }),
+  ).toMatchObject({ taken: true });
 });
 
 test('the lease is keyed by host and real path: another spelling of the workdir finds it busy, naming the holder', async () => {
@@ -69,14 +93,26 @@ test('the lease is keyed by host and real path: another spelling of the workdir 
   const alias = join(scratchDir('aliases'), 'link');
   symlinkSync(workdir, alias);
   const env = new MockActivityEnvironment();
-  expect(await env.run(activities.takeWorkdirLease, { workdir, holder: first })).toMatchObject({ taken: true, key: expect.stringMatching(/^host-a:\//) });
-  expect(await env.run(activities.takeWorkdirLease, { workdir: alias, holder: second })).toMatchObject({ taken: false, holder: 'first', expiresAt: expect.any(String) });
-  await expect(env.run(activities.takeWorkdirLease, { workdir: join(workdir, 'gone'), holder: second })).rejects.toMatchObject({ type: 'InvalidWorkdir', nonRetryable: true });
+  expect(await env.run(activities.takeWorkdirLease, { workdir, holder: first })).toMatchObject({
+    taken: true,
+    key: expect.stringMatching(/^host-a:\//),
+  });
+  expect(await env.run(activities.takeWorkdirLease, { workdir: alias, holder: second })).toMatchObject({
+    taken: false,
+    holder: 'first',
+    expiresAt: expect.any(String),
+  });
+  await expect(
+    env.run(activities.takeWorkdirLease, { workdir: join(workdir, 'gone'), holder: second }),
+  ).rejects.toMatchObject({ type: 'InvalidWorkdir', nonRetryable: true });
 });
 
 test('the keeper renews until the run ends (cancelled), and fails for good once another session took the lease over', async () => {
   const { leases, workdir, activities } = setUp();
-  const taken = (await new MockActivityEnvironment().run(activities.takeWorkdirLease, { workdir, holder: first })) as TakeWorkdirLeaseOutput;
+  const taken = (await new MockActivityEnvironment().run(activities.takeWorkdirLease, {
+    workdir,
+    holder: first,
+  })) as TakeWorkdirLeaseOutput;
   const env = new MockActivityEnvironment();
   const keeping = env.run(activities.keepWorkdirLease, { key: taken.key, holder: first });
   // While it keeps the lease, it is the first session's.
@@ -86,15 +122,22 @@ test('the keeper renews until the run ends (cancelled), and fails for good once 
 
   await leases.release(taken.key, first);
   await leases.take(taken.key, second, 60_000);
-  await expect(new MockActivityEnvironment().run(activities.keepWorkdirLease, { key: taken.key, holder: first })).rejects.toMatchObject({ type: 'WorkdirLeaseLost', nonRetryable: true });
+  await expect(
+    new MockActivityEnvironment().run(activities.keepWorkdirLease, { key: taken.key, holder: first }),
+  ).rejects.toMatchObject({ type: 'WorkdirLeaseLost', nonRetryable: true });
   await new MockActivityEnvironment().run(activities.releaseWorkdirLease, { key: taken.key, holder: first });
   expect(await leases.take(taken.key, first, 60_000)).toMatchObject({ taken: false, holder: second });
 });
 
 test('a keeper that wakes after its session released the lease (its cancellation not yet delivered) ends quietly, not as a lost lease', async () => {
   const { leases, workdir, activities } = setUp();
-  const taken = (await new MockActivityEnvironment().run(activities.takeWorkdirLease, { workdir, holder: first })) as TakeWorkdirLeaseOutput;
+  const taken = (await new MockActivityEnvironment().run(activities.takeWorkdirLease, {
+    workdir,
+    holder: first,
+  })) as TakeWorkdirLeaseOutput;
   await new MockActivityEnvironment().run(activities.releaseWorkdirLease, { key: taken.key, holder: first });
-  await expect(new MockActivityEnvironment().run(activities.keepWorkdirLease, { key: taken.key, holder: first })).resolves.toBeUndefined();
+  await expect(
+    new MockActivityEnvironment().run(activities.keepWorkdirLease, { key: taken.key, holder: first }),
+  ).resolves.toBeUndefined();
   expect(await leases.take(taken.key, second, 60_000)).toEqual({ taken: true });
 });

@@ -22,8 +22,15 @@ test('content is addressed by its sha256; writing it again changes nothing', asy
 });
 
 test('a missing object is a non-retryable failure that says where it looked', async () => {
-  await expect(store.get(contentRef('never stored'))).rejects.toMatchObject({ type: 'ContentMissing', nonRetryable: true });
-  await expect(store.getBytes(contentRef('never stored'))).rejects.toMatchObject({ type: 'ContentMissing', nonRetryable: true, message: expect.stringContaining(store.directory) });
+  await expect(store.get(contentRef('never stored'))).rejects.toMatchObject({
+    type: 'ContentMissing',
+    nonRetryable: true,
+  });
+  await expect(store.getBytes(contentRef('never stored'))).rejects.toMatchObject({
+    type: 'ContentMissing',
+    nonRetryable: true,
+    message: expect.stringContaining(store.directory),
+  });
 });
 
 test('bytes share the address space of text: the same content is the same object', async () => {
@@ -61,17 +68,35 @@ test('short text stays inline; long text is stored with a preview', async () => 
   expect(await storeText(store, 'short')).toEqual({ text: 'short' });
   const long = 'y'.repeat(5000);
   const stored = await storeText(store, long);
-  expect(stored).toMatchObject({ ref: contentRef(long), chars: 5000, preview: expect.stringContaining('(5000 chars)') });
+  expect(stored).toMatchObject({
+    ref: contentRef(long),
+    chars: 5000,
+    preview: expect.stringContaining('(5000 chars)'),
+  });
   expect(await loadText(store, stored)).toBe(long);
 });
 
 test('the conversation is a chain of nodes; each turn adds one node', async () => {
-  await store.put(JSON.stringify([{ type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'a' } }]));
-  const assistantRef = contentRef(JSON.stringify([{ type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'a' } }]));
+  await store.put(
+    JSON.stringify([
+      { type: 'text', text: 'Reading.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'a' } },
+    ]),
+  );
+  const assistantRef = contentRef(
+    JSON.stringify([
+      { type: 'text', text: 'Reading.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'a' } },
+    ]),
+  );
   const first: ConversationMessage[] = [{ role: 'user', kind: 'text', content: { text: 'task' } }];
   const second: ConversationMessage[] = [
     { role: 'assistant', kind: 'assistant', ref: assistantRef, chars: 10 },
-    { role: 'user', kind: 'tool_results', results: [{ toolUseId: 'toolu_1', isError: false, content: await storeText(store, 'z'.repeat(3000)) }] },
+    {
+      role: 'user',
+      kind: 'tool_results',
+      results: [{ toolUseId: 'toolu_1', isError: false, content: await storeText(store, 'z'.repeat(3000)) }],
+    },
     { role: 'user', kind: 'text', content: { text: 'and also this' } },
   ];
   const head = await appendConversation(store, await appendConversation(store, null, first), second);

@@ -10,7 +10,13 @@ const said = (text: string): ConversationMessage => ({ role: 'user', kind: 'text
 function counting(store: ContentStore): { store: ContentStore; reads: () => number } {
   let reads = 0;
   return {
-    store: { put: (data) => store.put(data), has: (ref) => store.has(ref), putBytes: (data) => store.putBytes(data), getBytes: (ref) => store.getBytes(ref), get: (ref) => (reads++, store.get(ref)) },
+    store: {
+      put: (data) => store.put(data),
+      has: (ref) => store.has(ref),
+      putBytes: (data) => store.putBytes(data),
+      getBytes: (ref) => store.getBytes(ref),
+      get: (ref) => (reads++, store.get(ref)),
+    },
     reads: () => reads,
   };
 }
@@ -26,13 +32,11 @@ test('with a cache, the next turn reads only its new node, and gets the same con
     expect(reads() - before).toBe(1); // the new node only: its parent is cached
     expect(messages).toEqual(await loadConversation(store, ref));
   }
-  expect((await loadConversation(store, ref, cache)).map((message) => (message.kind === 'text' && 'text' in message.content ? message.content.text : ''))).toEqual([
-    'turn 0',
-    'turn 1',
-    'turn 2',
-    'turn 3',
-    'turn 4',
-  ]);
+  expect(
+    (await loadConversation(store, ref, cache)).map((message) =>
+      message.kind === 'text' && 'text' in message.content ? message.content.text : '',
+    ),
+  ).toEqual(['turn 0', 'turn 1', 'turn 2', 'turn 3', 'turn 4']);
 });
 
 test('a branch from an older node (a rewind) reads its way back to a cached node', async () => {

@@ -12,12 +12,30 @@ const entry = (turn: number, text: string): TranscriptEntry => ({ type: 'tool_su
 const snapshot = (turn: number) => ({ turn, ref: `sha256:${String(turn).padStart(64, 'a')}`, filesChanged: 1 });
 
 test('the chain reads back as the whole transcript, in order, with the last list of snapshots', async () => {
-  const first = await storeTranscriptNode(store, { prev: null, entries: [entry(0, 'a')], snapshots: { keep: 0, add: [snapshot(0)] } });
-  const second = await storeTranscriptNode(store, { prev: first, entries: [entry(1, 'b'), entry(1, 'c')], snapshots: { keep: 1, add: [snapshot(1)] } });
+  const first = await storeTranscriptNode(store, {
+    prev: null,
+    entries: [entry(0, 'a')],
+    snapshots: { keep: 0, add: [snapshot(0)] },
+  });
+  const second = await storeTranscriptNode(store, {
+    prev: first,
+    entries: [entry(1, 'b'), entry(1, 'c')],
+    snapshots: { keep: 1, add: [snapshot(1)] },
+  });
   // A rewind to turn 0: the snapshot of turn 1 goes.
-  const third = await storeTranscriptNode(store, { prev: second, entries: [entry(2, 'd')], snapshots: { keep: 1, add: [] } });
-  expect(await readStoredTranscript(store, second)).toEqual({ entries: [entry(0, 'a'), entry(1, 'b'), entry(1, 'c')], snapshots: [snapshot(0), snapshot(1)] });
-  expect(await readStoredTranscript(store, third)).toEqual({ entries: [entry(0, 'a'), entry(1, 'b'), entry(1, 'c'), entry(2, 'd')], snapshots: [snapshot(0)] });
+  const third = await storeTranscriptNode(store, {
+    prev: second,
+    entries: [entry(2, 'd')],
+    snapshots: { keep: 1, add: [] },
+  });
+  expect(await readStoredTranscript(store, second)).toEqual({
+    entries: [entry(0, 'a'), entry(1, 'b'), entry(1, 'c')],
+    snapshots: [snapshot(0), snapshot(1)],
+  });
+  expect(await readStoredTranscript(store, third)).toEqual({
+    entries: [entry(0, 'a'), entry(1, 'b'), entry(1, 'c'), entry(2, 'd')],
+    snapshots: [snapshot(0)],
+  });
 });
 
 test('a retried activity stores the same node under the same reference', async () => {

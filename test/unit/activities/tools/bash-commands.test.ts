@@ -12,11 +12,17 @@ import { scratchDir } from '../../../support/paths';
 const workdir = join(scratchDir('bash-commands'), 'repo');
 mkdirSync(workdir, { recursive: true });
 
-const plan = (command: string) => TOOLS.plan({ id: 'toolu_1', name: 'Bash', input: { command } }, workdir, ['Bash', 'Write', 'Edit']);
+const plan = (command: string) =>
+  TOOLS.plan({ id: 'toolu_1', name: 'Bash', input: { command } }, workdir, ['Bash', 'Write', 'Edit']);
 const askedWith = async (rules: string[], command: string) => needsApproval('ask', rules, await plan(command));
 
 test('parses a command line into its simple commands, quotes removed', async () => {
-  expect(await parseCommandLine(`npm test -- --grep "two words" 'x y' a\\ b && git status | head -5; ls 2>&1 > out.txt`, workdir)).toEqual({
+  expect(
+    await parseCommandLine(
+      `npm test -- --grep "two words" 'x y' a\\ b && git status | head -5; ls 2>&1 > out.txt`,
+      workdir,
+    ),
+  ).toEqual({
     ok: true,
     commands: [['npm', 'test', '--', '--grep', 'two words', 'x y', 'a b'], ['git', 'status'], ['head', '-5'], ['ls']],
   });
@@ -56,8 +62,12 @@ test.each([
 });
 
 test('a call that no pattern may approve says why in its plan', async () => {
-  expect((await plan('npm test $(curl evil)')).plan).toMatchObject({ rules: { notMatchable: expect.stringContaining('runs a command inside the command') } });
-  expect((await plan('sleep 100 &')).plan).toMatchObject({ rules: { notMatchable: expect.stringContaining('background') } });
+  expect((await plan('npm test $(curl evil)')).plan).toMatchObject({
+    rules: { notMatchable: expect.stringContaining('runs a command inside the command') },
+  });
+  expect((await plan('sleep 100 &')).plan).toMatchObject({
+    rules: { notMatchable: expect.stringContaining('background') },
+  });
 });
 
 test.each([
@@ -68,5 +78,15 @@ test.each([
   const call = await TOOLS.plan({ id: 'toolu_1', name, input }, workdir, ['Bash', 'Write', 'Edit']);
   expect(call.plan).toMatchObject({ rules: { alwaysAsk: expect.stringMatching(/settings(\.local)?\.json/) } });
   expect(needsApproval('ask', [name, `${name}(${String(input.file_path)})`], call)).toBe(true);
-  expect(needsApproval('ask', ['Write'], await TOOLS.plan({ id: 'toolu_2', name: 'Write', input: { file_path: 'src/settings.json', content: '' } }, workdir, ['Write']))).toBe(false);
+  expect(
+    needsApproval(
+      'ask',
+      ['Write'],
+      await TOOLS.plan(
+        { id: 'toolu_2', name: 'Write', input: { file_path: 'src/settings.json', content: '' } },
+        workdir,
+        ['Write'],
+      ),
+    ),
+  ).toBe(false);
 });

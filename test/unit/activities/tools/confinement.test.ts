@@ -67,22 +67,34 @@ describe('Glob and Grep patterns stay inside the workdir', () => {
     await expect(grepTool.execute(input, context())).rejects.toThrow(/outside the working directory/);
   });
 
-  test("a symlink in the repository to a file outside is skipped: it is never listed or read", async () => {
+  test('a symlink in the repository to a file outside is skipped: it is never listed or read', async () => {
     symlinkSync(join(root, '.env'), join(workdir, 'leak.env'));
     symlinkSync(join(root, 'other-session'), join(workdir, 'other'));
     expect((await globTool.execute({ pattern: '**/*' }, context())).text).toBe('src/a.ts');
-    expect((await grepTool.execute({ pattern: 'SECRET', output_mode: 'content' }, context())).text).toBe('No matches found');
-    await expect(readTool.execute({ file_path: 'leak.env' }, context())).rejects.toThrow(/outside the working directory/);
+    expect((await grepTool.execute({ pattern: 'SECRET', output_mode: 'content' }, context())).text).toBe(
+      'No matches found',
+    );
+    await expect(readTool.execute({ file_path: 'leak.env' }, context())).rejects.toThrow(
+      /outside the working directory/,
+    );
   });
 });
 
 describe('nothing stalls the worker', () => {
   test('FIFOs, sockets and devices are refused at once, also several together', async () => {
-    execFileSync('mkfifo', [join(workdir, 'pipe1'), join(workdir, 'pipe2'), join(workdir, 'pipe3'), join(workdir, 'pipe4'), join(workdir, 'pipe5')]);
+    execFileSync('mkfifo', [
+      join(workdir, 'pipe1'),
+      join(workdir, 'pipe2'),
+      join(workdir, 'pipe3'),
+      join(workdir, 'pipe4'),
+      join(workdir, 'pipe5'),
+    ]);
     symlinkSync('/dev/zero', join(workdir, 'zero'));
     const reads = [1, 2, 3, 4, 5].map((n) => readTool.execute({ file_path: `pipe${n}` }, context()));
     for (const read of reads) await expect(read).rejects.toThrow(/is not a regular file \(a FIFO\)/);
-    await expect(editTool.execute({ file_path: 'pipe1', old_string: 'a', new_string: 'b' }, context())).rejects.toThrow(/not a regular file/);
+    await expect(editTool.execute({ file_path: 'pipe1', old_string: 'a', new_string: 'b' }, context())).rejects.toThrow(
+      /not a regular file/,
+    );
     await expect(readTool.execute({ file_path: 'zero' }, context())).rejects.toThrow(/outside the working directory/);
     expect((await grepTool.execute({ pattern: 'export', output_mode: 'count' }, context())).text).toBe('src/a.ts:1');
     expect((await globTool.execute({ pattern: 'pipe*' }, context())).text).toBe('No files found');
@@ -93,16 +105,31 @@ describe('nothing stalls the worker', () => {
     await truncate(binary, 0).catch(() => writeFileSync(binary, ''));
     await truncate(binary, 700 * 1024 * 1024);
     const before = process.memoryUsage().rss;
-    await expect(readTool.execute({ file_path: 'disk.img' }, context())).rejects.toThrow(/disk\.img looks like a binary file \(734\.0 MB\)/);
+    await expect(readTool.execute({ file_path: 'disk.img' }, context())).rejects.toThrow(
+      /disk\.img looks like a binary file \(734\.0 MB\)/,
+    );
     writeFileSync(join(workdir, 'big.log'), 'log line\n'.repeat(1_300_000));
-    await expect(readTool.execute({ file_path: 'big.log' }, context())).rejects.toThrow(/big\.log is 11\.7 MB, more than Read loads \(10\.5 MB\)\. Use Grep/);
+    await expect(readTool.execute({ file_path: 'big.log' }, context())).rejects.toThrow(
+      /big\.log is 11\.7 MB, more than Read loads \(10\.5 MB\)\. Use Grep/,
+    );
     expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
   });
 
   test('a catastrophic regex is stopped at its deadline while the event loop keeps running', async () => {
     let ticks = 0;
     const ticking = setInterval(() => ticks++, 20);
-    const job = { pattern: '(a+)+$', ignoreCase: false, mode: 'content' as const, lineNumbers: true, before: 0, after: 0, multiline: false, maxEntries: 10, maxFileBytes: 1e6, maxLineChars: 500 };
+    const job = {
+      pattern: '(a+)+$',
+      ignoreCase: false,
+      mode: 'content' as const,
+      lineNumbers: true,
+      before: 0,
+      after: 0,
+      multiline: false,
+      maxEntries: 10,
+      maxFileBytes: 1e6,
+      maxLineChars: 500,
+    };
     writeFileSync(join(workdir, 'evil.txt'), `${'a'.repeat(40)}b\n`);
     const search = new GrepSearch(job, new AbortController().signal, 1_000);
     try {
@@ -128,7 +155,11 @@ describe('nothing stalls the worker', () => {
 describe('malformed paths are answered, never retried', () => {
   const runTool = (name: string, input: unknown): Promise<RunToolOutput> =>
     new MockActivityEnvironment().run(
-      createToolActivities({ store: new LocalContentStore(scratchDir('store')), journal: new LocalEffectJournal(scratchDir('journal')), sandbox: unconfined() }).runTool,
+      createToolActivities({
+        store: new LocalContentStore(scratchDir('store')),
+        journal: new LocalEffectJournal(scratchDir('journal')),
+        sandbox: unconfined(),
+      }).runTool,
       { sessionId: 'session-1', toolUseId: 'toolu_1', name, input, workdir, fileStates: [] },
     );
 

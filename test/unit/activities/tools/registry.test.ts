@@ -40,7 +40,11 @@ describe('the registry', () => {
   test('offers only allowed tools, with JSON schemas from zod', () => {
     const tools = TOOLS.apiDefinitions(['Read', 'Bash']);
     expect(tools.map((tool) => tool.name)).toEqual(['Read', 'Bash']);
-    expect(tools[1]!.input_schema).toMatchObject({ type: 'object', properties: { command: { type: 'string' } }, required: ['command'] });
+    expect(tools[1]!.input_schema).toMatchObject({
+      type: 'object',
+      properties: { command: { type: 'string' } },
+      required: ['command'],
+    });
   });
 
   test('plans each tool_use: validation, concurrency safety, summary, target file', async () => {
@@ -51,34 +55,63 @@ describe('the registry', () => {
       filePath: join(workdir, 'src/a.ts'),
       rules: { readsFile: true, labelsItself: true },
     });
-    expect((await TOOLS.plan({ id: '2', name: 'Edit', input: { file_path: join(workdir, 'src/a.ts'), old_string: 'a', new_string: 'b' } }, workdir, ALL)).plan).toMatchObject({
+    expect(
+      (
+        await TOOLS.plan(
+          { id: '2', name: 'Edit', input: { file_path: join(workdir, 'src/a.ts'), old_string: 'a', new_string: 'b' } },
+          workdir,
+          ALL,
+        )
+      ).plan,
+    ).toMatchObject({
       concurrencySafe: false,
       summary: 'Edit src/a.ts',
     });
-    expect((await TOOLS.plan({ id: '3', name: 'Bash', input: { command: 'ls' } }, workdir, ['Read'])).plan).toMatchObject({
+    expect(
+      (await TOOLS.plan({ id: '3', name: 'Bash', input: { command: 'ls' } }, workdir, ['Read'])).plan,
+    ).toMatchObject({
       ok: false,
       errorText: expect.stringContaining('No such tool available: Bash'),
     });
-    expect((await TOOLS.plan({ id: '4', name: 'Bash', input: { command: 'ls', timeout: 900_000 } }, workdir, ALL)).plan).toMatchObject({
+    expect(
+      (await TOOLS.plan({ id: '4', name: 'Bash', input: { command: 'ls', timeout: 900_000 } }, workdir, ALL)).plan,
+    ).toMatchObject({
       ok: false,
-      errorText: expect.stringMatching(/^<tool_use_error>InputValidationError: Bash failed due to the following issue\(s\):\n- `timeout`/),
+      errorText: expect.stringMatching(
+        /^<tool_use_error>InputValidationError: Bash failed due to the following issue\(s\):\n- `timeout`/,
+      ),
     });
   });
 
   test("copies each tool's rules onto the plan: approval and its subject, cancelling, timeout, reading, changing files", async () => {
-    const plan = async (name: string, input: unknown) => (await TOOLS.plan({ id: 'x', name, input }, workdir, ALL)).plan;
+    const plan = async (name: string, input: unknown) =>
+      (await TOOLS.plan({ id: 'x', name, input }, workdir, ALL)).plan;
     expect(await plan('Bash', { command: 'npm test', timeout: 5_000 })).toMatchObject({
-      rules: { needsApproval: true, subject: 'npm test', cancelsLaterCallsOnError: true, timeoutMs: 65_000, changesFiles: true },
+      rules: {
+        needsApproval: true,
+        subject: 'npm test',
+        cancelsLaterCallsOnError: true,
+        timeoutMs: 65_000,
+        changesFiles: true,
+      },
     });
     expect(await plan('Bash', { command: 'ls' })).toMatchObject({ rules: { timeoutMs: 180_000 } });
-    expect(await plan('Write', { file_path: 'b.ts', content: '' })).toMatchObject({ rules: { needsApproval: true, subject: 'b.ts', changesFiles: true } });
-    expect(await plan('Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' })).toMatchObject({ rules: { needsApproval: true, subject: 'src/a.ts', changesFiles: true } });
+    expect(await plan('Write', { file_path: 'b.ts', content: '' })).toMatchObject({
+      rules: { needsApproval: true, subject: 'b.ts', changesFiles: true },
+    });
+    expect(await plan('Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' })).toMatchObject({
+      rules: { needsApproval: true, subject: 'src/a.ts', changesFiles: true },
+    });
     // Their own summary is their batch's tool summary when they run alone; Bash, Write and Edit go to the small model.
     expect(await plan('Glob', { pattern: '*.ts' })).toMatchObject({ rules: { labelsItself: true } });
     expect(await plan('Grep', { pattern: 'x' })).toMatchObject({ rules: { labelsItself: true } });
     expect((await plan('Bash', { command: 'ls' })).rules?.labelsItself).toBeUndefined();
     // A known tool's fixed rules hold for invalid input too (a failing Bash call still cancels the calls after it).
-    expect(await plan('Bash', { cmd: 'ls' })).toEqual({ ok: false, errorText: expect.any(String), rules: { needsApproval: true, cancelsLaterCallsOnError: true, changesFiles: true } });
+    expect(await plan('Bash', { cmd: 'ls' })).toEqual({
+      ok: false,
+      errorText: expect.any(String),
+      rules: { needsApproval: true, cancelsLaterCallsOnError: true, changesFiles: true },
+    });
     expect(await plan('Nope', {})).toEqual({ ok: false, errorText: expect.any(String), rules: {} });
   });
 
@@ -107,15 +140,21 @@ const lintTool = defineTool({
   summarize: (input) => `Lint ${input.path}`,
   targetPath: (input) => input.path,
   async execute(input) {
-    return { text: `linted ${input.path}`, isError: input.path === 'broken.ts', fileState: { path: join(workdir, input.path), sha256: 'f00d' } };
+    return {
+      text: `linted ${input.path}`,
+      isError: input.path === 'broken.ts',
+      fileState: { path: join(workdir, input.path), sha256: 'f00d' },
+    };
   },
 });
 
 describe('a new tool is one file plus one line in the registry', () => {
   const tools = new ToolRegistry([...TOOLS.tools, lintTool]);
   const allowed = ['Read', 'Lint'];
-  const lint = (path: string, fix = false): Promise<PlannedToolUse> => tools.plan({ id: `toolu_${path}`, name: 'Lint', input: { path, fix } }, workdir, allowed);
-  const read = (id: string): Promise<PlannedToolUse> => tools.plan({ id, name: 'Read', input: { file_path: 'src/a.ts' } }, workdir, allowed);
+  const lint = (path: string, fix = false): Promise<PlannedToolUse> =>
+    tools.plan({ id: `toolu_${path}`, name: 'Lint', input: { path, fix } }, workdir, allowed);
+  const read = (id: string): Promise<PlannedToolUse> =>
+    tools.plan({ id, name: 'Read', input: { file_path: 'src/a.ts' } }, workdir, allowed);
 
   test('the model is offered it with its schema, and its calls are planned with its rules', async () => {
     expect(tools.apiDefinitions(allowed).map((tool) => tool.name)).toEqual(['Read', 'Lint']);
@@ -124,9 +163,18 @@ describe('a new tool is one file plus one line in the registry', () => {
       concurrencySafe: true,
       summary: 'Lint src/a.ts',
       filePath: join(workdir, 'src/a.ts'),
-      rules: { needsApproval: true, subject: 'src/a.ts', cancelsLaterCallsOnError: true, timeoutMs: 900_000, readsFile: true },
+      rules: {
+        needsApproval: true,
+        subject: 'src/a.ts',
+        cancelsLaterCallsOnError: true,
+        timeoutMs: 900_000,
+        readsFile: true,
+      },
     });
-    expect((await tools.plan({ id: 'x', name: 'Lint', input: {} }, workdir, ['Read'])).plan).toMatchObject({ ok: false, rules: { needsApproval: true } });
+    expect((await tools.plan({ id: 'x', name: 'Lint', input: {} }, workdir, ['Read'])).plan).toMatchObject({
+      ok: false,
+      rules: { needsApproval: true },
+    });
   });
 
   test('the workflow follows its rules without knowing its name', async () => {
@@ -139,10 +187,21 @@ describe('a new tool is one file plus one line in the registry', () => {
     expect(needsApproval('ask', ['Lint'], call)).toBe(false);
     // Concurrency safety is per input: a fixing run goes alone, a checking one alongside reads.
     const batches = partitionToolUses([await read('r1'), await lint('src/a.ts'), call, await read('r2')], 10);
-    expect(batches.map((batch) => batch.calls.map((planned) => planned.id))).toEqual([['r1', 'toolu_src/a.ts'], ['toolu_src/a.ts'], ['r2']]);
+    expect(batches.map((batch) => batch.calls.map((planned) => planned.id))).toEqual([
+      ['r1', 'toolu_src/a.ts'],
+      ['toolu_src/a.ts'],
+      ['r2'],
+    ]);
     expect(cancelsSiblings(call, { toolUseId: call.id, isError: true, content: { text: 'lint failed' } })).toBe(true);
-    expect(toolActivityOptions(call, 'Lint src/a.ts')).toMatchObject({ startToCloseTimeout: 900_000, summary: 'Lint src/a.ts' });
-    const state = recordFileState(loopState(), { path: join(workdir, 'src/a.ts'), sha256: 'f00d' }, rulesOf(call).readsFile === true);
+    expect(toolActivityOptions(call, 'Lint src/a.ts')).toMatchObject({
+      startToCloseTimeout: 900_000,
+      summary: 'Lint src/a.ts',
+    });
+    const state = recordFileState(
+      loopState(),
+      { path: join(workdir, 'src/a.ts'), sha256: 'f00d' },
+      rulesOf(call).readsFile === true,
+    );
     expect(state.recentFiles).toEqual([join(workdir, 'src/a.ts')]);
   });
 
@@ -151,13 +210,17 @@ describe('a new tool is one file plus one line in the registry', () => {
     const results: Record<string, RunToolOutput> = {};
     await runToolUses(calls, {
       approve: async () => null,
-      run: async (planned) => ({ result: { toolUseId: planned.id, isError: planned.name === 'Lint', content: { text: 'ran' } } }),
+      run: async (planned) => ({
+        result: { toolUseId: planned.id, isError: planned.name === 'Lint', content: { text: 'ran' } },
+      }),
       onBatch: () => {},
       onResult: (planned, output) => {
         results[planned.id] = output;
       },
     });
-    expect(results.r1!.result.content).toEqual({ text: expect.stringContaining('Cancelled: parallel tool call Lint broken.ts errored') });
+    expect(results.r1!.result.content).toEqual({
+      text: expect.stringContaining('Cancelled: parallel tool call Lint broken.ts errored'),
+    });
   });
 
   test('its results are kept by microcompact, as the tool says', () => {
@@ -175,7 +238,12 @@ describe('a new tool is one file plus one line in the registry', () => {
   });
 
   test('the tool activity runs it', async () => {
-    const activities = createToolActivities({ store: new LocalContentStore(scratchDir('store')), journal: new LocalEffectJournal(scratchDir('journal')), sandbox: unconfined(), tools });
+    const activities = createToolActivities({
+      store: new LocalContentStore(scratchDir('store')),
+      journal: new LocalEffectJournal(scratchDir('journal')),
+      sandbox: unconfined(),
+      tools,
+    });
     const output = await new MockActivityEnvironment().run(activities.runTool, {
       sessionId: 'session-1',
       toolUseId: 'toolu_lint',

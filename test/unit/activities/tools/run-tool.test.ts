@@ -23,7 +23,11 @@ beforeEach(() => {
 });
 
 function runTool(overrides: Partial<RunToolInput> = {}): Promise<RunToolOutput> {
-  const { runTool: activity } = createToolActivities({ store, journal: new LocalEffectJournal(scratchDir('journal')), sandbox: unconfined() });
+  const { runTool: activity } = createToolActivities({
+    store,
+    journal: new LocalEffectJournal(scratchDir('journal')),
+    sandbox: unconfined(),
+  });
   return new MockActivityEnvironment().run(activity, {
     sessionId: 'session-1',
     toolUseId: 'toolu_big',
@@ -35,13 +39,18 @@ function runTool(overrides: Partial<RunToolInput> = {}): Promise<RunToolOutput> 
   });
 }
 
-const textOf = async (content: { text: string } | { ref: string }) => ('text' in content ? content.text : store.get(content.ref));
+const textOf = async (content: { text: string } | { ref: string }) =>
+  'text' in content ? content.text : store.get(content.ref);
 
 describe('the tool-result budget', () => {
   test('saves a large result under .agent/, with a .gitignore created once and never overwritten', async () => {
     const output = await runTool();
-    expect(await textOf(output.result.content)).toMatch(/^Output too large \(\d+ characters\); the full output was saved to \.agent\/tool-results\/toolu_big\.txt/);
-    expect(readFileSync(join(workdir, '.agent', 'tool-results', 'toolu_big.txt'), 'utf8')).toContain('2000\tthe last line');
+    expect(await textOf(output.result.content)).toMatch(
+      /^Output too large \(\d+ characters\); the full output was saved to \.agent\/tool-results\/toolu_big\.txt/,
+    );
+    expect(readFileSync(join(workdir, '.agent', 'tool-results', 'toolu_big.txt'), 'utf8')).toContain(
+      '2000\tthe last line',
+    );
     expect(readFileSync(join(workdir, '.agent', '.gitignore'), 'utf8')).toBe('*\n');
 
     writeFileSync(join(workdir, '.agent', '.gitignore'), 'mine\n');
@@ -54,7 +63,9 @@ describe('the tool-result budget', () => {
     mkdirSync(join(workdir, '.agent'));
     symlinkSync(outside, join(workdir, '.agent', 'tool-results'));
     const refused = await runTool();
-    expect(await textOf(refused.result.content)).toMatch(/^Output too large \(\d+ characters\), and it could not be saved: .*outside the working directory/);
+    expect(await textOf(refused.result.content)).toMatch(
+      /^Output too large \(\d+ characters\), and it could not be saved: .*outside the working directory/,
+    );
     expect(readdirSync(outside)).toEqual([]);
 
     const elsewhere = join(outside, 'victim.txt');
@@ -75,7 +86,9 @@ describe('the tool-result budget', () => {
 test("an approval's feedback follows the output, also when the result is stored by reference", async () => {
   const output = await runTool({ name: 'Bash', input: { command: 'seq 1 1000' }, approvalFeedback: 'only count' });
   expect('ref' in output.result.content).toBe(true);
-  expect(await textOf(output.result.content)).toMatch(/\n1000\n\nExit code: 0\n\nUser feedback on approval: only count$/);
+  expect(await textOf(output.result.content)).toMatch(
+    /\n1000\n\nExit code: 0\n\nUser feedback on approval: only count$/,
+  );
 });
 
 test('an Edit interrupted while it writes reports the change that landed, not that it was stopped', async () => {
@@ -99,7 +112,9 @@ test('an Edit interrupted while it writes reports the change that landed, not th
   });
   expect(readFileSync(join(workdir, 'a.ts'), 'utf8')).toBe('const a = 2;\n');
   expect(output.result.isError).toBe(false);
-  expect(await textOf(output.result.content)).toMatch(/^Interrupted by the user while it ran; it had got this far:\nThe file a\.ts has been updated/);
+  expect(await textOf(output.result.content)).toMatch(
+    /^Interrupted by the user while it ran; it had got this far:\nThe file a\.ts has been updated/,
+  );
 });
 
 test('a tool_use id that comes again in another run (a reused workflow id) is a new call, never an edit already made', async () => {
@@ -107,14 +122,24 @@ test('a tool_use id that comes again in another run (a reused workflow id) is a 
   const journal = new LocalEffectJournal(scratchDir('journal'));
   const { runTool: activity } = createToolActivities({ store, journal, sandbox: unconfined() });
   const edit = (runId: string, from: string, to: string) =>
-    new MockActivityEnvironment({ workflowExecution: { workflowId: 'session-1', runId }, activityId: '7' }).run(activity, {
-      sessionId: 'session-1',
-      toolUseId: 'toolu_01', // an endpoint that numbers its ids per response
-      name: 'Edit',
-      input: { file_path: 'a.ts', old_string: from, new_string: to },
-      workdir,
-      fileStates: [{ path: join(workdir, 'a.ts'), sha256: createHash('sha256').update(readFileSync(join(workdir, 'a.ts'), 'utf8')).digest('hex') }],
-    }) as Promise<RunToolOutput>;
+    new MockActivityEnvironment({ workflowExecution: { workflowId: 'session-1', runId }, activityId: '7' }).run(
+      activity,
+      {
+        sessionId: 'session-1',
+        toolUseId: 'toolu_01', // an endpoint that numbers its ids per response
+        name: 'Edit',
+        input: { file_path: 'a.ts', old_string: from, new_string: to },
+        workdir,
+        fileStates: [
+          {
+            path: join(workdir, 'a.ts'),
+            sha256: createHash('sha256')
+              .update(readFileSync(join(workdir, 'a.ts'), 'utf8'))
+              .digest('hex'),
+          },
+        ],
+      },
+    ) as Promise<RunToolOutput>;
   await edit('run-1', 'x = 1', 'x = 2');
   const second = await edit('run-2', 'x = 2', 'x = 3');
   expect(second.result.isError).toBe(false);
@@ -137,7 +162,11 @@ test('a write that crashed between its temporary file and the rename leaves noth
     return realRename(from, to);
   });
   const attempt = (number: number) =>
-    new MockActivityEnvironment({ workflowExecution: { workflowId: 'session-1', runId: 'run-1' }, activityId: '3', attempt: number }).run(activity, {
+    new MockActivityEnvironment({
+      workflowExecution: { workflowId: 'session-1', runId: 'run-1' },
+      activityId: '3',
+      attempt: number,
+    }).run(activity, {
       sessionId: 'session-1',
       toolUseId: 'toolu_w',
       name: 'Write',
@@ -156,13 +185,24 @@ test('a write that crashed between its temporary file and the rename leaves noth
   expect(readdirSync(workdir).filter((name) => name.includes('agent-tmp'))).toEqual([]);
 });
 
-test("closing a session removes its journal and a temporary file a crash left behind", async () => {
+test('closing a session removes its journal and a temporary file a crash left behind', async () => {
   const journalDir = scratchDir('journal');
   const journal = new LocalEffectJournal(journalDir);
   const leftover = join(workdir, 'c.ts.0123456789ab.agent-tmp');
   writeFileSync(leftover, 'half');
-  await journal.record('session-1', 'run-1/4', { path: join(workdir, 'c.ts'), beforeHash: null, afterHash: 'x', message: 'm', temporary: leftover });
-  await journal.record('session-2', 'run-9/1', { path: join(workdir, 'd.ts'), beforeHash: null, afterHash: 'y', message: 'm' });
+  await journal.record('session-1', 'run-1/4', {
+    path: join(workdir, 'c.ts'),
+    beforeHash: null,
+    afterHash: 'x',
+    message: 'm',
+    temporary: leftover,
+  });
+  await journal.record('session-2', 'run-9/1', {
+    path: join(workdir, 'd.ts'),
+    beforeHash: null,
+    afterHash: 'y',
+    message: 'm',
+  });
   await journal.close('session-1');
   expect(readdirSync(workdir).filter((name) => name.includes('agent-tmp'))).toEqual([]);
   expect(await journal.find('session-1', 'run-1/4')).toBeUndefined();

@@ -23,7 +23,11 @@ describe('describeChanges', () => {
     expect(describeChanges(changes, 2)).toBe('modified f0, modified f1, … and 3 more');
     expect(describeChanges(changes, 5)).toBe('modified f0, modified f1, modified f2, modified f3, modified f4');
     expect(describeChanges(changes, 0)).toBe('5 files changed');
-    expect(describeChanges(Array.from({ length: 52 }, (_, index) => ({ path: `f${index}`, change: 'added' }))).endsWith('created f49, … and 2 more')).toBe(true);
+    expect(
+      describeChanges(Array.from({ length: 52 }, (_, index) => ({ path: `f${index}`, change: 'added' }))).endsWith(
+        'created f49, … and 2 more',
+      ),
+    ).toBe(true);
   });
 });
 
@@ -61,7 +65,9 @@ describe('compareSnapshots', () => {
     expect(to.changes).toEqual(expected);
     expect(await compareSnapshots(ws.store, from.ref, to.ref)).toEqual(expected);
     // The stat of same.txt changed (new inode, new mtime), so its entry did, but not its content.
-    expect((await flattenSnapshot(ws.store, to.ref)).get('same.txt')).not.toEqual((await flattenSnapshot(ws.store, from.ref)).get('same.txt'));
+    expect((await flattenSnapshot(ws.store, to.ref)).get('same.txt')).not.toEqual(
+      (await flattenSnapshot(ws.store, from.ref)).get('same.txt'),
+    );
     expect(await compareSnapshots(ws.store, to.ref, to.ref)).toEqual([]);
   });
 

@@ -1,5 +1,15 @@
 /** A real working tree in a scratch directory and a real content store beside it. */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, readlinkSync, lstatSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  lstatSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { LocalContentStore } from '../../../../src/activities/store/content-store';
 import { scratchDir } from '../../../support/paths';

@@ -115,10 +115,14 @@ describe('restoreSnapshot', () => {
     const after = (await takeSnapshot(ws.store, ws.workdir, before)).ref;
     const expectedAfter = ws.listing();
 
-    expect(await restoreSnapshot(ws.store, ws.workdir, { targetRef: before, expectedRef: after, force: false })).toMatchObject({ kind: 'restored', filesChanged: 4 });
+    expect(
+      await restoreSnapshot(ws.store, ws.workdir, { targetRef: before, expectedRef: after, force: false }),
+    ).toMatchObject({ kind: 'restored', filesChanged: 4 });
     expect(ws.read('swap/inner.txt')).toBe('inside a directory\n');
     expect(ws.read('flip')).toBe('a file\n');
-    expect(await restoreSnapshot(ws.store, ws.workdir, { targetRef: after, expectedRef: before, force: false })).toMatchObject({ kind: 'restored', filesChanged: 4 });
+    expect(
+      await restoreSnapshot(ws.store, ws.workdir, { targetRef: after, expectedRef: before, force: false }),
+    ).toMatchObject({ kind: 'restored', filesChanged: 4 });
     expect(ws.listing()).toEqual(expectedAfter);
   });
 
@@ -129,12 +133,22 @@ describe('restoreSnapshot', () => {
     ws.write('data.bin', 'y'.repeat(100));
     ws.write('small.txt', 'changed\n');
     const later = (await takeSnapshot(ws.store, ws.workdir, withBig, { maxFileBytes: 50 })).ref;
-    const result = await restoreSnapshot(ws.store, ws.workdir, { targetRef: withBig, expectedRef: later, force: false, maxFileBytes: 50 });
+    const result = await restoreSnapshot(ws.store, ws.workdir, {
+      targetRef: withBig,
+      expectedRef: later,
+      force: false,
+      maxFileBytes: 50,
+    });
     expect(result).toMatchObject({ kind: 'restored', filesChanged: 1, notRestored: ['data.bin'] });
     expect(ws.read('data.bin')).toBe('y'.repeat(100));
     expect(ws.read('small.txt')).toBe('small\n');
     // A big file the target does not have is not deleted either: its content exists nowhere else.
-    const back = await restoreSnapshot(ws.store, ws.workdir, { targetRef: turn2, expectedRef: later, force: true, maxFileBytes: 50 });
+    const back = await restoreSnapshot(ws.store, ws.workdir, {
+      targetRef: turn2,
+      expectedRef: later,
+      force: true,
+      maxFileBytes: 50,
+    });
     expect(back).toMatchObject({ kind: 'restored', notRestored: ['data.bin'] });
     expect(ws.read('data.bin')).toBe('y'.repeat(100));
     expect(existsSync(join(ws.workdir, 'small.txt'))).toBe(false);
@@ -167,9 +181,9 @@ describe('restoreSnapshot', () => {
     ws.write('.git/info/exclude', 'out\n');
     symlinkSync(elsewhere, join(ws.workdir, 'out'));
     const now = (await takeSnapshot(ws.store, ws.workdir, withOut)).ref;
-    await expect(restoreSnapshot(ws.store, ws.workdir, { targetRef: withOut, expectedRef: now, force: false })).rejects.toThrow(
-      'Cannot restore out/x.txt: out is a symbolic link, not a directory',
-    );
+    await expect(
+      restoreSnapshot(ws.store, ws.workdir, { targetRef: withOut, expectedRef: now, force: false }),
+    ).rejects.toThrow('Cannot restore out/x.txt: out is a symbolic link, not a directory');
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 });
@@ -198,8 +212,13 @@ describe('materializeSnapshot', () => {
     writeFileSync(join(target, 'mine.txt'), 'not from the snapshot');
     mkdirSync(join(target, '.git'));
     writeFileSync(join(target, 'src'), 'a file where the snapshot has a directory');
-    await expect(materializeSnapshot(ws.store, target, turn1)).rejects.toThrow(/holds what the snapshot does not: \.git\/, mine\.txt, src$/);
-    expect(listing(target)).toEqual({ 'mine.txt': 'not from the snapshot', src: 'a file where the snapshot has a directory' });
+    await expect(materializeSnapshot(ws.store, target, turn1)).rejects.toThrow(
+      /holds what the snapshot does not: \.git\/, mine\.txt, src$/,
+    );
+    expect(listing(target)).toEqual({
+      'mine.txt': 'not from the snapshot',
+      src: 'a file where the snapshot has a directory',
+    });
   });
 
   test('a big file has no content to write: listed in notRestored', async () => {

@@ -78,7 +78,13 @@ describe('what a snapshot holds', () => {
     ws.write('pkg/secret.txt', 'hidden too: exclude patterns without a slash match at any depth');
     ws.write('src/main.ts', 'main');
     const { ref, files } = await takeSnapshot(ws.store, ws.workdir);
-    expect(Object.keys(await contents(ref))).toEqual(['.gitignore', 'pkg/.gitignore', 'pkg/keep.log', 'pkg/sub/generated', 'src/main.ts']);
+    expect(Object.keys(await contents(ref))).toEqual([
+      '.gitignore',
+      'pkg/.gitignore',
+      'pkg/keep.log',
+      'pkg/sub/generated',
+      'src/main.ts',
+    ]);
     expect(files).toBe(5);
     // Ignored content never reaches the store.
     for (const ignored of ['module.exports = 1;\n', 'noise', 'compiled', 'dropped', 'generated', 'hidden']) {
@@ -92,7 +98,12 @@ describe('what a snapshot holds', () => {
     const { ref } = await takeSnapshot(ws.store, ws.workdir, undefined, { maxFileBytes: 10 });
     const entries = await flattenSnapshot(ws.store, ref);
     const info = statSync(join(ws.workdir, 'large.bin'));
-    expect(entries.get('large.bin')).toMatchObject({ t: 'f', h: `meta:11:${info.mtimeMs}:${info.ino}`, s: 11, big: true });
+    expect(entries.get('large.bin')).toMatchObject({
+      t: 'f',
+      h: `meta:11:${info.mtimeMs}:${info.ino}`,
+      s: 11,
+      big: true,
+    });
     expect(await ws.store.has(contentRef('x'.repeat(11)))).toBe(false);
     expect(entries.get('small.txt')).not.toHaveProperty('big');
     expect(await ws.store.has(contentRef('0123456789'))).toBe(true);
@@ -143,7 +154,9 @@ describe('incremental snapshots', () => {
     utimesSync(path, justNow, justNow);
     const first = await takeSnapshot(ws.store, ws.workdir);
     expect((await flattenSnapshot(ws.store, first.ref)).get('src/a.ts')).toMatchObject({ mt: 0 });
-    expect((await flattenSnapshot(ws.store, first.ref)).get('src/b.ts')).toMatchObject({ mt: statSync(join(ws.workdir, 'src/b.ts')).mtimeMs });
+    expect((await flattenSnapshot(ws.store, first.ref)).get('src/b.ts')).toMatchObject({
+      mt: statSync(join(ws.workdir, 'src/b.ts')).mtimeMs,
+    });
     // Rewritten within the same mtime tick, same size, same inode: its stat cannot tell.
     writeFileSync(path, 'ALPHA');
     utimesSync(path, justNow, justNow);

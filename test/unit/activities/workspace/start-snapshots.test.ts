@@ -17,7 +17,10 @@ function setup() {
   const journal = new LocalEffectJournal(join(scratchDir('start-snapshots-journal'), 'journal'));
   const activities = createWorkspaceActivities({ store: files.store, journal, workspaceRoots: [] });
   const snapshot = (input: SnapshotWorkspaceInput, runId: string) =>
-    new MockActivityEnvironment({ workflowExecution: { workflowId: 'session', runId } }).run(activities.snapshotWorkspace, input) as Promise<SnapshotWorkspaceOutput>;
+    new MockActivityEnvironment({ workflowExecution: { workflowId: 'session', runId } }).run(
+      activities.snapshotWorkspace,
+      input,
+    ) as Promise<SnapshotWorkspaceOutput>;
   return { files, journal, snapshot };
 }
 
@@ -45,6 +48,11 @@ test('a snapshot without a key is taken as found, names its run and keeps nothin
 
 test('an edit record filed under the same key is no start snapshot', async () => {
   const { journal } = setup();
-  await journal.record('durable-agent:start-snapshots', 'session/run-1', { path: '/work/a.txt', beforeHash: null, afterHash: 'sha256:00', message: '{"ref":"sha256:00"}' });
+  await journal.record('durable-agent:start-snapshots', 'session/run-1', {
+    path: '/work/a.txt',
+    beforeHash: null,
+    afterHash: 'sha256:00',
+    message: '{"ref":"sha256:00"}',
+  });
   expect(await keptStartSnapshot(journal, 'session/run-1')).toBeUndefined();
 });

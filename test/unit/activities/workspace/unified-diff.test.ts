@@ -96,8 +96,11 @@ test('only the paths asked for; nothing for identical snapshots', async () => {
 });
 
 test('cut at maxBytes on a line boundary, saying how many files were not shown', async () => {
-  const firstFile = 'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n';
-  expect(await unifiedDiff(ws.store, from, to, { maxBytes: 120 })).toBe(`${firstFile}… diff truncated at 120 bytes: 7 of 8 files not shown\n`);
+  const firstFile =
+    'diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n';
+  expect(await unifiedDiff(ws.store, from, to, { maxBytes: 120 })).toBe(
+    `${firstFile}… diff truncated at 120 bytes: 7 of 8 files not shown\n`,
+  );
   expect(await unifiedDiff(ws.store, from, to, { maxBytes: 160 })).toBe(
     `${firstFile}diff --git a/big.bin b/big.bin\nnew file mode 100644\n… diff truncated at 160 bytes: 7 of 8 files not shown in full\n`,
   );
@@ -138,8 +141,12 @@ describe('formatDiffStat', () => {
     expect(formatDiffStat([{ path: 'huge.ts', change: 'modified', linesAdded: 200, linesRemoved: 100 }])).toBe(
       ` huge.ts | 300 ${'+'.repeat(33)}${'-'.repeat(17)}\n 1 file changed, 200 insertions(+), 100 deletions(-)`,
     );
-    expect(formatDiffStat([{ path: 'a', change: 'added', linesAdded: 1, linesRemoved: 0 }])).toBe(' a | 1 +\n 1 file changed, 1 insertion(+)');
-    expect(formatDiffStat([{ path: 'a', change: 'deleted', linesAdded: 0, linesRemoved: 2 }])).toBe(' a | 2 --\n 1 file changed, 2 deletions(-)');
+    expect(formatDiffStat([{ path: 'a', change: 'added', linesAdded: 1, linesRemoved: 0 }])).toBe(
+      ' a | 1 +\n 1 file changed, 1 insertion(+)',
+    );
+    expect(formatDiffStat([{ path: 'a', change: 'deleted', linesAdded: 0, linesRemoved: 2 }])).toBe(
+      ' a | 2 --\n 1 file changed, 2 deletions(-)',
+    );
     expect(formatDiffStat([{ path: 'x.png', change: 'added', linesAdded: 0, linesRemoved: 0, binary: true }])).toBe(
       ' x.png | Bin\n 1 file changed, 0 insertions(+), 0 deletions(-)',
     );
