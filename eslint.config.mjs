@@ -27,8 +27,13 @@ export default tseslint.config(
   {
     // Small files, one concept each: a file that outgrows this wants splitting. Code lines are
     // counted, not comments or blank lines: explaining why must never cost a file its budget.
+    // Long functions hide their steps; a function past 60 lines wants its steps named (a warning
+    // until the last ones are split, then an error).
     files: ['src/**/*.ts'],
-    rules: { 'max-lines': ['error', { max: 300, skipComments: true, skipBlankLines: true }] },
+    rules: {
+      'max-lines': ['error', { max: 400, skipComments: true, skipBlankLines: true }],
+      'max-lines-per-function': ['warn', { max: 60, skipComments: true, skipBlankLines: true, IIFEs: true }],
+    },
   },
   {
     // Workflow code is replayed after every crash: no I/O, no environment, no SDK clients,
@@ -66,7 +71,7 @@ export default tseslint.config(
         'error',
         {
           selector: `Literal[value=/^(${toolNames.join('|')})$/]`,
-          message: "Name no tool in workflow code: read the call's rules (tool-rules.ts) instead.",
+          message: "Name no tool in workflow code: read the call's rules (core/tool-rules.ts) instead.",
         },
       ],
     },
@@ -78,6 +83,7 @@ export default tseslint.config(
     files: [
       'src/activities/tools/**/*.ts',
       'src/activities/workspace/**/*.ts',
+      'src/snapshots/**/*.ts',
       'src/activities/session/**/*.ts',
       'src/activities/hooks/**/*.ts',
       'src/activities/mcp/**/*.ts',
@@ -99,7 +105,7 @@ export default tseslint.config(
   },
   {
     // The one exception: plans recorded before the rules travelled with them get them by name.
-    files: ['src/workflows/tool-rules.ts'],
+    files: ['src/workflows/core/tool-rules.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

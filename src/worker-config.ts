@@ -1,25 +1,20 @@
 import { delimiter, resolve } from 'node:path';
-import { parseAllowedDomainsList } from './activities/sandbox/allowed-domains';
-import type { CgroupSettings } from './activities/sandbox/cgroup';
-import type { SandboxSettings } from './activities/sandbox/command-sandbox';
-import {
-  byteSize,
-  defaultLimits,
-  limitsFromEnvironment,
-  type SandboxLimits,
-} from './activities/sandbox/sandbox-limits';
+import { parseAllowedDomainsList } from './sandbox/allowed-domains';
+import type { CgroupSettings } from './sandbox/cgroup';
+import type { SandboxSettings } from './sandbox/command-sandbox';
+import { byteSize, defaultLimits, limitsFromEnvironment, type SandboxLimits } from './sandbox/sandbox-limits';
 
 /** Who a root worker's sandboxes run as when root owns the workdir (AGENT_SANDBOX_UID). */
 export const DEFAULT_SANDBOX_UID = 1000;
 /** memory.max of one command in AGENT_SANDBOX_CGROUP, unless AGENT_SANDBOX_CGROUP_MEMORY says otherwise. */
 const DEFAULT_CGROUP_MEMORY = 8 * 1024 ** 3;
-import { type StoreSetting, storeSetting } from './activities/store/store-setting';
+import { type StoreSetting, storeSetting } from './store/store-setting';
 import { DEFAULT_TASK_QUEUE } from './shared/contract';
 import { DEFAULT_MODEL, DEFAULT_SMALL_MODEL } from './shared/models';
 import { MIN_WORKDIR_LEASE_MS } from './shared/workdir-lease';
-import { type ConnectionSecurity, temporalSettings } from './temporal-connection';
+import { type ConnectionSecurity, temporalSettings } from './temporal/temporal-connection';
 import { type EncryptionKeys, encryptionKeys } from './encryption/keys';
-import { type DeploymentSetting, deploymentSetting } from './deployment';
+import { type DeploymentSetting, deploymentSetting } from './temporal/deployment';
 
 /** Everything the worker reads from its environment, in one place (see README "Worker environment"). */
 export interface WorkerConfig {
@@ -74,7 +69,7 @@ export {
   DEFAULT_TEMPORAL_NAMESPACE,
   temporalSettings,
   type TemporalSettings,
-} from './temporal-connection';
+} from './temporal/temporal-connection';
 
 const read = (environment: NodeJS.ProcessEnv, name: string) => environment[name]?.trim() || undefined;
 

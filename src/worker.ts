@@ -16,11 +16,11 @@ import {
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import type { CommandSandbox, SandboxSettings } from './activities/sandbox/command-sandbox';
-import { resolveSandbox } from './activities/sandbox/resolve-sandbox';
+import type { CommandSandbox, SandboxSettings } from './sandbox/command-sandbox';
+import { resolveSandbox } from './sandbox/resolve-sandbox';
 import { agentDataConverter, describeEncryption } from './encryption/data-converter';
-import { openStore, type Store } from './activities/store/open-store';
-import { describeStore } from './activities/store/store-setting';
+import { openStore, type Store } from './store/open-store';
+import { describeStore } from './store/store-setting';
 import { HEARTBEAT_THROTTLE_MS, STICKY_QUEUE_TIMEOUT_MS } from './shared/limits';
 import { hostTaskQueue } from './shared/contract';
 import { LEASE_KEEPER_HEARTBEAT_THROTTLE_MS, leaseTaskQueue, MAX_LEASE_KEEPERS } from './shared/workdir-lease';
@@ -32,11 +32,11 @@ import {
   type WorkerConfig,
   workerConfigFromEnvironment,
 } from './worker-config';
-import { connectionOptions, describeConnection } from './temporal-connection';
+import { connectionOptions, describeConnection } from './temporal/temporal-connection';
 import type { Tracing } from './telemetry/tracing';
 import { DROPPED_WORKFLOW_SPANS, tracingEnabled } from './telemetry/tracing-setting';
 import { metricsAddress, runtimeTelemetry } from './telemetry/metrics';
-import { becomeCurrentIfNone, versionedWorkerOptions, waitForVersionTaskQueues } from './deployment';
+import { becomeCurrentIfNone, versionedWorkerOptions, waitForVersionTaskQueues } from './temporal/deployment';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 

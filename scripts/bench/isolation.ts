@@ -42,19 +42,23 @@ interface Measured {
 /** One tree's code, and what each measurement needs of it. */
 async function load(root: string) {
   const from = (path: string) => require(join(root, path));
+  // Trees from before the infrastructure left src/activities/ keep it there.
+  const either = (path: string, before: string) => from(existsSync(join(root, `${path}.ts`)) ? path : before);
   const { bashTool } = from('src/activities/tools/bash');
   const { readTool } = from('src/activities/tools/read');
   const { editTool } = from('src/activities/tools/edit');
   const { sha256 } = from('src/activities/tools/paths');
   const { toolContext } = from('test/support/tool-context');
-  const { unconfined } = from('src/activities/sandbox/command-sandbox');
+  const { unconfined } = either('src/sandbox/command-sandbox', 'src/activities/sandbox/command-sandbox');
   const { sandboxSettings } = from('src/worker-config');
-  const { LocalContentStore } = from('src/activities/store/content-store');
-  const { takeSnapshot } = from('src/activities/workspace/snapshot');
+  const { LocalContentStore } = either('src/store/content-store', 'src/activities/store/content-store');
+  const { takeSnapshot } = either('src/snapshots/snapshot', 'src/activities/workspace/snapshot');
   // The sandbox a worker of that tree would use (resolved where that tree resolves it).
-  const resolver = existsSync(join(root, 'src/activities/sandbox/resolve-sandbox.ts'))
-    ? from('src/activities/sandbox/resolve-sandbox')
-    : from('src/activities/sandbox/command-sandbox');
+  const resolver = existsSync(join(root, 'src/sandbox/resolve-sandbox.ts'))
+    ? from('src/sandbox/resolve-sandbox')
+    : existsSync(join(root, 'src/activities/sandbox/resolve-sandbox.ts'))
+      ? from('src/activities/sandbox/resolve-sandbox')
+      : from('src/activities/sandbox/command-sandbox');
   const sandboxed = await resolver.resolveSandbox({ ...sandboxSettings({}), mode: 'bwrap' });
   return { bashTool, readTool, editTool, sha256, toolContext, unconfined, sandboxed, LocalContentStore, takeSnapshot };
 }

@@ -6,8 +6,8 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../src/activities';
-import { resolveSandbox } from '../../src/activities/sandbox/resolve-sandbox';
-import { openStore } from '../../src/activities/store/open-store';
+import { resolveSandbox } from '../../src/sandbox/resolve-sandbox';
+import { openStore } from '../../src/store/open-store';
 import type { CallModelOutcome, PrepareSessionOutput, RunToolOutput } from '../../src/shared/activity-io';
 import type { ConversationMessage } from '../../src/shared/conversation';
 import { TOOL_NAMES } from '../../src/shared/tool-names';

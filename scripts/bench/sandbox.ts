@@ -2,8 +2,8 @@
  * What the sandbox costs each Bash call: 50 `true` commands through the Bash tool, with
  * bubblewrap and unconfined, interleaved in one run so both see the same machine.
  */
-import { unconfined } from '../../src/activities/sandbox/command-sandbox';
-import { resolveSandbox } from '../../src/activities/sandbox/resolve-sandbox';
+import { unconfined } from '../../src/sandbox/command-sandbox';
+import { resolveSandbox } from '../../src/sandbox/resolve-sandbox';
 import { sandboxSettings } from '../../src/worker-config';
 import { bashTool } from '../../src/activities/tools/bash';
 import type { ToolContext } from '../../src/activities/tools/tool';

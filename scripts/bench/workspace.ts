@@ -17,8 +17,8 @@
 import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { LocalContentStore } from '../../src/activities/store/content-store';
-import { takeSnapshot } from '../../src/activities/workspace/snapshot';
+import { LocalContentStore } from '../../src/store/content-store';
+import { takeSnapshot } from '../../src/snapshots/snapshot';
 import type { AgentState } from '../../src/shared/contract';
 import { endSignal, rewindUpdate, stateQuery } from '../../src/workflows/definitions';
 import { byTurn, reply, text, toolUse } from '../../test/support/fake-anthropic';

@@ -6,7 +6,7 @@
  * closeSession (`patched('workdir-lease-until-session-end')`).
  */
 import { realpathSync } from 'node:fs';
-import type { LeaseHolder } from '../../src/activities/store/workdir-leases';
+import type { LeaseHolder } from '../../src/store/workdir-leases';
 import { byTurn, reply, text, toolUse } from '../../test/support/fake-anthropic';
 import { type Scenario, stateWhere } from './scenario';
 

@@ -1,23 +1,23 @@
 import { createContextActivities } from './context/prepare-context';
 import { createStopHookActivities } from './hooks/stop-hooks';
 import { createToolHookActivities } from './hooks/tool-hooks';
-import type { CommandSandbox } from './sandbox/command-sandbox';
+import type { CommandSandbox } from '../sandbox/command-sandbox';
 import { type AnthropicSettings, ModelApi } from './model/anthropic';
 import { createModelActivities } from './model/call-model';
 import { createCompactActivities } from './model/compact';
 import { createToolSummaryActivities } from './model/tool-summary';
 import { createMcpActivities } from './mcp/mcp-activities';
-import { McpPackages, npmSettings } from './sandbox/mcp-packages';
+import { McpPackages, npmSettings } from '../sandbox/mcp-packages';
 import { McpPool } from './mcp/mcp-pool';
 import { createCloseSessionActivities } from './session/close-session';
 import { createSessionActivities } from './session/prepare-session';
 import { createProbeHostActivities } from './session/probe-host';
 import { createWorkdirLeaseActivities } from './session/workdir-lease';
 import { DEFAULT_WORKDIR_LEASE_MS } from '../shared/workdir-lease';
-import type { Store } from './store/open-store';
+import type { Store } from '../store/open-store';
 import { createToolActivities } from './tools/run-tool';
 import { createRepositoryActivities, DEFAULT_CLONE_ROOT, DEFAULT_GIT_ROOT } from './repository/repository-activities';
-import { setSnapshotMaxFileBytes } from './workspace/snapshot';
+import { setSnapshotMaxFileBytes } from '../snapshots/snapshot';
 import { createWorkspaceActivities } from './workspace/workspace-activities';
 
 export interface ActivityConfig {

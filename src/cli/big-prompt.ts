@@ -4,10 +4,10 @@
  * `durable-agent store-prompt` does it for sessions started otherwise (the Temporal CLI, a schedule).
  */
 import { readFile } from 'node:fs/promises';
-import type { ContentStore } from '../activities/store/content-store';
+import type { ContentStore } from '../store/content-store';
 import { encryptionKeys } from '../encryption/keys';
-import { openStore } from '../activities/store/open-store';
-import { storeSetting } from '../activities/store/store-setting';
+import { openStore } from '../store/open-store';
+import { storeSetting } from '../store/store-setting';
 import { MAX_INLINE_PROMPT_BYTES } from '../shared/limits';
 import { type AgentInput, utf8Bytes } from '../shared/input';
 import { UsageError } from './cli-client';

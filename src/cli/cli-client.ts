@@ -2,9 +2,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { agentDataConverter } from '../encryption/data-converter';
 import { encryptionKeys } from '../encryption/keys';
-import { openStore, type Store } from '../activities/store/open-store';
-import { storeSetting } from '../activities/store/store-setting';
-import { connectionOptions, describeConnection, temporalSettings } from '../temporal-connection';
+import { openStore, type Store } from '../store/open-store';
+import { storeSetting } from '../store/store-setting';
+import { connectionOptions, describeConnection, temporalSettings } from '../temporal/temporal-connection';
 
 // In a module of its own so the CLI can refuse bad arguments without loading the Temporal client.
 export { UsageError } from './usage-error';

@@ -1,7 +1,7 @@
 import { type Client, type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import type { AgentResult, TranscriptEntry } from '../shared/contract';
 import type { PublishedEvent } from '../shared/live-events';
-import type { Store } from '../activities/store/open-store';
+import type { Store } from '../store/open-store';
 import { stateQuery, transcriptQuery } from '../workflows/definitions';
 import { answeredInTime, QUERY_DEADLINE_MS } from './cli-client';
 import { failureMessage } from './failure-message';

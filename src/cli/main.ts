@@ -195,8 +195,8 @@ export async function startAndFollow(
   const { Client, Connection } = await import('@temporalio/client');
   const { NativeConnection, Runtime } = await import('@temporalio/worker');
   const { ensureTemporal, workflowUrl } = await import('./local-temporal');
-  const { connectionOptions } = await import('../temporal-connection');
-  const { openStore } = await import('../activities/store/open-store');
+  const { connectionOptions } = await import('../temporal/temporal-connection');
+  const { openStore } = await import('../store/open-store');
   const { agentDataConverter } = await import('../encryption/data-converter');
   const { followSession } = await import('./follow');
   const { withLongPromptStored } = await import('./big-prompt');

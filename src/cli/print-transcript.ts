@@ -1,5 +1,5 @@
 import type { AgentResult, TranscriptEntry } from '../shared/contract';
-import { formatDiffStat } from '../activities/workspace/diff-stat';
+import { formatDiffStat } from '../snapshots/diff-stat';
 import { usefulLine } from '../shared/result-preview';
 
 const indent = (text: string, prefix = '  ') =>

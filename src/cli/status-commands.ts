@@ -8,7 +8,7 @@ import type { AgentState } from '../shared/contract';
 import { WORKFLOW_TYPE } from '../shared/contract';
 import { todoLines, todoProgress } from '../shared/todos';
 import { AGENT_FORKED_FROM } from '../shared/search-attributes';
-import { temporalSettings } from '../temporal-connection';
+import { temporalSettings } from '../temporal/temporal-connection';
 import { QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
 import { formatResult } from './print-transcript';
 import { formatPendingCall, pendingCalls } from './pending-calls';

@@ -7,8 +7,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, TranscriptEntry } from '../shared/contract';
 import type { SnapshotRecord } from '../shared/workspace';
-import { readStoredTranscript } from '../activities/store/transcript-chain';
-import type { Store } from '../activities/store/open-store';
+import { readStoredTranscript } from '../store/transcript-chain';
+import type { Store } from '../store/open-store';
 
 export interface StoredSession {
   result: AgentResult;

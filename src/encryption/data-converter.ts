@@ -3,8 +3,8 @@
  * store, and, when a key is set, the encryption codec. Both sides must agree, so both build it here.
  */
 import type { DataConverter } from '@temporalio/common';
-import { contentExternalStorage } from '../activities/store/external-storage';
-import type { Store } from '../activities/store/open-store';
+import { contentExternalStorage } from '../store/external-storage';
+import type { Store } from '../store/open-store';
 import { EncryptionCodec } from './encryption-codec';
 import type { EncryptionKeys } from './keys';
 

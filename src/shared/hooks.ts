@@ -10,8 +10,17 @@ import { z } from 'zod';
 import type { TextOrRef } from './conversation';
 import { STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
 import type { SandboxRequest } from './sandbox';
-import type { StopHook } from './input';
 import type { TakenSnapshot } from './workspace';
+
+/** A stop hook of the input: a command run when the model ends its turn (see StopHookInput). */
+export const stopHookSchema = z
+  .object({
+    command: z.string().min(1),
+    timeoutMs: z.number().int().positive().max(STOP_HOOK_MAX_TIMEOUT_MS).optional(),
+  })
+  .strict();
+
+export type StopHook = z.infer<typeof stopHookSchema>;
 
 /** The events we run; Stop hooks join the session's stop hooks (input `stopHooks`). */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'] as const;

@@ -7,14 +7,16 @@ import {
   DEFAULT_MAX_TURNS,
   MAX_INLINE_PROMPT_BYTES,
   MAX_OUTPUT_TOKENS_ACCEPTED,
-  STOP_HOOK_MAX_TIMEOUT_MS,
 } from './limits';
 import type { ConversationMessage } from './conversation';
 import { AGENT_NAME_PATTERN, agentsSchema, DEFAULT_MAX_PARALLEL_AGENTS } from './sub-agents';
 import { type McpServers, mcpServersSchema } from './mcp';
 import { TOOL_NAMES } from './tool-names';
 import { allowedDomainSchema, MAX_ALLOWED_DOMAINS, type NetworkMode } from './sandbox';
-import { hookGroups, hooksInputSchema, type ToolHooks, toolHooksOf } from './hooks';
+import { hookGroups, hooksInputSchema, type StopHook, stopHookSchema, type ToolHooks, toolHooksOf } from './hooks';
+
+/** Stop hooks are defined with the other hooks (hooks.ts); named here too, where the input was always read from. */
+export { type StopHook, stopHookSchema };
 import { ON_BUSY_WORKDIR_VALUES, type OnBusyWorkdir } from './workdir-lease';
 
 /**
@@ -23,13 +25,6 @@ import { ON_BUSY_WORKDIR_VALUES, type OnBusyWorkdir } from './workdir-lease';
  *
  * Pure zod: imported by the workflow, the CLI and the tests alike.
  */
-export const stopHookSchema = z
-  .object({
-    command: z.string().min(1),
-    timeoutMs: z.number().int().positive().max(STOP_HOOK_MAX_TIMEOUT_MS).optional(),
-  })
-  .strict();
-
 /**
  * Files a fork's `readState` may name: more than a session usually reads, and small in the fork's
  * start event (query `checkpoint` answers at most this many, the latest; the rest are read again).
@@ -265,7 +260,6 @@ export interface ResolvedAgentInput {
 }
 
 /** A command run when the model ends a turn (input `stopHooks`, or the workdir's settings). */
-export type StopHook = z.infer<typeof stopHookSchema>;
 
 export type InputCheck = { ok: true; input: ResolvedAgentInput } | { ok: false; message: string };
 

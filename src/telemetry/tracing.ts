@@ -31,7 +31,7 @@ import type {
   WorkerOptions,
 } from '@temporalio/worker';
 import type { AgentSinks, RunEnded } from '../shared/sinks';
-import { runInSpan } from '../activities/spans';
+import { runInSpan } from './spans';
 import { tracingEnabled } from './tracing-setting';
 
 export interface Tracing {

@@ -14,7 +14,7 @@ import {
   SLOWEST_OUTPUT_TOKENS_PER_SECOND,
   TOOL_RETRY_INITIAL_INTERVAL_MS,
 } from '../shared/limits';
-import { rulesOf } from './tool-rules';
+import { rulesOf } from './core/tool-rules';
 import { LEASE_KEEPER_HEARTBEAT_TIMEOUT_MS } from '../shared/workdir-lease';
 
 export const SESSION_OPTIONS: ActivityOptions = {

@@ -15,17 +15,17 @@ import type { AgentResult } from '../shared/contract';
 import { ErrorType } from '../shared/errors';
 import { checkAgentInput, inlinePromptProblem, type ResolvedAgentInput } from '../shared/input';
 import { callModel, modelCallOptions } from './activity-options';
-import { AgentSession } from './agent-session';
-import { INLINE_PROMPT_LIMIT_PATCH } from './features';
-import { failureMessage } from './failures';
-import { shouldContinueAsNew } from './loop';
-import { outputLimit, withTransition } from './loop-state';
-import { prepareTurnContext, recover } from './recovery';
-import { callModelRequest, modelCallSummary } from './requests';
-import { hasPromptHooks, screeningNeeded, screenQueued, submitTask } from './prompt-hooks';
-import { toolsLeftOutNote } from './sub-agent-input';
-import { runToolTurn } from './tool-turn';
-import { afterStopped, endTurn, type Next, rewindBetweenTurns } from './turn-end';
+import { AgentSession } from './session/agent-session';
+import { INLINE_PROMPT_LIMIT_PATCH } from './core/features';
+import { failureMessage } from './core/failures';
+import { shouldContinueAsNew } from './core/loop';
+import { outputLimit, withTransition } from './core/loop-state';
+import { prepareTurnContext, recover } from './turn/context-recovery';
+import { callModelRequest, modelCallSummary } from './core/requests';
+import { hasPromptHooks, screeningNeeded, screenQueued, submitTask } from './turn/prompt-hooks';
+import { toolsLeftOutNote } from './core/sub-agent-input';
+import { runToolTurn } from './turn/tool-turn';
+import { afterStopped, endTurn, type Next, rewindBetweenTurns } from './turn/turn-end';
 
 export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   const input = validInput(rawInput);

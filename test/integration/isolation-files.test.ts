@@ -20,8 +20,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { takeSnapshot } from '../../src/activities/workspace/snapshot';
-import { flattenSnapshot } from '../../src/activities/workspace/tree';
+import { takeSnapshot } from '../../src/snapshots/snapshot';
+import { flattenSnapshot } from '../../src/snapshots/tree';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { cloneName } from '../../src/shared/repository';
 import { endSignal, rewindUpdate, stateQuery } from '../../src/workflows/definitions';

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { parseAllowedDomains } from '../../src/activities/sandbox/allowed-domains';
+import { parseAllowedDomains } from '../../src/sandbox/allowed-domains';
 import type { AgentResult, AgentState, TranscriptPage } from '../../src/shared/contract';
 import { byTurn, lastToolResults, reply, text, toolResultText, toolUse } from '../support/fake-anthropic';
 import { fileHarness, Harness, makeRepo } from '../support/harness';

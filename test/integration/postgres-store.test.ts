@@ -7,9 +7,9 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { Pool } from 'pg';
-import { contentRef } from '../../src/activities/store/content-store';
-import { MIGRATIONS } from '../../src/activities/store/postgres-store';
-import { openStore, type Store } from '../../src/activities/store/open-store';
+import { contentRef } from '../../src/store/content-store';
+import { MIGRATIONS } from '../../src/store/postgres-store';
+import { openStore, type Store } from '../../src/store/open-store';
 import { byTurn, reply, text, toolUse } from '../support/fake-anthropic';
 import { Harness, makeRepo } from '../support/harness';
 import { freePort } from '../support/global-setup';

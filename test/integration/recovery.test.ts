@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { CONTINUATION_PREAMBLE } from '../../src/activities/model/compact';
-import { RESUME_AFTER_MAX_TOKENS } from '../../src/workflows/loop';
+import { RESUME_AFTER_MAX_TOKENS } from '../../src/workflows/core/loop';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
 import {

@@ -20,9 +20,9 @@ import {
   SELF_LABELLED_BATCH_PATCH,
   SUB_AGENT_BOUNDS_PATCH,
   TRANSCRIPT_BY_REFERENCE_PATCH,
-} from '../../src/workflows/features';
+} from '../../src/workflows/core/features';
 import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
-import { WORKDIR_LEASE_PATCH, WORKDIR_LEASE_UNTIL_END_PATCH } from '../../src/workflows/workdir-lease';
+import { WORKDIR_LEASE_PATCH, WORKDIR_LEASE_UNTIL_END_PATCH } from '../../src/workflows/workspace/workdir-lease';
 
 jest.setTimeout(120_000);
 

@@ -11,9 +11,9 @@ import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '
 import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString } from '@temporalio/worker';
 import type { AgentInput } from '../../src/shared/input';
 import type { AgentResult } from '../../src/shared/contract';
-import { contentExternalStorage } from '../../src/activities/store/external-storage';
-import { openStore, type Store } from '../../src/activities/store/open-store';
-import { type StoreSetting, storeSetting } from '../../src/activities/store/store-setting';
+import { contentExternalStorage } from '../../src/store/external-storage';
+import { openStore, type Store } from '../../src/store/open-store';
+import { type StoreSetting, storeSetting } from '../../src/store/store-setting';
 import { type AgentWorker, createWorker, type CreateWorkerOptions } from '../../src/worker';
 import { sandboxSettings, type WorkerConfig } from '../../src/worker-config';
 import { FakeAnthropicServer, type FakeHandler } from './fake-anthropic';

@@ -1,5 +1,5 @@
 import { checkAgentInput } from '../../src/shared/input';
-import { initialLoopState, type LoopState } from '../../src/workflows/loop-state';
+import { initialLoopState, type LoopState } from '../../src/workflows/core/loop-state';
 
 /** A loop state as the workflow builds it, with overrides; `input` adds workflow input fields. */
 export function loopState(overrides: Partial<LoopState> = {}, input: Record<string, unknown> = {}): LoopState {

@@ -1,7 +1,7 @@
 /** Model outcomes and planned calls as the model activity returns them, for the loop's unit tests. */
 import type { CallModelOutcome, PlannedToolUse } from '../../src/shared/activity-io';
 import type { Usage } from '../../src/shared/conversation';
-import type { ModelResponse } from '../../src/workflows/loop';
+import type { ModelResponse } from '../../src/workflows/core/loop';
 
 export const usage = (input: number, output: number): Usage => ({
   inputTokens: input,

@@ -1,6 +1,6 @@
 /** What a tool sees of a session when it is called directly (unit tests, the sandbox bench). */
-import { unconfined } from '../../src/activities/sandbox/command-sandbox';
-import { LocalEffectJournal } from '../../src/activities/store/effect-journal';
+import { unconfined } from '../../src/sandbox/command-sandbox';
+import { LocalEffectJournal } from '../../src/store/effect-journal';
 import type { ToolContext } from '../../src/activities/tools/tool';
 import { scratchDir } from './paths';
 

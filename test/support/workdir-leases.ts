@@ -3,7 +3,7 @@
  * PostgreSQL (test/integration/postgres-store.test.ts). An expired lease is made by taking it
  * for 0 ms: no test waits for a clock.
  */
-import type { LeaseHolder, WorkdirLeases } from '../../src/activities/store/workdir-leases';
+import type { LeaseHolder, WorkdirLeases } from '../../src/store/workdir-leases';
 
 const first: LeaseHolder = { workflowId: 'nightly-check-1', firstRunId: 'run-a' };
 const second: LeaseHolder = { workflowId: 'nightly-check-2', firstRunId: 'run-b' };

@@ -1,5 +1,5 @@
 /**
- * The README's Architecture section lists src/ file for file: a file added, moved or removed
+ * docs/architecture.md lists src/ file for file: a file added, moved or removed
  * without the map following fails here.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -17,8 +17,8 @@ function sourceFiles(directory: string): string[] {
 }
 
 /** Paths of the map, read by indentation: `  folder/`, then `    file.ts, other.ts   what they do`. */
-function mappedFiles(readme: string): string[] {
-  const section = readme.slice(readme.indexOf('## Architecture'));
+function mappedFiles(document: string): string[] {
+  const section = document.slice(document.indexOf('## The map'));
   const block = section.match(/```\n([\s\S]*?)```/)![1]!;
   const files: string[] = [];
   let folder = '';
@@ -36,8 +36,8 @@ function mappedFiles(readme: string): string[] {
   return files;
 }
 
-test("the README's architecture map names every file under src/, and only those", () => {
-  const mapped = mappedFiles(readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8'));
+test('the architecture map (docs/architecture.md) names every file under src/, and only those', () => {
+  const mapped = mappedFiles(readFileSync(join(PROJECT_ROOT, 'docs', 'architecture.md'), 'utf8'));
   expect(mapped.length).toBeGreaterThan(50);
   expect([...mapped].sort()).toEqual(sourceFiles(join(PROJECT_ROOT, 'src')).sort());
 });

@@ -4,8 +4,8 @@ import type { ContextEdit } from '../../shared/contract';
 import type { ConversationMessage } from '../../shared/conversation';
 import { SNIP_MAX_MESSAGES } from '../../shared/limits';
 import { whileHeartbeating } from '../heartbeat';
-import { type ContentStore, getJson, putJson } from '../store/content-store';
-import { appendConversation, appendWithCheckpoint, loadConversation } from '../store/conversation';
+import { type ContentStore, getJson, putJson } from '../../store/content-store';
+import { appendConversation, appendWithCheckpoint, loadConversation } from '../../store/conversation';
 import { collapse, estimateConversationTokens, microcompact, snip, stripMedia } from './context-edits';
 
 export function createContextActivities({ store }: { store: ContentStore }) {

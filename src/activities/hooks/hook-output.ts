@@ -12,7 +12,7 @@
  */
 import type { ToolHookEvent, ToolHookOutcome } from '../../shared/hooks';
 import { HOOK_FEEDBACK_MAX_CHARS } from '../../shared/limits';
-import type { GroupRun } from '../tools/process-group';
+import type { GroupRun } from '../../sandbox/process-group';
 
 export type HookRun = Pick<GroupRun, 'exitCode' | 'stdout' | 'stderr' | 'timedOut'>;
 

@@ -6,8 +6,8 @@
 import { Context } from '@temporalio/activity';
 import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../../shared/limits';
 import { type CallProgress, whileHeartbeating } from '../heartbeat';
-import type { CommandSandbox, SessionSandbox } from '../sandbox/command-sandbox';
-import { type GroupRun, runInProcessGroup } from '../tools/process-group';
+import type { CommandSandbox, SessionSandbox } from '../../sandbox/command-sandbox';
+import { type GroupRun, runInProcessGroup } from '../../sandbox/process-group';
 
 /** What a hook's output may hold before it is cut (its verdict is read from it). */
 export const HOOK_OUTPUT_MAX_CHARS = 20_000;

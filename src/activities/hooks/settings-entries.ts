@@ -15,7 +15,7 @@ import {
   type SkippedSetting,
   type ToolHooks,
 } from '../../shared/hooks';
-import { type StopHook, stopHookSchema } from '../../shared/input';
+import { type StopHook, stopHookSchema } from '../../shared/hooks';
 import { STOP_HOOK_MAX_TIMEOUT_MS } from '../../shared/limits';
 
 export interface SettingsEntries {

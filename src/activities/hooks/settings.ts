@@ -11,7 +11,7 @@
  * settings-entries.ts) while the rest runs.
  */
 import { mergeToolHooks, type SkippedSetting, type ToolHooks } from '../../shared/hooks';
-import type { StopHook } from '../../shared/input';
+import type { StopHook } from '../../shared/hooks';
 import type { Workdir } from '../../workdir/workdir';
 import { unreadableReason, WorkdirRefusal } from '../../workdir/workdir-refusal';
 import { isEntries, settingsEntries } from './settings-entries';

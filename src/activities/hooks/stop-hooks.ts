@@ -7,9 +7,9 @@
 import { Context } from '@temporalio/activity';
 import type { StopHookInput, StopHookOutcome } from '../../shared/activity-io';
 import { CallProgress, whileHeartbeating } from '../heartbeat';
-import type { CommandSandbox } from '../sandbox/command-sandbox';
-import type { ContentStore } from '../store/content-store';
-import type { GroupRun } from '../tools/process-group';
+import type { CommandSandbox } from '../../sandbox/command-sandbox';
+import type { ContentStore } from '../../store/content-store';
+import type { GroupRun } from '../../sandbox/process-group';
 import { snapshotOver } from '../workspace/workspace-activities';
 import { runHook, SNAPSHOT_AFTER_HOOKS } from './run-hook';
 

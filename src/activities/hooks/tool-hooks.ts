@@ -8,8 +8,8 @@
 import { Context } from '@temporalio/activity';
 import type { ToolHookInput, ToolHookOutcome } from '../../shared/hooks';
 import { CallProgress, whileHeartbeating } from '../heartbeat';
-import type { CommandSandbox } from '../sandbox/command-sandbox';
-import { type ContentStore, loadText, storeText } from '../store/content-store';
+import type { CommandSandbox } from '../../sandbox/command-sandbox';
+import { type ContentStore, loadText, storeText } from '../../store/content-store';
 import { snapshotOver } from '../workspace/workspace-activities';
 import { combineVerdicts, type HookVerdict, interpretToolHook } from './hook-output';
 import { runHook, SNAPSHOT_AFTER_HOOKS } from './run-hook';

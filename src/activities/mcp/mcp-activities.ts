@@ -23,7 +23,7 @@ import {
   mcpToolName,
 } from '../../shared/mcp';
 import { CallProgress, whileHeartbeating } from '../heartbeat';
-import { type ContentStore, putJson, storeText } from '../store/content-store';
+import { type ContentStore, putJson, storeText } from '../../store/content-store';
 import { snapshotOver } from '../workspace/workspace-activities';
 import type { McpPool } from './mcp-pool';
 

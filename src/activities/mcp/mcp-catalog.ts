@@ -8,7 +8,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { PlannedToolUse } from '../../shared/activity-io';
 import { toolUseError } from '../../shared/conversation';
 import { type McpToolDefinition, mcpRuleNames } from '../../shared/mcp';
-import { type ContentStore, getJson } from '../store/content-store';
+import { type ContentStore, getJson } from '../../store/content-store';
 
 /** How much of a call's arguments its one-line summary shows. */
 const SUMMARY_ARGUMENTS_CHARS = 80;

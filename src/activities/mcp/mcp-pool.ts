@@ -14,8 +14,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxRequest } from '../../shared/sandbox';
 import { MCP_STARTUP_TIMEOUT_MS, type McpServerConfig, mcpStartupTimeoutMs } from '../../shared/mcp';
-import type { CommandSandbox } from '../sandbox/command-sandbox';
-import type { McpPackages, ServerLaunch } from '../sandbox/mcp-packages';
+import type { CommandSandbox } from '../../sandbox/command-sandbox';
+import type { McpPackages, ServerLaunch } from '../../sandbox/mcp-packages';
 import { SandboxedStdioTransport } from './sandboxed-stdio';
 
 /**

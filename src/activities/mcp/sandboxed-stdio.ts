@@ -10,15 +10,11 @@ import type { ChildProcess } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { CommandSandbox, SessionSandbox } from '../sandbox/command-sandbox';
+import type { CommandSandbox, SessionSandbox } from '../../sandbox/command-sandbox';
+import { shellWord } from '../../sandbox/shell-word';
 
 /** What a server wrote on stderr last: it says why a server did not start. */
 const STDERR_KEPT_CHARS = 2_000;
-
-/** A word for `bash -c`, quoted so nothing in it is interpreted. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 export interface SandboxedServer {
   command: string;

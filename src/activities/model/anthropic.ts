@@ -9,7 +9,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Usage } from '../../shared/conversation';
 import { whileHeartbeating } from '../heartbeat';
-import type { LivePublisher } from '../live/live-publisher';
+import type { LivePublisher } from '../../live/live-publisher';
 import { classifyModelError, type WithheldError } from './errors';
 
 /** Credentials and endpoint, from the worker's environment only (never from history). */

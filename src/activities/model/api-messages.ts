@@ -5,7 +5,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ConversationMessage, StoredMedia } from '../../shared/conversation';
 import { TOOL_RESULT_PREVIEW_CHARS, TOOL_RESULTS_PER_MESSAGE_MAX_CHARS } from '../../shared/limits';
-import { type ContentStore, getJson, loadText } from '../store/content-store';
+import { type ContentStore, getJson, loadText } from '../../store/content-store';
 
 /** A user or assistant message with its content as blocks (the only shapes we send). */
 export interface ApiMessage {

@@ -16,8 +16,8 @@ import {
   COMPACT_REATTACH_TOTAL_CHARS,
 } from '../../shared/limits';
 import { fitForSummary } from '../context/context-edits';
-import { type ContentStore } from '../store/content-store';
-import { appendConversation, appendWithCheckpoint, loadConversation } from '../store/conversation';
+import { type ContentStore } from '../../store/content-store';
+import { appendConversation, appendWithCheckpoint, loadConversation } from '../../store/conversation';
 import { readIfExists } from '../tools/file-effects';
 import { displayPath, inWorkdir } from '../tools/paths';
 import { McpCatalog } from '../mcp/mcp-catalog';

@@ -24,10 +24,10 @@ import type {
   CommitBranchInput,
 } from '../../shared/repository';
 import { whileHeartbeating } from '../heartbeat';
-import type { ContentStore } from '../store/content-store';
-import { restoreSnapshot } from '../workspace/restore';
-import { commitSnapshots } from './commit-snapshots';
-import { Git, GitError } from './git';
+import type { ContentStore } from '../../store/content-store';
+import { restoreSnapshot } from '../../snapshots/restore';
+import { commitSnapshots } from '../../git/commit-snapshots';
+import { Git, GitError } from '../../git/git';
 
 export interface RepositoryActivityDependencies {
   store: ContentStore;

@@ -1,9 +1,9 @@
 import type { CloseSessionInput, CloseSessionOutput } from '../../shared/activity-io';
-import { type ContentStore, putJson } from '../store/content-store';
-import type { EffectJournal } from '../store/effect-journal';
+import { type ContentStore, putJson } from '../../store/content-store';
+import type { EffectJournal } from '../../store/effect-journal';
 import type { McpPool } from '../mcp/mcp-pool';
-import { storeTranscriptNode } from '../store/transcript-chain';
-import type { WorkdirLeases } from '../store/workdir-leases';
+import { storeTranscriptNode } from '../../store/transcript-chain';
+import type { WorkdirLeases } from '../../store/workdir-leases';
 
 export function createCloseSessionActivities({
   journal,

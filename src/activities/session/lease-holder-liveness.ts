@@ -5,8 +5,8 @@
  */
 import { Context } from '@temporalio/activity';
 import { temporal } from '@temporalio/proto';
-import { isGrpcNotFound } from '../../grpc-not-found';
-import type { LeaseHolder } from '../store/workdir-leases';
+import { isGrpcNotFound } from '../../temporal/grpc-not-found';
+import type { LeaseHolder } from '../../store/workdir-leases';
 
 /** `ended`: the holder's runs are all closed, so nothing works in the workdir under its lease. */
 export type HolderLiveness = { ended: true } | { ended: false; unverified?: string };

@@ -17,7 +17,7 @@ import {
   type WorkdirLeaseHolder,
 } from '../../shared/workdir-lease';
 import { whileHeartbeating } from '../heartbeat';
-import type { WorkdirLeases } from '../store/workdir-leases';
+import type { WorkdirLeases } from '../../store/workdir-leases';
 import { realDirectory } from '../../workdir/real-directory';
 import { type DescribeLatestRun, describeWithWorkerClient, holderLiveness } from './lease-holder-liveness';
 

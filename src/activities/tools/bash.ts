@@ -6,10 +6,10 @@ import {
   BASH_MAX_TIMEOUT_MS,
 } from '../../shared/limits';
 import { parseCommandLine } from './bash-commands';
-import { describeLimits, type SandboxLimits } from '../sandbox/sandbox-limits';
-import { type GroupRun, runInProcessGroup } from './process-group';
+import { describeLimits, type SandboxLimits } from '../../sandbox/sandbox-limits';
+import { type GroupRun, runInProcessGroup } from '../../sandbox/process-group';
 import type { FileChange } from '../../shared/workspace';
-import { describeChanges } from '../workspace/changes';
+import { describeChanges } from '../../snapshots/changes';
 import { defineTool } from './tool';
 
 export const bashTool = defineTool({

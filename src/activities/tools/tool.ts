@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { FileState, ToolRules } from '../../shared/activity-io';
 import type { FileChange } from '../../shared/workspace';
-import type { CommandSandbox, SessionSandbox } from '../sandbox/command-sandbox';
-import type { EffectJournal } from '../store/effect-journal';
+import type { CommandSandbox, SessionSandbox } from '../../sandbox/command-sandbox';
+import type { EffectJournal } from '../../store/effect-journal';
 
 /** What a tool sees of the session while it runs. */
 export interface ToolContext {

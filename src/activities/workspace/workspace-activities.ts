@@ -23,13 +23,13 @@ import type {
 import { whileHeartbeating } from '../heartbeat';
 import { realOrSame } from '../../workdir/real-directory';
 import { workdirProblem } from '../session/workdir-check';
-import type { ContentStore } from '../store/content-store';
-import type { EffectJournal } from '../store/effect-journal';
-import { materializeSnapshot, restoreSnapshot } from './restore';
-import { takeSnapshot } from './snapshot';
-import { keepStartSnapshot, keptStartSnapshot } from './start-snapshots';
-import { compareSnapshots } from './tree';
-import { diffStat } from './unified-diff';
+import type { ContentStore } from '../../store/content-store';
+import type { EffectJournal } from '../../store/effect-journal';
+import { materializeSnapshot, restoreSnapshot } from '../../snapshots/restore';
+import { takeSnapshot } from '../../snapshots/snapshot';
+import { keepStartSnapshot, keptStartSnapshot } from '../../snapshots/start-snapshots';
+import { compareSnapshots } from '../../snapshots/tree';
+import { diffStat } from '../../snapshots/unified-diff';
 
 export interface WorkspaceActivityDependencies {
   store: ContentStore;

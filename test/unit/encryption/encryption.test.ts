@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { contentRef, LocalContentStore } from '../../../src/activities/store/content-store';
+import { contentRef, LocalContentStore } from '../../../src/store/content-store';
 import { EncryptionCodec, isEncrypted } from '../../../src/encryption/encryption-codec';
 import { encryptionKeys, parseKeys } from '../../../src/encryption/keys';
 import { BlobCipher, isSealed } from '../../../src/encryption/stored-blob';

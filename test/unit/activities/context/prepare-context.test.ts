@@ -1,6 +1,6 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createContextActivities } from '../../../../src/activities/context/prepare-context';
-import { LocalContentStore } from '../../../../src/activities/store/content-store';
+import { LocalContentStore } from '../../../../src/store/content-store';
 import type { PrepareContextInput } from '../../../../src/shared/activity-io';
 import { scratchDir } from '../../../support/paths';
 

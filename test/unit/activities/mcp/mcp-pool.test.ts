@@ -4,8 +4,8 @@
  * started again, and nothing left running once the session closes.
  */
 import { McpPool } from '../../../../src/activities/mcp/mcp-pool';
-import { shellWord } from '../../../../src/activities/mcp/sandboxed-stdio';
-import { unconfined } from '../../../../src/activities/sandbox/command-sandbox';
+import { shellWord } from '../../../../src/sandbox/shell-word';
+import { unconfined } from '../../../../src/sandbox/command-sandbox';
 import { mcpStdioServerBundle } from '../../../support/mcp-servers';
 import { scratchDir } from '../../../support/paths';
 

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createRepositoryActivities } from '../../../../src/activities/repository/repository-activities';
-import { LocalContentStore } from '../../../../src/activities/store/content-store';
+import { LocalContentStore } from '../../../../src/store/content-store';
 import { type CloneRepositoryInput, cloneName, sessionBranch } from '../../../../src/shared/repository';
 import { scratchDir } from '../../../support/paths';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createWorkdirLeaseActivities } from '../../../../src/activities/session/workdir-lease';
-import { FileWorkdirLeases } from '../../../../src/activities/store/workdir-leases';
+import { FileWorkdirLeases } from '../../../../src/store/workdir-leases';
 import type { DescribedRun } from '../../../../src/activities/session/lease-holder-liveness';
 import type { TakeWorkdirLeaseOutput } from '../../../../src/shared/workdir-lease';
 import { scratchDir } from '../../../support/paths';

@@ -3,9 +3,9 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFile
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { LocalContentStore } from '../../../../src/activities/store/content-store';
-import { LocalEffectJournal } from '../../../../src/activities/store/effect-journal';
-import { unconfined } from '../../../../src/activities/sandbox/command-sandbox';
+import { LocalContentStore } from '../../../../src/store/content-store';
+import { LocalEffectJournal } from '../../../../src/store/effect-journal';
+import { unconfined } from '../../../../src/sandbox/command-sandbox';
 import { createToolActivities } from '../../../../src/activities/tools/run-tool';
 import type { RunToolInput, RunToolOutput } from '../../../../src/shared/activity-io';
 import { scratchDir } from '../../../support/paths';

@@ -1,10 +1,10 @@
 /** The tools on a real filesystem (no Temporal needed: tools take their context as data). */
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalEffectJournal } from '../../../../src/activities/store/effect-journal';
+import { LocalEffectJournal } from '../../../../src/store/effect-journal';
 import { bashTool } from '../../../../src/activities/tools/bash';
-import { commandEnvironment } from '../../../../src/activities/tools/command-environment';
-import { CappedOutput } from '../../../../src/activities/tools/process-group';
+import { commandEnvironment } from '../../../../src/sandbox/command-environment';
+import { CappedOutput } from '../../../../src/sandbox/process-group';
 import { editTool } from '../../../../src/activities/tools/edit';
 import { globTool } from '../../../../src/activities/tools/glob';
 import { grepTool } from '../../../../src/activities/tools/grep';

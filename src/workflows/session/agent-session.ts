@@ -1,0 +1,375 @@
+/**
+ * One session as the driver sees it: the loop state, what people see of it (the view) and what
+ * people ask of it (steering), kept in step. The driver and its phases change the session only
+ * through these methods, so every change reaches the `state` query, the transcript and the UI.
+ */
+import {
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { CallModelOutcome, PlannedToolUse, PrepareSessionOutput } from '../../shared/activity-io';
+import type {
+  AgentResult,
+  AgentStatus,
+  ContextEdit,
+  RewindRequest,
+  TerminalReason,
+  TranscriptEntry,
+} from '../../shared/contract';
+import { contentPreview, type ToolResult } from '../../shared/conversation';
+import { writtenTodos } from '../../shared/todos';
+import type { ResolvedAgentInput } from '../../shared/input';
+import type { StopHook } from '../../shared/hooks';
+import { AGENT_HOST } from '../../shared/search-attributes';
+import type { TakenSnapshot } from '../../shared/workspace';
+import type { BranchResult } from '../../shared/repository';
+import { CLOSE_SESSION_OPTIONS, closeSession } from '../activity-options';
+import { type Checkpoint, forkedState, rewoundLog, rewoundState, startSnapshot } from '../core/checkpoints';
+import { movedState } from '../core/host-loss';
+import { prepareNewSession } from './prepare';
+import { putBackAfterReset } from './reset';
+import { reportRunEnded } from './run-trace';
+import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from '../core/loop';
+import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from '../core/loop-state';
+import { summaryOf } from '../core/call-summary';
+import type { Features } from '../core/features';
+import { SessionHost } from './session-host';
+import { type CarriedView, type Entry, SessionView } from './session-view';
+import { type CarriedSteering, Steering } from './steering';
+import { type CarriedWorkspace, SessionWorkspace } from '../workspace/workspace';
+import { type CarriedTranscriptChain, TranscriptChain } from './transcript-chain';
+import { HeldLease } from '../workspace/workdir-lease';
+
+/** What one run hands to the next when it continues as new (the `resume` input field). Plain JSON. */
+export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorkspace, CarriedTranscriptChain {
+  [key: string]: unknown;
+  session: PrepareSessionOutput;
+  loop: LoopState;
+}
+
+export class AgentSession {
+  readonly id = workflowInfo().workflowId;
+  readonly steering: Steering;
+  readonly workspace: SessionWorkspace;
+  /** Where the workspace lives; every workspace activity goes through `host.call`. */
+  readonly host: SessionHost;
+  private readonly view: SessionView;
+  /** The transcript as stored so far (a chain of nodes), for clients with no worker to ask. */
+  readonly transcriptChain: TranscriptChain;
+  private closed = false;
+  /** The start snapshot, taken while the first model call runs. */
+  private baseline: Promise<void> = Promise.resolve();
+  /** False while the start snapshot is taken: its end checks for a reset itself. */
+  private baselineTaken = true;
+  private loop!: LoopState;
+  /** What `prepareSession` found (read only: a move replaces it). */
+  prepared!: PrepareSessionOutput;
+  /** The workdir's lease (workdir-lease.ts): renewed while the run lasts, released when the session ends. */
+  lease!: HeldLease;
+  private turnsAtRunStart = 0;
+  /** What a cancellation of the workflow would stop now (follows the status). */
+  private running: 'model' | 'tools' = 'model';
+  private currentStatus: AgentStatus = 'running_model';
+
+  private constructor(
+    readonly input: ResolvedAgentInput,
+    readonly features: Features,
+  ) {
+    // Signals that arrived before this run are delivered as soon as their handlers are set:
+    // before the view exists, so they publish nothing yet (recorded histories depend on it).
+    this.steering = new Steering(() => this.view?.publish());
+    this.steering.listen();
+    this.view = new SessionView(input.model ?? '', this.steering, features.steering);
+    this.view.listen();
+    const loop = () => this.loop;
+    this.workspace = new SessionWorkspace(features.durableWorkspace, {
+      get state() {
+        return loop();
+      },
+      interactive: input.interactive,
+      finished: () => this.closed,
+      toolsRunning: () => this.currentStatus === 'running_tools',
+      onHost: (run) => this.host.call(run),
+      stopForRewind: () => this.steering.stopInFlight(() => this.workspace.rewindPending),
+      snapshotFailed: (turn, error) => this.view.add({ type: 'snapshot', turn, error }),
+    });
+    this.workspace.listen();
+    this.transcriptChain = new TranscriptChain(this.view.transcript, () => this.workspace.log.snapshots);
+    this.host = new SessionHost({
+      input,
+      prepared: () => this.prepared,
+      snapshots: () => ({ first: startSnapshot(this.workspace.log), last: this.workspace.log.snapshots.at(-1) }),
+      moved: (next, detail) => {
+        this.prepared = next;
+        this.loop = movedState(this.loop, next.workdir, next.systemRef);
+        this.view.prepared(next, { note: false });
+        this.view.moved(this.loop, detail);
+      },
+      leftWorkdir: () => this.lease.moved(),
+      showWaiting: (lost) => this.view.status(lost ? 'waiting_host' : this.currentStatus, this.loop),
+    });
+    this.host.listen();
+  }
+
+  /** Takes over what an earlier run carried, or records the task and prepares the session on the worker. */
+  static async open(input: ResolvedAgentInput, features: Features): Promise<AgentSession> {
+    const session = new AgentSession(input, features);
+    const resumed = input.resume as CarriedState | undefined;
+    const fork = features.durableWorkspace ? input.fork : undefined;
+    if (resumed) {
+      session.steering.restore(resumed);
+      session.view.restore(resumed, resumed.loop.turnCount);
+      session.workspace.restore(resumed);
+      session.transcriptChain.restore(resumed);
+    } else if (input.prompt !== undefined) {
+      session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
+    }
+    session.prepared =
+      resumed?.session ??
+      (await prepareNewSession(input, fork, session.workspace, (detail) => session.view.workdirWait(detail)));
+    session.lease = HeldLease.kept(session.prepared, (detail) =>
+      session.note({ type: 'workdir_lease', outcome: 'lost', detail }),
+    );
+    if (!resumed && input.prompt === undefined)
+      session.view.add({
+        type: 'user',
+        turn: fork?.turn ?? 0,
+        text: contentPreview(session.prepared.prompt, Infinity),
+      });
+    if (session.prepared.host) upsertSearchAttributes([{ key: AGENT_HOST, value: session.prepared.host }]);
+    session.view.prepared(session.prepared, {
+      note: !resumed,
+      ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}),
+    });
+    const initial = initialLoopState(input, session.prepared, { hardening: features.hardening });
+    session.loop = resumed?.loop ?? (fork ? forkedState(initial, fork) : initial);
+    session.turnsAtRunStart = session.loop.turnCount;
+    // Signals dropped so far (some before this run: its handlers got them first) are noted now, at its turn.
+    session.steering.droppedSignals.deliverTo((dropped) => session.note({ type: 'dropped_signal', ...dropped }));
+    if (!resumed && features.durableWorkspace) {
+      // The baseline every later snapshot, diff and rewind compares with. The first model call
+      // does not need it, so it is taken meanwhile (a first snapshot of a big repository takes
+      // seconds); whatever could change files waits for it (`workspaceReady`).
+      const turn = session.loop.turnCount;
+      const { workflowId, firstExecutionRunId } = workflowInfo();
+      session.baselineTaken = false;
+      session.baseline = session.snapshotAfter(turn, `${workflowId}/${firstExecutionRunId}`).then(() => {
+        session.noteSnapshot(turn);
+        session.baselineTaken = true;
+        // A run reset to its first task: the files go back to the start (reset.ts).
+        return putBackAfterReset(session);
+      });
+      session.workspace.checkpoint(true);
+    }
+    session.view.workspace(session.workspace.log.snapshots);
+    return session;
+  }
+
+  /**
+   * Resolves once the start snapshot is taken (and, in a run made by a reset, the files are put
+   * back: reset.ts): tools, hooks and rewinds wait for it.
+   */
+  workspaceReady(): Promise<void> {
+    return (this.baselineTaken && putBackAfterReset(this)) || this.baseline;
+  }
+
+  /**
+   * A snapshot by an activity of its own, before the loop goes on: at the start, and after a turn
+   * whose calls or hooks could not take theirs (cancelled, failed).
+   */
+  async snapshotAfter(turn: number, startKey?: string): Promise<void> {
+    await this.workspace.snapshot(turn, startKey);
+    this.view.workspace(this.workspace.log.snapshots);
+  }
+
+  /** A call or the hooks snapshotted the workspace as they left it. */
+  snapshotTaken(turn: number, taken: TakenSnapshot): void {
+    this.workspace.taken(turn, taken);
+    this.view.workspace(this.workspace.log.snapshots);
+  }
+
+  /** The transcript's line for the turn's snapshot, once the turn's calls or hooks are done. */
+  noteSnapshot(turn: number): void {
+    const record = this.workspace.log.snapshots.find((snapshot) => snapshot.turn === turn);
+    if (record) this.view.add({ type: 'snapshot', turn, ref: record.ref, filesChanged: record.filesChanged });
+  }
+
+  /** The rewind went through: the conversation (and the files, already put back) are those of the checkpoint's turn. */
+  rewound(checkpoint: Checkpoint, request: Required<RewindRequest>, previousSnapshot: string | undefined): void {
+    const latest = this.workspace.latestRef;
+    const fileStates = this.workspace.readStateOf(checkpoint.turn); // before the log loses later turns
+    this.workspace.log = rewoundLog(
+      this.workspace.log,
+      checkpoint.turn,
+      request.files ? {} : latest ? { currentRef: latest } : {},
+    );
+    this.view.workspace(this.workspace.log.snapshots);
+    const detail = request.files
+      ? `to turn ${checkpoint.turn}, files restored${previousSnapshot ? ` (the files before it: ${previousSnapshot})` : ''}`
+      : `to turn ${checkpoint.turn}, conversation only`;
+    const restored = { filesRestored: request.files, ...(fileStates ? { fileStates } : {}) };
+    this.goOn(rewoundState(this.loop, checkpoint, restored), detail);
+  }
+
+  get state(): LoopState {
+    return this.loop;
+  }
+
+  /** Stop hooks of the input, then those of the workdir's settings (read when the session started; not a sub-agent's). */
+  get stopHooks(): StopHook[] {
+    return [...this.input.stopHooks, ...(this.input.parentSession ? [] : (this.prepared.settingsStopHooks ?? []))];
+  }
+
+  /** Estimated tokens of the system prompt and tool definitions. */
+  get overheadTokens(): number {
+    return this.prepared.overheadTokens;
+  }
+
+  get turnsThisRun(): number {
+    return this.loop.turnCount - this.turnsAtRunStart;
+  }
+
+  /** A new turn takes the messages people queued; a retry of the current turn does not. */
+  beginTurn(): { kind: 'call_model'; newTurn: boolean } | { kind: 'finish'; reason: TerminalReason } {
+    const newTurn = NEW_TURN.includes(this.loop.lastTransition);
+    if (newTurn) this.loop = injectMessages(this.loop, this.takeMessages());
+    const turn = beginTurn(this.loop);
+    if (turn.kind === 'finish') return turn;
+    this.loop = turn.state;
+    return { kind: 'call_model', newTurn };
+  }
+
+  /** Takes in the model's outcome and says what follows (the old behaviour where a feature is off). */
+  afterModel(outcome: CallModelOutcome): Step {
+    const decision = afterModel(this.loop, outcome, { learnWindow: this.features.hardening });
+    this.loop = decision.state;
+    if (outcome.kind === 'response') {
+      this.note({ type: 'assistant', text: outcome.text, stopReason: outcome.stopReason, usage: outcome.usage });
+    }
+    return this.features.recoveryLayers ? decision.step : withoutRecovery(decision.step, outcome);
+  }
+
+  /** The messages people queued, for the next turn: the transcript shows them in it. */
+  takeMessages = (): string[] => this.view.messagesTaken(this.loop.turnCount + 1, this.steering.takeQueued());
+  /** The loop state changed, with no transition to show (context, usage, files read). */
+  update(next: LoopState): void {
+    this.loop = next;
+  }
+
+  /** The loop goes on for the reason in `next.lastTransition`, shown to people. */
+  goOn(next: LoopState, detail?: string): void {
+    this.loop = next;
+    this.view.transition(next, next.lastTransition!, detail);
+  }
+
+  status(status: AgentStatus): void {
+    this.currentStatus = status;
+    if (status === 'running_tools' || status === 'waiting_approval') this.running = 'tools';
+    if (status === 'running_model' || status === 'compacting') this.running = 'model';
+    this.view.status(status, this.loop);
+  }
+
+  /** The workflow was cancelled: the session ends like an interrupted one, with a result. */
+  cancelled(): Finish {
+    return this.running === 'model'
+      ? { kind: 'finish', reason: 'aborted_streaming', error: 'Cancelled while the model was responding' }
+      : { kind: 'finish', reason: 'aborted_tools', error: 'Cancelled while tools were running' };
+  }
+
+  /** A transcript entry of the current turn. */
+  note(entry: Entry): void {
+    this.view.add({ ...entry, turn: this.loop.turnCount } as TranscriptEntry);
+  }
+
+  contextEdited(edits: ContextEdit[], estimatedTokens: number): void {
+    this.view.edits(this.loop, edits, estimatedTokens);
+  }
+
+  showToolCalls(calls: PlannedToolUse[]): void {
+    this.view.toolCalls(calls.map((call) => ({ toolUseId: call.id, name: call.name, summary: summaryOf(call) })));
+  }
+
+  toolResults(toolUses: PlannedToolUse[], results: ToolResult[]): void {
+    results.forEach((result, index) =>
+      this.note({
+        type: 'tool_result',
+        toolUseId: result.toolUseId,
+        name: toolUses[index]?.name ?? '',
+        isError: result.isError,
+        preview: contentPreview(result.content),
+      }),
+    );
+    const todos = writtenTodos(toolUses, results);
+    if (todos) this.view.todos(todos);
+  }
+
+  toolSummary(turn: number, text: string): void {
+    this.view.toolSummary(turn, text);
+  }
+
+  /** Ends the run with its result, once update handlers (an interrupt waiting for its effect) have returned. */
+  async finish(reason: TerminalReason, error?: string): Promise<AgentResult> {
+    this.closed = true;
+    this.steering.close();
+    // A rewind asked for just as the session ended has nothing left to rewind.
+    this.workspace.abandonRewind(`the session ended (${reason}) before the rewind could be carried out`);
+    this.view.finish(this.loop, reason, error);
+    let changes: Awaited<ReturnType<SessionWorkspace['filesChanged']>> & {
+      branch?: BranchResult;
+      transcriptRef?: string;
+    } = {};
+    if (this.features.hardening) {
+      // Even in a cancelled workflow (else the run would end CANCELED instead of with its result).
+      await CancellationScope.nonCancellable(async () => {
+        if (this.features.durableWorkspace) {
+          await this.baseline;
+          changes = await this.workspace.filesChanged().catch(() => ({}));
+        }
+        if (this.prepared?.repo) {
+          const message = `durable-agent session ${this.id} (${reason}, ${this.loop.turnCount} turns)\n\n${this.input.prompt?.slice(0, 2_000) ?? contentPreview(this.prepared.prompt, 2_000)}`;
+          changes.branch = await this.host.commitBranch(() => this.loop.workdir, message, this.workspace.changeRange());
+        }
+        // No call of this session can be retried any more: its edit journal goes. Best effort.
+        const closed = await closeSession
+          .executeWithOptions({ ...CLOSE_SESSION_OPTIONS, ...this.host.options(), summary: 'close session' }, [
+            { sessionId: this.id, ...this.storedTranscript(), ...this.lease.forClose() },
+          ])
+          .catch(() => undefined);
+        // Recorded sessions closed with no output: `closed` is then undefined or empty.
+        if (closed?.transcriptRef) changes.transcriptRef = closed.transcriptRef;
+        await this.lease.release();
+        await condition(allHandlersFinished);
+      });
+    } else {
+      await condition(allHandlersFinished);
+    }
+    reportRunEnded('completed', this.loop.turnCount, reason);
+    return { ...toResult(this.loop, reason, error), ...changes };
+  }
+
+  /** What closeSession stores of the transcript: the last node of its chain, or (sessions recorded before it) the run's whole. */
+  private storedTranscript() {
+    if (this.transcriptChain.enabled()) return this.transcriptChain.mark({ always: true });
+    return { transcript: this.view.transcript, snapshots: this.view.snapshot().snapshots };
+  }
+
+  /** Hands the session to a fresh run with the same workflow id (`rawInput`, plus what is carried). */
+  async continueAsNew(rawInput: unknown): Promise<never> {
+    await condition(allHandlersFinished);
+    const { resume: _previous, ...fields } = rawInput as Record<string, unknown>;
+    const carried: CarriedState = {
+      session: this.prepared,
+      loop: this.loop,
+      ...this.steering.carry(),
+      ...this.view.carry(),
+      ...this.workspace.carry(),
+      ...this.transcriptChain.carry(),
+    };
+    reportRunEnded('continued_as_new', this.loop.turnCount);
+    return continueAsNew<(input: unknown) => Promise<AgentResult>>({ ...fields, resume: carried });
+  }
+}

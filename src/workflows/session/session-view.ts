@@ -1,0 +1,320 @@
+/**
+ * What people see of a running session: the `state` and `transcript` queries, the workflow's
+ * current details (Markdown in the Temporal UI), and the typed search attributes AgentTurn,
+ * AgentStatus and AgentLastTransition (`temporal workflow list --query "AgentStatus='waiting_approval'"`).
+ *
+ * `listen()` and the publisher are the only links to Temporal: the rest is plain state.
+ */
+import { setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type {
+  AgentState,
+  AgentStatus,
+  ContextEdit,
+  PendingApproval,
+  TerminalReason,
+  ToolCallView,
+  TranscriptEntry,
+  TranscriptPage,
+  TranscriptRequest,
+  Transition,
+} from '../../shared/contract';
+import type { PrepareSessionOutput } from '../../shared/activity-io';
+import type { SnapshotRecord } from '../../shared/workspace';
+import { ZERO_USAGE } from '../../shared/conversation';
+import { USER_MESSAGE_SHOWN_CHARS } from '../../shared/limits';
+import { mcpSessionNote } from '../../shared/mcp';
+import { checkMessageInput, TRANSCRIPT_QUERY } from '../../shared/message-inputs';
+import { type Todo, todoLines, todoProgress } from '../../shared/todos';
+import { AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../../shared/search-attributes';
+import { stateQuery, transcriptQuery } from '../definitions';
+import { estimateTokens, type LoopState } from '../core/loop-state';
+
+/** The values of the three search attributes. */
+/** A transcript entry without its turn, which the session fills in. */
+export type Entry = TranscriptEntry extends infer E ? (E extends TranscriptEntry ? Omit<E, 'turn'> : never) : never;
+
+export interface SearchAttributeValues {
+  turn: number;
+  status: AgentStatus;
+  transition: string;
+}
+
+/** Where the view goes: the Temporal UI's current details and the search attributes. */
+export interface ViewPublisher {
+  details(markdown: string): void;
+  searchAttributes(values: SearchAttributeValues): void;
+}
+
+const TEMPORAL: ViewPublisher = {
+  details: (markdown) => setCurrentDetails(markdown),
+  searchAttributes: ({ turn, status, transition }) =>
+    upsertSearchAttributes([
+      { key: AGENT_TURN, value: turn },
+      { key: AGENT_STATUS, value: status },
+      { key: AGENT_LAST_TRANSITION, value: transition },
+    ]),
+};
+
+/** What a run hands to the next when it continues as new. */
+export interface CarriedView {
+  transcriptBase: number;
+  transitions: Transition[];
+  contextEdits: ContextEdit[];
+  runs: number;
+  /** The task list (runs recorded before TodoWrite carry none). */
+  todos?: Todo[];
+}
+
+export class SessionView {
+  readonly transcript: TranscriptEntry[] = [];
+  /** Transcript entries of earlier runs of this session (continue-as-new): indexes go on from here. */
+  private transcriptBase = 0;
+  /** Earlier runs of this session. */
+  private runs = 0;
+  private readonly state: AgentState;
+  private published = { turn: -1, status: '', transition: '' };
+
+  constructor(
+    model: string,
+    private readonly people: { pendingApprovals: readonly PendingApproval[]; queued: readonly string[] },
+    /** Off for sessions recorded before search attributes were upserted (replay). */
+    private readonly searchAttributes: boolean,
+    private readonly publisher: ViewPublisher = TEMPORAL,
+  ) {
+    this.state = {
+      turn: 0,
+      model,
+      status: 'running_model',
+      lastTransition: null,
+      transitions: [],
+      contextEdits: [],
+      estimatedContextTokens: 0,
+      usage: ZERO_USAGE,
+      currentToolCalls: [],
+      pendingApprovals: [],
+      queuedMessages: 0,
+      lastToolSummary: null,
+      reason: null,
+      sandbox: null,
+      workdir: null,
+      host: null,
+      snapshots: [],
+      todos: [],
+    };
+  }
+
+  /** Registers the `state` and `transcript` queries. */
+  listen(): void {
+    setHandler(stateQuery, () => this.snapshot());
+    // A bad argument is the caller's error (a query that throws leaves the workflow untouched).
+    setHandler(transcriptQuery, (...args: unknown[]) => this.page(checkMessageInput(TRANSCRIPT_QUERY, args) ?? {}));
+  }
+
+  snapshot(): AgentState {
+    return {
+      ...this.state,
+      pendingApprovals: [...this.people.pendingApprovals],
+      queuedMessages: this.people.queued.length,
+    };
+  }
+
+  /** Indexes run across the whole session; entries of earlier runs are no longer held. */
+  page(request: TranscriptRequest): TranscriptPage {
+    const fromIndex = Math.max(this.transcriptBase, request.fromIndex ?? 0);
+    const local = fromIndex - this.transcriptBase;
+    const entries = this.transcript.slice(local, local + Math.max(1, request.limit ?? 200));
+    return { entries, nextIndex: fromIndex + entries.length, total: this.transcriptBase + this.transcript.length };
+  }
+
+  /** The worker prepared the session: where its commands run, and (new sessions) what the transcript should say of it. */
+  prepared(
+    session: PrepareSessionOutput,
+    { note, forkedFrom }: { note: boolean; forkedFrom?: { workflowId: string; turn: number } },
+  ): void {
+    this.state.sandbox = session.sandbox ?? null;
+    this.state.workdir = session.workdir;
+    this.state.host = session.host ?? null;
+    if (session.mcp) this.state.mcpServers = session.mcp.status;
+    if (session.skippedSettings?.length) this.state.skippedSettings = session.skippedSettings;
+    if (!note || session.sandbox === undefined) return;
+    this.add({
+      type: 'session',
+      turn: forkedFrom?.turn ?? 0,
+      workdir: session.workdir,
+      sandbox: session.sandbox,
+      ...(session.network ? { network: session.network } : {}),
+      ...(session.skippedRepoHooks?.length ? { skippedRepoHooks: session.skippedRepoHooks } : {}),
+      ...(session.skippedSettings?.length ? { skippedSettings: session.skippedSettings } : {}),
+      ...(session.skippedRepoAgents?.length ? { skippedRepoAgents: session.skippedRepoAgents } : {}),
+      ...mcpSessionNote(session),
+      ...(session.instructionFiles?.length ? { instructionFiles: session.instructionFiles } : {}),
+      ...(forkedFrom ? { forkedFrom } : {}),
+    });
+  }
+
+  /**
+   * The snapshots of the session's current line of turns (the `state` query), and the current
+   * details again: the start snapshot may complete while the session already waits.
+   */
+  workspace(snapshots: SnapshotRecord[]): void {
+    const changed =
+      this.state.snapshots.at(-1)?.ref !== snapshots.at(-1)?.ref || this.state.snapshots.length !== snapshots.length;
+    this.state.snapshots = snapshots;
+    if (changed) this.publisher.details(currentDetails(this.state, this.people.pendingApprovals));
+  }
+
+  sync(loop: LoopState): void {
+    this.state.turn = loop.turnCount;
+    this.state.model = loop.model;
+    this.state.usage = loop.usage;
+    this.state.lastTransition = loop.lastTransition;
+    this.state.estimatedContextTokens = estimateTokens(loop);
+    if (loop.mcp) this.state.mcpServers = loop.mcp.status;
+  }
+
+  add(entry: TranscriptEntry): void {
+    this.transcript.push(entry);
+  }
+
+  /** Messages people sent, as the turn that takes them does (watch prints them, --json writes `user_message`). */
+  messagesTaken(turn: number, texts: string[]): string[] {
+    const cut = (text: string) => `${text.slice(0, USER_MESSAGE_SHOWN_CHARS)}… (${text.length} chars)`;
+    const shown = (text: string) => (text.length > USER_MESSAGE_SHOWN_CHARS ? cut(text) : text);
+    for (const text of texts) this.add({ type: 'user_message', turn, text: shown(text) });
+    return texts;
+  }
+
+  transition(loop: LoopState, next: Transition, detail?: string): void {
+    this.state.transitions.push(next);
+    this.add({ type: 'transition', turn: loop.turnCount, transition: next, ...(detail ? { detail } : {}) });
+    this.sync(loop);
+  }
+
+  /**
+   * The session's files moved to another host: shown as the last transition (state, current
+   * details, `AgentLastTransition`) until the loop's next one, without changing the loop's own.
+   */
+  moved(loop: LoopState, detail: string): void {
+    this.transition(loop, 'workspace_moved', detail);
+    this.state.lastTransition = 'workspace_moved';
+    this.publish();
+  }
+
+  edits(loop: LoopState, edits: ContextEdit[], estimatedTokens: number): void {
+    if (edits.length === 0) return;
+    this.state.contextEdits.push(...edits);
+    this.add({ type: 'context', turn: loop.turnCount, edits, estimatedTokens });
+  }
+
+  /** The tool calls running now (shown in the state query and the current details). */
+  toolCalls(calls: ToolCallView[]): void {
+    this.state.currentToolCalls = calls;
+  }
+
+  toolSummary(turn: number, text: string): void {
+    this.state.lastToolSummary = text;
+    this.add({ type: 'tool_summary', turn, text });
+    this.publish();
+  }
+
+  /** Sets the status, refreshes the current details and (when changed) the search attributes. */
+  status(status: AgentStatus, loop?: LoopState): void {
+    if (loop) this.sync(loop);
+    this.state.status = status;
+    this.publish();
+  }
+
+  /** The session waits for another's workdir lease (`detail` says whose), or (null) has it now. */
+  workdirWait(detail: string | null): void {
+    if (detail) this.add({ type: 'workdir_lease', turn: this.state.turn, outcome: 'waiting', detail });
+    this.status(detail ? 'waiting_workdir' : 'running_model');
+  }
+
+  finish(loop: LoopState, reason: TerminalReason, error?: string): void {
+    this.state.reason = reason;
+    this.state.currentToolCalls = [];
+    this.add({ type: 'end', turn: loop.turnCount, reason, ...(error ? { error } : {}) });
+    this.status('finished', loop);
+  }
+
+  publish(): void {
+    this.publisher.details(currentDetails(this.state, this.people.pendingApprovals));
+    if (!this.searchAttributes) return;
+    const values = {
+      turn: this.state.turn,
+      status: this.state.status,
+      transition: this.state.lastTransition ?? 'none',
+    };
+    // Upserts are commands in history: only changes are sent.
+    if (
+      this.published.turn === values.turn &&
+      this.published.status === values.status &&
+      this.published.transition === values.transition
+    )
+      return;
+    this.published = values;
+    this.publisher.searchAttributes(values);
+  }
+
+  /** The model wrote its task list (TodoWrite). */
+  todos(todos: Todo[]): void {
+    this.state.todos = todos;
+    this.publish();
+  }
+
+  /** Bounded: the last transitions and edits are enough to see the path taken. */
+  carry(): CarriedView {
+    return {
+      ...(this.state.todos?.length ? { todos: this.state.todos } : {}),
+      transcriptBase: this.transcriptBase + this.transcript.length,
+      transitions: this.state.transitions.slice(-200),
+      contextEdits: this.state.contextEdits.slice(-200),
+      runs: this.runs + 1,
+    };
+  }
+
+  restore(carried: CarriedView, turn: number): void {
+    this.transcriptBase = carried.transcriptBase;
+    this.runs = carried.runs;
+    this.state.transitions.push(...carried.transitions);
+    this.state.contextEdits.push(...carried.contextEdits);
+    if (carried.todos) this.state.todos = carried.todos;
+    this.add({ type: 'transition', turn, transition: 'continued_as_new', detail: `run ${carried.runs + 1}` });
+  }
+}
+
+/** The workflow's current details in the Temporal UI (Markdown). */
+export function currentDetails(view: AgentState, approvals: readonly PendingApproval[]): string {
+  const running =
+    view.status === 'finished'
+      ? `finished: **${view.reason}**`
+      : view.status === 'running_tools'
+        ? `running tools: ${view.currentToolCalls.map((call) => call.summary).join(', ')}`
+        : view.status === 'waiting_approval'
+          ? `**waiting for approval**: ${approvals.map((pending) => `${pending.summary} (\`${pending.toolUseId}\`)`).join(', ')}`
+          : view.status === 'waiting_input'
+            ? 'waiting for a message (signal `userMessage`, or `end`)'
+            : view.status === 'compacting'
+              ? 'compacting the conversation'
+              : view.status === 'rewinding'
+                ? 'rewinding'
+                : 'waiting for the model';
+  return [
+    `**Turn ${view.turn}** · ${running}`,
+    `- model: ${view.model}`,
+    ...(view.host ? [`- host: ${view.host}`] : []),
+    ...(view.sandbox === 'none' ? ["- sandbox: **none** (commands run with the worker's privileges)"] : []),
+    `- last transition: ${view.lastTransition ?? '—'}`,
+    `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
+    `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
+    ...(view.lastToolSummary ? [`- last tools: ${view.lastToolSummary}`] : []),
+    ...(view.todos?.length
+      ? [`- todos (${todoProgress(view.todos)}):`, ...todoLines(view.todos).map((line) => `  - ${line}`)]
+      : []),
+    ...(view.snapshots.length
+      ? [
+          `- workspace: last snapshot after turn ${view.snapshots.at(-1)!.turn} (\`${view.snapshots.at(-1)!.ref.slice(0, 19)}…\`, ${view.snapshots.length} in all)`,
+        ]
+      : []),
+  ].join('\n');
+}

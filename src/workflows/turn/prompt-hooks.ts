@@ -1,0 +1,101 @@
+/**
+ * UserPromptSubmit hooks (Claude Code's): they see the session's prompt before the first model
+ * call, and each message people send before it joins the conversation. What they print (or say
+ * in `additionalContext`) goes with the prompt as context; exit 2 or `decision: "block"` blocks
+ * it: a blocked task ends the run (`hook_stopped`, as does `continue: false`), a blocked message
+ * is dropped, and the transcript says why.
+ *
+ * Without UserPromptSubmit hooks nothing here schedules or awaits anything (old histories replay).
+ */
+import { type HookCommand, matchingHooks } from '../../shared/hooks';
+import type { AgentSession } from '../session/agent-session';
+import { injectMessages } from '../core/loop-state';
+import { runHookActivity, sessionToolHooks } from './tool-hooks';
+
+function promptHooks(session: AgentSession): HookCommand[] {
+  return matchingHooks(sessionToolHooks(session), 'UserPromptSubmit');
+}
+
+/** Whether the session has UserPromptSubmit hooks (synchronous: a session without awaits nothing). */
+export function hasPromptHooks(session: AgentSession): boolean {
+  return promptHooks(session).length > 0;
+}
+
+/** How hook context reaches the model, after the prompt it belongs to. */
+export function withHookContext(text: string, context: string | undefined): string {
+  return context
+    ? `${text}\n\n<system-reminder>\nUserPromptSubmit hook additional context: ${context}\n</system-reminder>`
+    : text;
+}
+
+/**
+ * The task, before the first model call of a new session: its context joins the conversation as
+ * a message after it; a block or a stop says why the run ends.
+ */
+export async function submitTask(session: AgentSession): Promise<{ ended: string } | undefined> {
+  const hooks = promptHooks(session);
+  // Hooks are commands: they wait for the start snapshot, and what they change belongs to it.
+  if (session.features.durableWorkspace) await session.workspaceReady();
+  const snapshotRef = session.workspace.latestRef;
+  const outcome = await runHookActivity(
+    session,
+    'UserPromptSubmit',
+    hooks,
+    { prompt: session.prepared.prompt, ...(snapshotRef ? { snapshotRef } : {}) },
+    'UserPromptSubmit hooks · task',
+  );
+  if (outcome.snapshot) session.snapshotTaken(session.state.turnCount, outcome.snapshot);
+  noteOutcome(session, outcome);
+  if (outcome.blocked || outcome.stop)
+    return {
+      ended: `A UserPromptSubmit hook ${outcome.blocked ? 'blocked the task' : 'stopped the session'}: ${outcome.blocked ?? outcome.stop}`,
+    };
+  if (outcome.context)
+    session.update(injectMessages(session.state, [withHookContext('', outcome.context).trimStart()]));
+  return undefined;
+}
+
+/** Whether messages people sent wait for their UserPromptSubmit hooks (synchronous: nothing to do awaits nothing). */
+export function screeningNeeded(session: AgentSession): boolean {
+  return session.steering.queued.length > session.steering.screened && hasPromptHooks(session);
+}
+
+/**
+ * Runs the hooks on each queued message they have not seen, in order (messages sent meanwhile
+ * too): a blocked one leaves the queue, the others take their context along.
+ */
+export async function screenQueued(session: AgentSession): Promise<void> {
+  const hooks = promptHooks(session);
+  const queued = session.steering.queued as string[];
+  while (session.steering.screened < queued.length) {
+    const index = session.steering.screened;
+    const text = queued[index]!;
+    const outcome = await runHookActivity(
+      session,
+      'UserPromptSubmit',
+      hooks,
+      { prompt: { text } },
+      'UserPromptSubmit hooks · message',
+    );
+    noteOutcome(session, outcome);
+    // Only the driver takes queued messages, and it waits for this: the message is still at `index`.
+    if (outcome.blocked || outcome.stop) queued.splice(index, 1);
+    else {
+      queued[index] = withHookContext(text, outcome.context);
+      session.steering.screened++;
+    }
+  }
+  // What the hooks changed is in the turn's snapshot: taken by an activity of its own, as after stop hooks.
+  if (session.workspace.latestRef) await session.snapshotAfter(session.state.turnCount);
+}
+
+function noteOutcome(session: AgentSession, outcome: Awaited<ReturnType<typeof runHookActivity>>): void {
+  for (const report of outcome.reports)
+    session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'report', detail: report });
+  if (outcome.blocked)
+    session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'blocked', detail: outcome.blocked });
+  else if (outcome.stop)
+    session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'stop', detail: outcome.stop });
+  else if (outcome.context)
+    session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'context', detail: outcome.context });
+}

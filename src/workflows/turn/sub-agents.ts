@@ -1,0 +1,99 @@
+/**
+ * A `Task` call runs as a child `agentWorkflow`: a sub-agent with a conversation of its own,
+ * whose final text is the call's result. Being a child workflow, it survives worker crashes as
+ * its parent does, shows in the Temporal UI under the parent (summary `Task: <description>`),
+ * and is cancelled with the parent's tool batch (an interrupt, or the parent's cancellation):
+ * it then ends as an interrupted session does, with a result the parent waits for.
+ */
+import {
+  ChildWorkflowCancellationType,
+  condition,
+  isCancellation,
+  ParentClosePolicy,
+  patched,
+  startChild,
+} from '@temporalio/workflow';
+import type { PlannedToolUse, RunToolOutput } from '../../shared/activity-io';
+import { type AgentResult, WORKFLOW_TYPE } from '../../shared/contract';
+import { addUsage, type ToolResult, toolErrorResult } from '../../shared/conversation';
+import { agentTypes, SUB_AGENT_RESULT_MAX_CHARS, type TaskInput } from '../../shared/sub-agents';
+import type { AgentSession } from '../session/agent-session';
+import { SUB_AGENT_BOUNDS_PATCH } from '../core/features';
+import { failureMessage } from '../core/failures';
+import { subAgentInput, subAgentWorkflowId, toolsLeftOutNote } from '../core/sub-agent-input';
+
+/** Sub-agents of each session running now: at most `maxParallelAgents` (a workflow-local count, replayed alike). */
+const running = new WeakMap<AgentSession, { count: number }>();
+
+export async function runSubAgent(session: AgentSession, call: PlannedToolUse): Promise<RunToolOutput> {
+  const task = call.input as TaskInput;
+  const types = agentTypes(session.input.agents, session.prepared.repoAgents);
+  const view = {
+    workflowId: session.id,
+    workdir: session.state.workdir,
+    model: session.state.model,
+    ...(session.prepared.host ? { host: session.prepared.host } : {}),
+  };
+  // Asked at each start, not once per run (see features.ts): a session running since before the
+  // bound bounds its next sub-agents; a start already in its history has no marker and replays as recorded.
+  const start = subAgentInput(session.input, view, call.id, task, types, {
+    boundByParent: patched(SUB_AGENT_BOUNDS_PATCH),
+  });
+  if (!start.ok) return { result: toolErrorResult(call, start.error) };
+  if (start.toolsLeftOut.length) session.note(toolsLeftOutNote(call.id, start.type.name, start.toolsLeftOut));
+
+  const slots = running.get(session) ?? { count: 0 };
+  running.set(session, slots);
+  // Checked again after each wake-up: calls woken together take the free slots one by one.
+  while (slots.count >= session.input.maxParallelAgents)
+    await condition(() => slots.count < session.input.maxParallelAgents);
+  slots.count++;
+  const workflowId = subAgentWorkflowId(session.id, call.id);
+  try {
+    const child = await startChild<(input: unknown) => Promise<AgentResult>>(WORKFLOW_TYPE, {
+      workflowId,
+      args: [start.input],
+      // A cancelled batch waits for the child to stop and hand back its result (what it did so far).
+      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+      // A parent terminated or timed out asks its sub-agents to stop; they end with a result.
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      staticSummary: `Task: ${task.description}`,
+      staticDetails: `Sub-agent (${start.type.name}) of ${session.id}, for tool call ${call.id}.\n\n${task.prompt.slice(0, 2_000)}`,
+    });
+    const result = await child.result();
+    session.update({ ...session.state, usage: addUsage(session.state.usage, result.usage) });
+    return { result: subAgentResult(call, start.type.name, workflowId, result) };
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    return { result: toolErrorResult(call, `The sub-agent ${workflowId} failed: ${failureMessage(error)}`) };
+  } finally {
+    slots.count--;
+    // Its calls that were waiting for approval are no longer waiting.
+    session.steering.dropForwarded((child) => child === workflowId);
+  }
+}
+
+/** What the parent's model reads: the sub-agent's final text, or why it has none. */
+export function subAgentResult(
+  call: { id: string; name: string },
+  type: string,
+  workflowId: string,
+  result: AgentResult,
+): ToolResult {
+  const text = cutMiddle(result.finalText.trim(), SUB_AGENT_RESULT_MAX_CHARS);
+  if (result.reason === 'completed')
+    return {
+      toolUseId: call.id,
+      isError: false,
+      content: { text: text || '(The sub-agent finished without a final message.)' },
+      toolName: call.name,
+    };
+  const why = `The ${type} sub-agent (${workflowId}) stopped before it finished: ${result.reason}${result.error ? ` (${result.error})` : ''} after ${result.turnCount} turns.`;
+  return toolErrorResult(call, text ? `${why} Its last message:\n${text}` : why);
+}
+
+function cutMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const half = Math.floor(max / 2);
+  return `${text.slice(0, half)}\n\n[… ${text.length - 2 * half} characters of the sub-agent's answer cut …]\n\n${text.slice(-half)}`;
+}

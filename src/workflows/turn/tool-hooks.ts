@@ -1,0 +1,200 @@
+/**
+ * Tool hooks in the loop (Claude Code's PreToolUse and PostToolUse): the session's hooks (input
+ * `hooks`, then the trusted repository's settings) that match a call run as one activity on the
+ * session's host before it (to deny it, let it through without a person, or ask one) and after
+ * it (feedback joins its result). A hook's `continue: false` ends the run once the turn's tools
+ * are done (`hook_stopped`).
+ *
+ * A call no hook matches schedules nothing and awaits nothing more than before: sessions without
+ * tool hooks make exactly the commands they made before hooks existed, so their histories replay.
+ */
+import { ActivityCancellationType, isCancellation } from '@temporalio/workflow';
+import type { PlannedToolUse, RunToolOutput } from '../../shared/activity-io';
+import type { TranscriptEntry } from '../../shared/contract';
+import {
+  type HookCommand,
+  matchingHooks,
+  mergeToolHooks,
+  type ToolHookEvent,
+  type ToolHookInput,
+  type ToolHookOutcome,
+  type ToolHooks,
+} from '../../shared/hooks';
+import { runToolHooks, STOP_HOOK_OPTIONS } from '../activity-options';
+import type { AgentSession } from '../session/agent-session';
+import { failureMessage } from '../core/failures';
+import { currentInput } from '../core/workdir-moves';
+import { summaryOf } from '../core/call-summary';
+import { rulesOf } from '../core/tool-rules';
+
+/** The input's hooks, then those of the repository's settings (read when the session was prepared, only when trusted). */
+export function sessionToolHooks(session: AgentSession): ToolHooks {
+  return mergeToolHooks(session.input.toolHooks, session.prepared.settingsToolHooks);
+}
+
+/** A PreToolUse hook denied the call: its reason is the call's `is_error` result. */
+export interface HookDenial {
+  decision: 'hook_deny';
+  reason: string;
+}
+
+/**
+ * Whether a call waits for a person, given the PreToolUse hooks' decision and whether the
+ * permission mode and allow rules ask for one: `ask` always does; `allow` never does, but for
+ * calls no rule may approve (a repository settings file: only a person can).
+ */
+export function needsPerson(decision: ToolHookOutcome['decision'], call: PlannedToolUse, byRules: boolean): boolean {
+  if (!call.plan.ok) return false;
+  if (decision === 'ask') return true;
+  if (decision === 'allow') return rulesOf(call).alwaysAsk !== undefined && byRules;
+  return byRules;
+}
+
+/** The hooks of one tool turn: what they decided, and whether one asked the run to stop. */
+export class TurnHooks {
+  private readonly hooks: ToolHooks;
+  private readonly stops: string[] = [];
+
+  /** `snapshotting`: the turn's calls (and hooks) whose changes still want a snapshot at the turn's end. */
+  constructor(
+    private readonly session: AgentSession,
+    private readonly snapshotting: Set<string>,
+  ) {
+    this.hooks = sessionToolHooks(session);
+  }
+
+  /** Why a hook asked the run to end after this turn's tools (`continue: false`), if one did. */
+  get stopReason(): string | undefined {
+    return this.stops.length ? this.stops.join('\n') : undefined;
+  }
+
+  /** Synchronous, so a call without hooks awaits nothing more than before. */
+  matches(event: 'PreToolUse' | 'PostToolUse', call: PlannedToolUse): boolean {
+    return call.plan.ok && matchingHooks(this.hooks, event, call.name).length > 0;
+  }
+
+  /**
+   * PreToolUse hooks of a call (only called when `matches`). Before a call that changes files (it
+   * runs alone) they snapshot what they changed, and the call snapshots over that; before others,
+   * the turn's end does.
+   */
+  async before(call: PlannedToolUse): Promise<ToolHookOutcome> {
+    const base = rulesOf(call).changesFiles ? this.session.workspace.latestRef : undefined;
+    const outcome = await this.run(call, 'PreToolUse', base ? { snapshotRef: base } : {});
+    if (outcome.snapshot) this.session.snapshotTaken(this.session.state.turnCount, outcome.snapshot);
+    else if (this.session.workspace.latestRef) this.snapshotting.add(`PreToolUse ${call.id}`);
+    if (outcome.decision) this.note(call, 'PreToolUse', outcome.decision, outcome.reason ?? '');
+    return outcome;
+  }
+
+  /** Runs the call, then its PostToolUse hooks when any match (else the call alone, as before hooks). */
+  around(call: PlannedToolUse, runCall: () => Promise<RunToolOutput>): Promise<RunToolOutput> {
+    return this.matches('PostToolUse', call) ? runCall().then((output) => this.after(call, output)) : runCall();
+  }
+
+  private async after(call: PlannedToolUse, output: RunToolOutput): Promise<RunToolOutput> {
+    // A call that changes files runs alone and snapshotted the workspace as it left it: the hooks
+    // (a formatter) snapshot over that, and the turn's snapshot holds both. Otherwise the turn's
+    // end snapshots the workspace (a call that brought back no snapshot leaves that to it already).
+    const base = rulesOf(call).changesFiles ? output.snapshot?.ref : undefined;
+    const result = output.result;
+    let outcome: ToolHookOutcome;
+    try {
+      outcome = await this.run(call, 'PostToolUse', {
+        result: {
+          content: result.content,
+          isError: result.isError,
+          ...(call.plan.ok && call.plan.filePath ? { filePath: call.plan.filePath } : {}),
+        },
+        ...(base ? { snapshotRef: base } : {}),
+      });
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+      // Interrupted while its hooks ran: the call itself did run, and its result says what it did
+      // (the turn then stops for the interrupt); what the hooks changed goes into the turn's snapshot.
+      if (this.session.workspace.latestRef) this.snapshotting.add(`PostToolUse ${call.id}`);
+      return output;
+    }
+    let snapshot = output.snapshot;
+    if (outcome.snapshot)
+      snapshot = {
+        ref: outcome.snapshot.ref,
+        filesChanged: (output.snapshot?.filesChanged ?? 0) + outcome.snapshot.filesChanged,
+      };
+    else if (this.session.workspace.latestRef) this.snapshotting.add(`PostToolUse ${call.id}`);
+    if (outcome.content) this.note(call, 'PostToolUse', 'feedback', 'feedback added to the result');
+    return {
+      ...output,
+      result: outcome.content ? { ...result, content: outcome.content } : result,
+      ...(snapshot ? { snapshot } : {}),
+    };
+  }
+
+  private async run(
+    call: PlannedToolUse,
+    event: 'PreToolUse' | 'PostToolUse',
+    fields: Partial<ToolHookInput>,
+  ): Promise<ToolHookOutcome> {
+    const hooks = matchingHooks(this.hooks, event, call.name);
+    const tool = { name: call.name, toolUseId: call.id, input: currentInput(this.session.state, call.input) };
+    const outcome = await runHookActivity(
+      this.session,
+      event,
+      hooks,
+      { tool, ...fields },
+      `${event} hooks · ${summaryOf(call)}`,
+    );
+    for (const report of outcome.reports) this.note(call, event, 'report', report);
+    if (outcome.stop) {
+      this.stops.push(outcome.stop);
+      this.note(call, event, 'stop', outcome.stop);
+    }
+    return outcome;
+  }
+
+  private note(call: PlannedToolUse, event: ToolHookEvent, outcome: HookNote['outcome'], detail: string): void {
+    this.session.note({ type: 'hook', event, toolUseId: call.id, outcome, detail });
+  }
+}
+
+type HookNote = Extract<TranscriptEntry, { type: 'hook' }>;
+
+/**
+ * One event's matched hooks as an activity on the session's host. A cancelled workflow waits for
+ * them to stop (they are commands with effects); an activity that fails decides nothing, and the
+ * transcript says why.
+ */
+export async function runHookActivity(
+  session: AgentSession,
+  event: ToolHookEvent,
+  hooks: HookCommand[],
+  fields: Partial<ToolHookInput>,
+  summary: string,
+): Promise<ToolHookOutcome> {
+  const state = session.state;
+  try {
+    return await session.host.call((where) =>
+      runToolHooks.executeWithOptions(
+        {
+          ...STOP_HOOK_OPTIONS,
+          cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+          ...where,
+          summary,
+        },
+        [
+          {
+            sessionId: session.id,
+            workdir: state.workdir,
+            event,
+            hooks,
+            ...(state.sandbox ? { sandbox: state.sandbox } : {}),
+            ...fields,
+          },
+        ],
+      ),
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    return { reports: [`${event} hooks could not run: ${failureMessage(error)}`] };
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The end of a turn without tool calls (stop hooks, then the decision of stop-conditions.ts),
+ * what follows an interrupt, and the durable wait of interactive sessions for the next message.
+ */
+import { ActivityCancellationType, condition, isCancellation } from '@temporalio/workflow';
+import type { StopHookOutcome } from '../../shared/activity-io';
+import { runStopHooks, STOP_HOOK_OPTIONS } from '../activity-options';
+import type { AgentSession } from '../session/agent-session';
+import { failureMessage } from '../core/failures';
+import { afterStop, type Finish, uncountTurn } from '../core/loop';
+import { applyRewind } from './rewind';
+import { continueWith } from '../core/loop-state';
+import { screeningNeeded, screenQueued } from './prompt-hooks';
+import { stopHookRequest } from '../core/requests';
+import { decideStopHook, decideTurnEnd, type StopHookDecision } from '../core/stop-conditions';
+
+/** What the driver does after a phase: go back to the top of the loop, or end the run. */
+export type Next = { kind: 'continue' } | Finish;
+
+const CONTINUE: Next = { kind: 'continue' };
+
+/** The model ended its turn without tool calls: stop hooks, token budget, people, or the end. */
+export async function endTurn(session: AgentSession): Promise<Next> {
+  const hook = await runHooks(session);
+  if (screeningNeeded(session)) await screenQueued(session);
+  // The turn ends with the model's answer: a point a rewind or a fork can go back to.
+  session.workspace.checkpoint(false);
+  const end = decideTurnEnd(session.state, {
+    hook,
+    tokenBudget: session.input.tokenBudget,
+    queued: session.steering.queued,
+    interactive: session.input.interactive,
+    hookBlockKeepsReactiveCompact: session.features.hardening,
+    stopHookLimit: session.features.stopHookLimit,
+  });
+  if (end.kind === 'continue') {
+    if (end.takesQueued) session.takeMessages();
+    session.goOn(end.state);
+    return CONTINUE;
+  }
+  if (end.kind === 'wait_for_message')
+    return (await waitForMessage(session)) ? CONTINUE : { kind: 'finish', reason: 'completed' };
+  return end;
+}
+
+/** Runs the session's stop hooks, if it has any; a hook that cannot run does not block the end. */
+async function runHooks(session: AgentSession): Promise<StopHookDecision> {
+  const hooks = session.stopHooks;
+  if (hooks.length === 0) return { kind: 'allow' };
+  if (session.features.durableWorkspace) await session.workspaceReady();
+  // Hooks are commands: people see them as tools running, and a cancellation stops them as such.
+  if (session.features.hardening) session.status('running_tools');
+  let outcome: StopHookOutcome;
+  try {
+    // Hooks are commands with effects: a cancelled workflow waits for them to stop (since `hardening`).
+    const waitForCancellation = session.features.hardening
+      ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED }
+      : {};
+    const snapshotRef = session.workspace.latestRef;
+    outcome = await session.host.call((where) =>
+      runStopHooks.executeWithOptions(
+        { ...STOP_HOOK_OPTIONS, ...waitForCancellation, ...where, summary: 'stop hooks' },
+        [{ ...stopHookRequest(session.id, session.state, hooks), ...(snapshotRef ? { snapshotRef } : {}) }],
+      ),
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    outcome = { kind: 'allow', reports: [`Stop hooks could not run: ${failureMessage(error)}`] };
+  }
+  // Hooks are commands: what they changed is snapshotted (by their activity, else by one of its
+  // own) before the loop goes on.
+  const turn = session.state.turnCount;
+  if (outcome.snapshot) session.snapshotTaken(turn, outcome.snapshot);
+  else if (session.workspace.latestRef) await session.snapshotAfter(turn);
+  session.noteSnapshot(turn);
+  for (const report of outcome.reports) session.note({ type: 'stop_hook', outcome: 'allow', detail: report });
+  const decision = decideStopHook(outcome, session.state.consecutiveStopHookBlocks);
+  if (decision.kind !== 'allow')
+    session.note({ type: 'stop_hook', outcome: outcome.kind, detail: 'reason' in outcome ? outcome.reason : '' });
+  return decision;
+}
+
+/** An interrupt (or the workflow's cancellation) stopped the model call or the tools. */
+export async function afterStopped(
+  session: AgentSession,
+  stopped: 'model' | 'tools',
+  byInterrupt: boolean,
+): Promise<Next> {
+  if (session.workspace.rewindPending) {
+    // Stopped for a rewind, carried out at the top of the loop. Should it be refused, a model
+    // call stopped before its answer starts over as the same turn.
+    session.steering.takeInterrupt();
+    session.steering.interruptDone();
+    if (stopped === 'model') session.update(uncountTurn(session.state));
+    return CONTINUE;
+  }
+  if (byInterrupt) {
+    session.note({ type: 'interrupt', stopped });
+    session.steering.interruptDone();
+  }
+  const next = afterStop(stopped, byInterrupt, session.input.interactive);
+  if (next.kind === 'finish') return next;
+  return (await waitForMessage(session)) ? CONTINUE : next.otherwise;
+}
+
+/** Carries out a rewind between turns; one that leaves the session at an answer waits for the next message. */
+export async function rewindBetweenTurns(session: AgentSession): Promise<Next> {
+  const rewind = await applyRewind(session);
+  if (rewind.applied && !rewind.endsWithUser)
+    return (await waitForMessage(session)) ? CONTINUE : { kind: 'finish', reason: 'completed' };
+  return CONTINUE;
+}
+
+/** Interactive sessions wait (durably, for days if need be) for the next message, `end`, or a rewind. */
+export async function waitForMessage(session: AgentSession): Promise<boolean> {
+  for (;;) {
+    session.status('waiting_input');
+    try {
+      await condition(
+        () => session.steering.queued.length > 0 || session.steering.ended || session.workspace.rewindPending,
+      );
+    } catch (error) {
+      // Cancelling the workflow while it waits closes the session, as `end` does.
+      if (session.features.hardening && isCancellation(error)) return false;
+      throw error;
+    }
+    if (!session.workspace.rewindPending) {
+      // Messages pass their UserPromptSubmit hooks first: if they block them all, the wait goes on.
+      if (screeningNeeded(session)) await screenQueued(session);
+      if (session.steering.queued.length > 0 || session.steering.ended) break;
+      continue;
+    }
+    // A rewind to tool results goes on with the model; to an answer (or refused), it waits again.
+    const rewind = await applyRewind(session);
+    if (rewind.applied && rewind.endsWithUser) return true;
+  }
+  const texts = session.takeMessages();
+  if (texts.length === 0) return false;
+  session.goOn(continueWith(session.state, texts.join('\n\n'), 'user_message'));
+  return true;
+}

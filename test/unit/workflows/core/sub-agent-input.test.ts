@@ -1,0 +1,336 @@
+/** What a sub-agent inherits from its parent, what its type changes, and that it never exceeds its parent. */
+import { checkAgentInput } from '../../../../src/shared/input';
+import { type AgentResult } from '../../../../src/shared/contract';
+import { agentTypes } from '../../../../src/shared/sub-agents';
+import { parseAgentFile } from '../../../../src/activities/session/agent-files';
+import {
+  subAgentInput,
+  subAgentTools,
+  subAgentWorkflowId,
+  toolsLeftOutNote,
+} from '../../../../src/workflows/core/sub-agent-input';
+import { subAgentResult } from '../../../../src/workflows/turn/sub-agents';
+
+function parentInput(extra: Record<string, unknown> = {}) {
+  const check = checkAgentInput({
+    prompt: 'refactor',
+    workdir: '/abs/repo',
+    permissionMode: 'ask',
+    allowRules: ['Bash(npm test)'],
+    sandboxEnv: { NODE_ENV: 'test' },
+    network: false,
+    trustRepoHooks: true,
+    stopHooks: [{ command: 'npm test' }],
+    ...extra,
+  });
+  if (!check.ok) throw new Error(check.message);
+  return check.input;
+}
+
+const view = { workflowId: 'parent-1', workdir: '/real/repo', host: 'host-a', model: 'claude-opus-5-5' };
+const BOUND = { boundByParent: true };
+
+test('by default: a read-only explorer with the parent workdir, host, model, permissions and sandbox, without stop hooks', () => {
+  const start = subAgentInput(
+    parentInput(),
+    view,
+    'toolu_1',
+    { description: 'find callers', prompt: 'Find callers of parse' },
+    agentTypes(undefined),
+    BOUND,
+  );
+  expect(start.ok).toBe(true);
+  if (!start.ok) return;
+  expect(start.type.name).toBe('explore');
+  expect(start.input).toMatchObject({
+    prompt: 'Find callers of parse',
+    workdir: '/real/repo',
+    host: 'host-a',
+    model: 'claude-opus-5-5',
+    allowedTools: ['Read', 'Glob', 'Grep'],
+    permissionMode: 'ask',
+    allowRules: ['Bash(npm test)'],
+    sandboxEnv: { NODE_ENV: 'test' },
+    network: false,
+    trustRepoHooks: true,
+    stopHooks: [],
+    interactive: false,
+    parentSession: { workflowId: 'parent-1', toolUseId: 'toolu_1', description: 'find callers' },
+  });
+  // What the child is started with is valid input (it goes through the same check).
+  const checked = checkAgentInput(start.input);
+  expect(checked.ok && checked.input.allowedTools).toEqual(['Read', 'Glob', 'Grep']);
+});
+
+test("a type's tools, prompt and model alias replace the defaults; unknown types are an error naming the known ones", () => {
+  const parent = parentInput({
+    agents: {
+      fixer: { description: 'Fixes', prompt: 'You fix bugs.', tools: ['Read', 'Edit', 'Bash'], model: 'haiku' },
+    },
+  });
+  const types = agentTypes(parent.agents, [
+    { name: 'reviewer', description: 'Reviews', prompt: 'Review.', source: '.claude/agents/reviewer.md' },
+  ]);
+  const fixer = subAgentInput(
+    parent,
+    view,
+    'toolu_2',
+    { description: 'fix', prompt: 'Fix it', subagent_type: 'fixer' },
+    types,
+    BOUND,
+  );
+  expect(fixer.ok && fixer.input).toMatchObject({
+    allowedTools: ['Read', 'Edit', 'Bash'],
+    systemPrompt: 'You fix bugs.',
+    model: 'claude-haiku-5-5',
+  });
+  const unknown = subAgentInput(
+    parent,
+    view,
+    'toolu_3',
+    { description: 'x', prompt: 'x', subagent_type: 'nope' },
+    types,
+    BOUND,
+  );
+  expect(unknown).toEqual({ ok: false, error: 'No agent type "nope". Agent types: explore, fixer, reviewer.' });
+});
+
+test("the input's types win a name over the repository's", () => {
+  const types = agentTypes({ reviewer: { description: 'Input reviewer', prompt: 'p' } }, [
+    { name: 'reviewer', description: 'Repo reviewer', prompt: 'q', source: 'repo' },
+  ]);
+  expect(types.find((type) => type.name === 'reviewer')?.description).toBe('Input reviewer');
+});
+
+test('the child workflow id is derived from the parent and the call', () => {
+  expect(subAgentWorkflowId('parent-1', 'toolu_9')).toBe('parent-1-task-toolu_9');
+});
+
+test("the tool result is the sub-agent's final text; a sub-agent that did not complete is an error saying why", () => {
+  const call = { id: 'toolu_1', name: 'Task' };
+  const result = (reason: AgentResult['reason'], finalText: string, error?: string) => ({
+    reason,
+    finalText,
+    turnCount: 2,
+    usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+    ...(error ? { error } : {}),
+  });
+  expect(subAgentResult(call, 'explore', 'c', result('completed', 'Found 3 callers.'))).toEqual({
+    toolUseId: 'toolu_1',
+    isError: false,
+    content: { text: 'Found 3 callers.' },
+    toolName: 'Task',
+  });
+  const stopped = subAgentResult(call, 'explore', 'c', result('max_turns', 'partial', 'Reached maxTurns'));
+  expect(stopped.isError).toBe(true);
+  expect(JSON.stringify(stopped.content)).toContain(
+    'stopped before it finished: max_turns (Reached maxTurns) after 2 turns. Its last message:\\npartial',
+  );
+  const long = subAgentResult(call, 'explore', 'c', result('completed', 'x'.repeat(50_000)));
+  expect(JSON.stringify(long.content)).toContain("characters of the sub-agent's answer cut");
+});
+
+test("the parent's PreToolUse and PostToolUse hooks go with the sub-agent; its Stop and UserPromptSubmit hooks do not", () => {
+  const parent = parentInput({
+    hooks: {
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './policy.sh', timeout: 5 }] }],
+      PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'prettier --write' }] }],
+      UserPromptSubmit: [{ hooks: [{ type: 'command', command: './screen.sh' }] }],
+      Stop: [{ hooks: [{ type: 'command', command: 'npm test' }] }],
+    },
+  });
+  const start = subAgentInput(parent, view, 'toolu_h', { description: 'd', prompt: 'p' }, agentTypes(undefined), BOUND);
+  expect(start.ok && start.input.hooks).toEqual({
+    PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './policy.sh', timeout: 5 }] }],
+    PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'prettier --write' }] }],
+  });
+  expect(start.ok && start.input.stopHooks).toEqual([]);
+  expect(start.ok && checkAgentInput(start.input).ok).toBe(true);
+});
+
+describe('a sub-agent never exceeds its parent (issue 22)', () => {
+  const readOnlyParent = (extra: Record<string, unknown> = {}) =>
+    parentInput({ allowedTools: ['Read', 'Glob', 'Grep', 'Task'], ...extra });
+
+  test("its tools are those its type asks for that the parent has, in the type's order; Task only when both allow it", () => {
+    expect(subAgentTools(['Bash', 'Read', 'Write', 'Grep'], ['Read', 'Glob', 'Grep', 'Task'])).toEqual({
+      tools: ['Read', 'Grep'],
+      leftOut: ['Bash', 'Write'],
+    });
+    expect(subAgentTools(['Read', 'Task'], ['Read', 'Task'])).toEqual({ tools: ['Read', 'Task'], leftOut: [] });
+    expect(subAgentTools(['Read'], ['Read', 'Task'])).toEqual({ tools: ['Read'], leftOut: [] }); // the parent's Task is not handed down
+    expect(subAgentTools(['Read', 'Task'], ['Read', 'Bash'])).toEqual({ tools: ['Read'], leftOut: ['Task'] });
+    expect(subAgentTools(['Bash', 'Bash', 'Read'], ['Read'])).toEqual({ tools: ['Read'], leftOut: ['Bash'] });
+    expect(subAgentTools([], ['Read'])).toEqual({ tools: [], leftOut: [] });
+  });
+
+  test('an input type listing Bash and Write under a read-only parent: cut down to what the parent has, and said so', () => {
+    const parent = readOnlyParent({
+      agents: { fixer: { description: 'Fixes', prompt: 'You fix bugs.', tools: ['Read', 'Bash', 'Write', 'Task'] } },
+    });
+    const start = subAgentInput(
+      parent,
+      view,
+      'toolu_f',
+      { description: 'fix', prompt: 'Fix it', subagent_type: 'fixer' },
+      agentTypes(parent.agents),
+      BOUND,
+    );
+    expect(start.ok).toBe(true);
+    if (!start.ok) return;
+    expect(start.toolsLeftOut).toEqual(['Bash', 'Write']);
+    expect(start.input.allowedTools).toEqual(['Read', 'Task']);
+    expect(start.input.parentSession).toEqual({
+      workflowId: 'parent-1',
+      toolUseId: 'toolu_f',
+      description: 'fix',
+      toolsLeftOut: { agentType: 'fixer', tools: ['Bash', 'Write'] },
+    });
+    // The child's own check keeps it so, and its Task calls start grandchildren bounded by it in turn.
+    const checked = checkAgentInput(start.input);
+    expect(checked.ok && checked.input.allowedTools).toEqual(['Read', 'Task']);
+    expect(checked.ok && checked.input.parentSession?.toolsLeftOut).toEqual({
+      agentType: 'fixer',
+      tools: ['Bash', 'Write'],
+    });
+  });
+
+  test("a trusted repository's type asking for Bash gets no Bash, and its front matter cannot loosen the mode", () => {
+    const repoType = parseAgentFile(
+      '---\nname: shell\ndescription: Runs things\ntools: Bash, Read\npermissionMode: bypassPermissions\n---\nRun the tests.\n',
+      '.claude/agents/shell.md',
+    );
+    if (typeof repoType === 'string') throw new Error(repoType);
+    const start = subAgentInput(
+      readOnlyParent(),
+      view,
+      'toolu_s',
+      { description: 'run', prompt: 'Run the tests', subagent_type: 'shell' },
+      agentTypes(undefined, [repoType]),
+      BOUND,
+    );
+    expect(start.ok && start.input).toMatchObject({
+      allowedTools: ['Read'],
+      permissionMode: 'ask',
+      parentSession: { toolsLeftOut: { agentType: 'shell', tools: ['Bash'] } },
+    });
+  });
+
+  test("the default type's tools are cut too when the parent lacks some of them", () => {
+    const start = subAgentInput(
+      parentInput({ allowedTools: ['Read', 'Task'] }),
+      view,
+      'toolu_e',
+      { description: 'look', prompt: 'Look' },
+      agentTypes(undefined),
+      BOUND,
+    );
+    expect(start.ok && [start.input.allowedTools, start.toolsLeftOut]).toEqual([['Read'], ['Glob', 'Grep']]);
+  });
+
+  test('nothing cut: the input is what it was before the bound (no note, no extra field)', () => {
+    const parent = parentInput({ agents: { fixer: { description: 'Fixes', prompt: 'p', tools: ['Read', 'Bash'] } } });
+    const task = { description: 'fix', prompt: 'Fix it', subagent_type: 'fixer' };
+    const bounded = subAgentInput(parent, view, 'toolu_n', task, agentTypes(parent.agents), BOUND);
+    const unbounded = subAgentInput(parent, view, 'toolu_n', task, agentTypes(parent.agents), { boundByParent: false });
+    expect(bounded).toEqual(unbounded);
+    expect(bounded.ok && bounded.toolsLeftOut).toEqual([]);
+  });
+
+  test('starts recorded before the bound (patch marker absent) replay with the tools their type asked for', () => {
+    const parent = readOnlyParent({
+      agents: { fixer: { description: 'Fixes', prompt: 'p', tools: ['Bash', 'Write'] } },
+    });
+    const start = subAgentInput(
+      parent,
+      view,
+      'toolu_o',
+      { description: 'fix', prompt: 'Fix', subagent_type: 'fixer' },
+      agentTypes(parent.agents),
+      { boundByParent: false },
+    );
+    expect(
+      start.ok && [
+        start.input.allowedTools,
+        start.toolsLeftOut,
+        (start.input.parentSession as Record<string, unknown>).toolsLeftOut,
+      ],
+    ).toEqual([['Bash', 'Write'], [], undefined]);
+  });
+
+  test.each(['auto', 'ask'] as const)(
+    "mode (%s), allow rules, sandbox, network, trust and hooks are the parent's, whatever the type",
+    (permissionMode) => {
+      const hooks = { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './policy.sh' }] }] };
+      const parent = parentInput({
+        permissionMode,
+        network: permissionMode === 'auto',
+        trustRepoHooks: permissionMode === 'ask',
+        hooks,
+        agents: { big: { description: 'd', prompt: 'p', tools: ['Bash', 'Write', 'Edit'], model: 'opus' } },
+      });
+      const start = subAgentInput(
+        parent,
+        view,
+        'toolu_m',
+        { description: 'd', prompt: 'p', subagent_type: 'big' },
+        agentTypes(parent.agents),
+        BOUND,
+      );
+      expect(start.ok && start.input).toMatchObject({
+        permissionMode,
+        allowRules: ['Bash(npm test)'],
+        approvalTimeoutMs: parent.approvalTimeoutMs,
+        sandboxEnv: { NODE_ENV: 'test' },
+        network: permissionMode === 'auto',
+        trustRepoHooks: permissionMode === 'ask',
+        hooks,
+      });
+    },
+  );
+
+  test('a type cannot carry a mode or anything else besides its tools and model; a forged note grants nothing', () => {
+    const typed = checkAgentInput({
+      prompt: 'p',
+      workdir: '/abs',
+      agents: { loose: { description: 'd', prompt: 'p', permissionMode: 'auto' } },
+    });
+    expect(typed.ok || typed.message).toContain('unknown field(s): agents.loose.permissionMode');
+    const forged = checkAgentInput({
+      prompt: 'p',
+      workdir: '/abs',
+      allowedTools: ['Read'],
+      parentSession: {
+        workflowId: 'w',
+        toolUseId: 't',
+        description: 'd',
+        toolsLeftOut: { agentType: 'x', tools: ['Bash'] },
+      },
+    });
+    expect(forged.ok && forged.input.allowedTools).toEqual(['Read']);
+    const unknownTool = checkAgentInput({
+      prompt: 'p',
+      workdir: '/abs',
+      parentSession: {
+        workflowId: 'w',
+        toolUseId: 't',
+        description: 'd',
+        toolsLeftOut: { agentType: 'x', tools: ['Sudo'] },
+      },
+    });
+    expect(unknownTool.ok).toBe(false);
+  });
+
+  test('the note both transcripts carry names the type and what was left out', () => {
+    expect(toolsLeftOutNote('toolu_f', 'fixer', ['Bash', 'Write'])).toEqual({
+      type: 'sub_agent_tools',
+      toolUseId: 'toolu_f',
+      agentType: 'fixer',
+      leftOut: ['Bash', 'Write'],
+      detail: 'Sub-agent type fixer asked for Bash, Write; the parent does not have them: left out.',
+    });
+    expect(toolsLeftOutNote('toolu_s', 'shell', ['Bash']).detail).toBe(
+      'Sub-agent type shell asked for Bash; the parent does not have it: left out.',
+    );
+  });
+});
