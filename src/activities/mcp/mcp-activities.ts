@@ -18,6 +18,7 @@ import {
   describeMcpServer,
   type ListMcpToolsInput,
   type ListMcpToolsOutput,
+  type McpServerConfig,
   type McpServerStatus,
   type McpToolDefinition,
   mcpToolName,
@@ -25,7 +26,7 @@ import {
 import { CallProgress, whileHeartbeating } from '../heartbeat';
 import { type ContentStore, putJson, storeText } from '../../store/content-store';
 import { snapshotOver } from '../workspace/workspace-activities';
-import type { McpPool } from './mcp-pool';
+import type { McpConnection, McpPlace, McpPool } from './mcp-pool';
 
 /** A call that takes longer is given up (Claude Code's default is as generous). */
 export const MCP_CALL_TIMEOUT_MS = 10 * 60_000;
@@ -33,45 +34,14 @@ export const MCP_CALL_TIMEOUT_MS = 10 * 60_000;
 /** `callMcpTool`'s output: the result, and whether the server said its tool list changed. */
 export type CallMcpToolOutput = RunToolOutput & { toolsChanged?: true };
 
-export function createMcpActivities({ store, pool }: { store: ContentStore; pool: McpPool }) {
+interface McpActivityDeps {
+  store: ContentStore;
+  pool: McpPool;
+}
+
+export function createMcpActivities(deps: McpActivityDeps) {
   return {
-    async listMcpTools(input: ListMcpToolsInput): Promise<ListMcpToolsOutput> {
-      const signal = Context.current().cancellationSignal;
-      const place = { workdir: input.workdir, ...(input.sandbox ? { sandbox: input.sandbox } : {}) };
-      const listing = new CallProgress('MCP servers', `list the tools of ${Object.keys(input.servers).join(', ')}`);
-      const listed = await whileHeartbeating(
-        () =>
-          Promise.all(
-            Object.entries(input.servers).map(
-              async ([name, config]): Promise<{ status: McpServerStatus; tools: McpToolDefinition[] }> => {
-                try {
-                  const connection = await pool.connect(input.sessionId, name, config, place);
-                  const tools = definitionsOf(name, await pool.listTools(connection, signal));
-                  return { status: { name, status: 'connected', tools: tools.map((tool) => tool.name) }, tools };
-                } catch (error) {
-                  if (signal.aborted) throw new CancelledFailure('Listing MCP tools cancelled');
-                  return {
-                    status: {
-                      name,
-                      status: 'failed',
-                      tools: [],
-                      error: `${describeMcpServer(config)}: ${(error as Error).message}`.slice(0, 1_000),
-                    },
-                    tools: [],
-                  };
-                }
-              },
-            ),
-          ),
-        listing,
-      );
-      // Two tools that come out with one name (cut, or characters replaced): the first is offered.
-      const seen = new Set<string>();
-      const catalog = listed
-        .flatMap(({ tools }) => tools)
-        .filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
-      return { toolsRef: await putJson(store, catalog), status: listed.map(({ status }) => status) };
-    },
+    listMcpTools: (input: ListMcpToolsInput): Promise<ListMcpToolsOutput> => listMcpTools(deps, input),
 
     /**
      * One call. MCP tools are not assumed idempotent (a ticket filed, a row written): a retry of
@@ -81,80 +51,143 @@ export function createMcpActivities({ store, pool }: { store: ContentStore; pool
      * that one retry). Everything else — the server not starting, dying mid-call, an error result,
      * invalid arguments, a timeout — is an `is_error` result too, never a retry.
      */
-    async callMcpTool(input: CallMcpToolInput): Promise<CallMcpToolOutput> {
-      const call = new CallProgress(input.name, `${input.name} ${JSON.stringify(input.arguments ?? {})}`);
-      const output = await callOnce(input, call);
-      // What the server wrote in the workdir, whatever the call's outcome (one that failed or was
-      // interrupted may have written too): the turn's snapshot. Not after a cancel, which the turn's end covers.
-      if (!input.snapshotRef || Context.current().cancellationSignal.aborted) return output;
-      const signal = Context.current().cancellationSignal;
-      const snapshot = await whileHeartbeating(
-        () => snapshotOver(store, input.workdir, input.snapshotRef!, signal),
-        call,
-      );
-      return snapshot ? { ...output, snapshot } : output;
-    },
+    callMcpTool: (input: CallMcpToolInput): Promise<CallMcpToolOutput> => callMcpTool(deps, input),
   };
+}
 
-  async function callOnce(input: CallMcpToolInput, call: CallProgress): Promise<CallMcpToolOutput> {
-    const context = Context.current();
-    const server = `MCP server "${input.server}"`;
-    if (context.info.attempt > 1 || input.resumed) {
-      return errorOutput(
-        store,
-        input,
-        `The call to ${input.name} was interrupted (the worker running it stopped) and was not made again: it may or may not have taken effect on the ${server}. Check its effect before calling it again.`,
-      );
-    }
-    const place = { workdir: input.workdir, ...(input.sandbox ? { sandbox: input.sandbox } : {}) };
-    let connection;
-    try {
-      connection = await whileHeartbeating(
-        () => pool.connect(input.sessionId, input.server, input.config, place),
-        call,
-      );
-    } catch (error) {
-      return errorOutput(store, input, `The ${server} could not be started: ${(error as Error).message}`);
-    }
-    let result: CallToolResult;
-    try {
-      result = (await whileHeartbeating(
-        () =>
-          connection.client.callTool(
-            { name: input.tool, arguments: (input.arguments ?? {}) as Record<string, unknown> },
-            undefined,
-            {
-              signal: context.cancellationSignal,
-              timeout: MCP_CALL_TIMEOUT_MS,
-              // A server that reports progress: its latest message is the call's last line.
-              onprogress: (update) => call.onOutput(`\n${update.message ?? progressOf(update)}\n`),
-            },
-          ),
-        call,
-      )) as CallToolResult;
-    } catch (error) {
-      if (context.cancellationSignal.aborted) throw new CancelledFailure('MCP tool call cancelled');
-      const died = connection.closed
-        ? ` The server stopped during the call (it is started again for the next call); the call may or may not have taken effect.`
-        : '';
-      return {
-        ...(await errorOutput(store, input, `${input.name} failed: ${(error as Error).message}.${died}`)),
-        ...changed(connection),
-      };
-    }
-    const { text: output, media } = await contentOf(store, result);
-    const text = input.approvalFeedback ? `${output}\n\nUser feedback on approval: ${input.approvalFeedback}` : output;
+async function listMcpTools({ store, pool }: McpActivityDeps, input: ListMcpToolsInput): Promise<ListMcpToolsOutput> {
+  const signal = Context.current().cancellationSignal;
+  const place = { workdir: input.workdir, ...(input.sandbox ? { sandbox: input.sandbox } : {}) };
+  const listing = new CallProgress('MCP servers', `list the tools of ${Object.keys(input.servers).join(', ')}`);
+  const listed = await whileHeartbeating(
+    () =>
+      Promise.all(
+        Object.entries(input.servers).map(([name, config]) =>
+          listServerTools(pool, input.sessionId, name, config, place, signal),
+        ),
+      ),
+    listing,
+  );
+  // Two tools that come out with one name (cut, or characters replaced): the first is offered.
+  const seen = new Set<string>();
+  const catalog = listed.flatMap(({ tools }) => tools).filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
+  return { toolsRef: await putJson(store, catalog), status: listed.map(({ status }) => status) };
+}
+
+/** One server's tools and status: a server that cannot start or list is `failed`, not an error. */
+async function listServerTools(
+  pool: McpPool,
+  sessionId: string,
+  name: string,
+  config: McpServerConfig,
+  place: McpPlace,
+  signal: AbortSignal,
+): Promise<{ status: McpServerStatus; tools: McpToolDefinition[] }> {
+  try {
+    const connection = await pool.connect(sessionId, name, config, place);
+    const tools = definitionsOf(name, await pool.listTools(connection, signal));
+    return { status: { name, status: 'connected', tools: tools.map((tool) => tool.name) }, tools };
+  } catch (error) {
+    if (signal.aborted) throw new CancelledFailure('Listing MCP tools cancelled');
     return {
-      result: {
-        toolUseId: input.toolUseId,
-        isError: result.isError === true,
-        content: await storeText(store, result.isError ? toolUseError(text) : text),
-        toolName: input.name,
-        ...(media.length ? { media } : {}),
+      status: {
+        name,
+        status: 'failed',
+        tools: [],
+        error: `${describeMcpServer(config)}: ${(error as Error).message}`.slice(0, 1_000),
       },
+      tools: [],
+    };
+  }
+}
+
+async function callMcpTool({ store, pool }: McpActivityDeps, input: CallMcpToolInput): Promise<CallMcpToolOutput> {
+  const call = new CallProgress(input.name, `${input.name} ${JSON.stringify(input.arguments ?? {})}`);
+  const output = await callOnce(store, pool, input, call);
+  // What the server wrote in the workdir, whatever the call's outcome (one that failed or was
+  // interrupted may have written too): the turn's snapshot. Not after a cancel, which the turn's end covers.
+  if (!input.snapshotRef || Context.current().cancellationSignal.aborted) return output;
+  const signal = Context.current().cancellationSignal;
+  const snapshot = await whileHeartbeating(() => snapshotOver(store, input.workdir, input.snapshotRef!, signal), call);
+  return snapshot ? { ...output, snapshot } : output;
+}
+
+async function callOnce(
+  store: ContentStore,
+  pool: McpPool,
+  input: CallMcpToolInput,
+  call: CallProgress,
+): Promise<CallMcpToolOutput> {
+  const context = Context.current();
+  const server = `MCP server "${input.server}"`;
+  if (context.info.attempt > 1 || input.resumed) {
+    return errorOutput(
+      store,
+      input,
+      `The call to ${input.name} was interrupted (the worker running it stopped) and was not made again: it may or may not have taken effect on the ${server}. Check its effect before calling it again.`,
+    );
+  }
+  const place = { workdir: input.workdir, ...(input.sandbox ? { sandbox: input.sandbox } : {}) };
+  let connection: McpConnection;
+  try {
+    connection = await whileHeartbeating(() => pool.connect(input.sessionId, input.server, input.config, place), call);
+  } catch (error) {
+    return errorOutput(store, input, `The ${server} could not be started: ${(error as Error).message}`);
+  }
+  let result: CallToolResult;
+  try {
+    result = await whileHeartbeating(() => callServerTool(connection, input, call, context.cancellationSignal), call);
+  } catch (error) {
+    if (context.cancellationSignal.aborted) throw new CancelledFailure('MCP tool call cancelled');
+    const died = connection.closed
+      ? ` The server stopped during the call (it is started again for the next call); the call may or may not have taken effect.`
+      : '';
+    return {
+      ...(await errorOutput(store, input, `${input.name} failed: ${(error as Error).message}.${died}`)),
       ...changed(connection),
     };
   }
+  return resultOutput(store, input, result, connection);
+}
+
+/** The request to the server, given up after MCP_CALL_TIMEOUT_MS or on cancellation. */
+async function callServerTool(
+  connection: McpConnection,
+  input: CallMcpToolInput,
+  call: CallProgress,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  return (await connection.client.callTool(
+    { name: input.tool, arguments: (input.arguments ?? {}) as Record<string, unknown> },
+    undefined,
+    {
+      signal,
+      timeout: MCP_CALL_TIMEOUT_MS,
+      // A server that reports progress: its latest message is the call's last line.
+      onprogress: (update) => call.onOutput(`\n${update.message ?? progressOf(update)}\n`),
+    },
+  )) as CallToolResult;
+}
+
+/** The server's answer as the tool's result (an error result stays one), with the user's approval feedback. */
+async function resultOutput(
+  store: ContentStore,
+  input: CallMcpToolInput,
+  result: CallToolResult,
+  connection: McpConnection,
+): Promise<CallMcpToolOutput> {
+  const { text: output, media } = await contentOf(store, result);
+  const text = input.approvalFeedback ? `${output}\n\nUser feedback on approval: ${input.approvalFeedback}` : output;
+  return {
+    result: {
+      toolUseId: input.toolUseId,
+      isError: result.isError === true,
+      content: await storeText(store, result.isError ? toolUseError(text) : text),
+      toolName: input.name,
+      ...(media.length ? { media } : {}),
+    },
+    ...changed(connection),
+  };
 }
 
 /** A progress notification without a message: `3 of 10`, or just `3`. */
