@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { CallModelInput, CallModelOutcome } from '../../shared/activity-io';
-import { textOf } from '../../shared/conversation';
+import { type ConversationMessage, textOf } from '../../shared/conversation';
 import { ErrorType } from '../../shared/errors';
 import { type ContentStore, putJson } from '../../store/content-store';
 import { appendWithCheckpoint, ConversationCache, loadConversation } from '../../store/conversation';
@@ -12,7 +12,7 @@ import { TOOLS, type ToolRegistry } from '../tools/registry';
 import type { LiveChannel } from '../../live/live-channel';
 import { LivePublisher } from '../../live/live-publisher';
 import { inSpan } from '../../telemetry/spans';
-import { type ModelApi, usageOf } from './anthropic';
+import { type ModelApi, type ModelReply, usageOf } from './anthropic';
 import { toApiMessages, withCacheBreakpoint } from './api-messages';
 
 export interface ModelActivityDependencies {
@@ -25,6 +25,9 @@ export interface ModelActivityDependencies {
   conversations?: ConversationCache;
 }
 
+/** The dependencies with their defaults filled in: one conversation cache for all the worker's calls. */
+type ModelCallDeps = Required<Omit<ModelActivityDependencies, 'live'>> & Pick<ModelActivityDependencies, 'live'>;
+
 /** The model call of a turn: the conversation by reference in, the reply and its planned tool calls out. */
 export function createModelActivities({
   store,
@@ -33,95 +36,127 @@ export function createModelActivities({
   live,
   conversations = new ConversationCache(),
 }: ModelActivityDependencies) {
+  const deps: ModelCallDeps = { store, api, tools, live, conversations };
   return {
-    async callModel(input: CallModelInput): Promise<CallModelOutcome> {
-      const { conversationRef, checkpointRef } = await appendWithCheckpoint(
-        store,
-        input.conversationRef,
-        input.append,
-        input.turnEnd,
-      );
-      // The turn's transcript entries ride along (stored before the call, so every outcome returns them).
-      const transcript = input.transcriptAppend
-        ? { transcriptRef: await storeTranscriptNode(store, input.transcriptAppend) }
-        : {};
-      const storedRefs = { ...(checkpointRef ? { checkpointRef } : {}), ...transcript };
-      const conversation = await loadConversation(store, conversationRef, conversations);
-      const messages = withCacheBreakpoint(await toApiMessages(store, conversation, input.resultsPerMessageMaxChars));
-      // The session's MCP tools (stored by the listing activity) follow the built-in ones.
-      const mcp = await McpCatalog.load(store, input.mcpToolsRef);
-      const definitions = [...tools.apiDefinitions(input.allowedTools), ...(mcp?.apiDefinitions() ?? [])];
-      const params: Anthropic.MessageCreateParamsNonStreaming = {
-        model: input.model,
-        max_tokens: input.maxOutputTokens,
-        // Stable prefix first and marked for caching: tools, then the system prompt.
-        system: [{ type: 'text', text: await store.get(input.systemRef), cache_control: { type: 'ephemeral' } }],
-        tools: definitions.map((tool, index) =>
-          index === definitions.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' } } : tool,
-        ),
-        messages,
-      };
+    callModel: (input: CallModelInput): Promise<CallModelOutcome> => callModel(deps, input),
+  };
+}
 
-      let reply;
-      const publisher = LivePublisher.forActivity(live, input.turn);
-      const attempt = Context.current().info.attempt;
-      try {
-        reply = await inSpan('model.call', modelCallAttributes(input, attempt), async (span) => {
-          const answer = await api.stream(params, 'Model call', publisher);
-          if (answer.kind === 'message') span.setAttributes(replyAttributes(answer.message));
-          else span.setAttribute('durable_agent.withheld', answer.kind);
-          return answer;
-        });
-        await publisher.flush();
-      } catch (error) {
-        if (
-          error instanceof ApplicationFailure &&
-          error.type === ErrorType.ModelOverloaded &&
-          input.fallbackModel &&
-          input.fallbackModel !== input.model &&
-          attempt >= input.fallbackAfterOverloads
-        ) {
-          // Enough overloaded attempts: hand the choice of another model to the workflow.
-          return { kind: 'overloaded', conversationRef, ...storedRefs, attempts: attempt, message: error.message };
-        }
-        // Watchers learn that Temporal will try again, when, and that this attempt's text is void.
-        publisher.retrying(error);
-        await publisher.flush();
-        throw error;
-      }
-      if (reply.kind !== 'message') return { ...reply, conversationRef, ...storedRefs };
-      const message = reply.message;
+async function callModel(deps: ModelCallDeps, input: CallModelInput): Promise<CallModelOutcome> {
+  const { store, conversations } = deps;
+  const { conversationRef, checkpointRef } = await appendWithCheckpoint(
+    store,
+    input.conversationRef,
+    input.append,
+    input.turnEnd,
+  );
+  // The turn's transcript entries ride along (stored before the call, so every outcome returns them).
+  const transcript = input.transcriptAppend
+    ? { transcriptRef: await storeTranscriptNode(store, input.transcriptAppend) }
+    : {};
+  const storedRefs = { ...(checkpointRef ? { checkpointRef } : {}), ...transcript };
+  const conversation = await loadConversation(store, conversationRef, conversations);
+  const { params, mcp } = await requestOf(deps, input, conversation);
+  const reply = await streamReply(deps, input, params);
+  if (reply.kind === 'overloaded') {
+    return { kind: 'overloaded', conversationRef, ...storedRefs, attempts: reply.attempts, message: reply.message };
+  }
+  if (reply.kind !== 'message') return { ...reply, conversationRef, ...storedRefs };
+  const response = await responseOf(deps, input, reply.message, mcp);
+  return { kind: 'response', conversationRef, ...storedRefs, messageCount: conversation.length, ...response };
+}
 
-      if (!Array.isArray(message.content)) {
-        throw ApplicationFailure.retryable(
-          'The model API returned a message without content blocks',
-          ErrorType.ModelMalformedResponse,
-        );
-      }
-      // A reply cut off by the output limit may end in a half-written tool_use: keep its text only,
-      // so the conversation never holds a tool_use that will get no tool_result.
-      const truncated = message.stop_reason === 'max_tokens' || message.stop_reason === 'model_context_window_exceeded';
-      const content = truncated ? message.content.filter((block) => block.type !== 'tool_use') : message.content;
-      const assistantJson = JSON.stringify(content);
-      const assistantRef = await putJson(store, content);
-      const toolUses = await Promise.all(
-        content
-          .filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use')
-          .map((block) => mcp?.plan(block) ?? tools.plan(block, input.workdir, input.allowedTools)),
-      );
-      return {
-        kind: 'response',
-        conversationRef,
-        ...storedRefs,
-        messageCount: conversation.length,
-        assistant: { ref: assistantRef, chars: assistantJson.length },
-        stopReason: message.stop_reason ?? 'end_turn',
-        text: textOf(content),
-        toolUses,
-        usage: usageOf(message.usage),
-        model: message.model ?? input.model,
-      };
-    },
+/** The request: the tools (built-in, then the session's MCP ones) and system prompt, cached, then the messages. */
+async function requestOf(
+  { store, tools }: ModelCallDeps,
+  input: CallModelInput,
+  conversation: ConversationMessage[],
+): Promise<{ params: Anthropic.MessageCreateParamsNonStreaming; mcp: McpCatalog | undefined }> {
+  const messages = withCacheBreakpoint(await toApiMessages(store, conversation, input.resultsPerMessageMaxChars));
+  // The session's MCP tools (stored by the listing activity) follow the built-in ones.
+  const mcp = await McpCatalog.load(store, input.mcpToolsRef);
+  const definitions = [...tools.apiDefinitions(input.allowedTools), ...(mcp?.apiDefinitions() ?? [])];
+  const params: Anthropic.MessageCreateParamsNonStreaming = {
+    model: input.model,
+    max_tokens: input.maxOutputTokens,
+    // Stable prefix first and marked for caching: tools, then the system prompt.
+    system: [{ type: 'text', text: await store.get(input.systemRef), cache_control: { type: 'ephemeral' } }],
+    tools: definitions.map((tool, index) =>
+      index === definitions.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' } } : tool,
+    ),
+    messages,
+  };
+  return { params, mcp };
+}
+/** A reply, or word that the model stayed overloaded for long enough to hand the workflow the choice of another. */
+type StreamedReply = ModelReply | { kind: 'overloaded'; attempts: number; message: string };
+
+/** The call itself, in a span, its text streamed to the watchers (who are told when an attempt fails). */
+async function streamReply(
+  { api, live }: ModelCallDeps,
+  input: CallModelInput,
+  params: Anthropic.MessageCreateParamsNonStreaming,
+): Promise<StreamedReply> {
+  const publisher = LivePublisher.forActivity(live, input.turn);
+  const attempt = Context.current().info.attempt;
+  try {
+    const reply = await inSpan('model.call', modelCallAttributes(input, attempt), async (span) => {
+      const answer = await api.stream(params, 'Model call', publisher);
+      if (answer.kind === 'message') span.setAttributes(replyAttributes(answer.message));
+      else span.setAttribute('durable_agent.withheld', answer.kind);
+      return answer;
+    });
+    await publisher.flush();
+    return reply;
+  } catch (error) {
+    if (
+      error instanceof ApplicationFailure &&
+      error.type === ErrorType.ModelOverloaded &&
+      input.fallbackModel &&
+      input.fallbackModel !== input.model &&
+      attempt >= input.fallbackAfterOverloads
+    ) {
+      // Enough overloaded attempts: hand the choice of another model to the workflow.
+      return { kind: 'overloaded', attempts: attempt, message: error.message };
+    }
+    // Watchers learn that Temporal will try again, when, and that this attempt's text is void.
+    publisher.retrying(error);
+    await publisher.flush();
+    throw error;
+  }
+}
+
+/** The reply stored, and its tool calls planned (MCP tools by the session's catalog). */
+async function responseOf(
+  { store, tools }: ModelCallDeps,
+  input: CallModelInput,
+  message: Anthropic.Message,
+  mcp: McpCatalog | undefined,
+) {
+  if (!Array.isArray(message.content)) {
+    throw ApplicationFailure.retryable(
+      'The model API returned a message without content blocks',
+      ErrorType.ModelMalformedResponse,
+    );
+  }
+  // A reply cut off by the output limit may end in a half-written tool_use: keep its text only,
+  // so the conversation never holds a tool_use that will get no tool_result.
+  const truncated = message.stop_reason === 'max_tokens' || message.stop_reason === 'model_context_window_exceeded';
+  const content = truncated ? message.content.filter((block) => block.type !== 'tool_use') : message.content;
+  const assistantJson = JSON.stringify(content);
+  const assistantRef = await putJson(store, content);
+  const toolUses = await Promise.all(
+    content
+      .filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use')
+      .map((block) => mcp?.plan(block) ?? tools.plan(block, input.workdir, input.allowedTools)),
+  );
+  return {
+    assistant: { ref: assistantRef, chars: assistantJson.length },
+    stopReason: message.stop_reason ?? 'end_turn',
+    text: textOf(content),
+    toolUses,
+    usage: usageOf(message.usage),
+    model: message.model ?? input.model,
   };
 }
 

@@ -6,7 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import type { CompactInput, CompactOutput } from '../../shared/activity-io';
-import { textOf } from '../../shared/conversation';
+import { type ConversationMessage, textOf } from '../../shared/conversation';
 import { ErrorType, promptTooLongNumbers } from '../../shared/errors';
 import {
   CHARS_PER_TOKEN,
@@ -44,84 +44,114 @@ export const CONTINUATION_PREAMBLE =
   'This session is being continued from a previous conversation that ran out of context. ' +
   'The summary below covers the earlier portion of the conversation.';
 
-export function createCompactActivities({ store, api }: { store: ContentStore; api: ModelApi }) {
-  return {
-    async compactConversation(input: CompactInput): Promise<CompactOutput> {
-      const messages = [...(await loadConversation(store, input.conversationRef)), ...input.append];
-      // The previous turn's end, stored as it was before the summary replaces it (a rewind goes back to it).
-      const { checkpointRef } = input.turnEnd
-        ? await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd)
-        : {};
-      const system = await store.get(input.systemRef);
-      // Every tool stays declared (the history holds tool_use blocks of any of them, the session's
-      // MCP tools included), none callable.
-      const mcp = await McpCatalog.load(store, input.mcpToolsRef);
-      const tools = [...TOOLS.apiDefinitions(), ...(mcp?.apiDefinitions() ?? [])];
-      const baseTokens = Math.ceil(
-        (system.length + JSON.stringify(tools).length + SUMMARY_INSTRUCTIONS.length) / CHARS_PER_TOKEN,
-      );
-      // The conversation may itself be too long to summarise (that is why we are here): fit it to
-      // the window, and if the endpoint still refuses it (its window may be smaller, the estimate
-      // is chars/4), shrink by as much as its error says and ask again.
-      let budget = input.contextWindowTokens - COMPACTION_MAX_OUTPUT_TOKENS - 2_000;
-      let reply: ModelReply;
-      for (let attempt = 1; ; attempt++) {
-        const apiMessages = await toApiMessages(store, fitForSummary(messages, budget, baseTokens));
-        const last = apiMessages[apiMessages.length - 1];
-        const instructions: Anthropic.TextBlockParam = { type: 'text', text: SUMMARY_INSTRUCTIONS };
-        if (last?.role === 'user') last.content = [...last.content, instructions];
-        else apiMessages.push({ role: 'user', content: [instructions] });
-        reply = await api.stream(
-          {
-            model: input.model,
-            max_tokens: Math.min(COMPACTION_MAX_OUTPUT_TOKENS, Math.max(input.maxOutputTokens, 8_192)),
-            system: [{ type: 'text', text: system }],
-            tools,
-            tool_choice: { type: 'none' },
-            messages: apiMessages,
-          },
-          'Compaction',
-        );
-        if (reply.kind !== 'prompt_too_long' || attempt >= COMPACTION_FIT_ATTEMPTS) break;
-        const numbers = promptTooLongNumbers(reply.message);
-        budget = Math.floor(budget * Math.min(0.9, numbers ? (numbers.maximum / numbers.tokens) * 0.9 : 0.7));
-      }
-      if (reply.kind !== 'message') {
-        throw ApplicationFailure.nonRetryable(
-          `Compaction request too long: ${reply.message}`,
-          ErrorType.CompactionFailed,
-        );
-      }
-      const message = reply.message;
-      const text = textOf(message.content);
-      const summary = text.match(/<summary>([\s\S]*?)<\/summary>/)?.[1]?.trim() ?? text.trim();
-      if (!summary)
-        throw ApplicationFailure.retryable('The model returned an empty summary', ErrorType.CompactionFailed);
+interface CompactDeps {
+  store: ContentStore;
+  api: ModelApi;
+}
 
-      const { attachments, files } = await reattachFiles(
-        input.workdir,
-        input.recentFiles,
-        Math.min(COMPACT_REATTACH_TOTAL_CHARS, input.reattachBudgetChars),
-      );
-      const continuation = [
-        CONTINUATION_PREAMBLE,
-        `<summary>\n${summary}\n</summary>`,
-        ...(attachments.length ? [`Files you read most recently, as they are now:\n${attachments.join('\n')}`] : []),
-        'Continue with the last task you were asked to work on, without asking the user any further questions.',
-      ].join('\n\n');
-      const compacted = [{ role: 'user' as const, kind: 'text' as const, content: { text: continuation } }];
-      return {
-        conversationRef: await appendConversation(store, null, compacted),
-        ...(checkpointRef ? { checkpointRef } : {}),
-        estimatedTokens: Math.ceil(
-          (system.length + JSON.stringify(tools).length + continuation.length) / CHARS_PER_TOKEN,
-        ),
-        summaryChars: summary.length,
-        reattachedFiles: files,
-        usage: usageOf(message.usage),
-      };
-    },
+/** What the summary request is made of: the conversation, the system prompt, and every tool (none callable). */
+interface SummaryRequest {
+  messages: ConversationMessage[];
+  system: string;
+  tools: Anthropic.ToolUnion[];
+}
+
+export function createCompactActivities(deps: CompactDeps) {
+  return {
+    compactConversation: (input: CompactInput): Promise<CompactOutput> => compactConversation(deps, input),
   };
+}
+
+async function compactConversation({ store, api }: CompactDeps, input: CompactInput): Promise<CompactOutput> {
+  const messages = [...(await loadConversation(store, input.conversationRef)), ...input.append];
+  // The previous turn's end, stored as it was before the summary replaces it (a rewind goes back to it).
+  const { checkpointRef } = input.turnEnd
+    ? await appendWithCheckpoint(store, input.conversationRef, input.append, input.turnEnd)
+    : {};
+  const system = await store.get(input.systemRef);
+  // Every tool stays declared (the history holds tool_use blocks of any of them, the session's
+  // MCP tools included), none callable.
+  const mcp = await McpCatalog.load(store, input.mcpToolsRef);
+  const tools = [...TOOLS.apiDefinitions(), ...(mcp?.apiDefinitions() ?? [])];
+  const message = await summarise(store, api, input, { messages, system, tools });
+  const summary = summaryOf(message);
+
+  const { attachments, files } = await reattachFiles(
+    input.workdir,
+    input.recentFiles,
+    Math.min(COMPACT_REATTACH_TOTAL_CHARS, input.reattachBudgetChars),
+  );
+  const continuation = continuationOf(summary, attachments);
+  const compacted = [{ role: 'user' as const, kind: 'text' as const, content: { text: continuation } }];
+  return {
+    conversationRef: await appendConversation(store, null, compacted),
+    ...(checkpointRef ? { checkpointRef } : {}),
+    estimatedTokens: Math.ceil((system.length + JSON.stringify(tools).length + continuation.length) / CHARS_PER_TOKEN),
+    summaryChars: summary.length,
+    reattachedFiles: files,
+    usage: usageOf(message.usage),
+  };
+}
+
+/**
+ * The model's summary of the conversation. The conversation may itself be too long to summarise
+ * (that is why we are here): fit it to the window, and if the endpoint still refuses it (its
+ * window may be smaller, the estimate is chars/4), shrink by as much as its error says and ask again.
+ */
+async function summarise(
+  store: ContentStore,
+  api: ModelApi,
+  input: CompactInput,
+  { messages, system, tools }: SummaryRequest,
+): Promise<Anthropic.Message> {
+  const baseTokens = Math.ceil(
+    (system.length + JSON.stringify(tools).length + SUMMARY_INSTRUCTIONS.length) / CHARS_PER_TOKEN,
+  );
+  let budget = input.contextWindowTokens - COMPACTION_MAX_OUTPUT_TOKENS - 2_000;
+  let reply: ModelReply;
+  for (let attempt = 1; ; attempt++) {
+    const apiMessages = await toApiMessages(store, fitForSummary(messages, budget, baseTokens));
+    const last = apiMessages[apiMessages.length - 1];
+    const instructions: Anthropic.TextBlockParam = { type: 'text', text: SUMMARY_INSTRUCTIONS };
+    if (last?.role === 'user') last.content = [...last.content, instructions];
+    else apiMessages.push({ role: 'user', content: [instructions] });
+    reply = await api.stream(
+      {
+        model: input.model,
+        max_tokens: Math.min(COMPACTION_MAX_OUTPUT_TOKENS, Math.max(input.maxOutputTokens, 8_192)),
+        system: [{ type: 'text', text: system }],
+        tools,
+        tool_choice: { type: 'none' },
+        messages: apiMessages,
+      },
+      'Compaction',
+    );
+    if (reply.kind !== 'prompt_too_long' || attempt >= COMPACTION_FIT_ATTEMPTS) break;
+    const numbers = promptTooLongNumbers(reply.message);
+    budget = Math.floor(budget * Math.min(0.9, numbers ? (numbers.maximum / numbers.tokens) * 0.9 : 0.7));
+  }
+  if (reply.kind !== 'message') {
+    throw ApplicationFailure.nonRetryable(`Compaction request too long: ${reply.message}`, ErrorType.CompactionFailed);
+  }
+  return reply.message;
+}
+
+/** The summary inside the reply's <summary> tags (or the whole text without them); an empty one is retried. */
+function summaryOf(message: Anthropic.Message): string {
+  const text = textOf(message.content);
+  const summary = text.match(/<summary>([\s\S]*?)<\/summary>/)?.[1]?.trim() ?? text.trim();
+  if (!summary) throw ApplicationFailure.retryable('The model returned an empty summary', ErrorType.CompactionFailed);
+  return summary;
+}
+
+/** The one message the session goes on from. */
+function continuationOf(summary: string, attachments: string[]): string {
+  return [
+    CONTINUATION_PREAMBLE,
+    `<summary>\n${summary}\n</summary>`,
+    ...(attachments.length ? [`Files you read most recently, as they are now:\n${attachments.join('\n')}`] : []),
+    'Continue with the last task you were asked to work on, without asking the user any further questions.',
+  ].join('\n\n');
 }
 
 /** Up to 5 recently read files (newest first), ~5K tokens each and ~50K in all, read afresh. */

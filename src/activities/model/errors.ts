@@ -31,6 +31,19 @@ export function classifyModelError(error: unknown): WithheldError | ApplicationF
   const status = error.status;
   const apiMessage = error.apiMessage ?? error.message;
   const type: string | undefined = error.type ?? undefined;
+  const answer: ApiAnswer = { status, type, apiMessage };
+  return withheldError(answer) ?? transientFailure(answer, error.headers) ?? refusal(answer);
+}
+
+/** What the API said about a failed request: its HTTP status, error type and message. */
+interface ApiAnswer {
+  status: number | undefined;
+  type: string | undefined;
+  apiMessage: string;
+}
+
+/** A request too big for the model (the prompt, or an image or PDF in it): for the workflow to shrink. */
+function withheldError({ status, type, apiMessage }: ApiAnswer): WithheldError | undefined {
   if ((status === 400 || type === 'invalid_request_error') && PROMPT_TOO_LONG.test(apiMessage)) {
     return { kind: 'prompt_too_long', status: status ?? 400, message: apiMessage };
   }
@@ -40,8 +53,16 @@ export function classifyModelError(error: unknown): WithheldError | ApplicationF
   if (status === 413 || type === 'request_too_large') {
     return { kind: 'prompt_too_long', status: 413, message: apiMessage };
   }
+  return undefined;
+}
+
+/** Rate limits, overload and server errors: the same request may well succeed later. */
+function transientFailure(
+  { status, type, apiMessage }: ApiAnswer,
+  headers: InstanceType<typeof Anthropic.APIError>['headers'],
+): ApplicationFailure | undefined {
   if (status === 429 || type === 'rate_limit_error') {
-    const retryAfterSeconds = Number(error.headers?.get('retry-after'));
+    const retryAfterSeconds = Number(headers?.get('retry-after'));
     return ApplicationFailure.create({
       message: `Rate limited by the model API: ${apiMessage}`,
       type: ErrorType.ModelRateLimited,
@@ -63,6 +84,11 @@ export function classifyModelError(error: unknown): WithheldError | ApplicationF
       ErrorType.ModelServerError,
     );
   }
+  return undefined;
+}
+
+/** Requests that will fail the same way again (credentials, model, the request itself); an unknown answer is retried. */
+function refusal({ status, type, apiMessage }: ApiAnswer): ApplicationFailure {
   if (status === 401 || status === 403 || type === 'authentication_error' || type === 'permission_error') {
     return ApplicationFailure.nonRetryable(
       `Model API refused the credentials (${status ?? type}): ${apiMessage}`,
