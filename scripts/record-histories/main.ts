@@ -33,7 +33,8 @@ import { steeringScenarios } from './steering-scenarios';
 import { turnCostScenarios } from './turn-cost-scenarios';
 import { workspaceScenarios } from './workspace-scenarios';
 
-const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
+/** New histories record today's workflow code (test/fixtures/histories/README.md says when they move). */
+const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories', 'current');
 
 const scenarios: Scenario[] = [
   ...loopScenarios,

@@ -70,7 +70,7 @@ export const CONTEXT_OPTIONS: ActivityOptions = TOOL_OPTIONS;
 
 /**
  * A tool call's options: its summary in the UI, and the timeout its tool asks for (a command's
- * own timeout, plus margin). `waitForCancellation` (sessions since `hardening`): an interrupted
+ * own timeout, plus margin). `waitForCancellation` (flag `cancellationEndsWithResult`): an interrupted
  * call is waited for until it reports how it ended, so what it did is known (the SDK's default,
  * TRY_CANCEL, moves on at once while the call may still be changing files).
  */

@@ -16,7 +16,7 @@ import { ErrorType } from '../shared/errors';
 import { checkAgentInput, inlinePromptProblem, type ResolvedAgentInput } from '../shared/input';
 import { callModel, modelCallOptions } from './activity-options';
 import { AgentSession } from './session/agent-session';
-import { INLINE_PROMPT_LIMIT_PATCH } from './core/features';
+import { CONTINUE_AS_NEW_PATCH, INLINE_PROMPT_LIMIT_PATCH, readFeatures } from './core/features';
 import { failureMessage } from './core/failures';
 import { shouldContinueAsNew } from './core/loop';
 import { outputLimit, withTransition } from './core/loop-state';
@@ -31,13 +31,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   const input = validInput(rawInput);
   // Sessions that started before a feature replay without its marker and keep the behaviour they
   // were recorded with (test/fixtures/histories holds such histories).
-  const features = {
-    recoveryLayers: patched('recovery-layers'),
-    steering: patched('steering'),
-    hardening: patched('hardening'),
-    durableWorkspace: patched('durable-workspace'),
-    stopHookLimit: patched('stop-hook-limit'),
-  };
+  const features = readFeatures(patched);
   let session: AgentSession | undefined;
   try {
     session = await AgentSession.open(input, features);
@@ -56,9 +50,9 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       const next = await turn(session);
       if (next.kind === 'finish') return await session.finish(next.reason, next.error);
       // Sessions of any length: at a turn boundary, hand the state to a fresh run (same workflow
-      // id) before history grows large. Sessions from before `hardening` checked after tools only.
+      // id) before history grows large. Sessions from before `continueAsNewAtEveryBoundary` checked after tools only.
       // A rewind asked for is carried out first (continue-as-new waits for every update to return).
-      const boundary = (features.hardening || next.afterTools) && !session.workspace.rewindPending;
+      const boundary = (features.continueAsNewAtEveryBoundary || next.afterTools) && !session.workspace.rewindPending;
       if (
         boundary &&
         shouldContinueAsNew(
@@ -66,7 +60,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
           input.continueAsNewAfterTurns,
           session.turnsThisRun,
         ) &&
-        patched('continue-as-new')
+        patched(CONTINUE_AS_NEW_PATCH)
       ) {
         return await session.continueAsNew(rawInput);
       }
@@ -74,7 +68,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   } catch (error) {
     // The workflow was cancelled (`temporal workflow cancel`, the UI's Cancel) while no phase
     // could turn it into a result: it ends like an interrupted session.
-    if (features.hardening && isCancellation(error) && session) {
+    if (features.cancellationEndsWithResult && isCancellation(error) && session) {
       const stopped = session.cancelled();
       return session.finish(stopped.reason, stopped.error);
     }
@@ -157,7 +151,7 @@ async function callModelInterruptibly(session: AgentSession): Promise<Called> {
     session.workspace.stored(outcome.checkpointRef);
     session.transcriptChain.stored(outcome.transcriptRef);
     // The reply was complete when the interrupt reached it: the person asked to stop, so it stops.
-    if (session.features.hardening && session.steering.interruptPending())
+    if (session.features.cancellationEndsWithResult && session.steering.interruptPending())
       return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
     return { kind: 'outcome', outcome };
   } catch (error) {

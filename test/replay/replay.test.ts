@@ -12,7 +12,9 @@ import { TERMINAL_REASONS, TRANSITIONS } from '../../src/shared/contract';
 import { type Coverage, coverageOf } from './coverage';
 import { asItsRunSawIt } from '../support/history';
 import { DROPPED_WORKFLOW_SPANS } from '../../src/telemetry/tracing';
+import * as features from '../../src/workflows/core/features';
 import {
+  RUN_PATCHES,
   MALFORMED_SIGNALS_PATCH,
   MCP_CALL_SNAPSHOT_PATCH,
   READ_STATE_PATCH,
@@ -20,9 +22,10 @@ import {
   SELF_LABELLED_BATCH_PATCH,
   SUB_AGENT_BOUNDS_PATCH,
   TRANSCRIPT_BY_REFERENCE_PATCH,
+  WORKDIR_LEASE_PATCH,
+  WORKDIR_LEASE_UNTIL_END_PATCH,
 } from '../../src/workflows/core/features';
 import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
-import { WORKDIR_LEASE_PATCH, WORKDIR_LEASE_UNTIL_END_PATCH } from '../../src/workflows/workspace/workdir-lease';
 
 jest.setTimeout(120_000);
 
@@ -32,7 +35,26 @@ let bundle: { code: string };
 beforeAll(async () => {
   bundle = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: new DefaultLogger('WARN') });
 });
-const files = readdirSync(FIXTURES).filter((name) => name.endsWith('.json'));
+/**
+ * Histories in a folder per generation of workflow code (test/fixtures/histories/README.md):
+ * `current/`, and `before-<patch id>/` for those recorded before that patch, which go when it is
+ * retired. Named by their path in it, e.g. `before-hardening/max-turns.json`.
+ */
+const folders = readdirSync(FIXTURES, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+const files = folders.flatMap((folder) =>
+  readdirSync(join(FIXTURES, folder.name))
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => `${folder.name}/${name}`),
+);
+
+test('histories are in current/ or in before-<patch id>/ of a patch the workflow still asks', () => {
+  const patchIds = Object.values(features).filter((value): value is string => typeof value === 'string');
+  const known = new Set([...RUN_PATCHES, ...patchIds]);
+  expect(readdirSync(FIXTURES).filter((name) => name.endsWith('.json'))).toEqual([]);
+  for (const folder of folders) {
+    if (folder.name !== 'current') expect(known).toContain(folder.name.replace(/^before-/, ''));
+  }
+});
 
 beforeAll(() => {
   Runtime.install({
@@ -140,7 +162,7 @@ function workflowIdOf(history: {
   return child?.replace(/-task-[^-]+$/, '');
 }
 
-test.each(['recovery-every-branch.json', 'v2-recovery-every-branch.json'])(
+test.each(['before-hardening/recovery-every-branch.json', 'before-steering/v2-recovery-every-branch.json'])(
   '%s really went through every recovery branch',
   (name) => {
     const history = JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as {
@@ -164,8 +186,8 @@ test.each(['recovery-every-branch.json', 'v2-recovery-every-branch.json'])(
   },
 );
 
-test('mcp-tools.json really called MCP tools and listed them again after a server changed its list', () => {
-  const history = JSON.parse(readFileSync(join(FIXTURES, 'mcp-tools.json'), 'utf8')) as {
+test('before-stop-hook-limit/mcp-tools.json really called MCP tools and listed them again after a server changed its list', () => {
+  const history = JSON.parse(readFileSync(join(FIXTURES, 'before-stop-hook-limit', 'mcp-tools.json'), 'utf8')) as {
     events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[];
   };
   const types = history.events.flatMap((event) =>
@@ -177,7 +199,7 @@ test('mcp-tools.json really called MCP tools and listed them again after a serve
 
 test('a session started with an inline prompt over the limit before the limit existed replays as it was recorded', async () => {
   // max-turns.json with a prompt over MAX_INLINE_PROMPT_BYTES: no 'inline-prompt-limit' marker, so no refusal on replay.
-  const history = JSON.parse(readFileSync(join(FIXTURES, 'max-turns.json'), 'utf8')) as {
+  const history = JSON.parse(readFileSync(join(FIXTURES, 'before-hardening', 'max-turns.json'), 'utf8')) as {
     events: { workflowExecutionStartedEventAttributes?: { input: { payloads: { data: string }[] } } }[];
   };
   const payload = history.events[0]!.workflowExecutionStartedEventAttributes!.input.payloads[0]!;

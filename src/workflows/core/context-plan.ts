@@ -49,7 +49,7 @@ export function needsContextEdits(state: LoopState): boolean {
   return state.contextEditedAt === undefined || estimate >= state.contextEditedAt + contextEditStep(state);
 }
 
-/** How much the conversation grows between two passes of the cheap edits (sessions since `hardening`). */
+/** How much the conversation grows between two passes of the cheap edits (flag `contextEditsDegradeAndPace`). */
 export function contextEditStep(state: LoopState): number {
   return Math.max(0, Math.floor((autocompactThreshold(state) - editThreshold(state)) / 2));
 }

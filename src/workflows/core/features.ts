@@ -1,101 +1,228 @@
 /**
- * The driver's feature switches: `patched()` markers read once per run (agent-workflow.ts), so
- * sessions recorded before a feature replay the behaviour they were recorded with.
+ * What a run of workflow code does differently from the runs recorded before it: one named flag
+ * per behaviour, each read from a `patched()` marker, so that a session recorded before a
+ * behaviour existed replays the behaviour it was recorded with. Modelled on sdk-typescript's
+ * `packages/workflow/src/flags.ts`: a flag is named for what it gates, with `@since` (the day it
+ * shipped) and the issue it came from.
+ *
+ * Two kinds:
+ * - **Run flags** (`Features`), read once at a run's start by `readFeatures`, in this order (the
+ *   order their markers were recorded in). One patch may gate several behaviours: `hardening`
+ *   shipped six fixes at once, so six flags read the same marker.
+ * - **Situational patches** (the `*_PATCH` ids below), asked with `patched()` only where their
+ *   behaviour applies, so that runs that never met the situation record no marker.
+ *
+ * Retiring a patch (docs/patches-and-flags.md): once no worker version still running can have a
+ * history from before it, `deprecatePatch(id)` replaces `patched(id)` for one release, then the
+ * old branch, the flag and the histories recorded before it (test/fixtures/histories/before-<id>/)
+ * are deleted. Patch ids are in recorded histories: never rename one.
  */
-/** Behaviour that sessions recorded before it existed replay without (see `patched()` in the driver). */
+
+/** The patch ids read at a run's start, in the order they are asked. */
+export const RUN_PATCHES = [
+  'recovery-layers',
+  'steering',
+  'hardening',
+  'durable-workspace',
+  'stop-hook-limit',
+] as const;
+export type RunPatch = (typeof RUN_PATCHES)[number];
+
+/** Behaviour that sessions recorded before it existed replay without. */
 export interface Features {
+  /**
+   * Context edits before a turn and the recovery branches after a withheld error (prompt too
+   * long, max output tokens, media too large).
+   * @since 2026-11-29, issue 3 (patch `recovery-layers`)
+   */
   recoveryLayers: boolean;
+  /**
+   * Stop hooks, token budget and queued messages weigh in at a completed turn; the state query
+   * shows them; tool batches are summarised in the background.
+   * @since 2026-11-29, issue 4 (patch `steering`)
+   */
   steering: boolean;
   /**
-   * Issue 9's fixes: cancellation ends with a result, every path continues as new at the
-   * boundary, a failed context step degrades, a stop-hook block keeps the reactive-compaction
-   * budget, a batch waits for every call's outcome, the real context window is learned.
+   * A cancelled or interrupted session ends with a result: the model call or tools in flight stop
+   * and their effects are awaited (hooks, activities), an interrupt that reaches a complete reply
+   * stops the session, and the session closes even in a cancelled workflow.
+   * @since 2026-11-30, issue 9 (patch `hardening`)
    */
-  hardening: boolean;
-  /** Issue 11: snapshots after turns that change files, checkpoints, rewind, fork and diff. */
+  cancellationEndsWithResult: boolean;
+  /**
+   * The session may continue as new at every turn boundary, not only after a tool turn.
+   * @since 2026-11-30, issue 9 (patch `hardening`)
+   */
+  continueAsNewAtEveryBoundary: boolean;
+  /**
+   * An interrupted batch waits for every call's outcome before the turn goes on.
+   * @since 2026-11-30, issue 9 (patch `hardening`)
+   */
+  batchWaitsForEveryCall: boolean;
+  /**
+   * A failed context-edit step degrades (the turn goes on unedited) instead of failing, and the
+   * cheap edits run again only once the conversation has grown (`contextEditedAt`).
+   * @since 2026-11-30, issue 9 (patch `hardening`)
+   */
+  contextEditsDegradeAndPace: boolean;
+  /**
+   * A stop hook's block continues the turn with the reactive-compaction budget it had.
+   * @since 2026-11-30, issue 9 (patch `hardening`)
+   */
+  stopHookBlockKeepsCompactBudget: boolean;
+  /**
+   * The real context window is learned from a "prompt is too long" error, and autocompact keeps a
+   * floor share of small windows.
+   * @since 2026-11-30, issue 9 (patch `hardening`)
+   */
+  learnsContextWindow: boolean;
+  /**
+   * Snapshots after turns that change files, checkpoints, rewind, fork and diff.
+   * @since 2026-11-30, issue 11 (patch `durable-workspace`)
+   */
   durableWorkspace: boolean;
   /**
-   * Issue 15: a stop hook that keeps blocking ends the run with `stop_hook_limit`; `hook_stopped`
-   * is left to its reference meaning (a hook's `continue: false` after tools).
+   * A stop hook that keeps blocking ends the run with `stop_hook_limit`; `hook_stopped` keeps its
+   * reference meaning (a hook's `continue: false` after tools).
+   * @since 2026-11-30, issue 15 (patch `stop-hook-limit`)
    */
   stopHookLimit: boolean;
 }
 
+/** The run flags, from the markers of RUN_PATCHES (asked through `patched`, in their order). */
+export function readFeatures(patched: (id: RunPatch) => boolean): Features {
+  const [recoveryLayers, steering, hardening, durableWorkspace, stopHookLimit] = RUN_PATCHES.map(patched);
+  return {
+    recoveryLayers,
+    steering,
+    cancellationEndsWithResult: hardening,
+    continueAsNewAtEveryBoundary: hardening,
+    batchWaitsForEveryCall: hardening,
+    contextEditsDegradeAndPace: hardening,
+    stopHookBlockKeepsCompactBudget: hardening,
+    learnsContextWindow: hardening,
+    durableWorkspace,
+    stopHookLimit,
+  };
+}
+
 /**
- * Issue 22: a sub-agent's tools are those of its type that its parent has (`Task` only when both
+ * A session continues as new at a turn boundary once history grows (asked only then: sessions
+ * that never grew that long record no marker).
+ * @since 2026-11-29, issue 5
+ */
+export const CONTINUE_AS_NEW_PATCH = 'continue-as-new';
+
+/**
+ * A sub-agent's tools are those of its type that its parent has (`Task` only when both
  * allow it); what its type asked for beyond them is left out and noted in both transcripts.
- * Unlike the switches above, asked with `patched()` at each sub-agent's start (sub-agents.ts): a
+ * Unlike the switches above, asked with `patched()` at each sub-agent's start (turn/sub-agents.ts): a
  * session already running when this shipped bounds its next sub-agents too, while the starts in
  * its history carry no marker and replay with the tools they were started with.
  *
  * Temporal's patching steps: `patched` now; `deprecatePatch` once no run started before it can
  * still replay (the parent's histories from before the bound are gone); then the branch removed.
+ *
+ * @since 2026-12-01, issue 22
  */
 export const SUB_AGENT_BOUNDS_PATCH = 'sub-agent-bounds';
 
 /**
- * Issue 22: a session's changes (the result's `filesChanged`, a `repo` session's branch) are
+ * A session's changes (the result's `filesChanged`, a `repo` session's branch) are
  * counted from the snapshot it started from even after a rewind to turn 0 that kept the files
  * made those turn 0's (`TurnLog.start`). Asked with `patched()` only when that happened, as the
  * session ends: sessions that ended before it replay comparing `snapshots[0]`, as they did.
+ *
+ * @since 2026-12-01, issue 22
  */
 export const SESSION_START_PATCH = 'session-start-snapshot';
 
 /**
- * Issue 23: a rewind puts back the read-state of its turn (checkpoints keep it, see
+ * A rewind puts back the read-state of its turn (checkpoints keep it, see
  * read-state.ts), so an Edit of a file the model read before the turn works after it. Asked with
  * `patched()` only when a rewind is carried out: sessions rewound before it replay the old
  * behaviour (every read forgotten when the files were put back, all kept when they were not).
+ *
+ * @since 2026-12-01, issue 23
  */
 export const READ_STATE_PATCH = 'read-state-in-checkpoints';
 
 /**
- * Issue 23: a signal whose input does not parse (message-inputs.ts) is dropped with a warning and
+ * A signal whose input does not parse (message-inputs.ts) is dropped with a warning and
  * a transcript note. Before, some were acted on anyway (`interrupt` with any input, `approveTool`
  * with a number for feedback, `subAgentApprovals` with fields missing): asked with `patched()` at
  * each malformed signal, so histories recorded before replay what those signals did then.
+ *
+ * @since 2026-12-01, issue 23
  */
 export const MALFORMED_SIGNALS_PATCH = 'malformed-signals-dropped';
 
 /**
- * Issue 23: an inline prompt over MAX_INLINE_PROMPT_BYTES fails the session at once, naming
+ * An inline prompt over MAX_INLINE_PROMPT_BYTES fails the session at once, naming
  * `promptRef`. Asked with `patched()` only for such a prompt: a session that started with one
  * before the limit replays without the marker and goes on as it was recorded.
+ *
+ * @since 2026-12-01, issue 23
  */
 export const INLINE_PROMPT_LIMIT_PATCH = 'inline-prompt-limit';
 
 /**
- * Issue 23: a call to a stdio MCP server (which runs in the workdir) snapshots the workspace when
+ * A call to a stdio MCP server (which runs in the workdir) snapshots the workspace when
  * it is done, so what the server wrote is in the turn's snapshot, `filesChanged` and `diff`.
- * Asked with `patched()` at each such call (mcp-tools.ts): calls recorded before it replay
+ * Asked with `patched()` at each such call (turn/mcp-calls.ts): calls recorded before it replay
  * without a snapshot, as they ran.
+ *
+ * @since 2026-12-01, issue 23
  */
 export const MCP_CALL_SNAPSHOT_PATCH = 'mcp-call-snapshot';
 
 /**
- * Issue 23: a tool batch of one call that labels itself (a Read, Glob or Grep that succeeded;
+ * A tool batch of one call that labels itself (a Read, Glob or Grep that succeeded;
  * `ToolRules.labelsItself`) gets the call's own summary as its tool summary, without the
  * small-model activity: no activity, and no workflow task for its answer, in such turns. Asked
- * with `patched()` at each such batch (tool-turn.ts): batches recorded before it replay the
+ * with `patched()` at each such batch (turn/tool-turn.ts): batches recorded before it replay the
  * `summarizeToolBatch` they scheduled.
+ *
+ * @since 2026-12-01, issue 23
  */
 export const SELF_LABELLED_BATCH_PATCH = 'self-labelled-tool-batch';
 
 /**
- * Issue 23: the transcript is stored as it grows, a node per step (shared/transcript-chain.ts):
+ * The transcript is stored as it grows, a node per step (shared/transcript-chain.ts):
  * each model call carries the entries added since the last node, and the session's close only
  * the last ones, instead of the run's whole transcript and snapshots. The chain goes on across
  * continue-as-new. Asked with `patched()` at a run's first model call (or its close, or its
  * continue-as-new): runs recorded before it replay without the marker and close as they did.
+ *
+ * @since 2026-12-01, issue 23
  */
 export const TRANSCRIPT_BY_REFERENCE_PATCH = 'transcript-by-reference';
 
 /**
- * Issue 23: a run made by `temporal workflow reset` puts the files back to the latest snapshot its
- * history knows before its first tool, hook or rewind (reset.ts). Asked with `patched()` only in
+ * A run made by `temporal workflow reset` puts the files back to the latest snapshot its
+ * history knows before its first tool, hook or rewind (session/reset.ts). Asked with `patched()` only in
  * such a run and only where that run's files were not yet put back, so the replayed part of a
  * reset run (the original run's events, recorded without the marker) replays as it ran. The id
  * asked is this constant and the run the files were last put in line under (`:<run id>`, `:none`
  * when unknown): a reset of a reset run replays the first run's put-back and does its own.
+ *
+ * @since 2026-12-01, issue 23
  */
 export const RESET_AWARE_WORKSPACE_PATCH = 'reset-aware-workspace';
+
+/**
+ * One session per workdir: a lease taken after `prepareSession`, renewed by a keeper activity per run.
+ *
+ * @since 2026-12-01, issue 23
+ */
+export const WORKDIR_LEASE_PATCH = 'workdir-lease';
+
+/**
+ * Leases taken by `prepareSession` and held until the session ends, with no keeper: a keeper's
+ * heartbeats were a server write every few seconds for every session in flight, and its activity
+ * and the separate take and release were six of a short session's events. Asked before the
+ * session is prepared; sessions recorded before replay the keeper.
+ *
+ * @since 2026-12-02, issue 23
+ */
+export const WORKDIR_LEASE_UNTIL_END_PATCH = 'workdir-lease-until-session-end';

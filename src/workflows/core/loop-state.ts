@@ -68,13 +68,13 @@ export interface LoopState {
   consecutiveStopHookBlocks: number;
   budget: BudgetTracker;
   /**
-   * The autocompact threshold never falls below this share of the window (sessions since
-   * `hardening`): Claude Code's reserves (output and a 13,000-token buffer) are sized for 200K
+   * The autocompact threshold never falls below this share of the window (flag
+   * `learnsContextWindow`): Claude Code's reserves (output and a 13,000-token buffer) are sized for 200K
    * windows and leave nothing, or less than nothing, of a small one.
    */
   autocompactFloorShare?: number;
   /**
-   * The estimate after the last pass of the cheap context edits (sessions since `hardening`): the
+   * The estimate after the last pass of the cheap context edits (flag `contextEditsDegradeAndPace`): the
    * next pass waits for the conversation to grow again, so clearing old results does not throw
    * away the prompt cache every turn. Cleared by a compaction.
    */
@@ -97,7 +97,7 @@ export const NEW_BUDGET_TRACKER: BudgetTracker = { continuations: 0, lastOutputT
 export function initialLoopState(
   input: ResolvedAgentInput,
   session: PrepareSessionOutput,
-  { hardening = false } = {},
+  { autocompactFloor = false } = {},
 ): LoopState {
   const limits = modelLimits(session.model, { contextWindowTokens: input.contextWindowTokens });
   const prompt: ConversationMessage = { role: 'user', kind: 'text', content: session.prompt };
@@ -134,7 +134,7 @@ export function initialLoopState(
     stopHookActive: false,
     consecutiveStopHookBlocks: 0,
     budget: NEW_BUDGET_TRACKER,
-    ...(hardening ? { autocompactFloorShare: AUTOCOMPACT_FLOOR_WINDOW_SHARE } : {}),
+    ...(autocompactFloor ? { autocompactFloorShare: AUTOCOMPACT_FLOOR_WINDOW_SHARE } : {}),
   };
 }
 

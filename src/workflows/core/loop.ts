@@ -63,7 +63,7 @@ function assistantMessage(response: ModelResponse): ConversationMessage {
 
 /**
  * What follows a model call: every recovery layer that answers to the model's outcome.
- * `learnWindow` (sessions since `hardening`): a "prompt is too long: N tokens > M maximum" tells
+ * `learnWindow` (flag `learnsContextWindow`): a "prompt is too long: N tokens > M maximum" tells
  * the real context window, used from then on (an endpoint may serve less than the model table says).
  */
 export function afterModel(previous: LoopState, outcome: CallModelOutcome, { learnWindow = false } = {}): Decision {

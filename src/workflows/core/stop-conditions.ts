@@ -86,7 +86,7 @@ export function decideTurnEnd(
     queued: readonly string[];
     interactive: boolean;
     /**
-     * The reference design's rule (sessions since `hardening`): a block continues the turn that
+     * The reference design's rule (flag `stopHookBlockKeepsCompactBudget`): a block continues the turn that
      * already compacted reactively, so a prompt that is still too long ends the run instead of
      * compacting again and again (hook, compaction, hook…).
      */

@@ -145,7 +145,7 @@ export class AgentSession {
       note: !resumed,
       ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}),
     });
-    const initial = initialLoopState(input, session.prepared, { hardening: features.hardening });
+    const initial = initialLoopState(input, session.prepared, { autocompactFloor: features.learnsContextWindow });
     session.loop = resumed?.loop ?? (fork ? forkedState(initial, fork) : initial);
     session.turnsAtRunStart = session.loop.turnCount;
     // Signals dropped so far (some before this run: its handlers got them first) are noted now, at its turn.
@@ -245,7 +245,7 @@ export class AgentSession {
 
   /** Takes in the model's outcome and says what follows (the old behaviour where a feature is off). */
   afterModel(outcome: CallModelOutcome): Step {
-    const decision = afterModel(this.loop, outcome, { learnWindow: this.features.hardening });
+    const decision = afterModel(this.loop, outcome, { learnWindow: this.features.learnsContextWindow });
     this.loop = decision.state;
     if (outcome.kind === 'response') {
       this.note({ type: 'assistant', text: outcome.text, stopReason: outcome.stopReason, usage: outcome.usage });
@@ -322,7 +322,7 @@ export class AgentSession {
       branch?: BranchResult;
       transcriptRef?: string;
     } = {};
-    if (this.features.hardening) {
+    if (this.features.cancellationEndsWithResult) {
       // Even in a cancelled workflow (else the run would end CANCELED instead of with its result).
       await CancellationScope.nonCancellable(async () => {
         if (this.features.durableWorkspace) {

@@ -31,7 +31,7 @@ export async function prepareTurnContext(session: AgentSession): Promise<void> {
       const tokens = edited.applied.length > 0 ? edited.estimatedTokens : estimateTokens(state);
       const absorbed = absorbNewContext(session.state, edited.conversationRef, edited.messageCount, tokens);
       const next = edited.applied.length > 0 ? forgetShownInstructions(absorbed) : absorbed;
-      session.update(session.features.hardening ? { ...next, contextEditedAt: tokens } : next);
+      session.update(session.features.contextEditsDegradeAndPace ? { ...next, contextEditedAt: tokens } : next);
       session.contextEdited(edited.applied, tokens);
     }
   }
@@ -72,7 +72,7 @@ export async function recover(session: AgentSession, step: Step, outcome: CallMo
 }
 
 /**
- * Runs context edits; undefined when they failed (sessions since `hardening`), in which case the
+ * Runs context edits; undefined when they failed (flag `contextEditsDegradeAndPace`), in which case the
  * step is skipped and the transcript says why: a slow or broken store degrades the context
  * pipeline, it does not end the session without a result.
  */
@@ -91,7 +91,7 @@ async function editContext(
     session.workspace.stored(edited.checkpointRef);
     return edited;
   } catch (error) {
-    if (isCancellation(error) || !session.features.hardening) throw error;
+    if (isCancellation(error) || !session.features.contextEditsDegradeAndPace) throw error;
     session.note({
       type: 'context',
       edits: [],

@@ -27,7 +27,7 @@ export interface ToolRunner {
 }
 
 /**
- * `waitForEveryCall` (sessions since `hardening`): when an interrupt stops a batch, every call of
+ * `waitForEveryCall` (flag `batchWaitsForEveryCall`): when an interrupt stops a batch, every call of
  * it is waited for until it reports how it ended, so a change that landed is reported as such;
  * before, the batch stopped at the first cancelled call.
  */

@@ -60,7 +60,7 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
             }
           },
         },
-        session.features.hardening,
+        session.features.batchWaitsForEveryCall,
       ),
     );
   } catch (error) {
@@ -72,10 +72,10 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
     }
   }
   // The calls got to their end although an interrupt (or the workflow's cancellation) came: it
-  // still stops the session here (since `hardening`; before, it waited for the next phase).
+  // still stops the session here (flag `cancellationEndsWithResult`; before, it waited for the next phase).
   if (
     !stopped &&
-    session.features.hardening &&
+    session.features.cancellationEndsWithResult &&
     (session.steering.interruptPending() || CancellationScope.current().consideredCancelled)
   )
     stopped = true;
@@ -145,7 +145,7 @@ async function runToolCall(
     const summary = call.plan.summary;
     // Built for each host the call is made on: a moved session has another workdir.
     return await session.host.call((where, retry) => {
-      const options = { ...toolActivityOptions(call, summary, session.features.hardening), ...where };
+      const options = { ...toolActivityOptions(call, summary, session.features.cancellationEndsWithResult), ...where };
       const request = runToolRequest(session.id, session.state, call, approval && { ...approval, approved: true });
       return runTool.executeWithOptions(options, [
         { ...request, ...(snapshotRef ? { snapshotRef } : {}), ...(retry.resumed ? { resumed: retry.resumed } : {}) },
@@ -154,7 +154,7 @@ async function runToolCall(
   } catch (error) {
     if (isCancellation(error)) throw error;
     // Interrupted, and the call ended without saying how (its worker died): it was stopped.
-    if (session.features.hardening && CancellationScope.current().consideredCancelled)
+    if (session.features.cancellationEndsWithResult && CancellationScope.current().consideredCancelled)
       return { result: interruptedResult(call, STOPPED_BY_INTERRUPT) };
     return { result: toolErrorResult(call, `The tool failed: ${failureMessage(error)}`) };
   }

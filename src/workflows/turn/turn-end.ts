@@ -30,7 +30,7 @@ export async function endTurn(session: AgentSession): Promise<Next> {
     tokenBudget: session.input.tokenBudget,
     queued: session.steering.queued,
     interactive: session.input.interactive,
-    hookBlockKeepsReactiveCompact: session.features.hardening,
+    hookBlockKeepsReactiveCompact: session.features.stopHookBlockKeepsCompactBudget,
     stopHookLimit: session.features.stopHookLimit,
   });
   if (end.kind === 'continue') {
@@ -49,11 +49,11 @@ async function runHooks(session: AgentSession): Promise<StopHookDecision> {
   if (hooks.length === 0) return { kind: 'allow' };
   if (session.features.durableWorkspace) await session.workspaceReady();
   // Hooks are commands: people see them as tools running, and a cancellation stops them as such.
-  if (session.features.hardening) session.status('running_tools');
+  if (session.features.cancellationEndsWithResult) session.status('running_tools');
   let outcome: StopHookOutcome;
   try {
-    // Hooks are commands with effects: a cancelled workflow waits for them to stop (since `hardening`).
-    const waitForCancellation = session.features.hardening
+    // Hooks are commands with effects: a cancelled workflow waits for them to stop (flag `cancellationEndsWithResult`).
+    const waitForCancellation = session.features.cancellationEndsWithResult
       ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED }
       : {};
     const snapshotRef = session.workspace.latestRef;
@@ -121,7 +121,7 @@ export async function waitForMessage(session: AgentSession): Promise<boolean> {
       );
     } catch (error) {
       // Cancelling the workflow while it waits closes the session, as `end` does.
-      if (session.features.hardening && isCancellation(error)) return false;
+      if (session.features.cancellationEndsWithResult && isCancellation(error)) return false;
       throw error;
     }
     if (!session.workspace.rewindPending) {

@@ -35,17 +35,7 @@ import {
 } from '../../shared/workdir-lease';
 import { keepWorkdirLease, releaseWorkdirLease, takeWorkdirLease } from '../activity-options';
 import { failureMessage } from '../core/failures';
-
-/** Sessions from issue 23's first leases: taken after `prepareSession`, renewed by a keeper activity per run. */
-export const WORKDIR_LEASE_PATCH = 'workdir-lease';
-
-/**
- * Leases taken by `prepareSession` and held until the session ends, with no keeper: a keeper's
- * heartbeats were a server write every few seconds for every session in flight, and its activity
- * and the separate take and release were six of a short session's events. Asked before the
- * session is prepared; sessions recorded before replay the keeper.
- */
-export const WORKDIR_LEASE_UNTIL_END_PATCH = 'workdir-lease-until-session-end';
+import { WORKDIR_LEASE_PATCH, WORKDIR_LEASE_UNTIL_END_PATCH } from '../core/features';
 
 /**
  * The host's queue (none: the shared one), with no schedule-to-start timeout: a lease call
