@@ -74,20 +74,7 @@ export function createRepositoryActivities({
      * commit and the files are put back as in its last snapshot.
      */
     async cloneRepository(input: CloneRepositoryInput): Promise<CloneRepositoryOutput> {
-      if (input.move && (!hostId || hostId === input.move.lostHost)) {
-        // A worker without a host queue could not keep the session; the lost host's own
-        // shared-queue worker (its host queue gone) must not take it back.
-        throw ApplicationFailure.retryable(
-          `this worker cannot take the session (host ${hostId ?? 'not set'}; moving away from ${input.move.lostHost})`,
-          ErrorType.WrongHost,
-        );
-      }
-      await git.run(['check-ref-format', `refs/heads/${input.branch}`]).catch(() => {
-        throw ApplicationFailure.nonRetryable(
-          `git refuses the branch name ${input.branch}`,
-          ErrorType.InvalidRepository,
-        );
-      });
+      await checkCanClone(git, input, hostId);
       const workdir = join(cloneRoot, input.name);
       const gitDir = gitDirOf(workdir);
       return whileHeartbeating(async () => {
@@ -133,6 +120,21 @@ export function createRepositoryActivities({
       });
     },
   };
+}
+
+/** Whether this worker may take the session (a move needs a host other than the lost one), and git the branch's name. */
+async function checkCanClone(git: Git, input: CloneRepositoryInput, hostId: string | undefined): Promise<void> {
+  if (input.move && (!hostId || hostId === input.move.lostHost)) {
+    // A worker without a host queue could not keep the session; the lost host's own
+    // shared-queue worker (its host queue gone) must not take it back.
+    throw ApplicationFailure.retryable(
+      `this worker cannot take the session (host ${hostId ?? 'not set'}; moving away from ${input.move.lostHost})`,
+      ErrorType.WrongHost,
+    );
+  }
+  await git.run(['check-ref-format', `refs/heads/${input.branch}`]).catch(() => {
+    throw ApplicationFailure.nonRetryable(`git refuses the branch name ${input.branch}`, ErrorType.InvalidRepository);
+  });
 }
 
 /** Our git directory and the session's clone, built under names of this attempt, then renamed into place. */

@@ -79,6 +79,24 @@ export async function snapshotOver(
   }
 }
 
+/** A fork's workdir must be one a session may have: no system directory, clear of the store and the private dirs, inside the roots. */
+async function checkForkWorkdir(
+  workdir: string,
+  {
+    contentDir,
+    workspaceRoots,
+    privateDirs,
+  }: Pick<WorkspaceActivityDependencies, 'contentDir' | 'workspaceRoots'> & { privateDirs: readonly string[] },
+): Promise<void> {
+  const fileStore = contentDir ? { contentDir: await realOrSame(contentDir) } : {};
+  const problem = workdirProblem(await realOrSame(workdir), {
+    ...fileStore,
+    roots: await Promise.all(workspaceRoots.map(realOrSame)),
+    privateDirs: await Promise.all(privateDirs.map(realOrSame)),
+  });
+  if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}`, ErrorType.InvalidWorkdir);
+}
+
 export function createWorkspaceActivities({
   store,
   journal,
@@ -129,13 +147,7 @@ export function createWorkspaceActivities({
     /** A fork's files, written into its new, empty workdir. */
     async materializeSnapshot(input: MaterializeSnapshotInput): Promise<MaterializeSnapshotOutput> {
       const workdir = resolve(input.workdir);
-      const fileStore = contentDir ? { contentDir: await realOrSame(contentDir) } : {};
-      const problem = workdirProblem(await realOrSame(workdir), {
-        ...fileStore,
-        roots: await Promise.all(workspaceRoots.map(realOrSame)),
-        privateDirs: await Promise.all(privateDirs.map(realOrSame)),
-      });
-      if (problem) throw ApplicationFailure.nonRetryable(`workdir: ${problem}`, ErrorType.InvalidWorkdir);
+      await checkForkWorkdir(workdir, { contentDir, workspaceRoots, privateDirs });
       try {
         const written = await whileHeartbeating(() => materializeSnapshot(store, workdir, input.ref));
         return hostId ? { ...written, host: hostId } : written;
