@@ -3,7 +3,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { PrepareSessionInput, PrepareSessionOutput } from '../../shared/activity-io';
 import { ErrorType } from '../../shared/errors';
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, CHARS_PER_TOKEN } from '../../shared/limits';
+import type { McpPrepared } from '../../shared/mcp';
 import type { PreparedNetwork } from '../../shared/sandbox';
+import type { AgentType } from '../../shared/sub-agents';
 import { readRepoHooks, type RepoHooks } from '../hooks/settings';
 import { formatAllowedDomain } from '../../sandbox/allowed-domains';
 import type { CommandSandbox } from '../../sandbox/command-sandbox';
@@ -15,7 +17,7 @@ import { subAgentsSection } from './sub-agents-prompt';
 import { readRepoMcp } from '../mcp/mcp-json';
 import { type ContentStore, storeText } from '../../store/content-store';
 import { TOOLS } from '../tools/registry';
-import { instructionsSection, rootInstructionFiles } from './instructions';
+import { type InstructionFile, instructionsSection, rootInstructionFiles } from './instructions';
 import { workdirProblem } from './workdir-check';
 import { leaseKey, takeLease, type WorkdirLeaseDependencies } from './workdir-lease';
 
@@ -56,91 +58,121 @@ function preparedNetwork(network: SessionNetwork): PreparedNetwork {
 const skippedHooks = (hooks: RepoHooks, trusted: boolean) => [...(trusted ? [] : hooks.found), ...hooks.unreadable];
 
 export function createSessionActivities(dependencies: SessionActivityDependencies) {
-  const { store, hasApiCredentials, defaultModel } = dependencies;
   return {
     /**
      * Checks what only the worker host can check (the workdir, the API key), then stores the
      * system prompt and the user's prompt. Failures here are final: retrying would not help.
      */
-    async prepareSession(input: PrepareSessionInput): Promise<PrepareSessionOutput> {
-      if (!hasApiCredentials()) {
-        throw ApplicationFailure.nonRetryable(
-          'ANTHROPIC_API_KEY is not set in the worker environment. Set it where `npm run worker` runs (never in workflow input).',
-          ErrorType.MissingApiKey,
-        );
-      }
-      const real = await realDirectory(input.workdir);
-      if ('problem' in real)
-        throw ApplicationFailure.nonRetryable(
-          `workdir: ${input.workdir} ${real.problem} on the worker host`,
-          ErrorType.InvalidWorkdir,
-        );
-      const workdir = real.path;
-      const problem = workdirProblem(workdir, {
-        ...(dependencies.contentDir ? { contentDir: await realOrSame(dependencies.contentDir) } : {}),
-        roots: await Promise.all(dependencies.workspaceRoots.map(realOrSame)),
-        privateDirs: await Promise.all((dependencies.privateDirs ?? []).map(realOrSame)),
-      });
-      if (problem)
-        throw ApplicationFailure.nonRetryable(
-          `workdir: ${problem}; choose the repository's own directory`,
-          ErrorType.InvalidWorkdir,
-        );
-      // Busy or not, the rest is prepared: the workflow waits for the lease, or fails, as its input says.
-      const workdirLeaseTaken =
-        input.workdirLease && dependencies.leases
-          ? await takeLease(
-              dependencies.leases,
-              leaseKey(dependencies.hostId, workdir),
-              input.workdirLease.holder,
-              true,
-            )
-          : undefined;
-      const trusted = input.trustRepoHooks === true || dependencies.trustRepoHooks;
-      // The repository's own files, read beneath the workdir's descriptor (FIFOs never opened, links out refused).
-      const { repoHooks, repoAgents, repoMcp } = await Workdir.using(workdir, async (opened) => ({
-        repoHooks: await readRepoHooks(opened),
-        // Sub-agent types of the repository: only for sessions that can start sub-agents.
-        repoAgents: input.allowedTools.includes('Task') ? await readRepoAgents(opened) : undefined,
-        repoMcp: await readRepoMcp(opened, trusted),
-      }));
-      const usableAgents = trusted ? (repoAgents?.types ?? []) : [];
-      const skippedAgents = repoAgents
-        ? trusted
-          ? repoAgents.problems
-          : repoAgents.files.map((file) => `${file} (not trusted)`)
-        : [];
-      const instructions = await rootInstructionFiles(workdir, dependencies.instructionsDir);
-      const system = buildSystemPrompt({
-        ...input,
-        workdir,
-        agentTypes: [...(input.agentTypes ?? []), ...usableAgents],
-        instructions: instructionsSection(instructions),
-      });
-      const systemRef = await store.put(system);
-      const overheadChars = system.length + JSON.stringify(TOOLS.apiDefinitions(input.allowedTools)).length;
-      return {
-        workdir,
-        ...(trusted && repoHooks.hooks.length ? { settingsStopHooks: repoHooks.hooks } : {}),
-        ...(trusted && repoHooks.toolHooks ? { settingsToolHooks: repoHooks.toolHooks } : {}),
-        // Untrusted files are only noted as found; in trusted ones, what cannot run is listed.
-        ...(trusted && repoHooks.skipped.length ? { skippedSettings: repoHooks.skipped } : {}),
-        ...(instructions.length ? { instructionFiles: instructions.map((file) => file.path) } : {}),
-        ...(skippedHooks(repoHooks, trusted).length ? { skippedRepoHooks: skippedHooks(repoHooks, trusted) } : {}),
-        ...(usableAgents.length ? { repoAgents: usableAgents } : {}),
-        ...(skippedAgents.length ? { skippedRepoAgents: skippedAgents } : {}),
-        // `.mcp.json`: its servers when trusted, like the hooks; else a note that it was skipped.
-        ...repoMcp,
-        sandbox: dependencies.sandbox.kind,
-        network: preparedNetwork(dependencies.sandbox.network(input.sandbox)),
-        ...(dependencies.hostId ? { host: dependencies.hostId } : {}),
-        model: input.model ?? defaultModel,
-        systemRef,
-        prompt: await storeText(store, await taskText(store, input)),
-        overheadTokens: Math.ceil(overheadChars / CHARS_PER_TOKEN),
-        ...(workdirLeaseTaken ? { workdirLeaseTaken } : {}),
-      };
-    },
+    prepareSession: (input: PrepareSessionInput): Promise<PrepareSessionOutput> => prepareSession(dependencies, input),
+  };
+}
+
+async function prepareSession(
+  dependencies: SessionActivityDependencies,
+  input: PrepareSessionInput,
+): Promise<PrepareSessionOutput> {
+  const { store, hasApiCredentials, defaultModel } = dependencies;
+  if (!hasApiCredentials()) {
+    throw ApplicationFailure.nonRetryable(
+      'ANTHROPIC_API_KEY is not set in the worker environment. Set it where `npm run worker` runs (never in workflow input).',
+      ErrorType.MissingApiKey,
+    );
+  }
+  const workdir = await checkedWorkdir(dependencies, input.workdir);
+  // Busy or not, the rest is prepared: the workflow waits for the lease, or fails, as its input says.
+  const workdirLeaseTaken =
+    input.workdirLease && dependencies.leases
+      ? await takeLease(dependencies.leases, leaseKey(dependencies.hostId, workdir), input.workdirLease.holder, true)
+      : undefined;
+  const trusted = input.trustRepoHooks === true || dependencies.trustRepoHooks;
+  const repo = await readRepository(workdir, input, trusted);
+  const instructions = await rootInstructionFiles(workdir, dependencies.instructionsDir);
+  const system = buildSystemPrompt({
+    ...input,
+    workdir,
+    agentTypes: [...(input.agentTypes ?? []), ...repo.usableAgents],
+    instructions: instructionsSection(instructions),
+  });
+  const systemRef = await store.put(system);
+  const overheadChars = system.length + JSON.stringify(TOOLS.apiDefinitions(input.allowedTools)).length;
+  return {
+    workdir,
+    ...repositoryFindings(repo, instructions, trusted),
+    sandbox: dependencies.sandbox.kind,
+    network: preparedNetwork(dependencies.sandbox.network(input.sandbox)),
+    ...(dependencies.hostId ? { host: dependencies.hostId } : {}),
+    model: input.model ?? defaultModel,
+    systemRef,
+    prompt: await storeText(store, await taskText(store, input)),
+    overheadTokens: Math.ceil(overheadChars / CHARS_PER_TOKEN),
+    ...(workdirLeaseTaken ? { workdirLeaseTaken } : {}),
+  };
+}
+
+/** The workdir's real path, once it is known to be a directory a session may work in. */
+async function checkedWorkdir(dependencies: SessionActivityDependencies, given: string): Promise<string> {
+  const real = await realDirectory(given);
+  if ('problem' in real)
+    throw ApplicationFailure.nonRetryable(
+      `workdir: ${given} ${real.problem} on the worker host`,
+      ErrorType.InvalidWorkdir,
+    );
+  const workdir = real.path;
+  const problem = workdirProblem(workdir, {
+    ...(dependencies.contentDir ? { contentDir: await realOrSame(dependencies.contentDir) } : {}),
+    roots: await Promise.all(dependencies.workspaceRoots.map(realOrSame)),
+    privateDirs: await Promise.all((dependencies.privateDirs ?? []).map(realOrSame)),
+  });
+  if (problem)
+    throw ApplicationFailure.nonRetryable(
+      `workdir: ${problem}; choose the repository's own directory`,
+      ErrorType.InvalidWorkdir,
+    );
+  return workdir;
+}
+
+/** The repository's own hooks, sub-agent types and MCP servers, and which of its agent types may be used. */
+interface RepositoryFiles {
+  repoHooks: RepoHooks;
+  repoMcp: Pick<McpPrepared, 'repoMcpServers' | 'skippedMcpJson'>;
+  usableAgents: AgentType[];
+  skippedAgents: string[];
+}
+
+async function readRepository(workdir: string, input: PrepareSessionInput, trusted: boolean): Promise<RepositoryFiles> {
+  // The repository's own files, read beneath the workdir's descriptor (FIFOs never opened, links out refused).
+  const { repoHooks, repoAgents, repoMcp } = await Workdir.using(workdir, async (opened) => ({
+    repoHooks: await readRepoHooks(opened),
+    // Sub-agent types of the repository: only for sessions that can start sub-agents.
+    repoAgents: input.allowedTools.includes('Task') ? await readRepoAgents(opened) : undefined,
+    repoMcp: await readRepoMcp(opened, trusted),
+  }));
+  const usableAgents = trusted ? (repoAgents?.types ?? []) : [];
+  const skippedAgents = repoAgents
+    ? trusted
+      ? repoAgents.problems
+      : repoAgents.files.map((file) => `${file} (not trusted)`)
+    : [];
+  return { repoHooks, repoMcp, usableAgents, skippedAgents };
+}
+
+/** What the transcript shows of the repository's files: what is used, what was found and not used. */
+function repositoryFindings(
+  { repoHooks, repoMcp, usableAgents, skippedAgents }: RepositoryFiles,
+  instructions: InstructionFile[],
+  trusted: boolean,
+) {
+  return {
+    ...(trusted && repoHooks.hooks.length ? { settingsStopHooks: repoHooks.hooks } : {}),
+    ...(trusted && repoHooks.toolHooks ? { settingsToolHooks: repoHooks.toolHooks } : {}),
+    // Untrusted files are only noted as found; in trusted ones, what cannot run is listed.
+    ...(trusted && repoHooks.skipped.length ? { skippedSettings: repoHooks.skipped } : {}),
+    ...(instructions.length ? { instructionFiles: instructions.map((file) => file.path) } : {}),
+    ...(skippedHooks(repoHooks, trusted).length ? { skippedRepoHooks: skippedHooks(repoHooks, trusted) } : {}),
+    ...(usableAgents.length ? { repoAgents: usableAgents } : {}),
+    ...(skippedAgents.length ? { skippedRepoAgents: skippedAgents } : {}),
+    // `.mcp.json`: its servers when trusted, like the hooks; else a note that it was skipped.
+    ...repoMcp,
   };
 }
 
