@@ -19,7 +19,7 @@ import { TOOLS, type ToolRegistry } from './registry';
 import { ToolError, type ToolOutput } from './tool';
 import type { LiveChannel } from '../../live/live-channel';
 import { LivePublisher } from '../../live/live-publisher';
-import { trackToolProgress } from '../tool-progress';
+import { type ToolProgress, trackToolProgress } from '../tool-progress';
 import { inSpan } from '../../telemetry/spans';
 import { nestedInstructions } from '../session/instructions';
 
@@ -67,109 +67,155 @@ export function isActionableError(error: unknown): boolean {
   return error instanceof RangeError;
 }
 
+/** The dependencies with the registry's default filled in. */
+type ToolRunDeps = Omit<ToolActivityDependencies, 'tools'> & { tools: ToolRegistry };
+
+/** A call whose tool exists and whose input its schema accepts. */
+type ValidCall = Extract<ReturnType<ToolRegistry['validate']>, { ok: true }>;
+
 export function createToolActivities({ store, journal, sandbox, tools = TOOLS, live }: ToolActivityDependencies) {
+  const deps: ToolRunDeps = { store, journal, sandbox, tools, live };
   return {
     /**
      * One activity per `tool_use`. A tool's own failure is an `is_error` result for the model;
      * only infrastructure failures throw, so Temporal retries them.
      */
-    async runTool(request: RunToolInput): Promise<RunToolOutput> {
-      const context = Context.current();
-      const validation = tools.validate(request.name, request.input, [request.name]); // allowedTools was enforced when planned
-      let output: ToolOutput;
-      let snapshot: TakenSnapshot | undefined;
-      if (!validation.ok) {
-        output = { text: validation.errorText, isError: true };
-      } else {
-        const tool = validation.tool;
-        // The command, the path, the pattern: what an operator looking at the pending call wants to see.
-        const call = new CallProgress(request.name, `${request.name} ${tool.subject(validation.input)}`);
-        const progress = trackToolProgress(LivePublisher.forActivity(live), request.toolUseId, call);
-        const attributes = {
-          'durable_agent.tool.name': request.name,
-          'durable_agent.tool.subject': tool.summarize(validation.input),
-          'durable_agent.attempt': context.info.attempt,
-        };
-        output = await inSpan('tool.call', attributes, (span) =>
-          whileHeartbeating(async () => {
-            try {
-              return await validation.tool.execute(validation.input, {
-                sessionId: request.sessionId,
-                toolUseId: request.toolUseId,
-                // A call made again once its lost host came back keeps the lost attempt's key (its journal entry).
-                callKey: `${context.info.workflowExecution?.runId}/${request.resumed && !request.resumed.moved ? request.resumed.activityId : context.info.activityId}`,
-                workdir: request.workdir,
-                attempt: context.info.attempt + (request.resumed ? 1 : 0),
-                ...(request.resumed?.moved ? { lostWithHost: true } : {}),
-                knownFiles: new Map(request.fileStates.map((state) => [state.path, state.sha256])),
-                journal,
-                signal: context.cancellationSignal,
-                sandbox,
-                sessionSandbox: request.sandbox,
-                approved: request.approved === true,
-                onOutput: call.onOutput,
-                ...(request.snapshotRef
-                  ? { changesSinceSnapshot: () => changesSince(store, request.workdir, request.snapshotRef!) }
-                  : {}),
-              });
-            } catch (error) {
-              if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
-              if (error instanceof ToolError || error instanceof WorkdirRefusal)
-                return { text: toolUseError(error.message), isError: true };
-              if (isActionableError(error)) return { text: toolUseError((error as Error).message), isError: true };
-              throw error;
-            } finally {
-              await progress.stop();
-            }
-          }, call).then((done) => {
-            span.setAttributes(toolResultAttributes(done));
-            return done;
-          }),
-        );
-        // Cancelled (an interrupt) but the tool got to the end: what it did stands (an Edit's change
-        // landed, a command ran as far as its output shows), so the result says so rather than
-        // claiming the call was stopped before it finished.
-        if (context.cancellationSignal.aborted) output = { ...output, text: `${INTERRUPTED_AFTER}\n${output.text}` };
-        // The workspace as this call left it: the turn's snapshot, taken here rather than by an
-        // activity of its own (calls that change files run one at a time, so it is consistent).
-        else if (validation.tool.changesFiles && request.snapshotRef) {
-          // The call's details still: a heartbeat without them would blank what describe shows.
-          snapshot = await whileHeartbeating(
-            () => snapshotOver(store, request.workdir, request.snapshotRef!, context.cancellationSignal),
-            call,
-          );
-        }
-      }
-      const withFeedback = request.approvalFeedback
-        ? `${output.text}\n\nUser feedback on approval: ${request.approvalFeedback}`
-        : output.text;
-      const budgeted = await applyToolResultBudget(request, withFeedback);
-      // A file read for the first time under a directory with its own AGENTS.md or CLAUDE.md: they follow the result (after its budget, so they are never cut to a preview).
-      const nested =
-        validation.ok && validation.tool.readsFile && output.fileState && !output.isError
-          ? await nestedInstructions(request.workdir, output.fileState.path, request.instructionDirs ?? [])
-          : undefined;
-      const text = nested ? `${budgeted}\n\n${nested.reminder}` : budgeted;
-      const media = await Promise.all(
-        (output.media ?? []).map(async ({ base64, ...about }) => ({
-          ...about,
-          ref: await store.put(base64),
-          bytes: Math.floor((base64.length * 3) / 4),
-        })),
-      );
-      return {
-        result: {
-          toolUseId: request.toolUseId,
-          isError: output.isError ?? false,
-          content: withFailureLine(await storeText(store, text), text, output.isError ?? false),
-          toolName: request.name,
-          ...(media.length ? { media } : {}),
-        },
-        ...(output.fileState ? { fileState: output.fileState } : {}),
-        ...(snapshot ? { snapshot } : {}),
-        ...(nested ? { instructionDirs: nested.dirs } : {}),
-      };
+    runTool: (request: RunToolInput): Promise<RunToolOutput> => runTool(deps, request),
+  };
+}
+
+async function runTool(deps: ToolRunDeps, request: RunToolInput): Promise<RunToolOutput> {
+  const context = Context.current();
+  const validation = deps.tools.validate(request.name, request.input, [request.name]); // allowedTools was enforced when planned
+  let output: ToolOutput;
+  let snapshot: TakenSnapshot | undefined;
+  if (!validation.ok) {
+    output = { text: validation.errorText, isError: true };
+  } else {
+    ({ output, snapshot } = await runValidCall(deps, request, validation, context));
+  }
+  return toolRunOutput(deps.store, request, validation.ok && validation.tool.readsFile, output, snapshot);
+}
+
+/** The call in a span, heartbeating with its details; then the turn's snapshot when it may have changed files. */
+async function runValidCall(
+  deps: ToolRunDeps,
+  request: RunToolInput,
+  validation: ValidCall,
+  context: Context,
+): Promise<{ output: ToolOutput; snapshot?: TakenSnapshot }> {
+  const tool = validation.tool;
+  // The command, the path, the pattern: what an operator looking at the pending call wants to see.
+  const call = new CallProgress(request.name, `${request.name} ${tool.subject(validation.input)}`);
+  const progress = trackToolProgress(LivePublisher.forActivity(deps.live), request.toolUseId, call);
+  const attributes = {
+    'durable_agent.tool.name': request.name,
+    'durable_agent.tool.subject': tool.summarize(validation.input),
+    'durable_agent.attempt': context.info.attempt,
+  };
+  const output = await inSpan('tool.call', attributes, (span) =>
+    whileHeartbeating(() => executeTool(deps, request, validation, context, call, progress), call).then((done) => {
+      span.setAttributes(toolResultAttributes(done));
+      return done;
+    }),
+  );
+  // Cancelled (an interrupt) but the tool got to the end: what it did stands (an Edit's change
+  // landed, a command ran as far as its output shows), so the result says so rather than
+  // claiming the call was stopped before it finished.
+  if (context.cancellationSignal.aborted)
+    return { output: { ...output, text: `${INTERRUPTED_AFTER}\n${output.text}` } };
+  // The workspace as this call left it: the turn's snapshot, taken here rather than by an
+  // activity of its own (calls that change files run one at a time, so it is consistent).
+  if (validation.tool.changesFiles && request.snapshotRef) {
+    // The call's details still: a heartbeat without them would blank what describe shows.
+    const snapshot = await whileHeartbeating(
+      () => snapshotOver(deps.store, request.workdir, request.snapshotRef!, context.cancellationSignal),
+      call,
+    );
+    return { output, snapshot };
+  }
+  return { output };
+}
+
+/** The tool's own work. Its failures the model can act on become `is_error` results; the rest throw, to be retried. */
+async function executeTool(
+  { store, journal, sandbox }: ToolRunDeps,
+  request: RunToolInput,
+  validation: ValidCall,
+  context: Context,
+  call: CallProgress,
+  progress: ToolProgress,
+): Promise<ToolOutput> {
+  try {
+    return await validation.tool.execute(validation.input, {
+      sessionId: request.sessionId,
+      toolUseId: request.toolUseId,
+      // A call made again once its lost host came back keeps the lost attempt's key (its journal entry).
+      callKey: `${context.info.workflowExecution?.runId}/${request.resumed && !request.resumed.moved ? request.resumed.activityId : context.info.activityId}`,
+      workdir: request.workdir,
+      attempt: context.info.attempt + (request.resumed ? 1 : 0),
+      ...(request.resumed?.moved ? { lostWithHost: true } : {}),
+      knownFiles: new Map(request.fileStates.map((state) => [state.path, state.sha256])),
+      journal,
+      signal: context.cancellationSignal,
+      sandbox,
+      sessionSandbox: request.sandbox,
+      approved: request.approved === true,
+      onOutput: call.onOutput,
+      ...(request.snapshotRef
+        ? { changesSinceSnapshot: () => changesSince(store, request.workdir, request.snapshotRef!) }
+        : {}),
+    });
+  } catch (error) {
+    if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
+    if (error instanceof ToolError || error instanceof WorkdirRefusal)
+      return { text: toolUseError(error.message), isError: true };
+    if (isActionableError(error)) return { text: toolUseError((error as Error).message), isError: true };
+    throw error;
+  } finally {
+    await progress.stop();
+  }
+}
+
+/**
+ * The result as the model gets it: the user's approval feedback, the result budget, the nested
+ * instructions of a file read (`readsFile`: the call was of a tool that reads one), images stored.
+ */
+async function toolRunOutput(
+  store: ContentStore,
+  request: RunToolInput,
+  readsFile: boolean,
+  output: ToolOutput,
+  snapshot: TakenSnapshot | undefined,
+): Promise<RunToolOutput> {
+  const withFeedback = request.approvalFeedback
+    ? `${output.text}\n\nUser feedback on approval: ${request.approvalFeedback}`
+    : output.text;
+  const budgeted = await applyToolResultBudget(request, withFeedback);
+  // A file read for the first time under a directory with its own AGENTS.md or CLAUDE.md: they follow the result (after its budget, so they are never cut to a preview).
+  const nested =
+    readsFile && output.fileState && !output.isError
+      ? await nestedInstructions(request.workdir, output.fileState.path, request.instructionDirs ?? [])
+      : undefined;
+  const text = nested ? `${budgeted}\n\n${nested.reminder}` : budgeted;
+  const media = await Promise.all(
+    (output.media ?? []).map(async ({ base64, ...about }) => ({
+      ...about,
+      ref: await store.put(base64),
+      bytes: Math.floor((base64.length * 3) / 4),
+    })),
+  );
+  return {
+    result: {
+      toolUseId: request.toolUseId,
+      isError: output.isError ?? false,
+      content: withFailureLine(await storeText(store, text), text, output.isError ?? false),
+      toolName: request.name,
+      ...(media.length ? { media } : {}),
     },
+    ...(output.fileState ? { fileState: output.fileState } : {}),
+    ...(snapshot ? { snapshot } : {}),
+    ...(nested ? { instructionDirs: nested.dirs } : {}),
   };
 }
 
