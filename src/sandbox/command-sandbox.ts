@@ -15,7 +15,7 @@ import { type CgroupSettings, CommandCgroup } from './cgroup';
 import type { EgressProxies } from './egress-proxies';
 import { proxyEnvironment, sandboxLauncher, unconfinedLauncher } from './launcher';
 import { type SandboxLimits, ulimitCommand } from './sandbox-limits';
-import { sandboxUserFor } from './sandbox-user';
+import { type SandboxUser, sandboxUserFor } from './sandbox-user';
 import { type NetworkSettings, type SessionNetwork, sessionNetwork } from './session-network';
 
 /** `AGENT_SANDBOX`: `auto` (bubblewrap when it works here, else unconfined with a warning), `bwrap` (required), `none`. */
@@ -134,104 +134,146 @@ export function bubblewrap(settings: SandboxSettings, dependencies: BubblewrapDe
     ...(dependencies.filterUnavailable ? { filterUnavailable: dependencies.filterUnavailable } : {}),
   };
   const limits = ulimitCommand(settings.limits, { processes: true });
+  const worker: BubblewrapWorker = { settings, dependencies, networkSettings, limits };
   return {
     kind: 'bwrap',
     limits: settings.limits,
     startWarnings: [],
     network: (session) => sessionNetwork(session, networkSettings),
-    async start(command, workdirPath, session, options) {
-      const network = sessionNetwork(session, networkSettings);
-      const egressSocket =
-        network.mode === 'filtered' ? await dependencies.proxies.socketFor(network.allowedDomains) : undefined;
-      const environment = commandEnvironment(process.env, {
-        passNames: settings.passEnv,
-        extra: session?.env,
-        overrides: {
-          PATH: SANDBOX_PATH,
-          HOME: SANDBOX_HOME,
-          USER: 'agent',
-          LOGNAME: 'agent',
-          SHELL: '/bin/bash',
-          TMPDIR: '/tmp',
-          ...(egressSocket ? proxyEnvironment() : {}),
-        },
-      });
-      const inner = [
-        'bash',
-        '-c',
-        sandboxLauncher({ bridge: egressSocket !== undefined, limits }),
-        'durable-agent',
-        command,
-      ];
-      const workdir = Workdir.open(workdirPath);
-      try {
-        if (settings.sandboxUid !== 0 && process.getuid?.() === 0 && workdir.stats().uid === 0)
-          handOver(workdir, { uid: settings.sandboxUid, gid: settings.sandboxUid });
-        const user = sandboxUserFor({ path: workdir.path, stats: workdir.stats() }, settings.sandboxUid);
-        if (user.staged && dependencies.staging.unavailable) {
-          throw new Error(
-            `the sandbox's user (uid ${user.uid}) cannot enter the directories above ${workdir.path}, and binding it for that user does not work here ` +
-              `(${dependencies.staging.unavailable}): make them searchable (chmod o+x), or keep workdirs where that user can reach them (AGENT_WORKSPACE_ROOTS)`,
-          );
-        }
-        const cgroup = settings.cgroup ? await CommandCgroup.create(settings.cgroup) : undefined;
-        const handshake = cgroup ? ['--info-fd', '4', '--block-fd', '5'] : [];
-        const call = {
-          workdir: workdir.path,
-          identity: dependencies.identity,
-          ...(user.staged ? { workdirSource: dependencies.stage } : {}),
-          network: network.mode,
-          egressSocket,
-          environment,
-          ...(options.readOnlyBinds ? { readOnlyBinds: options.readOnlyBinds } : {}),
-        };
-        const args = [...bubblewrapArgs(call), ...handshake, '--', ...inner];
-        const extra: (number | 'pipe' | 'ignore')[] = [
-          user.staged ? workdir.descriptor() : 'ignore',
-          ...(cgroup ? (['pipe', 'pipe'] as const) : []),
-        ];
-        const child = user.staged
-          ? spawn(
-              'unshare',
-              [
-                '--mount',
-                '--propagation',
-                'private',
-                '--',
-                '/bin/sh',
-                '-c',
-                STAGE_SCRIPT,
-                'durable-agent-stage',
-                dependencies.stage,
-                String(user.uid),
-                String(user.gid),
-                ...args,
-              ],
-              {
-                cwd: '/',
-                env: BUBBLEWRAP_ENVIRONMENT,
-                detached: true,
-                stdio: stdioFor(options, extra),
-              },
-            )
-          : spawn('bwrap', args, {
-              cwd: '/',
-              env: BUBBLEWRAP_ENVIRONMENT,
-              detached: true,
-              stdio: stdioFor(options, extra),
-              ...(user.uid !== undefined ? { uid: user.uid, gid: user.gid } : {}),
-            });
-        if (cgroup) void joinCgroup(child, cgroup);
-        return child;
-      } finally {
-        workdir.close();
-      }
-    },
+    start: (command, workdirPath, session, options) =>
+      startInBubblewrap(worker, command, workdirPath, session, options),
     close: async () => {
       await dependencies.proxies.close();
       await dependencies.removeRuntime?.();
     },
   };
+}
+
+/** What every command of a bubblewrap worker starts with: its settings, the network rules made of them, its ulimits. */
+interface BubblewrapWorker {
+  settings: SandboxSettings;
+  dependencies: BubblewrapDependencies;
+  networkSettings: NetworkSettings;
+  /** The `ulimit` command the launcher runs first. */
+  limits: string;
+}
+
+async function startInBubblewrap(
+  { settings, dependencies, networkSettings, limits }: BubblewrapWorker,
+  command: string,
+  workdirPath: string,
+  session: SessionSandbox | undefined,
+  options: StartOptions,
+): Promise<ChildProcess> {
+  const network = sessionNetwork(session, networkSettings);
+  const egressSocket =
+    network.mode === 'filtered' ? await dependencies.proxies.socketFor(network.allowedDomains) : undefined;
+  const environment = sandboxEnvironment(settings, session, egressSocket);
+  const inner = [
+    'bash',
+    '-c',
+    sandboxLauncher({ bridge: egressSocket !== undefined, limits }),
+    'durable-agent',
+    command,
+  ];
+  const workdir = Workdir.open(workdirPath);
+  try {
+    const user = sandboxUserOf(settings, dependencies, workdir);
+    const cgroup = settings.cgroup ? await CommandCgroup.create(settings.cgroup) : undefined;
+    const handshake = cgroup ? ['--info-fd', '4', '--block-fd', '5'] : [];
+    const call = {
+      workdir: workdir.path,
+      identity: dependencies.identity,
+      ...(user.staged ? { workdirSource: dependencies.stage } : {}),
+      network: network.mode,
+      egressSocket,
+      environment,
+      ...(options.readOnlyBinds ? { readOnlyBinds: options.readOnlyBinds } : {}),
+    };
+    const args = [...bubblewrapArgs(call), ...handshake, '--', ...inner];
+    const extra: (number | 'pipe' | 'ignore')[] = [
+      user.staged ? workdir.descriptor() : 'ignore',
+      ...(cgroup ? (['pipe', 'pipe'] as const) : []),
+    ];
+    const child = spawnBubblewrap(args, user, dependencies.stage, stdioFor(options, extra));
+    if (cgroup) void joinCgroup(child, cgroup);
+    return child;
+  } finally {
+    workdir.close();
+  }
+}
+
+/** The command's environment: what the worker passes on, the session's own, and the sandbox's fixed names. */
+function sandboxEnvironment(
+  settings: SandboxSettings,
+  session: SessionSandbox | undefined,
+  egressSocket: string | undefined,
+): Record<string, string> {
+  return commandEnvironment(process.env, {
+    passNames: settings.passEnv,
+    extra: session?.env,
+    overrides: {
+      PATH: SANDBOX_PATH,
+      HOME: SANDBOX_HOME,
+      USER: 'agent',
+      LOGNAME: 'agent',
+      SHELL: '/bin/bash',
+      TMPDIR: '/tmp',
+      ...(egressSocket ? proxyEnvironment() : {}),
+    },
+  });
+}
+
+/**
+ * Who the sandbox runs as: a root-owned workdir of a root worker is handed over to the sandbox
+ * user first; a user who cannot reach the workdir needs the staging bind, which must work here.
+ */
+function sandboxUserOf(settings: SandboxSettings, dependencies: BubblewrapDependencies, workdir: Workdir): SandboxUser {
+  if (settings.sandboxUid !== 0 && process.getuid?.() === 0 && workdir.stats().uid === 0)
+    handOver(workdir, { uid: settings.sandboxUid, gid: settings.sandboxUid });
+  const user = sandboxUserFor({ path: workdir.path, stats: workdir.stats() }, settings.sandboxUid);
+  if (user.staged && dependencies.staging.unavailable) {
+    throw new Error(
+      `the sandbox's user (uid ${user.uid}) cannot enter the directories above ${workdir.path}, and binding it for that user does not work here ` +
+        `(${dependencies.staging.unavailable}): make them searchable (chmod o+x), or keep workdirs where that user can reach them (AGENT_WORKSPACE_ROOTS)`,
+    );
+  }
+  return user;
+}
+
+/** bubblewrap itself, or (staged) inside a mount namespace of its own that binds the workdir at the stage first. */
+function spawnBubblewrap(args: string[], user: SandboxUser, stage: string, stdio: StdioOptions): ChildProcess {
+  return user.staged
+    ? spawn(
+        'unshare',
+        [
+          '--mount',
+          '--propagation',
+          'private',
+          '--',
+          '/bin/sh',
+          '-c',
+          STAGE_SCRIPT,
+          'durable-agent-stage',
+          stage,
+          String(user.uid),
+          String(user.gid),
+          ...args,
+        ],
+        {
+          cwd: '/',
+          env: BUBBLEWRAP_ENVIRONMENT,
+          detached: true,
+          stdio,
+        },
+      )
+    : spawn('bwrap', args, {
+        cwd: '/',
+        env: BUBBLEWRAP_ENVIRONMENT,
+        detached: true,
+        stdio,
+        ...(user.uid !== undefined ? { uid: user.uid, gid: user.gid } : {}),
+      });
 }
 
 /**
