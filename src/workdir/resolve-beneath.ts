@@ -80,12 +80,7 @@ export function resolveBeneath(where: Where, components: readonly string[], opti
     while (pending.length > 0) {
       const part = pending.shift()!;
       if (part === '..') {
-        // Climbing out: refused, and said to be a link's doing when a link brought the walk here.
-        if (stack.length === 0)
-          throw links > 0
-            ? linkLeadsOutside(where.requested, where.rootPath)
-            : outside(where.requested, where.rootPath);
-        closeQuietly(stack.pop()!.fd);
+        climbUp(where, stack, links);
         continue;
       }
       const last = pending.length === 0;
@@ -93,16 +88,9 @@ export function resolveBeneath(where: Where, components: readonly string[], opti
       try {
         fd = openEntry(top(), part);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        if (last) return { parent: reopenPath(top()), name: part, relative: pathOf(part) };
-        if (options.missingTail)
-          return {
-            parent: reopenPath(top()),
-            name: part,
-            relative: textualTail(where, pathOf(''), [part, ...pending]),
-          };
-        if (!options.createDirectories) throw error;
-        createDirectory(top(), part, options);
+        const missing = missingEntry(error, where, top(), part, pending, pathOf, options);
+        if (missing) return missing;
+        // Created: opened on the next round, like any other directory.
         pending.unshift(part);
         continue;
       }
@@ -141,6 +129,40 @@ export function resolveBeneath(where: Where, components: readonly string[], opti
   } finally {
     stack.forEach((entry) => closeQuietly(entry.fd));
   }
+}
+
+/** A `..`: one directory up. Climbing out is refused, and said to be a link's doing when a link brought the walk here. */
+function climbUp(where: Where, stack: { fd: number; name: string }[], links: number): void {
+  if (stack.length === 0)
+    throw links > 0 ? linkLeadsOutside(where.requested, where.rootPath) : outside(where.requested, where.rootPath);
+  closeQuietly(stack.pop()!.fd);
+}
+
+/**
+ * A component that could not be opened: unless it is missing, the error stands. Missing, it is
+ * the location when last (or with `missingTail`); else it is created (`createDirectories`) and
+ * undefined returned, or the error stands. `rest`: the components after it.
+ */
+function missingEntry(
+  error: unknown,
+  where: Where,
+  parent: number,
+  part: string,
+  rest: readonly string[],
+  pathOf: (name: string) => string,
+  options: ResolveOptions,
+): Location | undefined {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  if (rest.length === 0) return { parent: reopenPath(parent), name: part, relative: pathOf(part) };
+  if (options.missingTail)
+    return {
+      parent: reopenPath(parent),
+      name: part,
+      relative: textualTail(where, pathOf(''), [part, ...rest]),
+    };
+  if (!options.createDirectories) throw error;
+  createDirectory(parent, part, options);
+  return undefined;
 }
 
 /** The path named a directory (or the workdir): the location of that directory in its parent. */
