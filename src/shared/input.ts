@@ -286,6 +286,15 @@ export function inlinePromptProblem(prompt: string | undefined): string | undefi
   );
 }
 
+/** One schema issue as people read it: the field's path, `required` for a missing one, unknown fields by name. */
+function issueProblem(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys')
+    return `unknown field(s): ${issue.keys.map((key) => [...issue.path, key].join('.')).join(', ')}`;
+  const field = issue.path.length ? issue.path.join('.') : '(input)';
+  const missing = issue.code === 'invalid_type' && issue.message.includes('undefined');
+  return `${field}: ${missing ? 'required' : issue.message}`;
+}
+
 /**
  * Validates raw input; the message names every offending field, e.g. `workdir: Required`.
  * `inlinePromptLimit: false` leaves the prompt's size to the caller (the workflow, whose older
@@ -300,14 +309,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
   }
   const parsed = agentInputSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      if (issue.code === 'unrecognized_keys')
-        return `unknown field(s): ${issue.keys.map((key) => [...issue.path, key].join('.')).join(', ')}`;
-      const field = issue.path.length ? issue.path.join('.') : '(input)';
-      const missing = issue.code === 'invalid_type' && issue.message.includes('undefined');
-      return `${field}: ${missing ? 'required' : issue.message}`;
-    });
-    return { ok: false, message: `Invalid agentWorkflow input: ${problems.join('; ')}` };
+    return { ok: false, message: `Invalid agentWorkflow input: ${parsed.error.issues.map(issueProblem).join('; ')}` };
   }
   const input = parsed.data;
   const tooBig = options.inlinePromptLimit === false ? undefined : inlinePromptProblem(input.prompt);
