@@ -9,9 +9,45 @@
  * only. After a worker crash, Temporal replays this function against the recorded history and
  * it resumes exactly where it was: completed activities (a compaction included) are not run again.
  */
-import { ApplicationFailure, ContinueAsNew, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  ContinueAsNew,
+  isCancellation,
+  patched,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { CallModelOutcome } from '../shared/activity-io';
-import type { AgentResult } from '../shared/contract';
+import type { AgentResult, ApprovalDecision, SubAgentApprovals, UserMessage } from '../shared/contract';
+import {
+  APPROVE_TOOL_SIGNAL,
+  APPROVE_TOOL_UPDATE,
+  CHECKPOINT_QUERY,
+  checkMessageInput,
+  DIFF_QUERY,
+  INTERRUPT_SIGNAL,
+  INTERRUPT_UPDATE,
+  MOVE_UPDATE,
+  SUB_AGENT_APPROVALS,
+  TRANSCRIPT_QUERY,
+  USER_MESSAGE,
+} from '../shared/message-inputs';
+import {
+  approveToolSignal,
+  approveToolUpdate,
+  checkpointQuery,
+  diffQuery,
+  endSignal,
+  interruptSignal,
+  interruptUpdate,
+  moveUpdate,
+  rewindUpdate,
+  stateQuery,
+  subAgentApprovalsSignal,
+  transcriptQuery,
+  userMessageSignal,
+} from './definitions';
+import { type DroppedSignal, parsedSignal } from './session/malformed-signals';
 import { ErrorType } from '../shared/errors';
 import { checkAgentInput, inlinePromptProblem, type ResolvedAgentInput } from '../shared/input';
 import { callModel, modelCallOptions } from './activity-options';
@@ -34,7 +70,9 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   const features = readFeatures(patched);
   let session: AgentSession | undefined;
   try {
-    session = await AgentSession.open(input, features);
+    session = new AgentSession(input, features);
+    registerHandlers(session);
+    await session.open();
     // A sub-agent's calls waiting for approval show in its parent's state, which passes the answers on.
     if (input.parentSession) session.steering.reportApprovalsTo(input.parentSession);
     // A sub-agent whose type asked for more than its parent has says so, once (not again after continue-as-new).
@@ -77,6 +115,61 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     if (!(error instanceof ContinueAsNew)) await session?.lease.release();
     throw error;
   }
+}
+
+/**
+ * Every signal, update and query of a session, registered in one block (as in Temporal's
+ * safe-message-handlers sample); the logic is in the parts they call. Signals and updates that
+ * reached the workflow before this run are delivered as each handler is set, so the order here is
+ * part of what recorded histories replay: steering's first, before it shows any change (the view
+ * publishes nothing for them), then the view's queries, the workspace's, the host's.
+ */
+function registerHandlers({ steering, view, workspace, host }: AgentSession): void {
+  const dropped = (note: DroppedSignal) => steering.droppedSignals.note(note);
+  setHandler(
+    userMessageSignal,
+    parsedSignal(USER_MESSAGE, {
+      valid: ({ text }) => steering.receiveMessage(text),
+      legacy: (raw) => steering.receiveMessage((raw as UserMessage).text),
+      dropped: (note) => steering.messageDropped(note),
+    }),
+  );
+  setHandler(endSignal, () => steering.end());
+  const interrupt = () => void steering.requestInterrupt();
+  setHandler(interruptSignal, parsedSignal(INTERRUPT_SIGNAL, { valid: interrupt, legacy: interrupt, dropped }));
+  setHandler(interruptUpdate, () => steering.interruptAndWait(), {
+    validator: (...args: unknown[]) => void checkMessageInput(INTERRUPT_UPDATE, args),
+  });
+  // Validators refuse before an update enters history: unknown ids and bad decisions never reach the workflow.
+  setHandler(approveToolUpdate, (answer) => steering.answer(answer), {
+    validator: (...args: unknown[]) => steering.checkAnswer(checkMessageInput(APPROVE_TOOL_UPDATE, args)),
+  });
+  const passedOn = (answer: ApprovalDecision | null | undefined) => steering.passOnAnswer(answer);
+  setHandler(
+    approveToolSignal,
+    parsedSignal(APPROVE_TOOL_SIGNAL, { valid: passedOn, legacy: (raw) => passedOn(raw as ApprovalDecision), dropped }),
+  );
+  const waiting = (report: SubAgentApprovals) => steering.subAgentWaiting(report);
+  setHandler(
+    subAgentApprovalsSignal,
+    parsedSignal(SUB_AGENT_APPROVALS, { valid: waiting, legacy: (raw) => waiting(raw as SubAgentApprovals), dropped }),
+  );
+  steering.showChangesIn(view);
+  // A query that throws answers its caller with the error; the workflow goes on untouched.
+  setHandler(stateQuery, () => view.snapshot());
+  setHandler(transcriptQuery, (...args: unknown[]) => view.page(checkMessageInput(TRANSCRIPT_QUERY, args) ?? {}));
+  if (workspace.enabled) {
+    setHandler(rewindUpdate, (request) => workspace.rewind(request), {
+      validator: (...args: unknown[]) => workspace.validateRewind(...args),
+    });
+    setHandler(checkpointQuery, (...args: unknown[]) =>
+      workspace.checkpointAt(checkMessageInput(CHECKPOINT_QUERY, args).turn),
+    );
+    setHandler(diffQuery, (...args: unknown[]) => workspace.diff(checkMessageInput(DIFF_QUERY, args) ?? {}));
+  }
+  setHandler(moveUpdate, (request) => host.requestMove(request), {
+    validator: (...args: unknown[]) => host.validateMove(checkMessageInput(MOVE_UPDATE, args)),
+  });
 }
 
 /** One turn: prepare, call the model, branch, run the tools. Says whether the loop goes on. */

@@ -48,7 +48,9 @@ const files = folders.flatMap((folder) =>
 );
 
 test('histories are in current/ or in before-<patch id>/ of a patch the workflow still asks', () => {
-  const patchIds = Object.values(features).filter((value): value is string => typeof value === 'string');
+  const patchIds = Object.values(features as Record<string, unknown>).filter(
+    (value): value is string => typeof value === 'string',
+  );
   const known = new Set([...RUN_PATCHES, ...patchIds]);
   expect(readdirSync(FIXTURES).filter((name) => name.endsWith('.json'))).toEqual([]);
   for (const folder of folders) {

@@ -57,7 +57,8 @@ export class AgentSession {
   readonly workspace: SessionWorkspace;
   /** Where the workspace lives; every workspace activity goes through `host.call`. */
   readonly host: SessionHost;
-  private readonly view: SessionView;
+  /** What people see: the `state` and `transcript` queries, current details, search attributes. */
+  readonly view: SessionView;
   /** The transcript as stored so far (a chain of nodes), for clients with no worker to ask. */
   readonly transcriptChain: TranscriptChain;
   private closed = false;
@@ -75,16 +76,13 @@ export class AgentSession {
   private running: 'model' | 'tools' = 'model';
   private currentStatus: AgentStatus = 'running_model';
 
-  private constructor(
+  /** The session's parts, with no handler yet: the driver registers them all in one block (agent-workflow.ts). */
+  constructor(
     readonly input: ResolvedAgentInput,
     readonly features: Features,
   ) {
-    // Signals that arrived before this run are delivered as soon as their handlers are set:
-    // before the view exists, so they publish nothing yet (recorded histories depend on it).
-    this.steering = new Steering(() => this.view?.publish());
-    this.steering.listen();
+    this.steering = new Steering();
     this.view = new SessionView(input.model ?? '', this.steering, features.steering);
-    this.view.listen();
     const loop = () => this.loop;
     this.workspace = new SessionWorkspace(features.durableWorkspace, {
       get state() {
@@ -97,7 +95,6 @@ export class AgentSession {
       stopForRewind: () => this.steering.stopInFlight(() => this.workspace.rewindPending),
       snapshotFailed: (turn, error) => this.view.add({ type: 'snapshot', turn, error }),
     });
-    this.workspace.listen();
     this.transcriptChain = new TranscriptChain(this.view.transcript, () => this.workspace.log.snapshots);
     this.host = new SessionHost({
       input,
@@ -112,61 +109,59 @@ export class AgentSession {
       leftWorkdir: () => this.lease.moved(),
       showWaiting: (lost) => this.view.status(lost ? 'waiting_host' : this.currentStatus, this.loop),
     });
-    this.host.listen();
   }
 
   /** Takes over what an earlier run carried, or records the task and prepares the session on the worker. */
-  static async open(input: ResolvedAgentInput, features: Features): Promise<AgentSession> {
-    const session = new AgentSession(input, features);
+  async open(): Promise<void> {
+    const { input, features } = this;
     const resumed = input.resume as CarriedState | undefined;
     const fork = features.durableWorkspace ? input.fork : undefined;
     if (resumed) {
-      session.steering.restore(resumed);
-      session.view.restore(resumed, resumed.loop.turnCount);
-      session.workspace.restore(resumed);
-      session.transcriptChain.restore(resumed);
+      this.steering.restore(resumed);
+      this.view.restore(resumed, resumed.loop.turnCount);
+      this.workspace.restore(resumed);
+      this.transcriptChain.restore(resumed);
     } else if (input.prompt !== undefined) {
-      session.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
+      this.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
     }
-    session.prepared =
+    this.prepared =
       resumed?.session ??
-      (await prepareNewSession(input, fork, session.workspace, (detail) => session.view.workdirWait(detail)));
-    session.lease = HeldLease.kept(session.prepared, (detail) =>
-      session.note({ type: 'workdir_lease', outcome: 'lost', detail }),
+      (await prepareNewSession(input, fork, this.workspace, (detail) => this.view.workdirWait(detail)));
+    this.lease = HeldLease.kept(this.prepared, (detail) =>
+      this.note({ type: 'workdir_lease', outcome: 'lost', detail }),
     );
     if (!resumed && input.prompt === undefined)
-      session.view.add({
+      this.view.add({
         type: 'user',
         turn: fork?.turn ?? 0,
-        text: contentPreview(session.prepared.prompt, Infinity),
+        text: contentPreview(this.prepared.prompt, Infinity),
       });
-    if (session.prepared.host) upsertSearchAttributes([{ key: AGENT_HOST, value: session.prepared.host }]);
-    session.view.prepared(session.prepared, {
+    if (this.prepared.host) upsertSearchAttributes([{ key: AGENT_HOST, value: this.prepared.host }]);
+    this.view.prepared(this.prepared, {
       note: !resumed,
       ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}),
     });
-    const initial = initialLoopState(input, session.prepared, { autocompactFloor: features.learnsContextWindow });
-    session.loop = resumed?.loop ?? (fork ? forkedState(initial, fork) : initial);
-    session.turnsAtRunStart = session.loop.turnCount;
+    const initial = initialLoopState(input, this.prepared, { autocompactFloor: features.learnsContextWindow });
+    this.loop = resumed?.loop ?? (fork ? forkedState(initial, fork) : initial);
+    this.turnsAtRunStart = this.loop.turnCount;
     // Signals dropped so far (some before this run: its handlers got them first) are noted now, at its turn.
-    session.steering.droppedSignals.deliverTo((dropped) => session.note({ type: 'dropped_signal', ...dropped }));
+    this.steering.droppedSignals.deliverTo((dropped) => this.note({ type: 'dropped_signal', ...dropped }));
     if (!resumed && features.durableWorkspace) {
       // The baseline every later snapshot, diff and rewind compares with. The first model call
       // does not need it, so it is taken meanwhile (a first snapshot of a big repository takes
       // seconds); whatever could change files waits for it (`workspaceReady`).
-      const turn = session.loop.turnCount;
+      const turn = this.loop.turnCount;
       const { workflowId, firstExecutionRunId } = workflowInfo();
-      session.baselineTaken = false;
-      session.baseline = session.snapshotAfter(turn, `${workflowId}/${firstExecutionRunId}`).then(() => {
-        session.noteSnapshot(turn);
-        session.baselineTaken = true;
+      this.baselineTaken = false;
+      this.baseline = this.snapshotAfter(turn, `${workflowId}/${firstExecutionRunId}`).then(() => {
+        this.noteSnapshot(turn);
+        this.baselineTaken = true;
         // A run reset to its first task: the files go back to the start (reset.ts).
-        return putBackAfterReset(session);
+        return putBackAfterReset(this);
       });
-      session.workspace.checkpoint(true);
+      this.workspace.checkpoint(true);
     }
-    session.view.workspace(session.workspace.log.snapshots);
-    return session;
+    this.view.workspace(this.workspace.log.snapshots);
   }
 
   /**

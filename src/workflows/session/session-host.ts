@@ -16,7 +16,6 @@ import {
   CancellationScope,
   condition,
   isCancellation,
-  setHandler,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
@@ -24,7 +23,6 @@ import {
 import type { PrepareSessionOutput } from '../../shared/activity-io';
 import type { MoveRequest, MoveResult } from '../../shared/contract';
 import { ErrorType } from '../../shared/errors';
-import { checkMessageInput, MOVE_UPDATE } from '../../shared/message-inputs';
 import type { ResolvedAgentInput } from '../../shared/input';
 import { agentTypesToPrepare } from '../../shared/sub-agents';
 import { type BranchResult, cloneName } from '../../shared/repository';
@@ -41,7 +39,6 @@ import {
   SESSION_OPTIONS,
   WORKSPACE_OPTIONS,
 } from '../activity-options';
-import { moveUpdate } from '../definitions';
 import { failureMessage } from '../core/failures';
 import { isHostLoss, startedBeforeLoss } from '../core/host-loss';
 import { onHost, promptToPrepare } from './prepare';
@@ -82,12 +79,6 @@ export class SessionHost {
   private readonly outcomes = new Map<number, MoveOutcome>();
 
   constructor(private readonly session: HostedSession) {}
-
-  listen(): void {
-    setHandler(moveUpdate, (request) => this.requestMove(request), {
-      validator: (...args: unknown[]) => this.validate(checkMessageInput(MOVE_UPDATE, args)),
-    });
-  }
 
   /** Options that send a workspace activity to the session's host (none: the shared queue). */
   options(): { taskQueue?: string; scheduleToStartTimeout?: number } {
@@ -306,7 +297,8 @@ export class SessionHost {
     }
   }
 
-  private validate(request: MoveRequest): void {
+  /** The `move` update's validator: refuses before the update enters history. */
+  validateMove(request: MoveRequest): void {
     if (this.waitingFor === null)
       throw new Error('the session is not waiting for a lost host (status waiting_host): move applies only then');
     if (!HOST_ID.test(request.host)) throw new Error("host: must be a worker's AGENT_HOST_ID");
@@ -320,7 +312,8 @@ export class SessionHost {
       throw new Error('workdir: must be an absolute path on the new host');
   }
 
-  private async requestMove(request: MoveRequest): Promise<MoveResult> {
+  /** The `move` update: the session moves at its next wait for the lost host; returns the outcome. */
+  async requestMove(request: MoveRequest): Promise<MoveResult> {
     const ticket = ++this.tickets;
     this.requested = { request, ticket };
     await condition(() => this.outcomes.has(ticket));

@@ -3,9 +3,9 @@
  * current details (Markdown in the Temporal UI), and the typed search attributes AgentTurn,
  * AgentStatus and AgentLastTransition (`temporal workflow list --query "AgentStatus='waiting_approval'"`).
  *
- * `listen()` and the publisher are the only links to Temporal: the rest is plain state.
+ * The publisher is its only link to Temporal (its queries are registered by the driver): the rest is plain state.
  */
-import { setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type {
   AgentState,
   AgentStatus,
@@ -23,10 +23,8 @@ import type { SnapshotRecord } from '../../shared/workspace';
 import { ZERO_USAGE } from '../../shared/conversation';
 import { USER_MESSAGE_SHOWN_CHARS } from '../../shared/limits';
 import { mcpSessionNote } from '../../shared/mcp';
-import { checkMessageInput, TRANSCRIPT_QUERY } from '../../shared/message-inputs';
 import { type Todo, todoLines, todoProgress } from '../../shared/todos';
 import { AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../../shared/search-attributes';
-import { stateQuery, transcriptQuery } from '../definitions';
 import { estimateTokens, type LoopState } from '../core/loop-state';
 
 /** The values of the three search attributes. */
@@ -101,13 +99,6 @@ export class SessionView {
       snapshots: [],
       todos: [],
     };
-  }
-
-  /** Registers the `state` and `transcript` queries. */
-  listen(): void {
-    setHandler(stateQuery, () => this.snapshot());
-    // A bad argument is the caller's error (a query that throws leaves the workflow untouched).
-    setHandler(transcriptQuery, (...args: unknown[]) => this.page(checkMessageInput(TRANSCRIPT_QUERY, args) ?? {}));
   }
 
   snapshot(): AgentState {

@@ -3,43 +3,14 @@
  * and updates are recorded in history, so a worker crash between a request and its effect loses
  * nothing: the new worker replays them and carries them out.
  *
- * The handlers only call the methods below; `listen()` wires them to Temporal, so everything
- * else is plain state that unit tests drive directly.
+ * The handlers (registered in one block by the driver, agent-workflow.ts) only call the methods
+ * below, so everything here is plain state that unit tests drive directly.
  */
-import {
-  CancellationScope,
-  condition,
-  getExternalWorkflowHandle,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { CancellationScope, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import type { PlannedToolUse } from '../../shared/activity-io';
-import type {
-  ApprovalDecision,
-  ApprovalReceipt,
-  PendingApproval,
-  SubAgentApprovals,
-  UserMessage,
-} from '../../shared/contract';
-import {
-  APPROVE_TOOL_SIGNAL,
-  APPROVE_TOOL_UPDATE,
-  checkMessageInput,
-  INTERRUPT_SIGNAL,
-  INTERRUPT_UPDATE,
-  SUB_AGENT_APPROVALS,
-  USER_MESSAGE,
-} from '../../shared/message-inputs';
-import {
-  approveToolSignal,
-  approveToolUpdate,
-  endSignal,
-  interruptSignal,
-  interruptUpdate,
-  subAgentApprovalsSignal,
-  userMessageSignal,
-} from '../definitions';
-import { type DroppedSignal, DroppedSignals, parsedSignal } from './malformed-signals';
+import type { ApprovalDecision, ApprovalReceipt, PendingApproval, SubAgentApprovals } from '../../shared/contract';
+import { approveToolSignal, subAgentApprovalsSignal } from '../definitions';
+import { type DroppedSignal, DroppedSignals } from './malformed-signals';
 
 export type ApprovalAnswer = { decision: 'allow' | 'deny'; feedback?: string } | { decision: 'timeout' };
 
@@ -77,66 +48,36 @@ export class Steering {
   /** Signals whose input did not parse (malformed-signals.ts): the session puts them in its transcript. */
   readonly droppedSignals = new DroppedSignals();
 
-  /** `onChange` refreshes what people see (the view) after a signal or update changed something. */
-  constructor(private readonly onChange: () => void) {}
-
   /**
-   * Registers the signal and update handlers. Signals that arrived earlier are delivered now.
-   * Every input is parsed first: a malformed signal is dropped with a note, a malformed update is
-   * refused by its validator (which never runs on replay) before it enters history.
+   * `onChange` refreshes what people see (the view) after a signal or update changed something;
+   * the session sets it (`showChangesIn`) once the signals that arrived before its run are in.
    */
-  listen(): void {
-    const dropped = (note: DroppedSignal) => this.droppedSignals.note(note);
-    setHandler(
-      userMessageSignal,
-      parsedSignal(USER_MESSAGE, {
-        valid: ({ text }) => this.receiveMessage(text),
-        legacy: (raw) => this.receiveMessage((raw as UserMessage).text),
-        dropped: (note) => {
-          dropped(note);
-          this.onChange();
-        },
-      }),
-    );
-    setHandler(endSignal, () => this.end());
-    const interrupt = () => void this.requestInterrupt();
-    setHandler(interruptSignal, parsedSignal(INTERRUPT_SIGNAL, { valid: interrupt, legacy: interrupt, dropped }));
-    setHandler(
-      interruptUpdate,
-      async () => {
-        const stopped = this.requestInterrupt();
-        if (stopped === 'nothing') return { stopped };
-        const ticket = this.interruptsRequested;
-        await condition(() => this.interruptsHandled >= ticket);
-        return { stopped };
-      },
-      { validator: (...args: unknown[]) => void checkMessageInput(INTERRUPT_UPDATE, args) },
-    );
-    // The validator rejects before the update enters history: unknown ids and bad decisions never reach the workflow.
-    setHandler(approveToolUpdate, (answer) => this.answer(answer), {
-      validator: (...args: unknown[]) => this.checkAnswer(checkMessageInput(APPROVE_TOOL_UPDATE, args)),
-    });
-    // A parent passing on an answer: a stale one (the call already ended) is dropped.
-    const passedOn = (answer: ApprovalDecision | null | undefined) => {
-      if (!answer || !this.pendingApprovals.some((pending) => pending.toolUseId === answer.toolUseId)) return;
-      if (answer.decision === 'allow' || answer.decision === 'deny') this.answer(answer);
-    };
-    setHandler(
-      approveToolSignal,
-      parsedSignal(APPROVE_TOOL_SIGNAL, {
-        valid: passedOn,
-        legacy: (raw) => passedOn(raw as ApprovalDecision),
-        dropped,
-      }),
-    );
-    setHandler(
-      subAgentApprovalsSignal,
-      parsedSignal(SUB_AGENT_APPROVALS, {
-        valid: (report) => this.subAgentWaiting(report),
-        legacy: (raw) => this.subAgentWaiting(raw as SubAgentApprovals),
-        dropped,
-      }),
-    );
+  constructor(private onChange: () => void = () => undefined) {}
+
+  /** From now on, every change people make is shown (the view publishes). */
+  showChangesIn(view: { publish(): void }): void {
+    this.onChange = () => view.publish();
+  }
+
+  /** A signal whose input did not parse: noted for the transcript, and shown. */
+  messageDropped(note: DroppedSignal): void {
+    this.droppedSignals.note(note);
+    this.onChange();
+  }
+
+  /** The `interrupt` update: stops what is in flight and returns once the session has acted on it. */
+  async interruptAndWait(): Promise<{ stopped: 'model' | 'tools' | 'nothing' }> {
+    const stopped = this.requestInterrupt();
+    if (stopped === 'nothing') return { stopped };
+    const ticket = this.interruptsRequested;
+    await condition(() => this.interruptsHandled >= ticket);
+    return { stopped };
+  }
+
+  /** A parent passing on an answer: a stale one (the call already ended) is dropped. */
+  passOnAnswer(answer: ApprovalDecision | null | undefined): void {
+    if (!answer || !this.pendingApprovals.some((pending) => pending.toolUseId === answer.toolUseId)) return;
+    if (answer.decision === 'allow' || answer.decision === 'deny') this.answer(answer);
   }
 
   /** Makes this session report its calls waiting for approval to its parent (it is a sub-agent). */

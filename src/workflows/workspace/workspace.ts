@@ -8,17 +8,10 @@
  * validator rejects what can be known without files (an unknown turn, a rewind in progress); the
  * check for changes made beside the session needs the files, so it runs as an activity first.
  */
-import {
-  ApplicationFailure,
-  CancellationScope,
-  condition,
-  patched,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
-import type { RewindResult } from '../../shared/contract';
+import { ApplicationFailure, CancellationScope, condition, patched, workflowInfo } from '@temporalio/workflow';
+import type { DiffRange, DiffRequest, ForkPoint, RewindResult } from '../../shared/contract';
 import { ErrorType } from '../../shared/errors';
-import { CHECKPOINT_QUERY, checkMessageInput, DIFF_QUERY, REWIND_UPDATE } from '../../shared/message-inputs';
+import { checkMessageInput, REWIND_UPDATE } from '../../shared/message-inputs';
 import type { FileChange, SnapshotRecord, TakenSnapshot } from '../../shared/workspace';
 import {
   checkWorkspace,
@@ -43,7 +36,6 @@ import {
   turnEndFor,
   type TurnLog,
 } from '../core/checkpoints';
-import { checkpointQuery, diffQuery, rewindUpdate } from '../definitions';
 import { failureMessage } from '../core/failures';
 import { READ_STATE_PATCH, SESSION_START_PATCH } from '../core/features';
 import type { LoopState } from '../core/loop-state';
@@ -90,20 +82,17 @@ export class SessionWorkspace {
     private readonly host: WorkspaceHost,
   ) {}
 
-  listen(): void {
-    if (!this.enabled) return;
-    setHandler(rewindUpdate, (request) => this.rewind(request), {
-      validator: (...args: unknown[]) => this.validate(...args),
-    });
-    // A query that throws answers its caller with the error; the workflow goes on untouched.
-    setHandler(checkpointQuery, (...args: unknown[]) => {
-      const { turn } = checkMessageInput(CHECKPOINT_QUERY, args);
-      const point = forkPoint(this.log, turn, this.host.state.model);
-      const turns = this.log.checkpoints.map((entry) => entry.turn).join(', ') || 'none';
-      if (!point) throw new Error(`turn ${turn} has no checkpoint with a snapshot (turns: ${turns})`);
-      return point;
-    });
-    setHandler(diffQuery, (...args: unknown[]) => diffRange(this.log, checkMessageInput(DIFF_QUERY, args) ?? {}));
+  /** The `checkpoint` query: the fork point of `turn` (an error answers the caller; the workflow goes on untouched). */
+  checkpointAt(turn: number): ForkPoint {
+    const point = forkPoint(this.log, turn, this.host.state.model);
+    const turns = this.log.checkpoints.map((entry) => entry.turn).join(', ') || 'none';
+    if (!point) throw new Error(`turn ${turn} has no checkpoint with a snapshot (turns: ${turns})`);
+    return point;
+  }
+
+  /** The `diff` query: what changed between two turns (default: start to now). */
+  diff(range: DiffRequest): DiffRange {
+    return diffRange(this.log, range);
   }
 
   restore(carried: CarriedWorkspace): void {
@@ -255,7 +244,8 @@ export class SessionWorkspace {
     return patched(READ_STATE_PATCH) ? rewoundFileStates(this.log, turn, this.host.state.workdir) : undefined;
   }
 
-  private validate(...args: unknown[]): void {
+  /** The `rewind` update's validator: refuses before the update enters history. */
+  validateRewind(...args: unknown[]): void {
     const check = checkRewind(this.log, checkMessageInput(REWIND_UPDATE, args), {
       currentTurn: this.host.state.turnCount,
       interactive: this.host.interactive,
@@ -265,7 +255,8 @@ export class SessionWorkspace {
     if (!check.ok) throw new Error(check.message);
   }
 
-  private async rewind(raw: Parameters<typeof checkRewind>[1]): Promise<RewindResult> {
+  /** The `rewind` update: asks for a rewind between turns and returns once it was carried out. */
+  async rewind(raw: Parameters<typeof checkRewind>[1]): Promise<RewindResult> {
     const { request } = checkRewind(this.log, raw, {
       currentTurn: Infinity,
       interactive: true,
