@@ -12,7 +12,7 @@
  * same nesting with nothing in the sandbox but a sink, which makes no command.
  */
 import { createHash } from 'node:crypto';
-import { context, type Span, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
+import { context, type Span, SpanKind, TraceFlags, trace, type Tracer } from '@opentelemetry/api';
 import { Resource } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
@@ -73,64 +73,66 @@ export function setUpTracing(environment: NodeJS.ProcessEnv, spanProcessor?: Spa
   provider.register();
   const tracer = provider.getTracer(TRACER);
 
-  const runEnded = (run: RunEnded) => {
-    ids.chosen = { traceId: sessionTraceId(run.workflowId), spanId: runSpanId(run.runId) };
-    let span: Span;
-    try {
-      span = tracer.startSpan(`RunWorkflow:${run.workflowType}`, {
-        root: true,
-        kind: SpanKind.SERVER,
-        startTime: run.startTime,
-        attributes: runAttributes(run),
-      });
-    } finally {
-      ids.chosen = undefined;
-    }
-    span.end(run.endTime);
-  };
-
-  class ActivitySpans implements ActivityInboundCallsInterceptor {
-    constructor(private readonly activity: ActivityContext) {}
-
-    async execute(
-      input: ActivityExecuteInput,
-      next: Next<ActivityInboundCallsInterceptor, 'execute'>,
-    ): Promise<unknown> {
-      const { info } = this.activity;
-      const run = info.workflowExecution;
-      const parent = run
-        ? trace.setSpanContext(context.active(), {
-            traceId: sessionTraceId(run.workflowId),
-            spanId: runSpanId(run.runId),
-            traceFlags: TraceFlags.SAMPLED,
-            isRemote: true,
-          })
-        : context.active();
-      const attributes = {
-        temporalWorkflowId: run?.workflowId ?? '',
-        temporalRunId: run?.runId ?? '',
-        temporalActivityId: info.activityId,
-        'durable_agent.attempt': info.attempt,
-      };
-      return runInSpan(
-        tracer,
-        `RunActivity:${info.activityType}`,
-        { kind: SpanKind.INTERNAL, attributes },
-        parent,
-        () => next(input),
-      );
-    }
-  }
-
   return {
     workerOptions: {
-      interceptors: { activity: [(activity) => ({ inbound: new ActivitySpans(activity) })] },
+      interceptors: { activity: [(activity) => ({ inbound: new ActivitySpans(tracer, activity) })] },
       sinks: {
-        tracing: { runEnded: { fn: (_info, run) => runEnded(run), callDuringReplay: false } },
+        tracing: { runEnded: { fn: (_info, run) => recordRun(tracer, ids, run), callDuringReplay: false } },
       } satisfies InjectedSinks<AgentSinks>,
     },
     shutdown: () => provider.shutdown(),
   };
+}
+
+/** A run's span, made when it ends, with the ids its activities' spans already name as their parent. */
+function recordRun(tracer: Tracer, ids: ChosenIds, run: RunEnded): void {
+  ids.chosen = { traceId: sessionTraceId(run.workflowId), spanId: runSpanId(run.runId) };
+  let span: Span;
+  try {
+    span = tracer.startSpan(`RunWorkflow:${run.workflowType}`, {
+      root: true,
+      kind: SpanKind.SERVER,
+      startTime: run.startTime,
+      attributes: runAttributes(run),
+    });
+  } finally {
+    ids.chosen = undefined;
+  }
+  span.end(run.endTime);
+}
+
+/** An activity attempt's span, under its run's (whose ids come from the workflow's). */
+class ActivitySpans implements ActivityInboundCallsInterceptor {
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly activity: ActivityContext,
+  ) {}
+
+  async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+    const { info } = this.activity;
+    const run = info.workflowExecution;
+    const parent = run
+      ? trace.setSpanContext(context.active(), {
+          traceId: sessionTraceId(run.workflowId),
+          spanId: runSpanId(run.runId),
+          traceFlags: TraceFlags.SAMPLED,
+          isRemote: true,
+        })
+      : context.active();
+    const attributes = {
+      temporalWorkflowId: run?.workflowId ?? '',
+      temporalRunId: run?.runId ?? '',
+      temporalActivityId: info.activityId,
+      'durable_agent.attempt': info.attempt,
+    };
+    return runInSpan(
+      this.tracer,
+      `RunActivity:${info.activityType}`,
+      { kind: SpanKind.INTERNAL, attributes },
+      parent,
+      () => next(input),
+    );
+  }
 }
 
 function runAttributes(run: RunEnded) {
