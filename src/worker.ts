@@ -103,26 +103,7 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
         `AGENT_GIT_CONFIG=${config.gitConfig}: no readable file there (a git config file for the clone and push of repo sessions)`,
       );
     });
-  // Independent of each other, so all at once: a worker started again after a crash polls
-  // sooner, and the sessions it takes over wait less (each is a round trip or a process).
-  const starting = Promise.allSettled([
-    resolveSandbox(config.sandbox),
-    openStore(config.store, config.encryption),
-    options.connection ?? connectNative(config),
-    ensureSearchAttributes(config),
-  ] as const);
-  // Loaded while those wait on the network and the probe (a second of CPU on a loaded machine).
-  const { createActivities } = await import('./activities');
-  const started = await starting;
-  const [sandbox, store, connection] = started.map((outcome) =>
-    outcome.status === 'fulfilled' ? outcome.value : undefined,
-  ) as [CommandSandbox?, Store?, NativeConnection?];
-  const failed = started.find((outcome) => outcome.status === 'rejected');
-  if (failed || !sandbox || !store || !connection) {
-    // What did start is closed again: a failed start leaves no connection or sandbox behind.
-    await Promise.allSettled([sandbox?.close(), store?.close(), options.connection ? undefined : connection?.close()]);
-    throw (failed as PromiseRejectedResult).reason;
-  }
+  const { sandbox, store, connection, createActivities } = await startParts(config, options);
   const warn = options.warn ?? console.warn;
   if (sandbox.kind === 'none')
     warn(`durable-agent worker: commands run unconfined, with the worker's privileges: ${sandbox.reason}`);
@@ -166,6 +147,34 @@ export async function createWorker(config: WorkerConfig, options: CreateWorkerOp
     maxHeartbeatThrottleInterval: LEASE_KEEPER_HEARTBEAT_THROTTLE_MS,
   });
   return new AgentWorker(shared, host, config.hostId, sandbox, leases);
+}
+
+/**
+ * The sandbox, the store, the connection and the search attributes, started together, and the
+ * activities' module. All or nothing: what did start is closed again when another part fails.
+ */
+async function startParts(config: WorkerConfig, options: CreateWorkerOptions) {
+  // Independent of each other, so all at once: a worker started again after a crash polls
+  // sooner, and the sessions it takes over wait less (each is a round trip or a process).
+  const starting = Promise.allSettled([
+    resolveSandbox(config.sandbox),
+    openStore(config.store, config.encryption),
+    options.connection ?? connectNative(config),
+    ensureSearchAttributes(config),
+  ] as const);
+  // Loaded while those wait on the network and the probe (a second of CPU on a loaded machine).
+  const { createActivities } = await import('./activities');
+  const started = await starting;
+  const [sandbox, store, connection] = started.map((outcome) =>
+    outcome.status === 'fulfilled' ? outcome.value : undefined,
+  ) as [CommandSandbox?, Store?, NativeConnection?];
+  const failed = started.find((outcome) => outcome.status === 'rejected');
+  if (failed || !sandbox || !store || !connection) {
+    // What did start is closed again: a failed start leaves no connection or sandbox behind.
+    await Promise.allSettled([sandbox?.close(), store?.close(), options.connection ? undefined : connection?.close()]);
+    throw (failed as PromiseRejectedResult).reason;
+  }
+  return { sandbox, store, connection, createActivities };
 }
 
 function connectNative(config: WorkerConfig): Promise<NativeConnection> {
