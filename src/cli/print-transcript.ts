@@ -16,38 +16,7 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
     case 'user_message':
       return `▶ message: ${entry.text}`;
     case 'session':
-      return (
-        [
-          entry.sandbox === 'none'
-            ? "  ⚠ sandbox: none: this session's commands run unconfined, with the worker's privileges (install bubblewrap, or see AGENT_SANDBOX in the README)"
-            : undefined,
-          entry.network ? `  ⇄ network: ${describeNetwork(entry.network)}` : undefined,
-          ...(entry.network?.warnings ?? []).map((warning) => `  ⚠ ${warning}`),
-          entry.forkedFrom
-            ? `  ⑂ forked from ${entry.forkedFrom.workflowId} at turn ${entry.forkedFrom.turn} into ${entry.workdir}`
-            : undefined,
-          entry.instructionFiles?.length ? `  ✎ instructions: ${entry.instructionFiles.join(', ')}` : undefined,
-          entry.skippedRepoHooks?.length
-            ? `  ⚑ repository hooks found and not run (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1): ${entry.skippedRepoHooks.join(', ')}`
-            : undefined,
-          ...(entry.skippedSettings ?? []).map(
-            ({ file, path, reason }) => `  ⚑ repository setting not used: ${file}${path ? ` ${path}` : ''}: ${reason}`,
-          ),
-          entry.skippedRepoAgents?.length
-            ? `  ⚑ repository agent types not used: ${entry.skippedRepoAgents.join(', ')}`
-            : undefined,
-          entry.skippedMcpJson
-            ? `  ⚑ MCP servers of ${entry.skippedMcpJson} not started (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1)`
-            : undefined,
-          ...(entry.mcpServers ?? []).map((server) =>
-            server.status === 'connected'
-              ? `  ⚙ MCP server ${server.name}: ${server.tools.length} tool(s)`
-              : `  ⚠ MCP server ${server.name} failed to start: ${server.error ?? 'unknown error'}`,
-          ),
-        ]
-          .filter(Boolean)
-          .join('\n') || undefined
-      );
+      return formatSessionEntry(entry);
     case 'assistant': {
       const header = `── turn ${entry.turn} · ${entry.stopReason} · ${entry.usage.inputTokens} in / ${entry.usage.outputTokens} out`;
       return entry.text ? `${header}\n${indent(entry.text)}` : header;
@@ -91,6 +60,42 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
     case 'end':
       return `■ ${entry.reason}${entry.error ? `: ${entry.error}` : ''}`;
   }
+}
+
+/** A session's opening notes: sandbox, network, fork, instructions, what was skipped, MCP servers. */
+function formatSessionEntry(entry: Extract<TranscriptEntry, { type: 'session' }>): string | undefined {
+  return (
+    [
+      entry.sandbox === 'none'
+        ? "  ⚠ sandbox: none: this session's commands run unconfined, with the worker's privileges (install bubblewrap, or see AGENT_SANDBOX in the README)"
+        : undefined,
+      entry.network ? `  ⇄ network: ${describeNetwork(entry.network)}` : undefined,
+      ...(entry.network?.warnings ?? []).map((warning) => `  ⚠ ${warning}`),
+      entry.forkedFrom
+        ? `  ⑂ forked from ${entry.forkedFrom.workflowId} at turn ${entry.forkedFrom.turn} into ${entry.workdir}`
+        : undefined,
+      entry.instructionFiles?.length ? `  ✎ instructions: ${entry.instructionFiles.join(', ')}` : undefined,
+      entry.skippedRepoHooks?.length
+        ? `  ⚑ repository hooks found and not run (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1): ${entry.skippedRepoHooks.join(', ')}`
+        : undefined,
+      ...(entry.skippedSettings ?? []).map(
+        ({ file, path, reason }) => `  ⚑ repository setting not used: ${file}${path ? ` ${path}` : ''}: ${reason}`,
+      ),
+      entry.skippedRepoAgents?.length
+        ? `  ⚑ repository agent types not used: ${entry.skippedRepoAgents.join(', ')}`
+        : undefined,
+      entry.skippedMcpJson
+        ? `  ⚑ MCP servers of ${entry.skippedMcpJson} not started (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1)`
+        : undefined,
+      ...(entry.mcpServers ?? []).map((server) =>
+        server.status === 'connected'
+          ? `  ⚙ MCP server ${server.name}: ${server.tools.length} tool(s)`
+          : `  ⚠ MCP server ${server.name} failed to start: ${server.error ?? 'unknown error'}`,
+      ),
+    ]
+      .filter(Boolean)
+      .join('\n') || undefined
+  );
 }
 
 export function formatResult(result: AgentResult): string {
