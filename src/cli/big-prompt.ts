@@ -10,7 +10,7 @@ import { openStore } from '../store/open-store';
 import { storeSetting } from '../store/store-setting';
 import { MAX_INLINE_PROMPT_BYTES } from '../shared/limits';
 import { type AgentInput, utf8Bytes } from '../shared/input';
-import { UsageError } from './cli-client';
+import { UsageError } from './usage-error';
 
 /** The input as it is started: a prompt over the inline limit replaced by its reference. */
 export async function withLongPromptStored(input: AgentInput, content: ContentStore): Promise<AgentInput> {
@@ -20,10 +20,8 @@ export async function withLongPromptStored(input: AgentInput, content: ContentSt
   return { ...rest, promptRef: await content.put(prompt) };
 }
 
-/** `durable-agent store-prompt <file | ->`: prints the reference to start a session with. */
-export async function storePromptCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
-  const [source, ...extra] = args;
-  if (!source || extra.length > 0) throw new UsageError('usage: durable-agent store-prompt <file | ->');
+/** `durable-agent store-prompt <file | ->`: stores the prompt and prints the reference to start a session with. */
+export async function storePrompt(source: string, environment: NodeJS.ProcessEnv): Promise<number> {
   const text = (source === '-' ? await readStdin() : await readFile(source, 'utf8')).trim();
   if (!text) throw new UsageError(`${source === '-' ? 'standard input' : source} holds no prompt (it is empty)`, false);
   const store = await openStore(storeSetting(environment), encryptionKeys(environment));

