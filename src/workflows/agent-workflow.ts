@@ -2,7 +2,7 @@
  * The workflow driver: Claude Code's query loop, one turn per iteration. Prepare the context,
  * call the model, branch on its outcome (recovery layers, the end of the turn, or tools), run
  * the tools, and go on. The decisions are pure functions (loop.ts, context-plan.ts,
- * stop-conditions.ts); each phase lives in its own file; this file only strings them together.
+ * core/turn-end-rules.ts); each phase lives in its own file; this file only strings them together.
  *
  * Deterministic by construction: no I/O, no environment, no clock but the workflow's. Everything
  * that touches the world (the model, files, commands, hooks) is an activity, imported as a type
@@ -54,14 +54,14 @@ import { callModel, modelCallOptions } from './activity-options';
 import { AgentSession } from './session/agent-session';
 import { CONTINUE_AS_NEW_PATCH, INLINE_PROMPT_LIMIT_PATCH, readFeatures } from './core/features';
 import { failureMessage } from './core/failures';
-import { shouldContinueAsNew } from './core/loop';
+import { shouldContinueAsNew, type TurnOutcome } from './core/loop';
 import { outputLimit, withTransition } from './core/loop-state';
 import { prepareTurnContext, recover } from './turn/context-recovery';
 import { callModelRequest, modelCallSummary } from './core/requests';
 import { hasPromptHooks, screeningNeeded, screenQueued, submitTask } from './turn/prompt-hooks';
 import { toolsLeftOutNote } from './core/sub-agent-input';
 import { runToolTurn } from './turn/tool-turn';
-import { afterStopped, endTurn, type Next, rewindBetweenTurns } from './turn/turn-end';
+import { afterStopped, endTurn, rewindBetweenTurns } from './turn/turn-end';
 
 export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   const input = validInput(rawInput);
@@ -107,7 +107,7 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
     // The workflow was cancelled (`temporal workflow cancel`, the UI's Cancel) while no phase
     // could turn it into a result: it ends like an interrupted session.
     if (features.cancellationEndsWithResult && isCancellation(error) && session) {
-      const stopped = session.cancelled();
+      const stopped = session.cancellationOutcome();
       return session.finish(stopped.reason, stopped.error);
     }
     // A failed session frees its workdir for the next one (a terminated one stops renewing its lease, which
@@ -173,7 +173,7 @@ function registerHandlers({ steering, view, workspace, host }: AgentSession): vo
 }
 
 /** One turn: prepare, call the model, branch, run the tools. Says whether the loop goes on. */
-async function turn(session: AgentSession): Promise<Next & { afterTools?: true }> {
+async function turn(session: AgentSession): Promise<TurnOutcome> {
   // 0. A rewind asked for (update `rewind`) is carried out between turns.
   if (session.workspace.rewindPending) return rewindBetweenTurns(session);
 
@@ -196,10 +196,8 @@ async function turn(session: AgentSession): Promise<Next & { afterTools?: true }
     return endTurn(session);
   }
   if (step.kind === 'call_model') {
-    session.goOn(
-      withTransition(session.state, step.transition),
-      step.transition === 'model_fallback_retry' ? session.state.model : undefined,
-    );
+    const detail = step.transition === 'model_fallback_retry' ? session.state.model : undefined;
+    session.update(withTransition(session.state, step.transition), { transition: true, detail });
     return { kind: 'continue' };
   }
 
@@ -230,7 +228,7 @@ type Called =
   | { kind: 'failed'; error: string };
 
 async function callModelInterruptibly(session: AgentSession): Promise<Called> {
-  session.status('running_model');
+  session.setStatus('running_model');
   try {
     const request = {
       ...callModelRequest(session.state),
@@ -241,8 +239,8 @@ async function callModelInterruptibly(session: AgentSession): Promise<Called> {
     const outcome = await session.steering.interruptible('model', () =>
       callModel.executeWithOptions(options, [request]),
     );
-    session.workspace.stored(outcome.checkpointRef);
-    session.transcriptChain.stored(outcome.transcriptRef);
+    session.workspace.recordCheckpointRef(outcome.checkpointRef);
+    session.transcriptChain.recordTranscriptRef(outcome.transcriptRef);
     // The reply was complete when the interrupt reached it: the person asked to stop, so it stops.
     if (session.features.cancellationEndsWithResult && session.steering.interruptPending())
       return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };

@@ -2,7 +2,7 @@
  * The loop's decisions as pure functions over plain data: `next step = f(state, outcome)`.
  * No Temporal APIs here, so unit tests cover every branch without a server, and the workflow
  * driver (agent-workflow.ts) only carries out what these functions decide. What follows the end
- * of a turn is decided in stop-conditions.ts.
+ * of a turn is decided in turn-end-rules.ts.
  */
 import type { CallModelOutcome, PlannedToolUse } from '../../shared/activity-io';
 import type { TerminalReason, Transition } from '../../shared/contract';
@@ -25,6 +25,13 @@ export type Step =
 export type SettledStep = Exclude<Step, { kind: 'edit_context' | 'compact' }>;
 
 export type Finish = Extract<Step, { kind: 'finish' }>;
+
+/**
+ * What a turn, or a phase of it, leaves the loop to do: go on to the next model call, or end the
+ * session. `afterTools`: the turn ended with tool results (sessions recorded before
+ * `continueAsNewAtEveryBoundary` continue as new only then).
+ */
+export type TurnOutcome = { kind: 'continue'; afterTools?: true } | Finish;
 
 export interface Decision {
   state: LoopState;

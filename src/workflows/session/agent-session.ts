@@ -103,11 +103,11 @@ export class AgentSession {
       moved: (next, detail) => {
         this.prepared = next;
         this.loop = movedState(this.loop, next.workdir, next.systemRef);
-        this.view.prepared(next, { note: false });
-        this.view.moved(this.loop, detail);
+        this.view.showPrepared(next, { note: false });
+        this.view.showMove(this.loop, detail);
       },
-      leftWorkdir: () => this.lease.moved(),
-      showWaiting: (lost) => this.view.status(lost ? 'waiting_host' : this.currentStatus, this.loop),
+      leftWorkdir: () => this.lease.releaseForMove(),
+      showWaiting: (lost) => this.view.setStatus(lost ? 'waiting_host' : this.currentStatus, this.loop),
     });
   }
 
@@ -126,7 +126,7 @@ export class AgentSession {
     }
     this.prepared =
       resumed?.session ??
-      (await prepareNewSession(input, fork, this.workspace, (detail) => this.view.workdirWait(detail)));
+      (await prepareNewSession(input, fork, this.workspace, (detail) => this.view.showWorkdirWait(detail)));
     this.lease = HeldLease.kept(this.prepared, (detail) =>
       this.note({ type: 'workdir_lease', outcome: 'lost', detail }),
     );
@@ -137,7 +137,7 @@ export class AgentSession {
         text: contentPreview(this.prepared.prompt, Infinity),
       });
     if (this.prepared.host) upsertSearchAttributes([{ key: AGENT_HOST, value: this.prepared.host }]);
-    this.view.prepared(this.prepared, {
+    this.view.showPrepared(this.prepared, {
       note: !resumed,
       ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}),
     });
@@ -161,7 +161,7 @@ export class AgentSession {
       });
       this.workspace.checkpoint(true);
     }
-    this.view.workspace(this.workspace.log.snapshots);
+    this.view.showSnapshots(this.workspace.log.snapshots);
   }
 
   /**
@@ -178,13 +178,13 @@ export class AgentSession {
    */
   async snapshotAfter(turn: number, startKey?: string): Promise<void> {
     await this.workspace.snapshot(turn, startKey);
-    this.view.workspace(this.workspace.log.snapshots);
+    this.view.showSnapshots(this.workspace.log.snapshots);
   }
 
   /** A call or the hooks snapshotted the workspace as they left it. */
-  snapshotTaken(turn: number, taken: TakenSnapshot): void {
-    this.workspace.taken(turn, taken);
-    this.view.workspace(this.workspace.log.snapshots);
+  recordSnapshot(turn: number, taken: TakenSnapshot): void {
+    this.workspace.recordSnapshot(turn, taken);
+    this.view.showSnapshots(this.workspace.log.snapshots);
   }
 
   /** The transcript's line for the turn's snapshot, once the turn's calls or hooks are done. */
@@ -194,7 +194,7 @@ export class AgentSession {
   }
 
   /** The rewind went through: the conversation (and the files, already put back) are those of the checkpoint's turn. */
-  rewound(checkpoint: Checkpoint, request: Required<RewindRequest>, previousSnapshot: string | undefined): void {
+  rewindTo(checkpoint: Checkpoint, request: Required<RewindRequest>, previousSnapshot: string | undefined): void {
     const latest = this.workspace.latestRef;
     const fileStates = this.workspace.readStateOf(checkpoint.turn); // before the log loses later turns
     this.workspace.log = rewoundLog(
@@ -202,12 +202,12 @@ export class AgentSession {
       checkpoint.turn,
       request.files ? {} : latest ? { currentRef: latest } : {},
     );
-    this.view.workspace(this.workspace.log.snapshots);
+    this.view.showSnapshots(this.workspace.log.snapshots);
     const detail = request.files
       ? `to turn ${checkpoint.turn}, files restored${previousSnapshot ? ` (the files before it: ${previousSnapshot})` : ''}`
       : `to turn ${checkpoint.turn}, conversation only`;
     const restored = { filesRestored: request.files, ...(fileStates ? { fileStates } : {}) };
-    this.goOn(rewoundState(this.loop, checkpoint, restored), detail);
+    this.update(rewoundState(this.loop, checkpoint, restored), { transition: true, detail });
   }
 
   get state(): LoopState {
@@ -249,27 +249,26 @@ export class AgentSession {
   }
 
   /** The messages people queued, for the next turn: the transcript shows them in it. */
-  takeMessages = (): string[] => this.view.messagesTaken(this.loop.turnCount + 1, this.steering.takeQueued());
-  /** The loop state changed, with no transition to show (context, usage, files read). */
-  update(next: LoopState): void {
+  takeMessages = (): string[] => this.view.recordMessages(this.loop.turnCount + 1, this.steering.takeQueued());
+  /**
+   * The one way the loop state changes. `shown`: the loop goes on for the reason in
+   * `next.lastTransition`, which people see (with `detail`); without it, nothing is shown
+   * (context, usage, files read).
+   */
+  update(next: LoopState, shown?: { transition: true; detail?: string }): void {
     this.loop = next;
+    if (shown) this.view.showTransition(next, next.lastTransition!, shown.detail);
   }
 
-  /** The loop goes on for the reason in `next.lastTransition`, shown to people. */
-  goOn(next: LoopState, detail?: string): void {
-    this.loop = next;
-    this.view.transition(next, next.lastTransition!, detail);
-  }
-
-  status(status: AgentStatus): void {
+  setStatus(status: AgentStatus): void {
     this.currentStatus = status;
     if (status === 'running_tools' || status === 'waiting_approval') this.running = 'tools';
     if (status === 'running_model' || status === 'compacting') this.running = 'model';
-    this.view.status(status, this.loop);
+    this.view.setStatus(status, this.loop);
   }
 
   /** The workflow was cancelled: the session ends like an interrupted one, with a result. */
-  cancelled(): Finish {
+  cancellationOutcome(): Finish {
     return this.running === 'model'
       ? { kind: 'finish', reason: 'aborted_streaming', error: 'Cancelled while the model was responding' }
       : { kind: 'finish', reason: 'aborted_tools', error: 'Cancelled while tools were running' };
@@ -280,15 +279,15 @@ export class AgentSession {
     this.view.add({ ...entry, turn: this.loop.turnCount } as TranscriptEntry);
   }
 
-  contextEdited(edits: ContextEdit[], estimatedTokens: number): void {
-    this.view.edits(this.loop, edits, estimatedTokens);
+  showContextEdits(edits: ContextEdit[], estimatedTokens: number): void {
+    this.view.addEdits(this.loop, edits, estimatedTokens);
   }
 
   showToolCalls(calls: PlannedToolUse[]): void {
-    this.view.toolCalls(calls.map((call) => ({ toolUseId: call.id, name: call.name, summary: summaryOf(call) })));
+    this.view.showToolCalls(calls.map((call) => ({ toolUseId: call.id, name: call.name, summary: summaryOf(call) })));
   }
 
-  toolResults(toolUses: PlannedToolUse[], results: ToolResult[]): void {
+  recordToolResults(toolUses: PlannedToolUse[], results: ToolResult[]): void {
     results.forEach((result, index) =>
       this.note({
         type: 'tool_result',
@@ -299,11 +298,11 @@ export class AgentSession {
       }),
     );
     const todos = writtenTodos(toolUses, results);
-    if (todos) this.view.todos(todos);
+    if (todos) this.view.showTodos(todos);
   }
 
-  toolSummary(turn: number, text: string): void {
-    this.view.toolSummary(turn, text);
+  showToolSummary(turn: number, text: string): void {
+    this.view.showToolSummary(turn, text);
   }
 
   /** Ends the run with its result, once update handlers (an interrupt waiting for its effect) have returned. */

@@ -118,7 +118,7 @@ export class SessionView {
   }
 
   /** The worker prepared the session: where its commands run, and (new sessions) what the transcript should say of it. */
-  prepared(
+  showPrepared(
     session: PrepareSessionOutput,
     { note, forkedFrom }: { note: boolean; forkedFrom?: { workflowId: string; turn: number } },
   ): void {
@@ -147,7 +147,7 @@ export class SessionView {
    * The snapshots of the session's current line of turns (the `state` query), and the current
    * details again: the start snapshot may complete while the session already waits.
    */
-  workspace(snapshots: SnapshotRecord[]): void {
+  showSnapshots(snapshots: SnapshotRecord[]): void {
     const changed =
       this.state.snapshots.at(-1)?.ref !== snapshots.at(-1)?.ref || this.state.snapshots.length !== snapshots.length;
     this.state.snapshots = snapshots;
@@ -168,14 +168,14 @@ export class SessionView {
   }
 
   /** Messages people sent, as the turn that takes them does (watch prints them, --json writes `user_message`). */
-  messagesTaken(turn: number, texts: string[]): string[] {
+  recordMessages(turn: number, texts: string[]): string[] {
     const cut = (text: string) => `${text.slice(0, USER_MESSAGE_SHOWN_CHARS)}… (${text.length} chars)`;
     const shown = (text: string) => (text.length > USER_MESSAGE_SHOWN_CHARS ? cut(text) : text);
     for (const text of texts) this.add({ type: 'user_message', turn, text: shown(text) });
     return texts;
   }
 
-  transition(loop: LoopState, next: Transition, detail?: string): void {
+  showTransition(loop: LoopState, next: Transition, detail?: string): void {
     this.state.transitions.push(next);
     this.add({ type: 'transition', turn: loop.turnCount, transition: next, ...(detail ? { detail } : {}) });
     this.sync(loop);
@@ -185,47 +185,47 @@ export class SessionView {
    * The session's files moved to another host: shown as the last transition (state, current
    * details, `AgentLastTransition`) until the loop's next one, without changing the loop's own.
    */
-  moved(loop: LoopState, detail: string): void {
-    this.transition(loop, 'workspace_moved', detail);
+  showMove(loop: LoopState, detail: string): void {
+    this.showTransition(loop, 'workspace_moved', detail);
     this.state.lastTransition = 'workspace_moved';
     this.publish();
   }
 
-  edits(loop: LoopState, edits: ContextEdit[], estimatedTokens: number): void {
+  addEdits(loop: LoopState, edits: ContextEdit[], estimatedTokens: number): void {
     if (edits.length === 0) return;
     this.state.contextEdits.push(...edits);
     this.add({ type: 'context', turn: loop.turnCount, edits, estimatedTokens });
   }
 
   /** The tool calls running now (shown in the state query and the current details). */
-  toolCalls(calls: ToolCallView[]): void {
+  showToolCalls(calls: ToolCallView[]): void {
     this.state.currentToolCalls = calls;
   }
 
-  toolSummary(turn: number, text: string): void {
+  showToolSummary(turn: number, text: string): void {
     this.state.lastToolSummary = text;
     this.add({ type: 'tool_summary', turn, text });
     this.publish();
   }
 
   /** Sets the status, refreshes the current details and (when changed) the search attributes. */
-  status(status: AgentStatus, loop?: LoopState): void {
+  setStatus(status: AgentStatus, loop?: LoopState): void {
     if (loop) this.sync(loop);
     this.state.status = status;
     this.publish();
   }
 
   /** The session waits for another's workdir lease (`detail` says whose), or (null) has it now. */
-  workdirWait(detail: string | null): void {
+  showWorkdirWait(detail: string | null): void {
     if (detail) this.add({ type: 'workdir_lease', turn: this.state.turn, outcome: 'waiting', detail });
-    this.status(detail ? 'waiting_workdir' : 'running_model');
+    this.setStatus(detail ? 'waiting_workdir' : 'running_model');
   }
 
   finish(loop: LoopState, reason: TerminalReason, error?: string): void {
     this.state.reason = reason;
     this.state.currentToolCalls = [];
     this.add({ type: 'end', turn: loop.turnCount, reason, ...(error ? { error } : {}) });
-    this.status('finished', loop);
+    this.setStatus('finished', loop);
   }
 
   publish(): void {
@@ -248,7 +248,7 @@ export class SessionView {
   }
 
   /** The model wrote its task list (TodoWrite). */
-  todos(todos: Todo[]): void {
+  showTodos(todos: Todo[]): void {
     this.state.todos = todos;
     this.publish();
   }

@@ -63,7 +63,7 @@ export class TranscriptChain {
   }
 
   /** The activity given the last mark returned: its node is now the chain's last. */
-  stored(transcriptRef: string | undefined): void {
+  recordTranscriptRef(transcriptRef: string | undefined): void {
     const sent = this.inFlight;
     this.inFlight = undefined;
     if (!transcriptRef || !sent) return;

@@ -32,7 +32,7 @@ export async function prepareTurnContext(session: AgentSession): Promise<void> {
       const absorbed = absorbNewContext(session.state, edited.conversationRef, edited.messageCount, tokens);
       const next = edited.applied.length > 0 ? forgetShownInstructions(absorbed) : absorbed;
       session.update(session.features.contextEditsDegradeAndPace ? { ...next, contextEditedAt: tokens } : next);
-      session.contextEdited(edited.applied, tokens);
+      session.showContextEdits(edited.applied, tokens);
     }
   }
   if (needsAutocompact(session.state)) {
@@ -58,7 +58,7 @@ export async function recover(session: AgentSession, step: Step, outcome: CallMo
           absorbNewContext(session.state, edited.conversationRef, edited.messageCount, edited.estimatedTokens),
         ),
       );
-      session.contextEdited(edited.applied, edited.estimatedTokens);
+      session.showContextEdits(edited.applied, edited.estimatedTokens);
     }
     if (edit === 'collapse') {
       const next = afterCollapse(session.state, changed, message);
@@ -88,7 +88,7 @@ async function editContext(
       ...session.workspace.turnEnd(session.state),
     };
     const edited = await prepareContext.executeWithOptions({ ...CONTEXT_OPTIONS, summary }, [request]);
-    session.workspace.stored(edited.checkpointRef);
+    session.workspace.recordCheckpointRef(edited.checkpointRef);
     return edited;
   } catch (error) {
     if (isCancellation(error) || !session.features.contextEditsDegradeAndPace) throw error;
@@ -107,18 +107,18 @@ async function compact(
   session: AgentSession,
   reason: 'autocompact' | 'reactive',
 ): Promise<{ ok: true } | { ok: false; error: string }> {
-  session.status('compacting');
+  session.setStatus('compacting');
   try {
     const compacted = await compactConversation.executeWithOptions(
       { ...COMPACT_OPTIONS, summary: reason === 'reactive' ? 'compact (reactive)' : 'compact (auto)' },
       [{ ...compactRequest(session.state, reason), ...session.workspace.turnEnd(session.state) }],
     );
-    session.workspace.stored(compacted.checkpointRef);
+    session.workspace.recordCheckpointRef(compacted.checkpointRef);
     const state = forgetShownInstructions(
       absorbNewContext(session.state, compacted.conversationRef, 1, compacted.estimatedTokens),
     );
     session.update({ ...state, usage: addUsage(state.usage, compacted.usage), contextEditedAt: undefined });
-    session.contextEdited([reason === 'reactive' ? 'reactive_compact' : 'autocompact'], compacted.estimatedTokens);
+    session.showContextEdits([reason === 'reactive' ? 'reactive_compact' : 'autocompact'], compacted.estimatedTokens);
     return { ok: true };
   } catch (error) {
     if (isCancellation(error)) throw error;

@@ -44,7 +44,7 @@ export async function submitTask(session: AgentSession): Promise<{ ended: string
     { prompt: session.prepared.prompt, ...(snapshotRef ? { snapshotRef } : {}) },
     'UserPromptSubmit hooks · task',
   );
-  if (outcome.snapshot) session.snapshotTaken(session.state.turnCount, outcome.snapshot);
+  if (outcome.snapshot) session.recordSnapshot(session.state.turnCount, outcome.snapshot);
   noteOutcome(session, outcome);
   if (outcome.blocked || outcome.stop)
     return {

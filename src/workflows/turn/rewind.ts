@@ -29,7 +29,7 @@ export async function applyRewind(session: AgentSession): Promise<RewindOutcome>
   const { request, ticket } = taken;
   await session.workspaceReady();
   const checkpoint = workspace.checkpointOf(request.turn)!;
-  session.status('rewinding');
+  session.setStatus('rewinding');
 
   let restored: Extract<RestoreWorkspaceOutput, { kind: 'restored' }> | undefined;
   if (request.files) {
@@ -64,7 +64,7 @@ export async function applyRewind(session: AgentSession): Promise<RewindOutcome>
     restored = outcome;
   }
 
-  session.rewound(checkpoint, request, restored?.currentRef);
+  session.rewindTo(checkpoint, request, restored?.currentRef);
   const result: RewindResult = {
     turn: request.turn,
     filesRestored: restored?.filesChanged ?? 0,

@@ -81,7 +81,7 @@ export class TurnHooks {
   async before(call: PlannedToolUse): Promise<ToolHookOutcome> {
     const base = rulesOf(call).changesFiles ? this.session.workspace.latestRef : undefined;
     const outcome = await this.run(call, 'PreToolUse', base ? { snapshotRef: base } : {});
-    if (outcome.snapshot) this.session.snapshotTaken(this.session.state.turnCount, outcome.snapshot);
+    if (outcome.snapshot) this.session.recordSnapshot(this.session.state.turnCount, outcome.snapshot);
     else if (this.session.workspace.latestRef) this.snapshotting.add(`PreToolUse ${call.id}`);
     if (outcome.decision) this.note(call, 'PreToolUse', outcome.decision, outcome.reason ?? '');
     return outcome;

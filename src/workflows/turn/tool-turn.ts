@@ -17,7 +17,7 @@ import { type PersonApproval, runToolUses } from './run-tools';
 import { summaryOf } from '../core/call-summary';
 import type { ApprovalAnswer } from '../session/steering';
 import { isMcpCall, refreshMcpTools, runMcpCall } from './mcp-calls';
-import { needsApproval } from '../core/stop-conditions';
+import { needsApproval } from '../core/approval-rules';
 import { interruptedResult, orderToolResults, STOPPED_BY_INTERRUPT } from '../core/tool-batches';
 import { runSubAgent } from './sub-agents';
 import { type HookDenial, needsPerson, TurnHooks } from './tool-hooks';
@@ -31,7 +31,7 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
   // (Only in sessions with durable workspaces: an extra await would reorder old histories' commands.)
   if (session.features.durableWorkspace) await session.workspaceReady();
   session.showToolCalls(toolUses);
-  session.status('running_tools');
+  session.setStatus('running_tools');
   for (const call of toolUses)
     session.note({ type: 'tool_call', toolUseId: call.id, name: call.name, summary: summaryOf(call) });
   const collected = new Map<string, ToolResult>();
@@ -55,7 +55,7 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
             if (output.fileState)
               session.update(recordFileState(session.state, output.fileState, rulesOf(call).readsFile === true));
             if (output.snapshot) {
-              session.snapshotTaken(turn, output.snapshot);
+              session.recordSnapshot(turn, output.snapshot);
               snapshotting.delete(call.id);
             }
           },
@@ -80,7 +80,7 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
   )
     stopped = true;
   const results = orderToolResults(toolUses, collected);
-  session.toolResults(toolUses, results);
+  session.recordToolResults(toolUses, results);
   session.update(absorbToolResults(session.state, results));
   session.showToolCalls([]);
   // The files as the turn left them, before anything goes on (also after an interrupt: the calls
@@ -91,7 +91,7 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
   if (stopped) return { kind: 'stopped', byInterrupt: session.steering.takeInterrupt() };
   if (hooks.stopReason) return { kind: 'hook_stopped', reason: hooks.stopReason };
   await refreshMcpTools(session);
-  session.goOn(session.state);
+  session.update(session.state, { transition: true });
   if (session.features.steering && session.input.toolSummaries) summarizeInBackground(session, toolUses, results);
   return { kind: 'done' };
 }
@@ -109,7 +109,7 @@ async function approve(
   const hook = hooks.matches('PreToolUse', call) ? await hooks.before(call) : undefined;
   if (hook?.decision === 'deny') return { decision: 'hook_deny', reason: hook.reason ?? 'no reason given' };
   if (!needsPerson(hook?.decision, call, needsApproval(permissionMode, allowRules, call))) return null;
-  session.status('waiting_approval');
+  session.setStatus('waiting_approval');
   const answer = await session.steering.awaitApproval(call, approvalTimeoutMs);
   session.note({
     type: 'approval',
@@ -117,7 +117,7 @@ async function approve(
     decision: answer.decision,
     ...('feedback' in answer && answer.feedback ? { feedback: answer.feedback } : {}),
   });
-  session.status('running_tools');
+  session.setStatus('running_tools');
   return answer;
 }
 
@@ -164,7 +164,7 @@ async function runToolCall(
 function summarizeInBackground(session: AgentSession, toolUses: PlannedToolUse[], results: ToolResult[]): void {
   const turn = session.state.turnCount;
   const label = ownLabel(toolUses, results);
-  if (label !== undefined && patched(SELF_LABELLED_BATCH_PATCH)) return session.toolSummary(turn, label);
+  if (label !== undefined && patched(SELF_LABELLED_BATCH_PATCH)) return session.showToolSummary(turn, label);
   const calls = toolUses.map((call, index) => ({
     name: call.name,
     summary: summaryOf(call),
@@ -174,7 +174,7 @@ function summarizeInBackground(session: AgentSession, toolUses: PlannedToolUse[]
   summarizeToolBatch
     .executeWithOptions({ ...SUMMARY_OPTIONS, summary: `turn ${turn} · tool summary` }, [{ calls }])
     .then((text) => {
-      if (text) session.toolSummary(turn, text);
+      if (text) session.showToolSummary(turn, text);
     })
     .catch(() => {
       // A missing summary costs nothing but the summary.

@@ -1,5 +1,5 @@
 /**
- * The end of a turn without tool calls (stop hooks, then the decision of stop-conditions.ts),
+ * The end of a turn without tool calls (stop hooks, then the decision of core/turn-end-rules.ts),
  * what follows an interrupt, and the durable wait of interactive sessions for the next message.
  */
 import { ActivityCancellationType, condition, isCancellation } from '@temporalio/workflow';
@@ -7,20 +7,17 @@ import type { StopHookOutcome } from '../../shared/activity-io';
 import { runStopHooks, STOP_HOOK_OPTIONS } from '../activity-options';
 import type { AgentSession } from '../session/agent-session';
 import { failureMessage } from '../core/failures';
-import { afterStop, type Finish, uncountTurn } from '../core/loop';
+import { afterStop, type TurnOutcome, uncountTurn } from '../core/loop';
 import { applyRewind } from './rewind';
 import { continueWith } from '../core/loop-state';
 import { screeningNeeded, screenQueued } from './prompt-hooks';
 import { stopHookRequest } from '../core/requests';
-import { decideStopHook, decideTurnEnd, type StopHookDecision } from '../core/stop-conditions';
+import { decideStopHook, decideTurnEnd, type StopHookDecision } from '../core/turn-end-rules';
 
-/** What the driver does after a phase: go back to the top of the loop, or end the run. */
-export type Next = { kind: 'continue' } | Finish;
-
-const CONTINUE: Next = { kind: 'continue' };
+const CONTINUE: TurnOutcome = { kind: 'continue' };
 
 /** The model ended its turn without tool calls: stop hooks, token budget, people, or the end. */
-export async function endTurn(session: AgentSession): Promise<Next> {
+export async function endTurn(session: AgentSession): Promise<TurnOutcome> {
   const hook = await runHooks(session);
   if (screeningNeeded(session)) await screenQueued(session);
   // The turn ends with the model's answer: a point a rewind or a fork can go back to.
@@ -35,7 +32,7 @@ export async function endTurn(session: AgentSession): Promise<Next> {
   });
   if (end.kind === 'continue') {
     if (end.takesQueued) session.takeMessages();
-    session.goOn(end.state);
+    session.update(end.state, { transition: true });
     return CONTINUE;
   }
   if (end.kind === 'wait_for_message')
@@ -49,7 +46,7 @@ async function runHooks(session: AgentSession): Promise<StopHookDecision> {
   if (hooks.length === 0) return { kind: 'allow' };
   if (session.features.durableWorkspace) await session.workspaceReady();
   // Hooks are commands: people see them as tools running, and a cancellation stops them as such.
-  if (session.features.cancellationEndsWithResult) session.status('running_tools');
+  if (session.features.cancellationEndsWithResult) session.setStatus('running_tools');
   let outcome: StopHookOutcome;
   try {
     // Hooks are commands with effects: a cancelled workflow waits for them to stop (flag `cancellationEndsWithResult`).
@@ -70,7 +67,7 @@ async function runHooks(session: AgentSession): Promise<StopHookDecision> {
   // Hooks are commands: what they changed is snapshotted (by their activity, else by one of its
   // own) before the loop goes on.
   const turn = session.state.turnCount;
-  if (outcome.snapshot) session.snapshotTaken(turn, outcome.snapshot);
+  if (outcome.snapshot) session.recordSnapshot(turn, outcome.snapshot);
   else if (session.workspace.latestRef) await session.snapshotAfter(turn);
   session.noteSnapshot(turn);
   for (const report of outcome.reports) session.note({ type: 'stop_hook', outcome: 'allow', detail: report });
@@ -85,7 +82,7 @@ export async function afterStopped(
   session: AgentSession,
   stopped: 'model' | 'tools',
   byInterrupt: boolean,
-): Promise<Next> {
+): Promise<TurnOutcome> {
   if (session.workspace.rewindPending) {
     // Stopped for a rewind, carried out at the top of the loop. Should it be refused, a model
     // call stopped before its answer starts over as the same turn.
@@ -104,7 +101,7 @@ export async function afterStopped(
 }
 
 /** Carries out a rewind between turns; one that leaves the session at an answer waits for the next message. */
-export async function rewindBetweenTurns(session: AgentSession): Promise<Next> {
+export async function rewindBetweenTurns(session: AgentSession): Promise<TurnOutcome> {
   const rewind = await applyRewind(session);
   if (rewind.applied && !rewind.endsWithUser)
     return (await waitForMessage(session)) ? CONTINUE : { kind: 'finish', reason: 'completed' };
@@ -114,7 +111,7 @@ export async function rewindBetweenTurns(session: AgentSession): Promise<Next> {
 /** Interactive sessions wait (durably, for days if need be) for the next message, `end`, or a rewind. */
 export async function waitForMessage(session: AgentSession): Promise<boolean> {
   for (;;) {
-    session.status('waiting_input');
+    session.setStatus('waiting_input');
     try {
       await condition(
         () => session.steering.queued.length > 0 || session.steering.ended || session.workspace.rewindPending,
@@ -136,6 +133,6 @@ export async function waitForMessage(session: AgentSession): Promise<boolean> {
   }
   const texts = session.takeMessages();
   if (texts.length === 0) return false;
-  session.goOn(continueWith(session.state, texts.join('\n\n'), 'user_message'));
+  session.update(continueWith(session.state, texts.join('\n\n'), 'user_message'), { transition: true });
   return true;
 }

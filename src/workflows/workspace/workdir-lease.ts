@@ -152,7 +152,7 @@ export class HeldLease {
    * (a lease from before expires unrenewed, as its keeper's host is gone). The new workdir is not
    * leased: its files were written there by the move.
    */
-  async moved(): Promise<void> {
+  async releaseForMove(): Promise<void> {
     const previous = this.lease;
     if (previous?.until !== 'session_end') return;
     this.lease = undefined;

@@ -117,7 +117,7 @@ export class SessionWorkspace {
   }
 
   /** That activity stored them: the checkpoint now holds a reference instead of the messages. */
-  stored(checkpointRef: string | undefined): void {
+  recordCheckpointRef(checkpointRef: string | undefined): void {
     this.log = checkpointStored(this.log, checkpointRef);
   }
 
@@ -181,7 +181,7 @@ export class SessionWorkspace {
   }
 
   /** A snapshot a call or the hooks took of the workspace as they left it. */
-  taken(turn: number, taken: TakenSnapshot): void {
+  recordSnapshot(turn: number, taken: TakenSnapshot): void {
     if (this.enabled) this.log = recordSnapshot(this.log, { turn, ...taken });
   }
 

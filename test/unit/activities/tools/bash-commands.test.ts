@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCommandLine } from '../../../../src/activities/tools/bash-commands';
 import { TOOLS } from '../../../../src/activities/tools/registry';
-import { needsApproval } from '../../../../src/workflows/core/stop-conditions';
+import { needsApproval } from '../../../../src/workflows/core/approval-rules';
 import { scratchDir } from '../../../support/paths';
 
 const workdir = join(scratchDir('bash-commands'), 'repo');

@@ -20,7 +20,7 @@ import { CLEARED_TOOL_RESULT } from '../../../../src/shared/limits';
 import { toolActivityOptions } from '../../../../src/workflows/activity-options';
 import { recordFileState } from '../../../../src/workflows/core/loop-state';
 import { runToolUses } from '../../../../src/workflows/turn/run-tools';
-import { matchesAllowRule, needsApproval } from '../../../../src/workflows/core/stop-conditions';
+import { matchesAllowRule, needsApproval } from '../../../../src/workflows/core/approval-rules';
 import { cancelsSiblings, partitionToolUses } from '../../../../src/workflows/core/tool-batches';
 import { rulesOf } from '../../../../src/workflows/core/tool-rules';
 import { loopState } from '../../../support/loop-state';

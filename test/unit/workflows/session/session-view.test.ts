@@ -20,10 +20,10 @@ function view(searchAttributes = true) {
 describe('the state query and the search attributes', () => {
   test('a status change publishes the details every time and the search attributes only when they change', () => {
     const { view: sessionView, published } = view();
-    sessionView.status('running_model', loopState({ turnCount: 1 }));
-    sessionView.status('running_model', loopState({ turnCount: 1 }));
-    sessionView.transition(loopState({ turnCount: 1, lastTransition: 'next_turn' }), 'next_turn');
-    sessionView.status('running_tools');
+    sessionView.setStatus('running_model', loopState({ turnCount: 1 }));
+    sessionView.setStatus('running_model', loopState({ turnCount: 1 }));
+    sessionView.showTransition(loopState({ turnCount: 1, lastTransition: 'next_turn' }), 'next_turn');
+    sessionView.setStatus('running_tools');
     expect(published.details).toHaveLength(3);
     expect(published.attributes).toEqual([
       { turn: 1, status: 'running_model', transition: 'none' },
@@ -33,13 +33,13 @@ describe('the state query and the search attributes', () => {
 
   test("a move shows as the last transition until the loop's next one, without being the loop's", () => {
     const { view: sessionView, published } = view();
-    sessionView.status('running_tools', loopState({ turnCount: 2, lastTransition: 'next_turn' }));
-    sessionView.moved(loopState({ turnCount: 2, lastTransition: 'next_turn' }), 'host host-a was lost');
+    sessionView.setStatus('running_tools', loopState({ turnCount: 2, lastTransition: 'next_turn' }));
+    sessionView.showMove(loopState({ turnCount: 2, lastTransition: 'next_turn' }), 'host host-a was lost');
     expect(sessionView.snapshot()).toMatchObject({
       lastTransition: 'workspace_moved',
       transitions: ['workspace_moved'],
     });
-    sessionView.status('running_model', loopState({ turnCount: 3, lastTransition: 'next_turn' }));
+    sessionView.setStatus('running_model', loopState({ turnCount: 3, lastTransition: 'next_turn' }));
     expect(published.attributes.map((values) => values.transition)).toEqual([
       'next_turn',
       'workspace_moved',
@@ -55,7 +55,7 @@ describe('the state query and the search attributes', () => {
 
   test('sessions recorded before search attributes publish the details only', () => {
     const { view: sessionView, published } = view(false);
-    sessionView.status('running_model', loopState());
+    sessionView.setStatus('running_model', loopState());
     expect(published.details).toHaveLength(1);
     expect(published.attributes).toEqual([]);
   });
@@ -69,9 +69,9 @@ describe('the state query and the search attributes', () => {
       input: { command: 'rm x' },
     });
     people.queued.push('Use tabs');
-    sessionView.status('waiting_approval', loopState({ turnCount: 2 }));
-    sessionView.edits(loopState(), ['microcompact'], 900);
-    sessionView.toolCalls([{ toolUseId: 'toolu_1', name: 'Bash', summary: 'Bash rm x' }]);
+    sessionView.setStatus('waiting_approval', loopState({ turnCount: 2 }));
+    sessionView.addEdits(loopState(), ['microcompact'], 900);
+    sessionView.showToolCalls([{ toolUseId: 'toolu_1', name: 'Bash', summary: 'Bash rm x' }]);
     expect(sessionView.snapshot()).toMatchObject({
       turn: 2,
       status: 'waiting_approval',
@@ -86,11 +86,11 @@ describe('the state query and the search attributes', () => {
   test('the current details say what runs or waits, in Markdown', () => {
     const { view: sessionView, people, published } = view();
     people.pendingApprovals.push({ toolUseId: 'toolu_9', name: 'Edit', summary: 'Edit a.ts', input: {} });
-    sessionView.status('waiting_approval', loopState({ turnCount: 4 }));
+    sessionView.setStatus('waiting_approval', loopState({ turnCount: 4 }));
     expect(published.details[0]).toMatch(
       /^\*\*Turn 4\*\* · \*\*waiting for approval\*\*: Edit a\.ts \(`toolu_9`\)\n- model: claude-sonnet-5-5/,
     );
-    sessionView.toolSummary(4, 'Read the config.');
+    sessionView.showToolSummary(4, 'Read the config.');
     expect(published.details[1]).toContain('- last tools: Read the config.');
     sessionView.finish(loopState({ turnCount: 4 }), 'completed');
     expect(published.details[2]).toMatch(/^\*\*Turn 4\*\* · finished: \*\*completed\*\*/);
@@ -101,7 +101,7 @@ describe('the transcript', () => {
   test('pages by index; indexes go on across runs of a continued session', () => {
     const { view: first } = view();
     for (let turn = 1; turn <= 3; turn++) first.add({ type: 'user', turn, text: `m${turn}` });
-    first.transition(loopState({ turnCount: 3 }), 'next_turn');
+    first.showTransition(loopState({ turnCount: 3 }), 'next_turn');
     expect(first.page({ fromIndex: 1, limit: 2 })).toMatchObject({
       entries: [{ text: 'm2' }, { text: 'm3' }],
       nextIndex: 3,
@@ -137,7 +137,7 @@ test('currentDetails and the state query show the workspace: its last snapshot, 
   const { view: session } = view();
   expect(currentDetails(session.snapshot(), [])).not.toContain('workspace');
   const ref = `sha256:${'ab'.repeat(32)}`;
-  session.workspace([
+  session.showSnapshots([
     { turn: 0, ref: `sha256:${'0'.repeat(64)}`, filesChanged: 0 },
     { turn: 3, ref, filesChanged: 2 },
   ]);
@@ -164,12 +164,12 @@ test("trusted settings entries that cannot run are in the state query and the se
     skippedSettings,
   };
   const { view: session } = view();
-  session.prepared(prepared, { note: true });
+  session.showPrepared(prepared, { note: true });
   expect(session.snapshot().skippedSettings).toEqual(skippedSettings);
   expect(session.page({}).entries).toEqual([expect.objectContaining({ type: 'session', skippedSettings })]);
 
   const { view: continued } = view();
-  continued.prepared(prepared, { note: false });
+  continued.showPrepared(prepared, { note: false });
   expect(continued.snapshot().skippedSettings).toEqual(skippedSettings);
   expect(continued.page({}).entries).toEqual([]);
   expect(view().view.snapshot()).not.toHaveProperty('skippedSettings');

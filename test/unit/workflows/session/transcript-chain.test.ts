@@ -51,7 +51,7 @@ test('each activity gets what was added since the last node it stored, whatever 
   expect(first).toEqual({ prev: null, entries: [entry(0)], snapshots: { keep: 0, add: [snapshot(0)] } });
   // An entry added while the activity runs goes with the next one.
   transcript.push(entry(1));
-  chain.stored(store(first));
+  chain.recordTranscriptRef(store(first));
   transcript.push(entry(2));
   const second = chain.mark().transcriptAppend!;
   expect(second).toEqual({ prev: 'ref0', entries: [entry(1), entry(2)] });
@@ -59,7 +59,7 @@ test('each activity gets what was added since the last node it stored, whatever 
   transcript.push(entry(3));
   const third = chain.mark().transcriptAppend!;
   expect(third).toEqual({ prev: 'ref0', entries: [entry(1), entry(2), entry(3)] });
-  chain.stored(store(third));
+  chain.recordTranscriptRef(store(third));
   expect(chain.mark()).toEqual({});
   expect(chain.mark({ always: true }).transcriptAppend).toEqual({ prev: 'ref1', entries: [] });
   expect(read('ref1').entries).toEqual(transcript);
@@ -69,7 +69,7 @@ test('the chain goes on across continue-as-new with what the run had not stored'
   const first = run();
   first.transcript.push(entry(0), entry(1));
   first.setSnapshots([snapshot(0), snapshot(1)]);
-  first.chain.stored(store(first.chain.mark().transcriptAppend));
+  first.chain.recordTranscriptRef(store(first.chain.mark().transcriptAppend));
   first.transcript.push(entry(2));
   // A rewind just before the boundary drops turn 1's snapshot.
   first.setSnapshots([snapshot(0)]);
