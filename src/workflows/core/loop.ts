@@ -74,93 +74,82 @@ function assistantMessage(response: ModelResponse): ConversationMessage {
  * the real context window, used from then on (an endpoint may serve less than the model table says).
  */
 export function afterModel(previous: LoopState, outcome: CallModelOutcome, { learnWindow = false } = {}): Decision {
-  let state = sent(previous, outcome);
-
-  if (outcome.kind === 'prompt_too_long') {
-    const window = learnWindow ? promptTooLongNumbers(outcome.message)?.maximum : undefined;
-    if (window !== undefined && window < state.contextWindowTokens) state = { ...state, contextWindowTokens: window };
-    // Withheld: first archive older turns without a model call (never twice in a row), then one
-    // full summary per turn, then give up. Stop hooks never run on this path.
-    if (state.lastTransition !== 'collapse_drain_retry' && !state.hasAttemptedReactiveCompact) {
-      return { state, step: { kind: 'edit_context', edit: 'collapse', transition: 'collapse_drain_retry' } };
-    }
-    if (!state.hasAttemptedReactiveCompact) {
-      return {
-        state: { ...state, hasAttemptedReactiveCompact: true },
-        step: { kind: 'compact', transition: 'reactive_compact_retry' },
-      };
-    }
-    return { state, step: { kind: 'finish', reason: 'prompt_too_long', error: outcome.message } };
+  const state = sent(previous, outcome);
+  switch (outcome.kind) {
+    case 'prompt_too_long':
+      return afterPromptTooLong(state, outcome.message, learnWindow);
+    case 'media_too_large':
+      return afterMediaTooLarge(state, outcome.message);
+    case 'overloaded':
+      return afterOverloaded(state, outcome.message);
+    default:
+      return afterResponse(state, outcome);
   }
+}
 
-  if (outcome.kind === 'media_too_large') {
-    if (!state.hasAttemptedMediaStrip) {
-      return {
-        state: { ...state, hasAttemptedMediaStrip: true },
-        step: { kind: 'edit_context', edit: 'media_strip', transition: 'media_strip_retry' },
-      };
-    }
-    return { state, step: { kind: 'finish', reason: 'image_error', error: outcome.message } };
+/** Withheld: first archive older turns without a model call (never twice in a row), then one full summary per turn, then give up. */
+function afterPromptTooLong(sentState: LoopState, message: string, learnWindow: boolean): Decision {
+  let state = sentState;
+  const window = learnWindow ? promptTooLongNumbers(message)?.maximum : undefined;
+  if (window !== undefined && window < state.contextWindowTokens) state = { ...state, contextWindowTokens: window };
+  // Stop hooks never run on this path.
+  if (state.lastTransition !== 'collapse_drain_retry' && !state.hasAttemptedReactiveCompact) {
+    return { state, step: { kind: 'edit_context', edit: 'collapse', transition: 'collapse_drain_retry' } };
   }
-
-  if (outcome.kind === 'overloaded') {
-    if (state.fallbackModel && state.model !== state.fallbackModel) {
-      return {
-        state: { ...state, model: state.fallbackModel },
-        step: { kind: 'call_model', transition: 'model_fallback_retry' },
-      };
-    }
-    return { state, step: { kind: 'finish', reason: 'model_error', error: outcome.message } };
+  if (!state.hasAttemptedReactiveCompact) {
+    return {
+      state: { ...state, hasAttemptedReactiveCompact: true },
+      step: { kind: 'compact', transition: 'reactive_compact_retry' },
+    };
   }
+  return { state, step: { kind: 'finish', reason: 'prompt_too_long', error: message } };
+}
 
-  state = {
-    ...state,
-    usage: addUsage(state.usage, outcome.usage),
-    contextTokens:
-      outcome.usage.inputTokens + outcome.usage.cacheCreationInputTokens + outcome.usage.cacheReadInputTokens,
-    finalText: outcome.text || state.finalText,
+/** Withheld: strip the media once, then give up. */
+function afterMediaTooLarge(state: LoopState, message: string): Decision {
+  if (!state.hasAttemptedMediaStrip) {
+    return {
+      state: { ...state, hasAttemptedMediaStrip: true },
+      step: { kind: 'edit_context', edit: 'media_strip', transition: 'media_strip_retry' },
+    };
+  }
+  return { state, step: { kind: 'finish', reason: 'image_error', error: message } };
+}
+
+/** Overloaded beyond the activity's retries: the fallback model once, if there is one. */
+function afterOverloaded(state: LoopState, message: string): Decision {
+  if (state.fallbackModel && state.model !== state.fallbackModel) {
+    return {
+      state: { ...state, model: state.fallbackModel },
+      step: { kind: 'call_model', transition: 'model_fallback_retry' },
+    };
+  }
+  return { state, step: { kind: 'finish', reason: 'model_error', error: message } };
+}
+
+/** A reply: its usage counted; cut off (escalate, then resume), tools to run, or the turn's end. */
+function afterResponse(sentState: LoopState, outcome: ModelResponse): Decision {
+  const usage = outcome.usage;
+  const state: LoopState = {
+    ...sentState,
+    usage: addUsage(sentState.usage, usage),
+    contextTokens: usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens,
+    finalText: outcome.text || sentState.finalText,
   };
-
   if (outcome.stopReason === 'max_tokens' || outcome.stopReason === 'model_context_window_exceeded') {
-    const escalated = Math.min(ESCALATED_MAX_OUTPUT_TOKENS, state.modelMaxOutputTokens);
-    if (
-      state.maxOutputTokensOverride === null &&
-      state.maxOutputTokensRecoveryCount === 0 &&
-      escalated > state.maxOutputTokens
-    ) {
-      // Same request again with room to finish; the cut-off reply is withheld, not appended.
-      return {
-        state: { ...state, maxOutputTokensOverride: escalated },
-        step: { kind: 'call_model', transition: 'max_output_tokens_escalate' },
-      };
-    }
-    if (state.maxOutputTokensRecoveryCount < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT) {
-      return {
-        state: {
-          ...state,
-          maxOutputTokensRecoveryCount: state.maxOutputTokensRecoveryCount + 1,
-          pendingMessages: [
-            assistantMessage(outcome),
-            { role: 'user', kind: 'text', content: { text: RESUME_AFTER_MAX_TOKENS } },
-          ],
-        },
-        step: { kind: 'call_model', transition: 'max_output_tokens_recovery' },
-      };
-    }
-    return { state, step: { kind: 'finish', reason: 'max_output_tokens' } };
+    return afterCutOff(state, outcome);
   }
-
-  state = { ...state, pendingMessages: [assistantMessage(outcome)] };
+  const answered = { ...state, pendingMessages: [assistantMessage(outcome)] };
   // Any tool_use block needs a tool_result before the conversation can go on, whatever the
   // stop_reason says (Claude Code follows up on tool_use blocks, not on the stop reason).
-  if (outcome.toolUses.length > 0) return { state, step: { kind: 'run_tools', toolUses: outcome.toolUses } };
+  if (outcome.toolUses.length > 0) return { state: answered, step: { kind: 'run_tools', toolUses: outcome.toolUses } };
   switch (outcome.stopReason) {
     case 'pause_turn':
       // The API paused a long turn: sending the content back lets it continue.
-      return { state, step: { kind: 'call_model', transition: 'pause_turn_continue' } };
+      return { state: answered, step: { kind: 'call_model', transition: 'pause_turn_continue' } };
     case 'refusal':
       return {
-        state,
+        state: answered,
         step: {
           kind: 'finish',
           reason: 'model_error',
@@ -169,8 +158,38 @@ export function afterModel(previous: LoopState, outcome: CallModelOutcome, { lea
       };
     default:
       // end_turn, stop_sequence, a tool_use stop without blocks, or a reason this code does not know.
-      return { state, step: { kind: 'finish', reason: 'completed' } };
+      return { state: answered, step: { kind: 'finish', reason: 'completed' } };
   }
+}
+
+/** A reply cut off at the output limit: the same request with room to finish, then "resume" messages, then give up. */
+function afterCutOff(state: LoopState, outcome: ModelResponse): Decision {
+  const escalated = Math.min(ESCALATED_MAX_OUTPUT_TOKENS, state.modelMaxOutputTokens);
+  if (
+    state.maxOutputTokensOverride === null &&
+    state.maxOutputTokensRecoveryCount === 0 &&
+    escalated > state.maxOutputTokens
+  ) {
+    // The cut-off reply is withheld, not appended.
+    return {
+      state: { ...state, maxOutputTokensOverride: escalated },
+      step: { kind: 'call_model', transition: 'max_output_tokens_escalate' },
+    };
+  }
+  if (state.maxOutputTokensRecoveryCount < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT) {
+    return {
+      state: {
+        ...state,
+        maxOutputTokensRecoveryCount: state.maxOutputTokensRecoveryCount + 1,
+        pendingMessages: [
+          assistantMessage(outcome),
+          { role: 'user', kind: 'text', content: { text: RESUME_AFTER_MAX_TOKENS } },
+        ],
+      },
+      step: { kind: 'call_model', transition: 'max_output_tokens_recovery' },
+    };
+  }
+  return { state, step: { kind: 'finish', reason: 'max_output_tokens' } };
 }
 
 /**
