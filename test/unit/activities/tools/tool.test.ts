@@ -8,6 +8,7 @@ import { TOOLS, ToolRegistry } from '../../../../src/activities/tools/registry';
 import { createToolActivities } from '../../../../src/activities/tools/run-tool';
 import { defineTool, ToolError } from '../../../../src/activities/tools/tool';
 import { unconfined } from '../../../../src/sandbox/command-sandbox';
+import type { RunToolOutput } from '../../../../src/shared/activity-io';
 import { LocalContentStore } from '../../../../src/store/content-store';
 import { scratchDir } from '../../../support/paths';
 import { toolWorkdir } from '../../../support/tool-workdir';
@@ -31,7 +32,7 @@ const failTool = defineTool({
   },
 });
 
-const run = (how: string) => {
+const run = (how: string): Promise<RunToolOutput> => {
   const repo = toolWorkdir('tool');
   const { runTool } = createToolActivities({
     store: new LocalContentStore(scratchDir('store')),
