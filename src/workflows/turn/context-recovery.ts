@@ -17,8 +17,14 @@ import { afterCollapse, afterMediaStrip, afterReactiveCompact, type SettledStep,
 import { absorbNewContext, estimateTokens, forgetShownInstructions } from '../core/loop-state';
 import { compactRequest, contextEditRequest } from '../core/requests';
 
+/** What the context pipeline and the recovery branches uses of the session: a phase takes what it needs, not the whole session. */
+export type ContextSession = Pick<
+  AgentSession,
+  'features' | 'note' | 'overheadTokens' | 'setStatus' | 'showContextEdits' | 'state' | 'update' | 'workspace'
+>;
+
 /** The context pipeline before a new turn's model call: the cheap edits, then autocompact. */
-export async function prepareTurnContext(session: AgentSession): Promise<void> {
+export async function prepareTurnContext(session: ContextSession): Promise<void> {
   if (needsContextEdits(session.state)) {
     const state = session.state;
     const edited = await editContext(
@@ -42,7 +48,7 @@ export async function prepareTurnContext(session: AgentSession): Promise<void> {
 }
 
 /** Carries out recovery steps (one may lead to another: collapse, then reactive compaction, then giving up). */
-export async function recover(session: AgentSession, step: Step, outcome: CallModelOutcome): Promise<SettledStep> {
+export async function recover(session: ContextSession, step: Step, outcome: CallModelOutcome): Promise<SettledStep> {
   const message = outcome.kind === 'response' ? '' : outcome.message;
   while (step.kind === 'edit_context' || step.kind === 'compact') {
     if (step.kind === 'compact') {
@@ -77,7 +83,7 @@ export async function recover(session: AgentSession, step: Step, outcome: CallMo
  * pipeline, it does not end the session without a result.
  */
 async function editContext(
-  session: AgentSession,
+  session: ContextSession,
   summary: string,
   steps: PrepareContextInput['steps'],
   targetTokens: number,
@@ -104,7 +110,7 @@ async function editContext(
 
 /** Summarises the conversation; says whether it worked (failures are the caller's to weigh). */
 async function compact(
-  session: AgentSession,
+  session: ContextSession,
   reason: 'autocompact' | 'reactive',
 ): Promise<{ ok: true } | { ok: false; error: string }> {
   session.setStatus('compacting');

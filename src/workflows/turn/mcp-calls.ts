@@ -19,6 +19,9 @@ import { listMcpTools, listOptions } from '../session/mcp-servers';
 import { MCP_CALL_SNAPSHOT_PATCH } from '../core/features';
 import { rulesOf } from '../core/tool-rules';
 
+/** What an MCP call uses of the session: a phase takes what it needs, not the whole session. */
+export type McpCallSession = Pick<AgentSession, 'host' | 'id' | 'state' | 'update' | 'workspace'>;
+
 /**
  * A call: at most two attempts, the second only to report an unknown outcome when the first
  * one's worker died (the heartbeat timeout notices within seconds). The activity's own timeout
@@ -47,7 +50,7 @@ export function isMcpCall(call: PlannedToolUse): boolean {
  * The snapshot a call snapshots over when done: a stdio server runs in the workdir and may write
  * there, as a Bash command may (an HTTP server runs elsewhere and cannot).
  */
-function snapshotBase(session: AgentSession, config: McpServerConfig): string | undefined {
+function snapshotBase(session: McpCallSession, config: McpServerConfig): string | undefined {
   const latest = session.workspace.latestRef;
   return config.type !== 'http' && latest && patched(MCP_CALL_SNAPSHOT_PATCH) ? latest : undefined;
 }
@@ -58,7 +61,7 @@ function snapshotBase(session: AgentSession, config: McpServerConfig): string | 
  * snapshot at its end (this one, until it brings its own back).
  */
 export async function runMcpCall(
-  session: AgentSession,
+  session: McpCallSession,
   call: PlannedToolUse,
   approvalFeedback: string | undefined,
   snapshotting: Set<string>,
@@ -96,7 +99,7 @@ export async function runMcpCall(
 }
 
 /** After a tool turn: a server said its tools changed, so the catalog is listed again before the next model call. */
-export async function refreshMcpTools(session: AgentSession): Promise<void> {
+export async function refreshMcpTools(session: McpCallSession): Promise<void> {
   const mcp = session.state.mcp;
   if (!mcp?.listChanged) return;
   try {

@@ -10,14 +10,30 @@
 import { type HookCommand, matchingHooks } from '../../shared/hooks';
 import type { AgentSession } from '../session/agent-session';
 import { injectMessages } from '../core/loop-state';
-import { runHookActivity, sessionToolHooks } from './tool-hooks';
+import { runHookActivity, sessionToolHooks, type ToolHookSession } from './tool-hooks';
 
-function promptHooks(session: AgentSession): HookCommand[] {
+/** What UserPromptSubmit hooks uses of the session: a phase takes what it needs, not the whole session. */
+export type PromptHookSession = Pick<
+  AgentSession,
+  | 'features'
+  | 'note'
+  | 'prepared'
+  | 'recordSnapshot'
+  | 'snapshotAfter'
+  | 'state'
+  | 'steering'
+  | 'update'
+  | 'workspace'
+  | 'workspaceReady'
+> &
+  ToolHookSession;
+
+function promptHooks(session: PromptHookSession): HookCommand[] {
   return matchingHooks(sessionToolHooks(session), 'UserPromptSubmit');
 }
 
 /** Whether the session has UserPromptSubmit hooks (synchronous: a session without awaits nothing). */
-export function hasPromptHooks(session: AgentSession): boolean {
+export function hasPromptHooks(session: PromptHookSession): boolean {
   return promptHooks(session).length > 0;
 }
 
@@ -32,7 +48,7 @@ export function withHookContext(text: string, context: string | undefined): stri
  * The task, before the first model call of a new session: its context joins the conversation as
  * a message after it; a block or a stop says why the run ends.
  */
-export async function submitTask(session: AgentSession): Promise<{ ended: string } | undefined> {
+export async function submitTask(session: PromptHookSession): Promise<{ ended: string } | undefined> {
   const hooks = promptHooks(session);
   // Hooks are commands: they wait for the start snapshot, and what they change belongs to it.
   if (session.features.durableWorkspace) await session.workspaceReady();
@@ -56,7 +72,7 @@ export async function submitTask(session: AgentSession): Promise<{ ended: string
 }
 
 /** Whether messages people sent wait for their UserPromptSubmit hooks (synchronous: nothing to do awaits nothing). */
-export function screeningNeeded(session: AgentSession): boolean {
+export function screeningNeeded(session: PromptHookSession): boolean {
   return session.steering.queued.length > session.steering.screened && hasPromptHooks(session);
 }
 
@@ -64,7 +80,7 @@ export function screeningNeeded(session: AgentSession): boolean {
  * Runs the hooks on each queued message they have not seen, in order (messages sent meanwhile
  * too): a blocked one leaves the queue, the others take their context along.
  */
-export async function screenQueued(session: AgentSession): Promise<void> {
+export async function screenQueued(session: PromptHookSession): Promise<void> {
   const hooks = promptHooks(session);
   const queued = session.steering.queued as string[];
   while (session.steering.screened < queued.length) {
@@ -89,7 +105,7 @@ export async function screenQueued(session: AgentSession): Promise<void> {
   if (session.workspace.latestRef) await session.snapshotAfter(session.state.turnCount);
 }
 
-function noteOutcome(session: AgentSession, outcome: Awaited<ReturnType<typeof runHookActivity>>): void {
+function noteOutcome(session: PromptHookSession, outcome: Awaited<ReturnType<typeof runHookActivity>>): void {
   for (const report of outcome.reports)
     session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'report', detail: report });
   if (outcome.blocked)

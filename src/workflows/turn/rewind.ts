@@ -14,6 +14,12 @@ import { restoreWorkspace, WORKSPACE_OPTIONS } from '../activity-options';
 import type { AgentSession } from '../session/agent-session';
 import { failureMessage } from '../core/failures';
 
+/** What a rewind between turns uses of the session: a phase takes what it needs, not the whole session. */
+export type RewindSession = Pick<
+  AgentSession,
+  'host' | 'rewindTo' | 'setStatus' | 'state' | 'workspace' | 'workspaceReady'
+>;
+
 /** `applied`: the session went back; `endsWithUser`: the turn it went back to leaves the model something to answer. */
 export interface RewindOutcome {
   applied: boolean;
@@ -22,7 +28,7 @@ export interface RewindOutcome {
 
 const NOT_APPLIED: RewindOutcome = { applied: false, endsWithUser: false };
 
-export async function applyRewind(session: AgentSession): Promise<RewindOutcome> {
+export async function applyRewind(session: RewindSession): Promise<RewindOutcome> {
   const workspace = session.workspace;
   const taken = workspace.takeRewind();
   if (!taken) return NOT_APPLIED;

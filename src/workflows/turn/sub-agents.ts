@@ -22,10 +22,16 @@ import { SUB_AGENT_BOUNDS_PATCH } from '../core/features';
 import { failureMessage } from '../core/failures';
 import { subAgentInput, subAgentWorkflowId, toolsLeftOutNote } from '../core/sub-agent-input';
 
-/** Sub-agents of each session running now: at most `maxParallelAgents` (a workflow-local count, replayed alike). */
-const running = new WeakMap<AgentSession, { count: number }>();
+/** What a sub-agent uses of the session: a phase takes what it needs, not the whole session. */
+export type SubAgentSession = Pick<
+  AgentSession,
+  'id' | 'input' | 'note' | 'prepared' | 'state' | 'steering' | 'update'
+>;
 
-export async function runSubAgent(session: AgentSession, call: PlannedToolUse): Promise<RunToolOutput> {
+/** Sub-agents of each session running now: at most `maxParallelAgents` (a workflow-local count, replayed alike). */
+const running = new WeakMap<SubAgentSession, { count: number }>();
+
+export async function runSubAgent(session: SubAgentSession, call: PlannedToolUse): Promise<RunToolOutput> {
   const task = call.input as TaskInput;
   const types = agentTypes(session.input.agents, session.prepared.repoAgents);
   const view = {

@@ -27,8 +27,14 @@ import { currentInput } from '../core/workdir-moves';
 import { summaryOf } from '../core/call-summary';
 import { rulesOf } from '../core/tool-rules';
 
+/** What tool hooks uses of the session: a phase takes what it needs, not the whole session. */
+export type ToolHookSession = Pick<
+  AgentSession,
+  'host' | 'id' | 'input' | 'note' | 'prepared' | 'recordSnapshot' | 'state' | 'workspace'
+>;
+
 /** The input's hooks, then those of the repository's settings (read when the session was prepared, only when trusted). */
-export function sessionToolHooks(session: AgentSession): ToolHooks {
+export function sessionToolHooks(session: ToolHookSession): ToolHooks {
   return mergeToolHooks(session.input.toolHooks, session.prepared.settingsToolHooks);
 }
 
@@ -57,7 +63,7 @@ export class TurnHooks {
 
   /** `snapshotting`: the turn's calls (and hooks) whose changes still want a snapshot at the turn's end. */
   constructor(
-    private readonly session: AgentSession,
+    private readonly session: ToolHookSession,
     private readonly snapshotting: Set<string>,
   ) {
     this.hooks = sessionToolHooks(session);
@@ -165,7 +171,7 @@ type HookNote = Extract<TranscriptEntry, { type: 'hook' }>;
  * transcript says why.
  */
 export async function runHookActivity(
-  session: AgentSession,
+  session: ToolHookSession,
   event: ToolHookEvent,
   hooks: HookCommand[],
   fields: Partial<ToolHookInput>,

@@ -16,18 +16,43 @@ import { runToolRequest } from '../core/requests';
 import { type PersonApproval, runToolUses } from './run-tools';
 import { summaryOf } from '../core/call-summary';
 import type { ApprovalAnswer } from '../session/steering';
-import { isMcpCall, refreshMcpTools, runMcpCall } from './mcp-calls';
+import { isMcpCall, refreshMcpTools, runMcpCall, type McpCallSession } from './mcp-calls';
 import { needsApproval } from '../core/approval-rules';
 import { interruptedResult, orderToolResults, STOPPED_BY_INTERRUPT } from '../core/tool-batches';
-import { runSubAgent } from './sub-agents';
-import { type HookDenial, needsPerson, TurnHooks } from './tool-hooks';
+import { runSubAgent, type SubAgentSession } from './sub-agents';
+import { type HookDenial, needsPerson, TurnHooks, type ToolHookSession } from './tool-hooks';
 import { rulesOf } from '../core/tool-rules';
+
+/** What the tool turn uses of the session: a phase takes what it needs, not the whole session. */
+export type ToolTurnSession = Pick<
+  AgentSession,
+  | 'features'
+  | 'host'
+  | 'id'
+  | 'input'
+  | 'note'
+  | 'noteSnapshot'
+  | 'recordSnapshot'
+  | 'recordToolResults'
+  | 'setStatus'
+  | 'showToolCalls'
+  | 'showToolSummary'
+  | 'snapshotAfter'
+  | 'state'
+  | 'steering'
+  | 'update'
+  | 'workspace'
+  | 'workspaceReady'
+> &
+  ToolHookSession &
+  SubAgentSession &
+  McpCallSession;
 
 /** `stopped`: an interrupt (or the workflow's cancellation) stopped the tools; `hook_stopped`: a hook's `continue: false`. */
 export type ToolTurn =
   { kind: 'done' } | { kind: 'stopped'; byInterrupt: boolean } | { kind: 'hook_stopped'; reason: string };
 
-export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUse[]): Promise<ToolTurn> {
+export async function runToolTurn(session: ToolTurnSession, toolUses: PlannedToolUse[]): Promise<ToolTurn> {
   // (Only in sessions with durable workspaces: an extra await would reorder old histories' commands.)
   if (session.features.durableWorkspace) await session.workspaceReady();
   session.showToolCalls(toolUses);
@@ -101,7 +126,7 @@ export async function runToolTurn(session: AgentSession, toolUses: PlannedToolUs
  * asks, a person's answer to a call that needs one.
  */
 async function approve(
-  session: AgentSession,
+  session: ToolTurnSession,
   call: PlannedToolUse,
   hooks: TurnHooks,
 ): Promise<ApprovalAnswer | HookDenial | null> {
@@ -123,7 +148,7 @@ async function approve(
 
 /** One call as an activity. Invalid input, exhausted retries or a timeout still give the model a result. */
 async function runToolCall(
-  session: AgentSession,
+  session: ToolTurnSession,
   call: PlannedToolUse,
   approval: PersonApproval | undefined,
   snapshotting: Set<string>,
@@ -161,7 +186,7 @@ async function runToolCall(
 }
 
 /** Fire and forget: the loop does not wait for the small model's account of a tool batch. */
-function summarizeInBackground(session: AgentSession, toolUses: PlannedToolUse[], results: ToolResult[]): void {
+function summarizeInBackground(session: ToolTurnSession, toolUses: PlannedToolUse[], results: ToolResult[]): void {
   const turn = session.state.turnCount;
   const label = ownLabel(toolUses, results);
   if (label !== undefined && patched(SELF_LABELLED_BATCH_PATCH)) return session.showToolSummary(turn, label);

@@ -8,16 +8,39 @@ import { runStopHooks, STOP_HOOK_OPTIONS } from '../activity-options';
 import type { AgentSession } from '../session/agent-session';
 import { failureMessage } from '../core/failures';
 import { afterStop, type TurnOutcome, uncountTurn } from '../core/loop';
-import { applyRewind } from './rewind';
+import { applyRewind, type RewindSession } from './rewind';
 import { continueWith } from '../core/loop-state';
-import { screeningNeeded, screenQueued } from './prompt-hooks';
+import { screeningNeeded, screenQueued, type PromptHookSession } from './prompt-hooks';
 import { stopHookRequest } from '../core/requests';
 import { decideStopHook, decideTurnEnd, type StopHookDecision } from '../core/turn-end-rules';
+
+/** What the end of a turn uses of the session: a phase takes what it needs, not the whole session. */
+export type TurnEndSession = Pick<
+  AgentSession,
+  | 'features'
+  | 'host'
+  | 'id'
+  | 'input'
+  | 'note'
+  | 'noteSnapshot'
+  | 'recordSnapshot'
+  | 'setStatus'
+  | 'snapshotAfter'
+  | 'state'
+  | 'steering'
+  | 'stopHooks'
+  | 'takeMessages'
+  | 'update'
+  | 'workspace'
+  | 'workspaceReady'
+> &
+  PromptHookSession &
+  RewindSession;
 
 const CONTINUE: TurnOutcome = { kind: 'continue' };
 
 /** The model ended its turn without tool calls: stop hooks, token budget, people, or the end. */
-export async function endTurn(session: AgentSession): Promise<TurnOutcome> {
+export async function endTurn(session: TurnEndSession): Promise<TurnOutcome> {
   const hook = await runHooks(session);
   if (screeningNeeded(session)) await screenQueued(session);
   // The turn ends with the model's answer: a point a rewind or a fork can go back to.
@@ -41,7 +64,7 @@ export async function endTurn(session: AgentSession): Promise<TurnOutcome> {
 }
 
 /** Runs the session's stop hooks, if it has any; a hook that cannot run does not block the end. */
-async function runHooks(session: AgentSession): Promise<StopHookDecision> {
+async function runHooks(session: TurnEndSession): Promise<StopHookDecision> {
   const hooks = session.stopHooks;
   if (hooks.length === 0) return { kind: 'allow' };
   if (session.features.durableWorkspace) await session.workspaceReady();
@@ -79,7 +102,7 @@ async function runHooks(session: AgentSession): Promise<StopHookDecision> {
 
 /** An interrupt (or the workflow's cancellation) stopped the model call or the tools. */
 export async function afterStopped(
-  session: AgentSession,
+  session: TurnEndSession,
   stopped: 'model' | 'tools',
   byInterrupt: boolean,
 ): Promise<TurnOutcome> {
@@ -101,7 +124,7 @@ export async function afterStopped(
 }
 
 /** Carries out a rewind between turns; one that leaves the session at an answer waits for the next message. */
-export async function rewindBetweenTurns(session: AgentSession): Promise<TurnOutcome> {
+export async function rewindBetweenTurns(session: TurnEndSession): Promise<TurnOutcome> {
   const rewind = await applyRewind(session);
   if (rewind.applied && !rewind.endsWithUser)
     return (await waitForMessage(session)) ? CONTINUE : { kind: 'finish', reason: 'completed' };
@@ -109,7 +132,7 @@ export async function rewindBetweenTurns(session: AgentSession): Promise<TurnOut
 }
 
 /** Interactive sessions wait (durably, for days if need be) for the next message, `end`, or a rewind. */
-export async function waitForMessage(session: AgentSession): Promise<boolean> {
+export async function waitForMessage(session: TurnEndSession): Promise<boolean> {
   for (;;) {
     session.setStatus('waiting_input');
     try {
