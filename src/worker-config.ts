@@ -16,7 +16,7 @@ import { type ConnectionSecurity, temporalSettings } from './temporal/temporal-c
 import { type EncryptionKeys, encryptionKeys } from './encryption/keys';
 import { type DeploymentSetting, deploymentSetting } from './temporal/deployment';
 
-/** Everything the worker reads from its environment, in one place (see README "Worker environment"). */
+/** Everything the worker reads from its environment, in one place (see docs/environment.md). */
 export interface WorkerConfig {
   address: string;
   namespace: string;

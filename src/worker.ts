@@ -1,6 +1,6 @@
 /**
  * `npm run worker`: polls the task queue and runs agent workflows and their activities.
- * Configuration comes from the environment only (see worker-config.ts and the README).
+ * Configuration comes from the environment only (see worker-config.ts and docs/environment.md).
  */
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';

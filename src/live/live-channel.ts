@@ -1,6 +1,6 @@
 /**
  * The live channel: how text deltas, retries and tool progress reach watchers while a call runs,
- * outside workflow history (see README, "Live output"). Push only: an event reaches whoever
+ * outside workflow history (see docs/watching.md). Push only: an event reaches whoever
  * watches the session at that moment, and nothing is kept, so a session nobody watches costs
  * nothing. What a late watcher needs (the transcript, the result) comes from the workflow.
  *

@@ -74,7 +74,7 @@ export function ulimitCommand(limits: SandboxLimits, { processes }: { processes:
   return parts.length ? `ulimit -H -S ${parts.join(' ')}` : '';
 }
 
-/** The limits in words, for notes and the README (`1024 processes, 4 GiB per process`). */
+/** The limits in words, for notes and the docs (`1024 processes, 4 GiB per process`). */
 export function describeLimits(limits: SandboxLimits): string {
   const parts = [
     limits.processes && `${limits.processes} processes`,

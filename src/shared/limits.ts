@@ -1,6 +1,6 @@
 /**
  * Every default and limit of the loop, its recovery layers, steering and tools, in one place
- * (the README's tables quote them). Plain constants only: workflow code imports this file.
+ * (the docs' tables quote them). Plain constants only: workflow code imports this file.
  * Limits that only one tool uses live in that tool's file; model limits in models.ts.
  */
 
@@ -13,7 +13,7 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 export const MAX_OUTPUT_TOKENS_ACCEPTED = 128_000;
 export const DEFAULT_MAX_TURNS = 500;
 
-/** Recovery layers (Claude Code's values; see README "Recovery layers"). */
+/** Recovery layers (Claude Code's values; see docs/context-recovery.md). */
 export const DEFAULT_FALLBACK_AFTER_OVERLOADS = 3;
 export const ESCALATED_MAX_OUTPUT_TOKENS = 64_000;
 /** Output budget of a compaction's summary. */
@@ -52,7 +52,7 @@ export const COMPACT_REATTACH_FILE_CHARS = 20_000;
 export const COMPACT_REATTACH_TOTAL_CHARS = 200_000;
 export const CHARS_PER_TOKEN = 4;
 
-/** Steering (see README "Steering a running session"). */
+/** Steering (see docs/steering.md). */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 60 * 60_000;
 
 /**

@@ -2,7 +2,7 @@
  * Our spans inside Temporal's activity spans (src/telemetry/tracing.ts): `model.call` and
  * `tool.call`. Without tracing set up, the global tracer is OpenTelemetry's no-op one, so these
  * cost nothing. Attribute names follow OpenTelemetry's GenAI conventions where there is one
- * (`gen_ai.*`); the rest are ours (`durable_agent.*`), listed in the README.
+ * (`gen_ai.*`); the rest are ours (`durable_agent.*`), listed in docs/production.md.
  */
 import {
   type Attributes,

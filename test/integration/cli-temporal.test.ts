@@ -1,6 +1,6 @@
 /**
  * `durable-agent temporal …` runs the Temporal CLI the project found or installed (global setup
- * sets TEMPORAL_CLI_PATH to it, as a user's first run installs it): the README's `temporal` lines
+ * sets TEMPORAL_CLI_PATH to it, as a user's first run installs it): the docs' `temporal` lines
  * work without it on PATH, with every argument and the exit code passed through.
  */
 import { execFileSync } from 'node:child_process';

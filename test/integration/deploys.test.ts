@@ -66,7 +66,7 @@ test('a session stays on the build it started on while new sessions run on the n
       `version ${deployment}:build-2, .*new sessions go to the current version until this one is made current`,
     ),
   );
-  // The rollout, as the README tells operators to do it.
+  // The rollout, as docs/production.md tells operators to do it.
   await run(process.env.TEMPORAL_CLI_PATH!, [
     'worker',
     'deployment',

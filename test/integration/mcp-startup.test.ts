@@ -77,7 +77,7 @@ test('an npx server’s package is installed once by the worker: the second sess
   );
   const registry = await NpmRegistry.start([packed]);
   // Under the system's temporary directory, not the checkout: the sandbox's user must reach the
-  // package directory (README, MCP servers), and a clone may sit under a 0700 directory.
+  // package directory (docs/mcp.md), and a clone may sit under a 0700 directory.
   const packageDir = mkdtempSync(join(tmpdir(), 'mcp-package-cache-'));
   chmodSync(packageDir, 0o755);
   // The worker's npm settings, passed to the install's sandbox (never the session's): the stand-in

@@ -1,5 +1,5 @@
 /**
- * Promises of the README that had only unit tests, or none: parallel calls really overlap, the
+ * Promises of the docs that had only unit tests, or none: parallel calls really overlap, the
  * prompt-cache breakpoints, a 429's retry-after, the current details the UI shows, snip, the
  * autocompact circuit breaker, stop hooks skipped on the prompt-too-long path, and the stop-hook
  * block cap with Claude Code's block JSON.

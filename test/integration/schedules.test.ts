@@ -1,5 +1,5 @@
 /**
- * Scheduled sessions, as the README's "Scheduled sessions" starts them: `temporal schedule create`
+ * Scheduled sessions, as docs/temporal-cli.md ("Scheduled sessions") starts them: `temporal schedule create`
  * for a `workdir` and for a `repo` session, `temporal schedule trigger`, and the workflow the
  * schedule started (its id ends with a timestamp with colons) runs to its result. The `repo`
  * session's branch is one git accepts, pushed to the remote.

@@ -86,7 +86,7 @@ test('three Task calls in one response run as three child workflows at once; the
   const description = await child.describe();
   expect(description.parentExecution?.workflowId).toBe(handle.workflowId);
   expect(await description.staticSummary()).toBe('Task: find b');
-  // Visibility lists them by parent, as the README's example does.
+  // Visibility lists them by parent, as docs/sub-agents.md's example does.
   let listed: string[] = [];
   for (let round = 0; listed.length < 3; round++) {
     if (round > 0) await new Promise((resolve) => setTimeout(resolve, 100)); // visibility catches up

@@ -1,5 +1,5 @@
 /**
- * The documented way in: a shell starts the agent with the Temporal CLI, exactly as the README
+ * The documented way in: a shell starts the agent with the Temporal CLI, exactly as docs/temporal-cli.md
  * says, and `temporal workflow show` reads the session turn by turn.
  */
 import { execFile } from 'node:child_process';
@@ -99,7 +99,7 @@ test('temporal workflow start runs a multi-turn task; workflow show lists each m
   ]);
 });
 
-test("the README's Temporal CLI steering commands: query state, update approveTool, signal userMessage and end", async () => {
+test('the documented Temporal CLI steering commands: query state, update approveTool, signal userMessage and end', async () => {
   const requests: string[] = [];
   harness.fake.handler = (request) => {
     requests.push(JSON.stringify(request.body.messages));
@@ -160,7 +160,7 @@ test("the README's Temporal CLI steering commands: query state, update approveTo
   expect(requests[2]).toContain('Thanks, that is all.');
 });
 
-test("the README's Temporal CLI workspace commands: snapshots in state, query diff and checkpoint, update rewind", async () => {
+test('the documented Temporal CLI workspace commands: snapshots in state, query diff and checkpoint, update rewind', async () => {
   let rewound = false;
   harness.fake.handler = byTurn([
     reply([toolUse('Bash', { command: 'echo one > one.txt' })]),
