@@ -84,7 +84,7 @@ export type ToolUsePlan =
       summary: string;
       /** Absolute path of the file the call reads or writes, when it targets one. */
       filePath?: string;
-      /** Absent in plans recorded before the rules travelled with them (see workflows/tool-rules.ts). */
+      /** Absent in plans recorded before the rules travelled with them (see workflows/core/tool-rules.ts). */
       rules?: ToolRules;
     }
   | { ok: false; errorText: string; rules?: ToolRules };

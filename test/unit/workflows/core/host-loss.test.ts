@@ -1,7 +1,6 @@
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import { cloneName } from '../../../../src/shared/repository';
 import { isHostLoss, movedState, startedBeforeLoss } from '../../../../src/workflows/core/host-loss';
-import { currentInput, currentPath, movedPath } from '../../../../src/workflows/core/workdir-moves';
 import type { LoopState } from '../../../../src/workflows/core/loop-state';
 
 /** As the SDK converts the server's failure: the timeout keeps the failure it came from (with its cause), not the cause itself. */
@@ -54,39 +53,10 @@ describe('movedState', () => {
 
   test('keeps the paths when the workdir is the same on the new host', () => {
     expect(movedState(state, '/a/s1', 'sha256:new').fileStates).toBe(state.fileStates);
-    expect(movedPath('/a/s1', '/a/s1', '/b')).toBe('/b');
   });
 });
 
-describe('paths after a move', () => {
-  const state = {
-    workdirMoves: [
-      { from: '/a/s1', to: '/b/s1-moved-1' },
-      { from: '/b/s1-moved-1', to: '/c/s1-moved-2' },
-    ],
-  };
-
-  test('a path under any earlier workdir is under the current one; others stay', () => {
-    expect(currentPath(state, '/a/s1/src/x.ts')).toBe('/c/s1-moved-2/src/x.ts');
-    expect(currentPath(state, '/b/s1-moved-1/y.ts')).toBe('/c/s1-moved-2/y.ts');
-    expect(currentPath(state, '/elsewhere/z.ts')).toBe('/elsewhere/z.ts');
-    expect(currentPath({}, '/a/s1/src/x.ts')).toBe('/a/s1/src/x.ts');
-  });
-
-  test("a call's file_path and path follow the move; relative paths and other fields stay", () => {
-    expect(currentInput(state, { file_path: '/a/s1/x.ts', content: '/a/s1/x.ts' })).toEqual({
-      file_path: '/c/s1-moved-2/x.ts',
-      content: '/a/s1/x.ts',
-    });
-    expect(currentInput(state, { pattern: 'TODO', path: '/a/s1/src' })).toEqual({
-      pattern: 'TODO',
-      path: '/c/s1-moved-2/src',
-    });
-    expect(currentInput(state, { file_path: 'x.ts' })).toEqual({ file_path: 'x.ts' });
-    const input = { file_path: '/a/s1/x.ts' };
-    expect(currentInput({}, input)).toBe(input);
-  });
-
+describe('movedState after moves', () => {
   test('movedState records the move', () => {
     const moved = movedState(
       { workdir: '/a/s1', systemRef: 'r', fileStates: {}, recentFiles: [] } as unknown as LoopState,
