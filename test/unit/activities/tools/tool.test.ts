@@ -70,7 +70,6 @@ test('any other error fails the activity, to be retried', async () => {
   await expect(run('worker')).rejects.toThrow('the worker lost its disk');
 });
 
-test('defineTool gives back the definition itself, name and all', () => {
+test('defineTool gives back the definition itself: the registry knows a tool by its object', () => {
   expect(defineTool(failTool)).toBe(failTool);
-  expect(failTool.name).toBe('Fail');
 });
