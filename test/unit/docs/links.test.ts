@@ -20,9 +20,6 @@ function pages(): string[] {
   );
 }
 
-/** Pages written by others (their links are checked; the paths they mention are theirs to keep). */
-const OTHERS = ['docs/architecture.md', 'docs/crash-recovery.md', 'docs/patches-and-flags.md'];
-
 /** Paths of the user's repository in examples, not of this one. */
 const EXAMPLE_PATHS = new Set([
   'src/a.ts',
@@ -88,7 +85,7 @@ test('every relative link of the documentation leads to a file, and an anchor to
 
 test('every path of this repository that the pages name exists', () => {
   const missing: string[] = [];
-  for (const page of pages().filter((path) => !OTHERS.includes(relativeName(path)))) {
+  for (const page of pages()) {
     const markdown = readFileSync(page, 'utf8');
     for (const [, path] of markdown.matchAll(/(?<![\w./~<-])((?:src|test|scripts|bin|deploy)\/[\w./-]*[\w/])/g)) {
       const clean = path.replace(/\/$/, '');
@@ -107,4 +104,12 @@ test('anchors are spelled as GitHub spells them', () => {
     'connecting-to-temporal-tls-api-keys-temporal-cloud',
   );
   expect(slug('Events (`--json`)')).toBe('events---json');
+});
+
+test('every page of docs/ is linked from the README (its index), so nothing moved out of it is lost', () => {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const unlinked = readdirSync(DOCS)
+    .filter((name) => name.endsWith('.md'))
+    .filter((name) => !readme.includes(`](docs/${name}`));
+  expect(unlinked).toEqual([]);
 });
