@@ -18,7 +18,7 @@ import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { CommandSandbox, SandboxSettings } from './sandbox/command-sandbox';
 import { resolveSandbox } from './sandbox/resolve-sandbox';
-import { agentDataConverter, describeEncryption } from './encryption/data-converter';
+import { agentDataConverter, describeEncryption } from './temporal/data-converter';
 import { openStore, type Store } from './store/open-store';
 import { describeStore } from './store/store-setting';
 import { HEARTBEAT_THROTTLE_MS, STICKY_QUEUE_TIMEOUT_MS } from './shared/limits';

@@ -1,6 +1,6 @@
 /** What every client command shares: a connection to Temporal, and the usage error the CLI prints its usage for. */
 import { Client, Connection } from '@temporalio/client';
-import { agentDataConverter } from '../encryption/data-converter';
+import { agentDataConverter } from '../temporal/data-converter';
 import { encryptionKeys } from '../encryption/keys';
 import { openStore, type Store } from '../store/open-store';
 import { storeSetting } from '../store/store-setting';

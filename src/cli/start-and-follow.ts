@@ -9,7 +9,7 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { WORKFLOW_TYPE } from '../shared/contract';
 import type { AgentInput } from '../shared/input';
 import { openStore, type Store } from '../store/open-store';
-import { agentDataConverter } from '../encryption/data-converter';
+import { agentDataConverter } from '../temporal/data-converter';
 import { connectionOptions } from '../temporal/temporal-connection';
 import type { Tracing } from '../telemetry/tracing';
 import {

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
-import { agentDataConverter } from '../../src/encryption/data-converter';
+import { agentDataConverter } from '../../src/temporal/data-converter';
 import { ENCRYPTED_ENCODING } from '../../src/encryption/encryption-codec';
 import { parseKeys } from '../../src/encryption/keys';
 import type { CallDetails } from '../../src/activities/heartbeat';

@@ -1,7 +1,7 @@
 /** The data converter every worker and client builds: External Storage always, the codec when a key is set. */
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter, ExternalStorage } from '@temporalio/common';
-import { agentDataConverter, describeEncryption } from '../../../src/encryption/data-converter';
+import { agentDataConverter, describeEncryption } from '../../../src/temporal/data-converter';
 import { EncryptionCodec, isEncrypted } from '../../../src/encryption/encryption-codec';
 import { parseKeys } from '../../../src/encryption/keys';
 import { LocalContentStore } from '../../../src/store/content-store';

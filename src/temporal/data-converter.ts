@@ -5,8 +5,8 @@
 import type { DataConverter } from '@temporalio/common';
 import { contentExternalStorage } from '../store/external-storage';
 import type { Store } from '../store/open-store';
-import { EncryptionCodec } from './encryption-codec';
-import type { EncryptionKeys } from './keys';
+import { EncryptionCodec } from '../encryption/encryption-codec';
+import type { EncryptionKeys } from '../encryption/keys';
 
 export function agentDataConverter(store: Pick<Store, 'payloads'>, encryption?: EncryptionKeys): DataConverter {
   return {
