@@ -70,9 +70,12 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   const features = readFeatures(patched);
   let session: AgentSession | undefined;
   try {
-    session = new AgentSession(input, features);
-    registerHandlers(session);
-    await session.open();
+    const opening = new AgentSession(input, features);
+    registerHandlers(opening);
+    await opening.open();
+    // Only an opened session is finished or released below: one whose opening failed (its
+    // preparation refused, or cancelled while it waited for its workdir) holds nothing yet.
+    session = opening;
     // A sub-agent's calls waiting for approval show in its parent's state, which passes the answers on.
     if (input.parentSession) session.steering.reportApprovalsTo(input.parentSession);
     // A sub-agent whose type asked for more than its parent has says so, once (not again after continue-as-new).
