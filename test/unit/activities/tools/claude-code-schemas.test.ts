@@ -1,0 +1,45 @@
+/**
+ * Our tools accept exactly the input Claude Code declares for them (its published `sdk-tools.d.ts`,
+ * from the dev dependency @anthropic-ai/claude-agent-sdk): real models are trained on those tools,
+ * so a field they send must never be an InputValidationError here, nor a field they never send be
+ * required. The check is at the type level: an SDK update that changes a schema fails
+ * `npm run typecheck` (this file is in tsconfig's `include`), naming the tool.
+ */
+import type * as ClaudeCode from '@anthropic-ai/claude-agent-sdk/sdk-tools';
+import type { z } from 'zod';
+import { editTool } from '../../../../src/activities/tools/edit';
+import { globTool } from '../../../../src/activities/tools/glob';
+import { writeTool } from '../../../../src/activities/tools/write';
+
+/**
+ * Claude Code's types come from JSON Schema: `minItems`/`maxItems` arrays are tuple unions
+ * (`[Q] | [Q, Q] | …`), which zod infers as `Q[]`. Both sides become plain arrays and objects
+ * (a homomorphic mapped type keeps optional modifiers and index signatures) before comparing.
+ */
+type Plain<T> = T extends readonly (infer Item)[]
+  ? Plain<Item>[]
+  : T extends (...args: never[]) => unknown
+    ? T
+    : T extends object
+      ? { [Key in keyof T]: Plain<T[Key]> }
+      : T;
+
+/** Identical, not merely assignable both ways (`{ a?: string }` and `{}` are that too). */
+type Same<Ours, Theirs> =
+  (<T>() => T extends Plain<Ours> ? 1 : 2) extends <T>() => T extends Plain<Theirs> ? 1 : 2 ? true : false;
+
+/** What a model may send to one of our tools. */
+type InputOf<Tool extends { schema: z.ZodType }> = z.input<Tool['schema']>;
+
+/** One line a tool: a mismatch is a compile error at that line (`Type 'false' is not assignable to type 'true'`). */
+const matches = {
+  Write: true satisfies Same<InputOf<typeof writeTool>, ClaudeCode.FileWriteInput>,
+  Edit: true satisfies Same<InputOf<typeof editTool>, ClaudeCode.FileEditInput>,
+  Glob: true satisfies Same<InputOf<typeof globTool>, ClaudeCode.GlobInput>,
+};
+
+describe("Claude Code's tool input types", () => {
+  it('are checked for every tool listed here (the check itself is `npm run typecheck`)', () => {
+    expect(Object.keys(matches)).toEqual(expect.arrayContaining(['Write', 'Edit', 'Glob']));
+  });
+});
