@@ -48,8 +48,13 @@ export interface ToolRules extends McpCallRules {
    * call alone, when it succeeded, gets that as its tool summary without a small-model call.
    */
   labelsItself?: true;
-  /** The workflow runs the call as a child workflow (Task): a sub-agent, not a tool activity. */
+  /** The workflow runs the call as a child workflow (Agent): a sub-agent, not a tool activity. */
   subAgent?: true;
+  /**
+   * The called tool's other names (`Task` for a call of `Agent`, and the other way round): hooks'
+   * matchers and permission rules that name one of them match the call too. Absent in older plans.
+   */
+  aliases?: string[];
 }
 
 /**

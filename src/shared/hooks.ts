@@ -151,11 +151,20 @@ export function matchesTool(matcher: string | undefined, toolName: string): bool
   }
 }
 
-/** The commands of `event` that apply to a call of `toolName` (every one for UserPromptSubmit), each once. */
-export function matchingHooks(hooks: ToolHooks, event: ToolHookEvent, toolName?: string): HookCommand[] {
+/**
+ * The commands of `event` that apply to a call of `toolName` (every one for UserPromptSubmit), each
+ * once. `aliases`: the tool's other names, from the call's plan (a `Task` matcher matches Agent calls).
+ */
+export function matchingHooks(
+  hooks: ToolHooks,
+  event: ToolHookEvent,
+  toolName?: string,
+  aliases: readonly string[] = [],
+): HookCommand[] {
   const matched: HookCommand[] = [];
+  const names = [toolName ?? '', ...aliases];
   for (const group of hooks[event] ?? []) {
-    if (event !== 'UserPromptSubmit' && !matchesTool(group.matcher, toolName ?? '')) continue;
+    if (event !== 'UserPromptSubmit' && !names.some((name) => matchesTool(group.matcher, name))) continue;
     for (const hook of group.hooks) if (!matched.some((seen) => seen.command === hook.command)) matched.push(hook);
   }
   return matched;

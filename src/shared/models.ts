@@ -24,6 +24,7 @@ export const MODEL_ALIASES: Readonly<Record<string, string>> = {
   sonnet: DEFAULT_MODEL,
   opus: 'claude-opus-5-5',
   haiku: DEFAULT_SMALL_MODEL,
+  fable: 'claude-fable-5-2',
 };
 
 export const FALLBACK_MODEL_LIMITS: ModelLimits = { contextWindowTokens: 200_000, maxOutputTokens: 64_000 };

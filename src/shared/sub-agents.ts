@@ -1,5 +1,5 @@
 /**
- * Sub-agents: the `Task` tool hands a piece of work to a child `agentWorkflow` of a given type.
+ * Sub-agents: the `Agent` tool (`Task` before Claude Code 2.1.63) hands a piece of work to a child `agentWorkflow` of a given type.
  * Types come from input `agents` (Claude Code's `--agents` JSON) and from the repository's
  * `.claude/agents/*.md` (read only when trusted, like its hooks). Pure zod and data: imported by
  * the workflow, the activities and the CLI.
@@ -10,7 +10,7 @@ import { TOOL_NAMES } from './tool-names';
 /** The tools a sub-agent gets when its type names none: it looks, it does not change anything. */
 export const DEFAULT_SUB_AGENT_TOOLS = ['Read', 'Glob', 'Grep'] as const;
 
-/** The type of a `Task` call that names none. */
+/** The type of an `Agent` call that names none. */
 export const DEFAULT_SUB_AGENT_TYPE = 'explore';
 
 /** How many sub-agents of one session run at the same time when input `maxParallelAgents` is unset. */
@@ -73,11 +73,13 @@ export function agentTypes(
   return [...types.values()];
 }
 
-/** What the `Task` tool's input holds, once validated. */
+/** What the `Agent` tool's input holds, once validated (the fields the workflow uses). */
 export interface TaskInput {
   description: string;
   prompt: string;
   subagent_type?: string;
+  /** Claude Code's model alias (`sonnet`, `opus`, `haiku`, `fable`): over the type's model. */
+  model?: string;
 }
 
 /** What `prepareSession` is told of sub-agents: the types the system prompt lists besides the repository's. */

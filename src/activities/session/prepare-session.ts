@@ -20,6 +20,7 @@ import { TOOLS } from '../tools/registry';
 import { type InstructionFile, instructionsSection, rootInstructionFiles } from './instructions';
 import { workdirProblem } from './workdir-check';
 import { leaseKey, takeLease, type WorkdirLeaseDependencies } from './workdir-lease';
+import { listsTool } from '../../shared/tool-names';
 
 export interface SessionActivityDependencies {
   store: ContentStore;
@@ -144,7 +145,7 @@ async function readRepository(workdir: string, input: PrepareSessionInput, trust
   const { repoHooks, repoAgents, repoMcp } = await Workdir.using(workdir, async (opened) => ({
     repoHooks: await readRepoHooks(opened),
     // Sub-agent types of the repository: only for sessions that can start sub-agents.
-    repoAgents: input.allowedTools.includes('Task') ? await readRepoAgents(opened) : undefined,
+    repoAgents: listsTool(input.allowedTools, 'Agent') ? await readRepoAgents(opened) : undefined,
     repoMcp: await readRepoMcp(opened, trusted),
   }));
   const usableAgents = trusted ? (repoAgents?.types ?? []) : [];
@@ -241,7 +242,7 @@ export function buildSystemPrompt(input: {
       '- Never read or print credentials.',
     ].join('\n'),
   ];
-  if (input.allowedTools.includes('Task')) sections.push(subAgentsSection(input.agentTypes ?? []));
+  if (listsTool(input.allowedTools, 'Agent')) sections.push(subAgentsSection(input.agentTypes ?? []));
   if (input.instructions) sections.push(input.instructions);
   if (input.systemPromptAppend?.trim()) sections.push(input.systemPromptAppend.trim());
   return sections.join('\n\n');

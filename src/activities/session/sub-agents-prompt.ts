@@ -1,7 +1,7 @@
 import { EXPLORE_AGENT } from '../../shared/sub-agents';
 
 /**
- * The system prompt's account of the `Task` tool's agent types: the model picks `subagent_type`
+ * The system prompt's account of the `Agent` tool's agent types: the model picks `subagent_type`
  * from this list (the reference lists them in the tool's description; here the list is the
  * session's, so it goes with the session's prompt and the tool's description stays one text).
  */
@@ -13,7 +13,7 @@ export function subAgentsSection(types: readonly { name: string; description: st
       listed.set(type.name, type.description);
   return [
     '# Sub-agents',
-    'The Task tool starts a sub-agent with a conversation of its own; only its final answer comes back to you. Use it to keep broad searches out of your context, and run independent ones in parallel.',
+    'The Agent tool starts a sub-agent with a conversation of its own; only its final answer comes back to you. Use it to keep broad searches out of your context, and run independent ones in parallel.',
     'Agent types (subagent_type):',
     ...[...listed].map(([name, description]) => `- ${name}: ${description}`),
   ].join('\n');

@@ -36,6 +36,8 @@ export interface GrepJob {
   after: number;
   /** The pattern may span lines, and . matches a newline. */
   multiline: boolean;
+  /** Content mode: each (non-empty) match alone, one an entry, instead of its whole line (rg -o). */
+  onlyMatching?: boolean;
   /** Entries collected at most (one more than the limit, to know the list was cut). */
   maxEntries: number;
   maxFileBytes: number;
@@ -50,7 +52,18 @@ const { workerData, parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const job = workerData;
 const regex = new RegExp(job.pattern, (job.ignoreCase ? 'i' : '') + (job.multiline ? 'gms' : ''));
-const contextLines = job.before > 0 || job.after > 0;
+const contextLines = !job.onlyMatching && (job.before > 0 || job.after > 0);
+const every = new RegExp(job.pattern, 'g' + (job.ignoreCase ? 'i' : '') + (job.multiline ? 'ms' : ''));
+/** rg -o: each non-empty match of a text, with the line it starts on. */
+function onlyMatches(file, text, firstLine) {
+  every.lastIndex = 0;
+  for (let match = every.exec(text); match; match = every.exec(text)) {
+    if (match[0].length === 0) { every.lastIndex++; continue; }
+    if (entries.length >= job.maxEntries) return;
+    const line = firstLine + (text.slice(0, match.index).match(/\\n/g) || []).length;
+    entries.push(entry(file, line, match[0], true));
+  }
+}
 const entries = [];
 const cut = (line) => (line.length > job.maxLineChars ? line.slice(0, job.maxLineChars) + '…' : line);
 // As ripgrep prints them: "path:12:text" for a matching line, "path-13-text" for context.
@@ -119,7 +132,10 @@ for (const file of files) {
   if (count === 0) continue;
   if (job.mode === 'files_with_matches') entries.push(file.shown);
   else if (job.mode === 'count') entries.push(file.shown + ':' + count);
-  else if (!contextLines) {
+  else if (job.onlyMatching) {
+    if (job.multiline) onlyMatches(file, text, 0);
+    else for (const index of matching) onlyMatches(file, lines[index], index);
+  } else if (!contextLines) {
     for (const index of matching) {
       if (entries.length >= job.maxEntries) break;
       entries.push(entry(file, index, lines[index], true));

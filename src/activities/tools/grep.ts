@@ -6,8 +6,13 @@ import { displayPath, inWorkdir } from './paths';
 import { defineTool, ToolError } from './tool';
 import { FILE_TYPES, fileOfType } from './file-types';
 
-/** Entries returned at most (Claude Code's value); head_limit may ask for fewer. */
-const SEARCH_RESULT_LIMIT = 1000;
+/** Entries returned when head_limit is unset (Claude Code's default). */
+export const DEFAULT_HEAD_LIMIT = 250;
+/**
+ * Entries collected at most with `head_limit: 0` ("unlimited"): the result is then cut to the
+ * tool result cap (TOOL_RESULT_MAX_CHARS, the middle goes) like any other long output.
+ */
+export const UNLIMITED_ENTRIES = 20_000;
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
 const MAX_LINE_CHARS = 500;
 
@@ -17,8 +22,9 @@ export const grepTool = defineTool({
     'Searches file contents with a regular expression (JavaScript syntax) in the working directory.',
     '- output_mode: "files_with_matches" (default, paths only), "content" (matching lines), or "count".',
     '- glob filters files (e.g. "*.ts", "src/**/*.js"); path is a file or directory (default: the working directory).',
-    '- "-i": case-insensitive; "-n": line numbers in content mode (default true); head_limit caps the entries returned.',
-    '- "-A" / "-B" / "-C": lines of context after / before / around each match (content mode), as ripgrep prints them.',
+    '- "-i": case-insensitive; "-n": line numbers in content mode (default true); "-o": only the matched parts (content mode).',
+    `- head_limit: entries returned (default ${DEFAULT_HEAD_LIMIT}; 0 for all, sparingly); offset skips the first entries (pagination).`,
+    '- "-A" / "-B" / "-C" (or context): lines of context after / before / around each match (content mode), as ripgrep prints them.',
     '- type: a file type (js, ts, py, rust, go, java, …), faster and surer than a glob for one language.',
     '- multiline: the pattern may span lines, and . matches a newline.',
     '- node_modules, .git and binary files are skipped.',
@@ -31,10 +37,15 @@ export const grepTool = defineTool({
       glob: z.string().optional().describe('Glob pattern to filter files'),
       output_mode: z.enum(['content', 'files_with_matches', 'count']).optional(),
       '-i': z.boolean().optional().describe('Case-insensitive search'),
-      '-n': z.boolean().optional().describe('Show line numbers (content mode)'),
+      '-n': z.boolean().optional().describe('Show line numbers (content mode). Defaults to true'),
+      '-o': z
+        .boolean()
+        .optional()
+        .describe('Print only the matched (non-empty) parts, one match per output line (content mode)'),
       '-A': z.number().int().min(0).max(100).optional().describe('Lines of context after each match (content mode)'),
       '-B': z.number().int().min(0).max(100).optional().describe('Lines of context before each match (content mode)'),
-      '-C': z
+      '-C': z.number().int().min(0).max(100).optional().describe('Alias for context'),
+      context: z
         .number()
         .int()
         .min(0)
@@ -43,7 +54,13 @@ export const grepTool = defineTool({
         .describe('Lines of context before and after each match (content mode)'),
       type: z.string().optional().describe('File type to search (rg --type): js, ts, py, rust, go, java, …'),
       multiline: z.boolean().optional().describe('Let the pattern span lines; . matches newlines'),
-      head_limit: z.number().int().positive().optional().describe('Return at most this many entries'),
+      head_limit: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe(`Limit output to the first N entries (default ${DEFAULT_HEAD_LIMIT}); 0 for unlimited`),
+      offset: z.number().int().min(0).optional().describe('Skip the first N entries before applying head_limit'),
     })
     .strict(),
   needsApproval: false,
@@ -68,18 +85,22 @@ export const grepTool = defineTool({
         `Unknown file type "${input.type}". Known types: ${Object.keys(FILE_TYPES).join(', ')}. Or use glob.`,
       );
     const mode = input.output_mode ?? 'files_with_matches';
-    const limit = Math.min(input.head_limit ?? SEARCH_RESULT_LIMIT, SEARCH_RESULT_LIMIT);
+    const headLimit = input.head_limit ?? DEFAULT_HEAD_LIMIT;
+    const limit = headLimit === 0 ? UNLIMITED_ENTRIES : headLimit;
+    const offset = input.offset ?? 0;
+    const around = input.context ?? input['-C'] ?? 0;
     const job: GrepJob = {
       pattern: input.pattern,
       ignoreCase: input['-i'] === true,
       mode,
       lineNumbers: input['-n'] !== false,
       // Context is for matching lines only: other modes ignore it, as ripgrep does.
-      before: mode === 'content' ? (input['-B'] ?? input['-C'] ?? 0) : 0,
-      after: mode === 'content' ? (input['-A'] ?? input['-C'] ?? 0) : 0,
+      before: mode === 'content' ? (input['-B'] ?? around) : 0,
+      after: mode === 'content' ? (input['-A'] ?? around) : 0,
       multiline: input.multiline === true,
-      // One entry past the limit, to know whether the list was cut.
-      maxEntries: limit + 1,
+      onlyMatching: mode === 'content' && input['-o'] === true,
+      // The skipped entries, then one past the limit, to know whether the list was cut.
+      maxEntries: offset + limit + 1,
       maxFileBytes: MAX_FILE_BYTES,
       maxLineChars: MAX_LINE_CHARS,
     };
@@ -87,13 +108,23 @@ export const grepTool = defineTool({
       search(workdir, job, { path: input.path, glob: input.glob, type, signal: context.signal }),
     );
     if (entries.length === 0) return { text: mode === 'content' ? 'No matches found' : 'No files found' };
-    const truncated = entries.length > limit;
-    const shownEntries = entries.slice(0, limit);
+    if (entries.length <= offset)
+      return { text: `No more results at offset ${offset}: the search found ${entries.length} entries.` };
+    const truncated = entries.length > offset + limit;
+    const shownEntries = entries.slice(offset, offset + limit);
     const header = mode === 'files_with_matches' ? `Found ${shownEntries.length}${truncated ? '+' : ''} file(s)\n` : '';
-    if (truncated) shownEntries.push(`(Results are capped at ${limit} entries. Narrow the pattern, path or glob.)`);
+    if (truncated) shownEntries.push(moreNote(headLimit, offset, limit));
     return { text: header + shownEntries.join('\n') };
   },
 });
+
+/** What the model reads when there are more entries than it asked for: how to see them. */
+function moreNote(headLimit: number, offset: number, limit: number): string {
+  const next = `offset: ${offset + limit}`;
+  return headLimit === 0
+    ? `(Results are capped at ${limit} entries even with head_limit: 0. Narrow the pattern, path or glob, or call again with ${next}.)`
+    : `(Results are capped at ${limit} entries (head_limit). Narrow the pattern, path or glob, or call again with ${next}.)`;
+}
 
 /** Runs the search over the file or directory `path` names, opening each file beneath the workdir. */
 async function search(

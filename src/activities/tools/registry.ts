@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import type { PlannedToolUse, ToolRules } from '../../shared/activity-io';
 import { toolUseError } from '../../shared/conversation';
-import type { ToolName } from '../../shared/tool-names';
+import { canonicalToolName, listsTool, namesOfTool, type ToolAlias, type ToolName } from '../../shared/tool-names';
 import { bashTool } from './bash';
 import { editTool } from './edit';
 import { globTool } from './glob';
@@ -11,7 +11,7 @@ import { displayPath, resolveInWorkdir } from './paths';
 import { readTool } from './read';
 import { type ToolDefinition, ToolError } from './tool';
 import { writeTool } from './write';
-import { taskTool } from './task';
+import { agentTool } from './agent';
 import { todoWriteTool } from './todo-write';
 
 /** The tools offered to the model: one line each. The compiler checks them against TOOL_NAMES. */
@@ -23,8 +23,8 @@ const BUILT_IN_TOOLS = {
   Glob: globTool,
   Grep: grepTool,
   TodoWrite: todoWriteTool,
-  Task: taskTool,
-} satisfies { [Name in ToolName]: ToolDefinition & { name: Name } };
+  Agent: agentTool,
+} satisfies { [Name in Exclude<ToolName, ToolAlias>]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };
 
@@ -35,15 +35,19 @@ export class ToolRegistry {
 
   constructor(readonly tools: readonly ToolDefinition[]) {}
 
-  /** A tool by name; with `allowedTools`, only when the session may use it. */
+  /**
+   * A tool by any of its names (`Task` finds Agent); with `allowedTools`, only when the session
+   * may use it, by any of its names.
+   */
   find(name: string, allowedTools?: readonly string[]): ToolDefinition | undefined {
-    if (allowedTools && !allowedTools.includes(name)) return undefined;
-    return this.tools.find((tool) => tool.name === name);
+    if (allowedTools && !listsTool(allowedTools, name)) return undefined;
+    const canonical = canonicalToolName(name);
+    return this.tools.find((tool) => tool.name === canonical);
   }
 
-  /** The `tools` parameter of a Messages API request; `input_schema` comes from the zod schema. */
+  /** The `tools` parameter of a Messages API request (each tool once, by its own name); `input_schema` comes from the zod schema. */
   apiDefinitions(allowedTools: readonly string[] = this.tools.map((tool) => tool.name)): Anthropic.Tool[] {
-    return this.tools.filter((tool) => allowedTools.includes(tool.name)).map((tool) => this.definitionOf(tool));
+    return this.tools.filter((tool) => listsTool(allowedTools, tool.name)).map((tool) => this.definitionOf(tool));
   }
 
   private definitionOf(tool: ToolDefinition): Anthropic.Tool {
@@ -65,7 +69,7 @@ export class ToolRegistry {
     const tool = this.find(name, allowedTools);
     if (!tool) {
       const available = this.tools
-        .filter((candidate) => allowedTools.includes(candidate.name))
+        .filter((candidate) => listsTool(allowedTools, candidate.name))
         .map((candidate) => candidate.name);
       return {
         ok: false,
@@ -111,10 +115,18 @@ export class ToolRegistry {
         id: block.id,
         name: block.name,
         input: block.input,
-        plan: { ok: false, errorText: validation.errorText, rules: known ? fixedRules(known) : {} },
+        plan: { ok: false, errorText: validation.errorText, rules: known ? fixedRules(known, block.name) : {} },
       };
     }
     const { tool, input } = validation;
+    const refusal = tool.refusal?.(input);
+    if (refusal)
+      return {
+        id: block.id,
+        name: block.name,
+        input: block.input,
+        plan: { ok: false, errorText: toolUseError(refusal), rules: fixedRules(tool, block.name) },
+      };
     let filePath: string | undefined;
     const target = tool.targetPath?.(input);
     if (target !== undefined) {
@@ -125,7 +137,10 @@ export class ToolRegistry {
         // Left to the tool, which reports it as an is_error result with the same message.
       }
     }
-    const summary = tool.summarize(input);
+    // A call by an old name (`Task`) is summarised under that name, as before the rename.
+    const own = tool.summarize(input);
+    const summary =
+      block.name !== tool.name && own.startsWith(tool.name) ? block.name + own.slice(tool.name.length) : own;
     return {
       id: block.id,
       name: block.name,
@@ -135,7 +150,7 @@ export class ToolRegistry {
         concurrencySafe: tool.isConcurrencySafe(input),
         summary: filePath ? summary.replace(target!, displayPath(workdir, filePath)) : summary,
         ...(filePath ? { filePath } : {}),
-        rules: await rulesOf(tool, input, { workdir, ...(filePath ? { filePath } : {}) }),
+        rules: await rulesOf(tool, block.name, input, { workdir, ...(filePath ? { filePath } : {}) }),
       },
     };
   }
@@ -154,7 +169,7 @@ export class ToolRegistry {
 }
 
 /** The rules that do not depend on the input. */
-function fixedRules(tool: ToolDefinition): ToolRules {
+function fixedRules(tool: ToolDefinition, calledAs: string): ToolRules {
   return {
     ...(tool.needsApproval ? { needsApproval: true as const } : {}),
     ...(tool.cancelsLaterCallsOnError ? { cancelsLaterCallsOnError: true as const } : {}),
@@ -162,12 +177,20 @@ function fixedRules(tool: ToolDefinition): ToolRules {
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
     ...(tool.labelsItself ? { labelsItself: true as const } : {}),
+    ...aliasesOf(calledAs),
   };
+}
+
+/** The called tool's other names, for hooks' matchers and rules (only set for tools that have some). */
+function aliasesOf(calledAs: string): Pick<ToolRules, 'aliases'> {
+  const others = namesOfTool(calledAs).filter((name) => name !== calledAs);
+  return others.length ? { aliases: others } : {};
 }
 
 /** A valid call's rules; only what is set, to keep history small. The subject only matters to approval. */
 async function rulesOf(
   tool: ToolDefinition,
+  calledAs: string,
   input: unknown,
   target: { workdir: string; filePath?: string },
 ): Promise<ToolRules> {
@@ -182,6 +205,7 @@ async function rulesOf(
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
     ...(tool.labelsItself ? { labelsItself: true as const } : {}),
+    ...aliasesOf(calledAs),
   };
 }
 

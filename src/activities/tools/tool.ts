@@ -77,8 +77,13 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   changesFiles: boolean;
   /** Its summary says all a progress view needs (`Read src/a.ts`): alone in a batch, no small model labels it. */
   labelsItself?: boolean;
-  /** The workflow runs the call as a child workflow (Task), not as a tool activity. */
+  /** The workflow runs the call as a child workflow (Agent), not as a tool activity. */
   runsAsSubAgent?: boolean;
+  /**
+   * Why this valid input cannot be honoured (yet): the call gets this as an `is_error` result
+   * before anything runs or asks a person (Agent's `isolation`, Bash's `run_in_background`).
+   */
+  refusal?(input: z.infer<Schema>): string | undefined;
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
   subject(input: z.infer<Schema>): string;
   /** What approval needs beyond the subject: the commands a call runs, or why rules may not approve it. */

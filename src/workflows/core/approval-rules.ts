@@ -23,8 +23,9 @@ export function approvedByRules(allowRules: readonly string[], call: PlannedTool
   for (const rule of allowRules) {
     const match = rule.match(ALLOW_RULE);
     // A bare rule may also name the call's server (`mcp__server`): the plan lists such names.
-    if (match && (match[1] === call.name || (match[2] === undefined && rules.allowedBy?.includes(match[1]!))))
-      patterns.push(match[2]);
+    // A rule may name the tool by another name (`Task(…)` for an Agent call): the plan lists them.
+    const named = match && (match[1] === call.name || rules.aliases?.includes(match[1]!));
+    if (match && (named || (match[2] === undefined && rules.allowedBy?.includes(match[1]!)))) patterns.push(match[2]);
   }
   if (patterns.includes(undefined)) return true;
   if (rules.notMatchable) return false;

@@ -1,6 +1,6 @@
 /**
  * The input of a sub-agent's child workflow, worked out from its parent's input and state and
- * the `Task` call: a pure function, unit-tested without Temporal.
+ * the `Agent` call (`Task` in older histories): a pure function, unit-tested without Temporal.
  *
  * What the child inherits, and why (users of other agents report hooks and permissions skipped
  * for sub-agents): the workdir and host it works in, its sandbox (environment, network), the
@@ -19,6 +19,7 @@ import type { TranscriptEntry } from '../../shared/contract';
 import { inheritedHooks } from '../../shared/hooks';
 import type { ResolvedAgentInput } from '../../shared/input';
 import { MODEL_ALIASES } from '../../shared/models';
+import { listsTool } from '../../shared/tool-names';
 import {
   type AgentType,
   DEFAULT_SUB_AGENT_TOOLS,
@@ -49,7 +50,8 @@ export interface SubAgentOptions {
 
 /**
  * The tools a sub-agent gets: those its type asks for (its list, or the defaults) that its parent
- * has, in the type's order; `Task` only when both allow it. The rest is left out, and said so.
+ * has (by any of its names: `Task` is `Agent`), in the type's order; `Agent` only when both allow
+ * it. The rest is left out, and said so.
  */
 export function subAgentTools(
   asked: readonly string[],
@@ -57,8 +59,8 @@ export function subAgentTools(
 ): { tools: string[]; leftOut: string[] } {
   const unique = [...new Set(asked)];
   return {
-    tools: unique.filter((tool) => parentTools.includes(tool)),
-    leftOut: unique.filter((tool) => !parentTools.includes(tool)),
+    tools: unique.filter((tool) => listsTool(parentTools, tool)),
+    leftOut: unique.filter((tool) => !listsTool(parentTools, tool)),
   };
 }
 
@@ -87,7 +89,9 @@ export function subAgentInput(
       ok: false,
       error: `No agent type "${name}". Agent types: ${types.map((candidate) => candidate.name).join(', ')}.`,
     };
-  const model = !type.model || type.model === 'inherit' ? view.model : (MODEL_ALIASES[type.model] ?? type.model);
+  // The call's `model` (only Claude Code's aliases pass its schema) over the type's, over the parent's.
+  const named = task.model ?? type.model;
+  const model = !named || named === 'inherit' ? view.model : (MODEL_ALIASES[named] ?? named);
   const asked = type.tools ?? DEFAULT_SUB_AGENT_TOOLS;
   const { tools, leftOut } = options.boundByParent
     ? subAgentTools(asked, parent.allowedTools)
@@ -121,7 +125,7 @@ export function subAgentInput(
     // The input's PreToolUse and PostToolUse hooks: a policy or a formatter is never skipped in a helper.
     ...(inheritedHooks(parent.toolHooks) ? { hooks: inheritedHooks(parent.toolHooks) } : {}),
     hostLossTimeoutMs: parent.hostLossTimeoutMs,
-    // Only a type that lists Task can start sub-agents of its own; they know the same types.
+    // Only a type that lists Agent (or Task) can start sub-agents of its own; they know the same types.
     ...(parent.agents ? { agents: parent.agents } : {}),
     maxParallelAgents: parent.maxParallelAgents,
     parentSession: {

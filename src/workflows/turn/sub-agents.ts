@@ -1,7 +1,8 @@
 /**
- * A `Task` call runs as a child `agentWorkflow`: a sub-agent with a conversation of its own,
- * whose final text is the call's result. Being a child workflow, it survives worker crashes as
- * its parent does, shows in the Temporal UI under the parent (summary `Task: <description>`),
+ * An `Agent` call (`Task` in older histories) runs as a child `agentWorkflow`: a sub-agent with a
+ * conversation of its own, whose final text is the call's result. Being a child workflow, it
+ * survives worker crashes as its parent does, shows in the Temporal UI under the parent (summary
+ * `Agent: <description>`, or `Task: …` for a call by that name),
  * and is cancelled with the parent's tool batch (an interrupt, or the parent's cancellation):
  * it then ends as an interrupted session does, with a result the parent waits for.
  */
@@ -63,7 +64,7 @@ export async function runSubAgent(session: SubAgentSession, call: PlannedToolUse
       cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
       // A parent terminated or timed out asks its sub-agents to stop; they end with a result.
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      staticSummary: `Task: ${task.description}`,
+      staticSummary: `${call.name}: ${task.description}`,
       staticDetails: `Sub-agent (${start.type.name}) of ${session.id}, for tool call ${call.id}.\n\n${task.prompt.slice(0, 2_000)}`,
     });
     const result = await child.result();

@@ -76,7 +76,7 @@ export class TurnHooks {
 
   /** Synchronous, so a call without hooks awaits nothing more than before. */
   matches(event: 'PreToolUse' | 'PostToolUse', call: PlannedToolUse): boolean {
-    return call.plan.ok && matchingHooks(this.hooks, event, call.name).length > 0;
+    return call.plan.ok && matchingHooks(this.hooks, event, call.name, rulesOf(call).aliases).length > 0;
   }
 
   /**
@@ -141,7 +141,7 @@ export class TurnHooks {
     event: 'PreToolUse' | 'PostToolUse',
     fields: Partial<ToolHookInput>,
   ): Promise<ToolHookOutcome> {
-    const hooks = matchingHooks(this.hooks, event, call.name);
+    const hooks = matchingHooks(this.hooks, event, call.name, rulesOf(call).aliases);
     const tool = { name: call.name, toolUseId: call.id, input: currentInput(this.session.state, call.input) };
     const outcome = await runHookActivity(
       this.session,

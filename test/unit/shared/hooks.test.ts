@@ -129,3 +129,18 @@ describe('input hooks', () => {
     expect(!check.ok && check.message).toContain(message);
   });
 });
+
+test('a matcher naming a tool by another of its names (Task for Agent) matches its calls, by the aliases their plan lists', () => {
+  const hooks = toolHooksOf({
+    PreToolUse: [
+      { matcher: 'Task', hooks: [{ type: 'command', command: './old.sh' }] },
+      { matcher: 'Agent', hooks: [{ type: 'command', command: './new.sh' }] },
+      { matcher: '^Ag.*', hooks: [{ type: 'command', command: './regex.sh' }] },
+    ],
+  })!;
+  const all = [{ command: './old.sh' }, { command: './new.sh' }, { command: './regex.sh' }];
+  expect(matchingHooks(hooks, 'PreToolUse', 'Agent', ['Task'])).toEqual(all);
+  expect(matchingHooks(hooks, 'PreToolUse', 'Task', ['Agent'])).toEqual(all);
+  // Plans recorded before the rename list no aliases: a Task call matches what it matched then.
+  expect(matchingHooks(hooks, 'PreToolUse', 'Task')).toEqual([{ command: './old.sh' }]);
+});

@@ -7,7 +7,9 @@
  */
 import type * as ClaudeCode from '@anthropic-ai/claude-agent-sdk/sdk-tools';
 import type { z } from 'zod';
+import { agentTool } from '../../../../src/activities/tools/agent';
 import { editTool } from '../../../../src/activities/tools/edit';
+import { grepTool } from '../../../../src/activities/tools/grep';
 import { globTool } from '../../../../src/activities/tools/glob';
 import { writeTool } from '../../../../src/activities/tools/write';
 
@@ -36,6 +38,8 @@ const matches = {
   Write: true satisfies Same<InputOf<typeof writeTool>, ClaudeCode.FileWriteInput>,
   Edit: true satisfies Same<InputOf<typeof editTool>, ClaudeCode.FileEditInput>,
   Glob: true satisfies Same<InputOf<typeof globTool>, ClaudeCode.GlobInput>,
+  Grep: true satisfies Same<InputOf<typeof grepTool>, ClaudeCode.GrepInput>,
+  Agent: true satisfies Same<InputOf<typeof agentTool>, ClaudeCode.AgentInput>,
 };
 
 describe("Claude Code's tool input types", () => {

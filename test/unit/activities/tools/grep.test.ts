@@ -115,7 +115,7 @@ describe('Grep', () => {
       ).text,
     ).toBe('src/a.ts:1\nsrc/b.ts:2');
     const limited = await grepTool.execute({ pattern: 'parseConfig', head_limit: 1 }, repo.context());
-    expect(limited.text).toContain('Results are capped at 1');
+    expect(limited.text).toContain('Results are capped at 1 entries (head_limit)');
     await expect(grepTool.execute({ pattern: '(' }, repo.context())).rejects.toThrow(/Invalid regular expression/);
   });
 
@@ -160,15 +160,70 @@ describe('Grep', () => {
 
   test('head_limit: the paths header says there were more, and each mode stops at the limit', async () => {
     expect(await grep({ pattern: 'parseConfig', head_limit: 2 })).toBe(
-      'Found 2+ file(s)\nREADME.md\nsrc/a.ts\n(Results are capped at 2 entries. Narrow the pattern, path or glob.)',
+      'Found 2+ file(s)\nREADME.md\nsrc/a.ts\n(Results are capped at 2 entries (head_limit). Narrow the pattern, path or glob, or call again with offset: 2.)',
     );
     expect(await grep({ pattern: 'parseConfig', head_limit: 3 })).toBe(
       'Found 3 file(s)\nREADME.md\nsrc/a.ts\nsrc/b.ts',
     );
     expect((await grep({ pattern: '.', output_mode: 'content', head_limit: 1 })).split('\n')).toEqual([
       'README.md:1:parseConfig docs',
-      '(Results are capped at 1 entries. Narrow the pattern, path or glob.)',
+      '(Results are capped at 1 entries (head_limit). Narrow the pattern, path or glob, or call again with offset: 1.)',
     ]);
+  });
+
+  test("head_limit defaults to 250 entries (Claude Code's), and 0 means all of them", async () => {
+    repo.write('many.txt', Array.from({ length: 300 }, (_, index) => `hit ${index}`).join('\n'));
+    const byDefault = (await grep({ pattern: 'hit', path: 'many.txt', output_mode: 'content' })).split('\n');
+    expect(byDefault).toHaveLength(251);
+    expect(byDefault[249]).toBe('many.txt:250:hit 249');
+    expect(byDefault[250]).toContain('Results are capped at 250 entries (head_limit)');
+    const all = (await grep({ pattern: 'hit', path: 'many.txt', output_mode: 'content', head_limit: 0 })).split('\n');
+    expect(all).toHaveLength(300);
+    expect(all[299]).toBe('many.txt:300:hit 299');
+  });
+
+  test('offset skips the first entries before head_limit, in every mode; past the end it says how many there were', async () => {
+    expect(await grep({ pattern: 'parseConfig', offset: 1, head_limit: 1 })).toBe(
+      'Found 1+ file(s)\nsrc/a.ts\n(Results are capped at 1 entries (head_limit). Narrow the pattern, path or glob, or call again with offset: 2.)',
+    );
+    expect(await grep({ pattern: 'parseConfig', offset: 2 })).toBe('Found 1 file(s)\nsrc/b.ts');
+    expect(await grep({ pattern: 'parseconfig', '-i': true, output_mode: 'count', path: 'src', offset: 1 })).toBe(
+      'src/b.ts:2',
+    );
+    expect(await grep({ pattern: 'parseConfig', offset: 3 })).toBe(
+      'No more results at offset 3: the search found 3 entries.',
+    );
+    expect(await grep({ pattern: 'nowhere', offset: 3 })).toBe('No files found');
+  });
+
+  test('"-o" prints each match alone, one a line (content mode); "context" is "-C"', async () => {
+    repo.write('ids.txt', 'id=12 and id=345\nnone\nid=6\n');
+    expect(await grep({ pattern: 'id=\\d+', path: 'ids.txt', output_mode: 'content', '-o': true })).toBe(
+      ['ids.txt:1:id=12', 'ids.txt:1:id=345', 'ids.txt:3:id=6'].join('\n'),
+    );
+    expect(
+      await grep({
+        pattern: 'id=\\d+',
+        path: 'ids.txt',
+        output_mode: 'content',
+        '-o': true,
+        '-n': false,
+        head_limit: 2,
+      }),
+    ).toBe(
+      'ids.txt:id=12\nids.txt:id=345\n(Results are capped at 2 entries (head_limit). Narrow the pattern, path or glob, or call again with offset: 2.)',
+    );
+    expect(
+      await grep({ pattern: 'id=\\d+\\nnone', path: 'ids.txt', output_mode: 'content', '-o': true, multiline: true }),
+    ).toBe('ids.txt:1:id=345\nnone');
+    // Other modes ignore it.
+    expect(await grep({ pattern: 'id=', path: 'ids.txt', output_mode: 'count', '-o': true })).toBe('ids.txt:2');
+    expect(await grep({ pattern: 'none', path: 'ids.txt', output_mode: 'content', context: 1 })).toBe(
+      ['ids.txt-1-id=12 and id=345', 'ids.txt:2:none', 'ids.txt-3-id=6'].join('\n'),
+    );
+    expect(await grep({ pattern: 'none', path: 'ids.txt', output_mode: 'content', context: 1, '-A': 0 })).toBe(
+      ['ids.txt-1-id=12 and id=345', 'ids.txt:2:none'].join('\n'),
+    );
   });
 
   test('its summary names path and glob; its input is checked field by field', () => {
@@ -177,7 +232,9 @@ describe('Grep', () => {
     expect(inputError('Grep', {})).toContain('the required parameter `pattern` is missing');
     expect(inputError('Grep', { pattern: 'x', output_mode: 'lines' })).toContain('- `output_mode`:');
     expect(inputError('Grep', { pattern: 'x', '-A': 101 })).toContain('- `-A`:');
-    expect(inputError('Grep', { pattern: 'x', head_limit: 0 })).toContain('- `head_limit`:');
+    expect(inputError('Grep', { pattern: 'x', head_limit: 0, offset: 0, '-o': true, context: 2 })).toBeUndefined();
+    expect(inputError('Grep', { pattern: 'x', head_limit: -1 })).toContain('- `head_limit`:');
+    expect(inputError('Grep', { pattern: 'x', offset: 1.5 })).toContain('- `offset`:');
     expect(inputError('Grep', { pattern: 'x', '-r': true })).toContain('unexpected parameter(s): -r');
   });
 });

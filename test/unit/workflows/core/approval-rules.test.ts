@@ -61,4 +61,19 @@ describe('allow rules for MCP tools', () => {
     expect(matchesAllowRule('mcp__tracker', mcpCall('mcp__tracker_admin__lookup', 'tracker_admin'))).toBe(false);
     expect(needsApproval('ask', ['mcp__tracker'], lookup)).toBe(false);
   });
+
+  test('a rule naming a tool by another of its names (Task for Agent) matches its calls, by the aliases their plan lists', () => {
+    const agent = (name: string, aliases: string[]): PlannedToolUse => ({
+      id: 'toolu_1',
+      name,
+      input: { description: 'look', prompt: 'look around' },
+      plan: { ok: true, concurrencySafe: true, summary: name, rules: { subject: 'look', aliases } },
+    });
+    for (const rule of ['Task', 'Agent', 'Task(look)', 'Agent(look)']) {
+      expect(matchesAllowRule(rule, agent('Agent', ['Task']))).toBe(true);
+      expect(matchesAllowRule(rule, agent('Task', ['Agent']))).toBe(true);
+    }
+    expect(matchesAllowRule('Agent(other)', agent('Agent', ['Task']))).toBe(false);
+    expect(matchesAllowRule('Read', agent('Agent', ['Task']))).toBe(false);
+  });
 });

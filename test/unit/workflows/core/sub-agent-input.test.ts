@@ -148,6 +148,21 @@ test("the parent's PreToolUse and PostToolUse hooks go with the sub-agent; its S
   expect(start.ok && checkAgentInput(start.input).ok).toBe(true);
 });
 
+test("the call's model (Claude Code's alias) wins over the type's and the parent's", () => {
+  const parent = parentInput({ agents: { fixer: { description: 'Fixes', prompt: 'You fix bugs.', model: 'haiku' } } });
+  const types = agentTypes(parent.agents);
+  const task = { description: 'fix', prompt: 'Fix it' };
+  const modelOf = (extra: Record<string, unknown>) => {
+    const start = subAgentInput(parent, view, 'toolu_1', { ...task, ...extra }, types, BOUND);
+    return start.ok ? start.input.model : start.error;
+  };
+  expect(modelOf({ subagent_type: 'fixer' })).toBe('claude-haiku-5-5');
+  expect(modelOf({ subagent_type: 'fixer', model: 'opus' })).toBe('claude-opus-5-5');
+  expect(modelOf({ model: 'sonnet' })).toBe('claude-sonnet-5-5');
+  expect(modelOf({ model: 'fable' })).toBe('claude-fable-5-2');
+  expect(modelOf({})).toBe('claude-opus-5-5'); // the parent's
+});
+
 describe('a sub-agent never exceeds its parent (issue 22)', () => {
   const readOnlyParent = (extra: Record<string, unknown> = {}) =>
     parentInput({ allowedTools: ['Read', 'Glob', 'Grep', 'Task'], ...extra });
@@ -162,6 +177,12 @@ describe('a sub-agent never exceeds its parent (issue 22)', () => {
     expect(subAgentTools(['Read', 'Task'], ['Read', 'Bash'])).toEqual({ tools: ['Read'], leftOut: ['Task'] });
     expect(subAgentTools(['Bash', 'Bash', 'Read'], ['Read'])).toEqual({ tools: ['Read'], leftOut: ['Bash'] });
     expect(subAgentTools([], ['Read'])).toEqual({ tools: [], leftOut: [] });
+  });
+
+  test('Agent and its old name Task are one tool: a type asking for one gets it when the parent has the other', () => {
+    expect(subAgentTools(['Read', 'Agent'], ['Read', 'Task'])).toEqual({ tools: ['Read', 'Agent'], leftOut: [] });
+    expect(subAgentTools(['Read', 'Task'], ['Read', 'Agent'])).toEqual({ tools: ['Read', 'Task'], leftOut: [] });
+    expect(subAgentTools(['Agent'], ['Read'])).toEqual({ tools: [], leftOut: ['Agent'] });
   });
 
   test('an input type listing Bash and Write under a read-only parent: cut down to what the parent has, and said so', () => {
