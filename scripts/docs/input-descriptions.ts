@@ -176,8 +176,9 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
   },
   agents: {
     description:
-      'types of sub-agents for `Task`, Claude Code’s `--agents` format: `{"<name>": { description, prompt, tools?, ' +
-      'model? }}` (see [Sub-agents](sub-agents.md))',
+      'types of sub-agents for `Task`, Claude Code’s `--agents` format (its `AgentDefinition`): `{"<name>": { ' +
+      'description, prompt, tools?, disallowedTools?, model?, maxTurns?, permissionMode?, initialPrompt?, … }}`; ' +
+      'every field is accepted, some are ignored (see [Sub-agents](sub-agents.md#agent-definitions))',
   },
   maxParallelAgents: {
     default: code(DEFAULT_MAX_PARALLEL_AGENTS),

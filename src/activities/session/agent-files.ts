@@ -1,13 +1,19 @@
 /**
  * Sub-agent types defined by the repository: `.claude/agents/*.md`, Claude Code's format — YAML
- * front matter (`name`, `description`, optional `tools` and `model`) over the agent's system
- * prompt. Read once when the session starts, and only when the repository is trusted (its types
+ * front matter (`name`, `description`, optional `tools`, `disallowedTools`, `model`, `maxTurns`,
+ * `permissionMode`, `initialPrompt`; Claude Code's other fields are accepted and ignored) over
+ * the agent's system prompt. Read once when the session starts, and only when the repository is trusted (its types
  * can grant Bash): a file the model writes later defines nothing for its own session.
  */
 import { load } from 'js-yaml';
 import type { Workdir } from '../../workdir/workdir';
 import { unreadableReason } from '../../workdir/workdir-refusal';
-import { AGENT_NAME_PATTERN, type AgentType } from '../../shared/sub-agents';
+import {
+  AGENT_NAME_PATTERN,
+  AGENT_PERMISSION_MODES,
+  type AgentPermissionMode,
+  type AgentType,
+} from '../../shared/sub-agents';
 import { TOOL_NAMES } from '../../shared/tool-names';
 
 export const AGENTS_DIR = '.claude/agents';
@@ -67,24 +73,55 @@ export function parseAgentFile(text: string, source: string): AgentType | string
     return 'its front matter is not valid YAML';
   }
   if (!front || typeof front !== 'object') return 'its front matter is not a mapping';
-  const { name, description, tools, model } = front as Record<string, unknown>;
+  const fields = front as Record<string, unknown>;
+  const { name, description, model } = fields;
   if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name))
     return 'name: lowercase letters, digits, - and _ required';
   if (typeof description !== 'string' || !description.trim()) return 'description: required';
   const prompt = match[2]!.trim();
   if (!prompt) return 'no instructions below the front matter';
-  const listed = typeof tools === 'string' ? tools.split(',') : Array.isArray(tools) ? tools.map(String) : undefined;
-  if (tools !== undefined && !listed) return 'tools: a list or a comma-separated string';
-  // Tools of Claude Code this agent does not have (WebFetch…) are left out, not an error.
-  const known = listed
-    ?.map((tool) => tool.trim())
-    .filter((tool): tool is (typeof TOOL_NAMES)[number] => (TOOL_NAMES as readonly string[]).includes(tool));
+  const tools = toolList(fields.tools);
+  if (tools === null) return 'tools: a list or a comma-separated string';
+  const disallowedTools = toolList(fields.disallowedTools);
+  if (disallowedTools === null) return 'disallowedTools: a list or a comma-separated string';
+  const limits = agentLimits(fields);
+  if (typeof limits === 'string') return limits;
   return {
     name,
     description: description.trim(),
     prompt,
-    ...(known ? { tools: known } : {}),
+    // Tools of Claude Code this agent does not have (WebFetch…) are left out, not an error.
+    ...(tools ? { tools: tools.filter(isToolName) } : {}),
+    ...(disallowedTools?.length ? { disallowedTools } : {}),
     ...(typeof model === 'string' && model.trim() ? { model: model.trim() } : {}),
+    ...limits,
     source,
+  };
+}
+
+/** A list of tool names, as a YAML list or a comma-separated string; `null` when it is neither. */
+function toolList(value: unknown): string[] | undefined | null {
+  if (value === undefined || value === null) return undefined;
+  const listed = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value.map(String) : null;
+  return listed && listed.map((tool) => tool.trim()).filter(Boolean);
+}
+
+const isToolName = (tool: string): tool is (typeof TOOL_NAMES)[number] =>
+  (TOOL_NAMES as readonly string[]).includes(tool);
+
+/** `maxTurns`, `permissionMode` and `initialPrompt`, or what is wrong with one of them. */
+function agentLimits(
+  fields: Record<string, unknown>,
+): { maxTurns?: number; permissionMode?: AgentPermissionMode; initialPrompt?: string } | string {
+  const { maxTurns, permissionMode, initialPrompt } = fields;
+  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && (maxTurns as number) > 0))
+    return 'maxTurns: a positive whole number';
+  if (permissionMode !== undefined && !(AGENT_PERMISSION_MODES as readonly unknown[]).includes(permissionMode))
+    return `permissionMode: one of ${AGENT_PERMISSION_MODES.join(', ')}`;
+  if (initialPrompt !== undefined && typeof initialPrompt !== 'string') return 'initialPrompt: text';
+  return {
+    ...(maxTurns !== undefined ? { maxTurns: maxTurns as number } : {}),
+    ...(permissionMode !== undefined ? { permissionMode: permissionMode as AgentPermissionMode } : {}),
+    ...(typeof initialPrompt === 'string' && initialPrompt.trim() ? { initialPrompt: initialPrompt.trim() } : {}),
   };
 }

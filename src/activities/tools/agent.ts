@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_SUB_AGENT_TOOLS, DEFAULT_SUB_AGENT_TYPE } from '../../shared/sub-agents';
+import { GENERAL_PURPOSE_TYPE } from '../../shared/sub-agents';
 import { defineTool, ToolError } from './tool';
 
 /**
@@ -21,7 +21,7 @@ export const agentTool = defineTool({
     '- Use it for searches and investigations that would fill your context: "find every caller of X in packages A–F".',
     '- Give it a complete, self-contained prompt: it sees none of this conversation. Say exactly what to report back.',
     '- Several Agent calls in one response run in parallel: split broad work into independent parts.',
-    `- subagent_type picks the agent (the system prompt lists them); without it, "${DEFAULT_SUB_AGENT_TYPE}" (tools ${DEFAULT_SUB_AGENT_TOOLS.join(', ')}: it changes nothing).`,
+    `- subagent_type picks the agent (the system prompt lists them); without it, "${GENERAL_PURPOSE_TYPE}" (all your tools but this one). "Explore" only reads.`,
     '- model ("sonnet", "opus", "haiku", "fable") overrides the agent type\'s model; omit it to keep the type\'s (or yours).',
     "- Sub-agents run in the foreground here: you get the answer as this call's result (run_in_background is ignored).",
     '- Its answer is for you, not the user: tell the user what matters of it.',

@@ -128,6 +128,18 @@ export const CONTINUE_AS_NEW_PATCH = 'continue-as-new';
 export const SUB_AGENT_BOUNDS_PATCH = 'sub-agent-bounds';
 
 /**
+ * Sub-agent types are Claude Code's `AgentDefinition`s: a type without `tools` inherits the
+ * parent's but the sub-agent tool (it had Read, Glob, Grep), `disallowedTools`, `maxTurns`,
+ * `permissionMode` (never looser than the parent's) and `initialPrompt` apply, the built-in
+ * types are `general-purpose` (the default, which was `explore`) and `Explore`. Asked at each
+ * start, like `sub-agent-bounds`: the starts in a history recorded before carry no marker and
+ * replay with the tools, turns and mode they were started with.
+ *
+ * @since 2026-12-02, issue 25
+ */
+export const SUB_AGENT_DEFINITIONS_PATCH = 'sub-agent-definitions';
+
+/**
  * A session's changes (the result's `filesChanged`, a `repo` session's branch) are
  * counted from the snapshot it started from even after a rewind to turn 0 that kept the files
  * made those turn 0's (`TurnLog.start`). Asked with `patched()` only when that happened, as the

@@ -10,9 +10,11 @@
  * them) and waiting for people between turns (a sub-agent answers once).
  *
  * A sub-agent never exceeds its parent (issue 22): its tools are those of its type that the
- * parent has, and the bounds (permission mode, allow rules, sandbox, network, trust, hooks) are
- * the parent's alone. A type is text a repository or a caller wrote: it names tools and a
- * model, nothing else reaches the child's input from it.
+ * parent has, and the bounds (allow rules, sandbox, network, trust, hooks) are the parent's
+ * alone. A type is text a repository or a caller wrote: since Claude Code's definitions (issue
+ * 25, `patched('sub-agent-definitions')`) it names tools and tools it never gets, a model, a
+ * turn limit and a permission mode that only ever narrow the parent's, and an initial prompt;
+ * nothing else reaches the child's input from it.
  */
 import { sessionAllowedDomains } from '../../shared/sandbox';
 import type { TranscriptEntry } from '../../shared/contract';
@@ -20,10 +22,15 @@ import { inheritedHooks } from '../../shared/hooks';
 import type { ResolvedAgentInput } from '../../shared/input';
 import { MODEL_ALIASES } from '../../shared/models';
 import { listsTool } from '../../shared/tool-names';
+import { type PermissionModeName, permissionModeOf, stricterMode } from '../../shared/permission-modes';
 import {
+  type AgentPermissionMode,
   type AgentType,
   DEFAULT_SUB_AGENT_TOOLS,
   DEFAULT_SUB_AGENT_TYPE,
+  findAgentType,
+  GENERAL_PURPOSE_TYPE,
+  SUB_AGENT_TOOL_NAMES,
   type TaskInput,
 } from '../../shared/sub-agents';
 
@@ -46,6 +53,44 @@ export interface SubAgentOptions {
    * starts of histories recorded before the bound: they replay with the tools they were started with.
    */
   boundByParent: boolean;
+  /**
+   * Claude Code's agent definitions (`patched('sub-agent-definitions')`): a type without `tools`
+   * inherits the parent's, `disallowedTools`, `maxTurns`, `permissionMode` and `initialPrompt`
+   * apply, and a call without `subagent_type` is `general-purpose`. Off for the starts of
+   * histories recorded before: a type without tools had Read, Glob, Grep; the default was `explore`.
+   */
+  claudeCodeDefinitions?: boolean;
+}
+
+/** The tools a type without `tools` has: its parent's, but the sub-agent tool. */
+export function inheritedTools(parentTools: readonly string[]): string[] {
+  return parentTools.filter((tool) => !SUB_AGENT_TOOL_NAMES.includes(tool));
+}
+
+/**
+ * The child's permission mode: the stricter of its parent's and its type's (a type never loosens
+ * it). The parent's own name when the type names none or a looser one, so nothing changes for them.
+ */
+export function subAgentPermissionMode(
+  parentMode: PermissionModeName,
+  typeMode: AgentPermissionMode | undefined,
+): PermissionModeName {
+  if (!typeMode) return parentMode;
+  const parent = permissionModeOf(parentMode);
+  const stricter = stricterMode(parent, permissionModeOf(typeMode));
+  return stricter === parent ? parentMode : stricter;
+}
+
+/** The child's turns: its type's limit when lower than its parent's. */
+export function subAgentMaxTurns(parentMaxTurns: number, typeMaxTurns: number | undefined): number {
+  return typeMaxTurns ? Math.min(typeMaxTurns, parentMaxTurns) : parentMaxTurns;
+}
+
+/** The tools a type asks for: its list (or the defaults), without its disallowed ones. */
+function askedTools(type: AgentType, parentTools: readonly string[], claudeCode: boolean): string[] {
+  if (!claudeCode) return [...(type.tools ?? DEFAULT_SUB_AGENT_TOOLS)];
+  const listed = type.tools ?? inheritedTools(parentTools);
+  return listed.filter((tool) => !type.disallowedTools?.includes(tool));
 }
 
 /**
@@ -82,8 +127,9 @@ export function subAgentInput(
   types: readonly AgentType[],
   options: SubAgentOptions,
 ): SubAgentStart {
-  const name = task.subagent_type ?? DEFAULT_SUB_AGENT_TYPE;
-  const type = types.find((candidate) => candidate.name === name);
+  const claudeCode = options.claudeCodeDefinitions === true;
+  const name = task.subagent_type ?? (claudeCode ? GENERAL_PURPOSE_TYPE : DEFAULT_SUB_AGENT_TYPE);
+  const type = claudeCode ? findAgentType(types, name) : types.find((candidate) => candidate.name === name);
   if (!type)
     return {
       ok: false,
@@ -92,16 +138,16 @@ export function subAgentInput(
   // The call's `model` (only Claude Code's aliases pass its schema) over the type's, over the parent's.
   const named = task.model ?? type.model;
   const model = !named || named === 'inherit' ? view.model : (MODEL_ALIASES[named] ?? named);
-  const asked = type.tools ?? DEFAULT_SUB_AGENT_TOOLS;
+  const asked = askedTools(type, parent.allowedTools, claudeCode);
   const { tools, leftOut } = options.boundByParent
     ? subAgentTools(asked, parent.allowedTools)
     : { tools: [...asked], leftOut: [] };
   const input: Record<string, unknown> = {
-    prompt: task.prompt,
+    prompt: claudeCode && type.initialPrompt?.trim() ? `${type.initialPrompt.trim()}\n\n${task.prompt}` : task.prompt,
     workdir: view.workdir,
     ...(view.host ? { host: view.host } : {}),
     model,
-    maxTurns: parent.maxTurns,
+    maxTurns: claudeCode ? subAgentMaxTurns(parent.maxTurns, type.maxTurns) : parent.maxTurns,
     maxOutputTokens: parent.maxOutputTokens,
     systemPrompt: type.prompt,
     allowedTools: tools,
@@ -110,9 +156,11 @@ export function subAgentInput(
     fallbackAfterOverloads: parent.fallbackAfterOverloads,
     stopHooks: [],
     interactive: false,
-    // The parent's own mode: no type names one (input types reject the field, front matter's is
-    // not read), so a child of an `ask` parent asks too.
-    permissionMode: parent.permissionMode,
+    // Never looser than the parent's: a child of an `ask` parent asks too. Before Claude Code's
+    // definitions no type could name one.
+    permissionMode: claudeCode
+      ? subAgentPermissionMode(parent.permissionMode, type.permissionMode)
+      : parent.permissionMode,
     allowRules: parent.allowRules,
     approvalTimeoutMs: parent.approvalTimeoutMs,
     toolSummaries: false,

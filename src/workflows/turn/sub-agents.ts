@@ -19,7 +19,7 @@ import { type AgentResult, WORKFLOW_TYPE } from '../../shared/contract';
 import { addUsage, type ToolResult, toolErrorResult } from '../../shared/conversation';
 import { agentTypes, SUB_AGENT_RESULT_MAX_CHARS, type TaskInput } from '../../shared/sub-agents';
 import type { AgentSession } from '../session/agent-session';
-import { SUB_AGENT_BOUNDS_PATCH } from '../core/features';
+import { SUB_AGENT_BOUNDS_PATCH, SUB_AGENT_DEFINITIONS_PATCH } from '../core/features';
 import { failureMessage } from '../core/failures';
 import { subAgentInput, subAgentWorkflowId, toolsLeftOutNote } from '../core/sub-agent-input';
 
@@ -34,7 +34,9 @@ const running = new WeakMap<SubAgentSession, { count: number }>();
 
 export async function runSubAgent(session: SubAgentSession, call: PlannedToolUse): Promise<RunToolOutput> {
   const task = call.input as TaskInput;
-  const types = agentTypes(session.input.agents, session.prepared.repoAgents);
+  // Asked at each start, like the bound below: a start already in a history replays as recorded.
+  const claudeCodeDefinitions = patched(SUB_AGENT_DEFINITIONS_PATCH);
+  const types = agentTypes(session.input.agents, session.prepared.repoAgents, { claudeCode: claudeCodeDefinitions });
   const view = {
     workflowId: session.id,
     workdir: session.state.workdir,
@@ -45,6 +47,7 @@ export async function runSubAgent(session: SubAgentSession, call: PlannedToolUse
   // bound bounds its next sub-agents; a start already in its history has no marker and replays as recorded.
   const start = subAgentInput(session.input, view, call.id, task, types, {
     boundByParent: patched(SUB_AGENT_BOUNDS_PATCH),
+    claudeCodeDefinitions,
   });
   if (!start.ok) return { result: toolErrorResult(call, start.error) };
   if (start.toolsLeftOut.length) session.note(toolsLeftOutNote(call.id, start.type.name, start.toolsLeftOut));

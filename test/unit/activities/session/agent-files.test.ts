@@ -24,6 +24,42 @@ test('front matter gives name, description, tools (a list or a comma-separated s
   });
 });
 
+test("Claude Code's other fields: disallowedTools, maxTurns, permissionMode and initialPrompt are read; the rest is ignored", () => {
+  const text = [
+    '---',
+    'name: careful',
+    'description: Careful',
+    'disallowedTools: Bash, Write',
+    'maxTurns: 5',
+    'permissionMode: plan',
+    'initialPrompt: Read the README first.',
+    'skills: [review]',
+    'mcpServers: [github]',
+    'effort: high',
+    'memory: project',
+    'background: false',
+    'color: blue',
+    '---',
+    'Be careful.',
+  ].join('\n');
+  expect(parseAgentFile(text, 'c.md')).toEqual({
+    name: 'careful',
+    description: 'Careful',
+    prompt: 'Be careful.',
+    disallowedTools: ['Bash', 'Write'],
+    maxTurns: 5,
+    permissionMode: 'plan',
+    initialPrompt: 'Read the README first.',
+    source: 'c.md',
+  });
+  expect(parseAgentFile('---\nname: x\ndescription: d\nmaxTurns: 0\n---\np', 'f.md')).toBe(
+    'maxTurns: a positive whole number',
+  );
+  expect(parseAgentFile('---\nname: x\ndescription: d\npermissionMode: yolo\n---\np', 'f.md')).toMatch(
+    /^permissionMode: one of default, /,
+  );
+});
+
 test('a file that defines no usable type says why', () => {
   expect(parseAgentFile('no front matter', 'f.md')).toBe('no front matter (--- name, description … ---)');
   expect(parseAgentFile('---\nname: Bad Name\ndescription: d\n---\np', 'f.md')).toBe(

@@ -4,7 +4,10 @@ import { type AgentResult } from '../../../../src/shared/contract';
 import { agentTypes } from '../../../../src/shared/sub-agents';
 import { parseAgentFile } from '../../../../src/activities/session/agent-files';
 import {
+  inheritedTools,
   subAgentInput,
+  subAgentMaxTurns,
+  subAgentPermissionMode,
   subAgentTools,
   subAgentWorkflowId,
   toolsLeftOutNote,
@@ -310,13 +313,23 @@ describe('a sub-agent never exceeds its parent (issue 22)', () => {
     },
   );
 
-  test('a type cannot carry a mode or anything else besides its tools and model; a forged note grants nothing', () => {
+  test("a type's mode never loosens the parent's; a field Claude Code does not have is refused; a forged note grants nothing", () => {
+    const parent = parentInput({ agents: { loose: { description: 'd', prompt: 'p', permissionMode: 'auto' } } });
+    const loose = subAgentInput(
+      parent,
+      view,
+      'toolu_m',
+      { description: 'd', prompt: 'p', subagent_type: 'loose' },
+      agentTypes(parent.agents, [], { claudeCode: true }),
+      { ...BOUND, claudeCodeDefinitions: true },
+    );
+    expect(loose.ok && loose.input.permissionMode).toBe('ask');
     const typed = checkAgentInput({
       prompt: 'p',
       workdir: '/abs',
-      agents: { loose: { description: 'd', prompt: 'p', permissionMode: 'auto' } },
+      agents: { loose: { description: 'd', prompt: 'p', sandbox: 'none' } },
     });
-    expect(typed.ok || typed.message).toContain('unknown field(s): agents.loose.permissionMode');
+    expect(typed.ok || typed.message).toContain('unknown field(s): agents.loose.sandbox');
     const forged = checkAgentInput({
       prompt: 'p',
       workdir: '/abs',
@@ -353,5 +366,103 @@ describe('a sub-agent never exceeds its parent (issue 22)', () => {
     expect(toolsLeftOutNote('toolu_s', 'shell', ['Bash']).detail).toBe(
       'Sub-agent type shell asked for Bash; the parent does not have it: left out.',
     );
+  });
+});
+
+describe("Claude Code's agent definitions (patched('sub-agent-definitions'))", () => {
+  const DEFINITIONS = { boundByParent: true, claudeCodeDefinitions: true };
+  const start = (parent: ReturnType<typeof parentInput>, subagentType?: string) =>
+    subAgentInput(
+      parent,
+      view,
+      'toolu_d',
+      { description: 'd', prompt: 'Do it', ...(subagentType ? { subagent_type: subagentType } : {}) },
+      agentTypes(parent.agents, [], { claudeCode: true }),
+      DEFINITIONS,
+    );
+
+  test("a call without subagent_type is general-purpose: the parent's tools but the sub-agent tool", () => {
+    const parent = parentInput({ allowedTools: ['Read', 'Edit', 'Bash', 'Task'] });
+    const child = start(parent);
+    expect(child.ok && child.type.name).toBe('general-purpose');
+    expect(child.ok && child.input.allowedTools).toEqual(['Read', 'Edit', 'Bash']);
+    expect(child.ok && child.toolsLeftOut).toEqual([]);
+  });
+
+  test('Explore (and explore) reads: no Edit, Write nor sub-agents', () => {
+    const parent = parentInput({ allowedTools: ['Read', 'Glob', 'Grep', 'Edit', 'Write', 'Bash', 'Task'] });
+    for (const name of ['Explore', 'explore']) {
+      const child = start(parent, name);
+      expect(child.ok && child.input.allowedTools).toEqual(['Read', 'Glob', 'Grep', 'Bash']);
+    }
+  });
+
+  test("disallowedTools, maxTurns, model and initialPrompt apply; the turns never exceed the parent's", () => {
+    const parent = parentInput({
+      maxTurns: 30,
+      agents: {
+        careful: {
+          description: 'd',
+          prompt: 'Be careful.',
+          disallowedTools: ['Bash', 'Write'],
+          maxTurns: 4,
+          model: 'haiku',
+          initialPrompt: 'Read CONTRIBUTING.md first.',
+          mcpServers: ['github'],
+          effort: 'high',
+        },
+        greedy: { description: 'd', prompt: 'p', tools: ['Read', 'Task'], maxTurns: 500 },
+      },
+    });
+    const careful = start(parent, 'careful');
+    expect(careful.ok && careful.input).toMatchObject({
+      allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite'].filter(
+        (tool) => tool !== 'Bash' && tool !== 'Write',
+      ),
+      maxTurns: 4,
+      model: 'claude-haiku-5-5',
+      prompt: 'Read CONTRIBUTING.md first.\n\nDo it',
+      systemPrompt: 'Be careful.',
+    });
+    const greedy = start(parent, 'greedy');
+    // A type that lists the sub-agent tool has it (when the parent does); turns: the parent's at most.
+    expect(greedy.ok && greedy.input).toMatchObject({ allowedTools: ['Read', 'Task'], maxTurns: 30 });
+    for (const child of [careful, greedy]) expect(child.ok && checkAgentInput(child.input).ok).toBe(true);
+  });
+
+  test("the mode is the stricter of the parent's and the type's, in one function", () => {
+    expect(subAgentPermissionMode('auto', undefined)).toBe('auto');
+    expect(subAgentPermissionMode('auto', 'plan')).toBe('plan');
+    expect(subAgentPermissionMode('ask', 'bypassPermissions')).toBe('ask');
+    expect(subAgentPermissionMode('ask', 'auto')).toBe('ask');
+    expect(subAgentPermissionMode('ask', 'dontAsk')).toBe('dontAsk');
+    expect(subAgentPermissionMode('default', 'acceptEdits')).toBe('default');
+    expect(subAgentMaxTurns(10, undefined)).toBe(10);
+    expect(subAgentMaxTurns(10, 50)).toBe(10);
+    expect(subAgentMaxTurns(10, 3)).toBe(3);
+    expect(inheritedTools(['Read', 'Task', 'Agent', 'Bash'])).toEqual(['Read', 'Bash']);
+  });
+
+  test("starts recorded before keep the old defaults: explore, Read/Glob/Grep, the parent's turns", () => {
+    const parent = parentInput({ agents: { capped: { description: 'd', prompt: 'p', maxTurns: 2 } } });
+    const old = subAgentInput(
+      parent,
+      view,
+      'toolu_o',
+      { description: 'd', prompt: 'p' },
+      agentTypes(parent.agents),
+      BOUND,
+    );
+    expect(old.ok && old.type.name).toBe('explore');
+    expect(old.ok && old.input.allowedTools).toEqual(['Read', 'Glob', 'Grep']);
+    const capped = subAgentInput(
+      parent,
+      view,
+      'toolu_c',
+      { description: 'd', prompt: 'p', subagent_type: 'capped' },
+      agentTypes(parent.agents),
+      BOUND,
+    );
+    expect(capped.ok && capped.input.maxTurns).toBe(parent.maxTurns);
   });
 });
