@@ -34,6 +34,9 @@ export const taskTool = defineTool({
   // A sub-agent given Write, Edit or Bash changes files: the turn ends with a snapshot.
   changesFiles: true,
   runsAsSubAgent: true,
+  // `Agent(Explore)` and `Task(Explore)` rules both match: Claude Code renamed Task to Agent.
+  ruleNames: ['Agent', 'Task'],
+  ruleSpecifier: (input) => input.subagent_type ?? DEFAULT_SUB_AGENT_TYPE,
   subject: (input) => input.description,
   summarize: (input) => `Task: ${input.description}${input.subagent_type ? ` (${input.subagent_type})` : ''}`,
   async execute() {

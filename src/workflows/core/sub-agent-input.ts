@@ -19,6 +19,7 @@ import type { TranscriptEntry } from '../../shared/contract';
 import { inheritedHooks } from '../../shared/hooks';
 import type { ResolvedAgentInput } from '../../shared/input';
 import { MODEL_ALIASES } from '../../shared/models';
+import { type PermissionMode, type PermissionModeName, permissionModeOf } from '../../shared/permission-modes';
 import {
   type AgentType,
   DEFAULT_SUB_AGENT_TOOLS,
@@ -33,6 +34,8 @@ export interface ParentView {
   host?: string;
   /** The parent's current model (after a fallback, the fallback). */
   model: string;
+  /** The parent's permission mode now (a trusted repository's defaultMode included); absent: its input's. */
+  permissionMode?: PermissionMode;
 }
 
 /** `toolsLeftOut`: the tools its type asked for that the parent does not have (none: nothing was cut). */
@@ -108,8 +111,10 @@ export function subAgentInput(
     interactive: false,
     // The parent's own mode: no type names one (input types reject the field, front matter's is
     // not read), so a child of an `ask` parent asks too.
-    permissionMode: parent.permissionMode,
+    permissionMode: inheritedMode(parent, view),
     allowRules: parent.allowRules,
+    // Its rules too (the repository's are read again when the child is prepared).
+    ...(parent.permissions ? { permissions: parent.permissions } : {}),
     approvalTimeoutMs: parent.approvalTimeoutMs,
     toolSummaries: false,
     ...(parent.continueAsNewAfterTurns ? { continueAsNewAfterTurns: parent.continueAsNewAfterTurns } : {}),
@@ -133,6 +138,12 @@ export function subAgentInput(
     },
   };
   return { ok: true, type, input, toolsLeftOut: leftOut };
+}
+
+/** The parent's mode, by the name its input gave when that is the mode (sessions recorded with `auto` pass `auto`). */
+function inheritedMode(parent: ResolvedAgentInput, view: ParentView): PermissionModeName {
+  const mode = view.permissionMode;
+  return mode === undefined || permissionModeOf(parent.permissionMode) === mode ? parent.permissionMode : mode;
 }
 
 /** The child's workflow id: the parent's and the call's, so a replayed start finds the same child. */

@@ -13,7 +13,8 @@ describe('Task', () => {
       ok: true,
       concurrencySafe: true,
       summary: 'Task: Find parseConfig callers',
-      rules: { subAgent: true, changesFiles: true },
+      // Agent(explore) and Task(explore) rules match it by its type.
+      rules: { subAgent: true, changesFiles: true, ruleNames: ['Agent', 'Task'], ruleSpecifier: 'explore' },
     });
   });
 
