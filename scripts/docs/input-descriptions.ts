@@ -95,7 +95,18 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
   },
   permissionMode: {
     default: '`"auto"`',
-    description: '`ask`: Write, Edit and Bash (and MCP calls) wait for `approveTool`',
+    description:
+      'Claude Code’s modes: `default` (Write, Edit, Bash and MCP calls wait for `approveTool` unless a rule allows ' +
+      'them), `acceptEdits` (file edits go ahead), `plan` (read-only tools only), `bypassPermissions` (nothing waits), ' +
+      '`dontAsk` (what would wait is refused); `auto` = `bypassPermissions`, `ask` = `default` (see ' +
+      '[permissions](permissions.md#modes))',
+  },
+  permissions: {
+    description:
+      'rules in Claude Code’s syntax, deny → ask → allow: `{"deny":["Bash(rm -rf:*)","Read(./.env)"],' +
+      '"ask":["Bash(git push:*)"],"allow":["Bash(npm run *)","Edit(src/**)"]}`; `defaultMode` when ' +
+      '`permissionMode` is not given; a non-empty `additionalDirectories` is refused (see ' +
+      '[permissions](permissions.md))',
   },
   allowRules: {
     description:

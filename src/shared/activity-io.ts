@@ -12,6 +12,7 @@ import type { InstructionFilesLoaded, NestedInstructionsLoaded, NestedInstructio
 import type { SnapshotRecord, TakenSnapshot } from './workspace';
 import type { HeldWorkdirLease, TakeWorkdirLeaseOutput, WorkdirLeaseRequest } from './workdir-lease';
 import type { TranscriptAppend } from './transcript-chain';
+import type { PermissionsPrepared } from './permissions';
 
 /** A file as the session saw it last (its content hash). */
 export type FileState = { path: string; sha256: string };
@@ -22,7 +23,7 @@ export type FileState = { path: string; sha256: string };
  * set is recorded, to keep history small.
  */
 export interface ToolRules extends McpCallRules {
-  /** permissionMode "ask": the call waits for a person unless an allow rule matches its subject. */
+  /** Not read-only: in permission modes that ask (default, acceptEdits), the call waits for a person unless a rule allows it. */
   needsApproval?: true;
   /** An error result cancels the calls after it in the same response (Claude Code's Bash rule). */
   cancelsLaterCallsOnError?: true;
@@ -55,6 +56,14 @@ export interface ToolRules extends McpCallRules {
    * matchers and permission rules that name one of them match the call too. Absent in older plans.
    */
   aliases?: string[];
+  /** The call edits the file at the plan's `filePath` (Write, Edit): mode acceptEdits lets it through. */
+  editsFiles?: true;
+  /** Other names permission rules give the tool: Claude Code's `Edit` rules cover Write, `Read` rules Glob and Grep. */
+  ruleNames?: string[];
+  /** The absolute path `Read(…)` and `Edit(…)` rules match (the file read or edited, the directory searched). */
+  rulePath?: string;
+  /** What a `Tool(content)` rule matches when the call has no path or command: a sub-agent's type, `domain:host`. */
+  ruleSpecifier?: string;
 }
 
 /**
@@ -273,7 +282,7 @@ export interface PrepareSessionInput extends SubAgentsToPrepare {
 }
 
 export interface PrepareSessionOutput
-  extends PreparedSubAgents, McpPrepared, SessionHookSettings, InstructionFilesLoaded {
+  extends PreparedSubAgents, McpPrepared, SessionHookSettings, InstructionFilesLoaded, PermissionsPrepared {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
   workdir: string;
   /** Stop hooks from the repository's settings, read once at the start (a snapshot); only when trusted. */

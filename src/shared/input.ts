@@ -12,6 +12,8 @@ import type { ConversationMessage } from './conversation';
 import { AGENT_NAME_PATTERN, agentsSchema, DEFAULT_MAX_PARALLEL_AGENTS } from './sub-agents';
 import { type McpServers, mcpServersSchema } from './mcp';
 import { TOOL_NAMES } from './tool-names';
+import { PERMISSION_MODE_NAMES, type PermissionModeName } from './permission-modes';
+import { permissionsInputSchema, type PermissionsInput } from './permissions';
 import { allowedDomainSchema, MAX_ALLOWED_DOMAINS, type NetworkMode } from './sandbox';
 import { hookGroups, hooksInputSchema, type StopHook, stopHookSchema, type ToolHooks, toolHooksOf } from './hooks';
 
@@ -123,7 +125,8 @@ export const agentInputSchema = z
     hooks: hooksInputSchema.optional(),
     tokenBudget: z.number().int().positive().optional(),
     interactive: z.boolean().optional(),
-    permissionMode: z.enum(['auto', 'ask']).optional(),
+    permissionMode: z.enum(PERMISSION_MODE_NAMES).optional(),
+    permissions: permissionsInputSchema.optional(),
     // Tool names are letters; an MCP tool's is `mcp__server__tool` (or `mcp__server`, `mcp__server__*`: all of a server's).
     allowRules: z
       .array(
@@ -222,8 +225,13 @@ export interface ResolvedAgentInput {
   toolHooks?: ToolHooks;
   tokenBudget?: number;
   interactive: boolean;
-  permissionMode: 'auto' | 'ask';
+  /** Input `permissionMode`, else `permissions.defaultMode`, else `auto` (read it with permissionModeOf). */
+  permissionMode: PermissionModeName;
+  /** Neither was given: a trusted repository's `defaultMode` applies, when it has one. */
+  permissionModeDefaulted?: true;
   allowRules: string[];
+  /** Input `permissions`: allow, deny and ask rules in Claude Code's syntax. */
+  permissions?: PermissionsInput;
   approvalTimeoutMs: number;
   toolSummaries: boolean;
   continueAsNewAfterTurns?: number;
@@ -333,8 +341,12 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
       ...(toolHooks ? { toolHooks } : {}),
       tokenBudget: input.tokenBudget,
       interactive: input.interactive ?? false,
-      permissionMode: input.permissionMode ?? 'auto',
+      permissionMode: input.permissionMode ?? input.permissions?.defaultMode ?? 'auto',
+      ...(input.permissionMode === undefined && input.permissions?.defaultMode === undefined
+        ? { permissionModeDefaulted: true as const }
+        : {}),
       allowRules: input.allowRules ?? [],
+      ...(input.permissions ? { permissions: input.permissions } : {}),
       approvalTimeoutMs: input.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
       toolSummaries: input.toolSummaries ?? true,
       continueAsNewAfterTurns: input.continueAsNewAfterTurns,

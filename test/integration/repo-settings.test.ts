@@ -35,8 +35,8 @@ test("a trusted corpus file's PostToolUse hook runs; what cannot run is in the t
 
   expect(readFileSync(join(workdir, '.formatter-ran'), 'utf8')).toBe('formatted\n');
   const clamped = { file: '.claude/settings.json', reason: 'over 600 s: the hook runs with 600 s' };
+  // Its permissions (ask rules for git commands) are read and apply (docs/permissions.md): not skipped.
   const skippedSettings = [
-    { file: '.claude/settings.json', path: 'permissions', reason: expect.stringContaining('a setting durable-agent') },
     { ...clamped, path: 'hooks.PostToolUse.0.hooks.0.timeout' },
     { ...clamped, path: 'hooks.PostToolUse.1.hooks.0.timeout' },
     { ...clamped, path: 'hooks.PostToolUse.2.hooks.0.timeout' },
@@ -88,7 +88,11 @@ test('untrusted, a malformed settings file and a corpus file are only noted as s
   const second = await harness.start({ prompt: 'go', workdir: corpus, toolSummaries: false });
   expect(((await second.result()) as AgentResult).reason).toBe('completed');
   expect(await sessionEntry(second)).toMatchObject({
-    skippedRepoHooks: ['.claude/settings.json (1 stop hook, 3 tool hooks, 4 hook entries that cannot run)'],
+    skippedRepoHooks: [
+      '.claude/settings.json (1 stop hook, 3 tool hooks, 4 hook entries that cannot run)',
+      // Its allow rules are not used untrusted (deny and ask rules would be).
+      '.claude/settings.json (permissions: allow rules, defaultMode)',
+    ],
   });
   expect((await sessionEntry(second)) as object).not.toHaveProperty('skippedSettings');
 });

@@ -1,10 +1,10 @@
 /**
  * A repository's settings file read entry by entry: what the runtime can run (command hooks of
  * the events we run, `stopHooks`) is kept, and every other entry (unknown events, `prompt` or
- * `agent` hooks, unknown fields, malformed entries, `permissions`, `env` and other settings we do
- * not read) is skipped with a reason. Nothing here throws: a repository's file is not ours to
- * refuse, and one bad entry must not cost the good ones (input `hooks` stay strict: they are the
- * caller's own). Reasons name the entry, never its contents (they enter history).
+ * `agent` hooks, unknown fields, malformed entries, `env` and other settings we do not read) is
+ * skipped with a reason; `permissions` has its own reader (settings-permissions.ts). Nothing here
+ * throws: a repository's file is not ours to refuse, and one bad entry must not cost the good
+ * ones (input `hooks` stay strict: they are the caller's own). Reasons name the entry, never its contents (they enter history).
  */
 import {
   HOOK_EVENTS,
@@ -26,6 +26,8 @@ export interface SettingsEntries {
 
 /** Keys that describe the file rather than configure anything: not worth a note. */
 const DESCRIPTIVE_KEYS = new Set(['$schema']);
+/** Keys read by their own reader (settings-permissions.ts), not skipped here. */
+const READ_ELSEWHERE = new Set(['permissions']);
 const HOOK_FIELDS = new Set(['type', 'command', 'timeout']);
 const GROUP_FIELDS = new Set(['matcher', 'hooks']);
 const MAX_TIMEOUT_S = STOP_HOOK_MAX_TIMEOUT_MS / 1000;
@@ -51,7 +53,7 @@ export function settingsEntries(file: string, json: Entries): SettingsEntries {
     entries.skipped.push({ file, path, reason: reason.slice(0, REASON_MAX_CHARS) });
   };
   for (const [key, value] of Object.entries(json)) {
-    if (DESCRIPTIVE_KEYS.has(key)) continue;
+    if (DESCRIPTIVE_KEYS.has(key) || READ_ELSEWHERE.has(key)) continue;
     if (key === 'hooks') readHooks(value, entries, skip);
     else if (key === 'stopHooks') readStopHooks(value, entries, skip);
     else skip(shown(key), 'a setting durable-agent does not read from repositories (only hooks run)');

@@ -15,13 +15,15 @@ import type { StopHook } from '../../shared/hooks';
 import type { Workdir } from '../../workdir/workdir';
 import { unreadableReason, WorkdirRefusal } from '../../workdir/workdir-refusal';
 import { isEntries, settingsEntries } from './settings-entries';
+import { readPermissions } from './settings-permissions';
+import type { SettingsPermissions } from '../../shared/permissions';
 
 /** A settings file larger than this is not read (real ones are a few KB). */
 const SETTINGS_FILE_MAX_BYTES = 1024 * 1024;
 /** Skipped entries listed at most (a hostile file could hold thousands; they enter history). */
 const SKIPPED_LISTED_MAX = 50;
 
-/** The settings files that can hold hooks, relative to the workdir (Write and Edit guard them too). */
+/** The settings files that can hold hooks and permissions, relative to the workdir (Write and Edit guard them too). */
 export const SETTINGS_FILES = ['.agent/settings.json', '.claude/settings.json', '.claude/settings.local.json'];
 
 export interface RepoHooks {
@@ -34,10 +36,13 @@ export interface RepoHooks {
   unreadable: string[];
   /** Entries of the readable files that cannot run, and why (listed when trusted). */
   skipped: SkippedSetting[];
+  /** Each file's `permissions`, when any has some (every usable rule: which apply depends on trust, see trustedPermissions). */
+  permissions?: SettingsPermissions[];
 }
 
 export async function readRepoHooks(workdir: Workdir): Promise<RepoHooks> {
   const result: RepoHooks = { hooks: [], found: [], unreadable: [], skipped: [] };
+  const permissions: SettingsPermissions[] = [];
   let toolHooks: ToolHooks | undefined;
   for (const file of SETTINGS_FILES) {
     const json = await readSettingsJson(workdir, file);
@@ -47,6 +52,12 @@ export async function readRepoHooks(workdir: Workdir): Promise<RepoHooks> {
       continue;
     }
     const entries = settingsEntries(file, json);
+    if (json.permissions !== undefined) {
+      const read = readPermissions(file, json.permissions, (path, reason) =>
+        entries.skipped.push({ file, path, reason }),
+      );
+      if (read) permissions.push(read);
+    }
     result.hooks.push(...entries.stopHooks);
     if (Object.keys(entries.toolHooks).length) toolHooks = mergeToolHooks(toolHooks, entries.toolHooks);
     result.skipped.push(...entries.skipped);
@@ -58,7 +69,12 @@ export async function readRepoHooks(workdir: Workdir): Promise<RepoHooks> {
     ].filter(Boolean);
     if (counts.length) result.found.push(`${file} (${counts.join(', ')})`);
   }
-  return { ...result, skipped: listed(result.skipped), ...(toolHooks ? { toolHooks } : {}) };
+  return {
+    ...result,
+    skipped: listed(result.skipped),
+    ...(toolHooks ? { toolHooks } : {}),
+    ...(permissions.length ? { permissions } : {}),
+  };
 }
 
 function listed(skipped: SkippedSetting[]): SkippedSetting[] {

@@ -7,6 +7,7 @@ import type { McpPrepared } from '../../shared/mcp';
 import type { PreparedNetwork } from '../../shared/sandbox';
 import type { AgentType } from '../../shared/sub-agents';
 import { readRepoHooks, type RepoHooks } from '../hooks/settings';
+import { trustedPermissions } from '../hooks/settings-permissions';
 import { formatAllowedDomain } from '../../sandbox/allowed-domains';
 import type { CommandSandbox } from '../../sandbox/command-sandbox';
 import type { SessionNetwork } from '../../sandbox/session-network';
@@ -163,13 +164,21 @@ function repositoryFindings(
   instructions: InstructionFile[],
   trusted: boolean,
 ) {
+  // Deny and ask rules apply trusted or not, so what was skipped of `permissions` is always listed.
+  const permissions = trustedPermissions(repoHooks.permissions ?? [], trusted);
+  const skippedSettings = [
+    ...repoHooks.skipped.filter((entry) => trusted || entry.path.startsWith('permissions')),
+    ...permissions.skipped,
+  ];
+  const skippedRepoHooks = [...skippedHooks(repoHooks, trusted), ...permissions.untrusted];
   return {
     ...(trusted && repoHooks.hooks.length ? { settingsStopHooks: repoHooks.hooks } : {}),
     ...(trusted && repoHooks.toolHooks ? { settingsToolHooks: repoHooks.toolHooks } : {}),
+    ...(permissions.applied.length ? { settingsPermissions: permissions.applied } : {}),
     // Untrusted files are only noted as found; in trusted ones, what cannot run is listed.
-    ...(trusted && repoHooks.skipped.length ? { skippedSettings: repoHooks.skipped } : {}),
+    ...(skippedSettings.length ? { skippedSettings } : {}),
     ...(instructions.length ? { instructionFiles: instructions.map((file) => file.path) } : {}),
-    ...(skippedHooks(repoHooks, trusted).length ? { skippedRepoHooks: skippedHooks(repoHooks, trusted) } : {}),
+    ...(skippedRepoHooks.length ? { skippedRepoHooks } : {}),
     ...(usableAgents.length ? { repoAgents: usableAgents } : {}),
     ...(skippedAgents.length ? { skippedRepoAgents: skippedAgents } : {}),
     // `.mcp.json`: its servers when trusted, like the hooks; else a note that it was skipped.

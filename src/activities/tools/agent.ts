@@ -64,6 +64,8 @@ export const agentTool = defineTool({
   // A sub-agent given Write, Edit or Bash changes files: the turn ends with a snapshot.
   changesFiles: true,
   runsAsSubAgent: true,
+  // `Agent(Explore)` rules match it by its type (`Task(…)` too: the plan lists the tool's other names).
+  ruleSpecifier: (input) => input.subagent_type ?? GENERAL_PURPOSE_TYPE,
   refusal: (input) =>
     input.isolation
       ? `isolation "${input.isolation}" is not supported yet: the agent would share your workdir; call again without isolation.`

@@ -28,6 +28,7 @@ export const editTool = defineTool({
   resultsClearable: true,
   readsFile: false,
   changesFiles: true,
+  editsFiles: true,
   subject: (input) => input.file_path,
   approvalFacts: settingsApproval,
   summarize: (input) => `Edit ${input.file_path}`,

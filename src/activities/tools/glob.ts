@@ -25,6 +25,9 @@ export const globTool = defineTool({
   readsFile: false,
   changesFiles: false,
   labelsItself: true,
+  // Claude Code's Read rules cover the tools that read files: `Read(./.env)` refuses a search of it.
+  ruleNames: ['Read'],
+  rulePath: (input) => input.path ?? '.',
   subject: (input) => input.pattern,
   summarize: (input) => `Glob ${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
   async execute(input, context) {

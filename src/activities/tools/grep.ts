@@ -70,6 +70,9 @@ export const grepTool = defineTool({
   readsFile: false,
   changesFiles: false,
   labelsItself: true,
+  // Claude Code's Read rules cover the tools that read files: `Read(./.env)` refuses a search of it.
+  ruleNames: ['Read'],
+  rulePath: (input) => input.path ?? '.',
   subject: (input) => input.pattern,
   summarize: (input) =>
     `Grep ${input.pattern}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,

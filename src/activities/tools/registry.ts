@@ -150,7 +150,10 @@ export class ToolRegistry {
         concurrencySafe: tool.isConcurrencySafe(input),
         summary: filePath ? summary.replace(target!, displayPath(workdir, filePath)) : summary,
         ...(filePath ? { filePath } : {}),
-        rules: await rulesOf(tool, block.name, input, { workdir, ...(filePath ? { filePath } : {}) }),
+        rules: {
+          ...(await rulesOf(tool, block.name, input, { workdir, ...(filePath ? { filePath } : {}) })),
+          ...permissionFacts(tool, input, workdir, filePath),
+        },
       },
     };
   }
@@ -168,9 +171,30 @@ export class ToolRegistry {
   }
 }
 
+/** What permission rules match of a call: its path, its specifier, the tool's other names (only what is set). */
+function permissionFacts(tool: ToolDefinition, input: unknown, workdir: string, filePath?: string): ToolRules {
+  let rulePath = filePath;
+  const searched = filePath === undefined ? tool.rulePath?.(input) : undefined;
+  if (searched !== undefined) {
+    try {
+      rulePath = resolveInWorkdir(workdir, searched);
+    } catch (error) {
+      if (!(error instanceof ToolError)) throw error;
+      // Outside the workdir: the tool refuses the call itself.
+    }
+  }
+  const ruleSpecifier = tool.ruleSpecifier?.(input);
+  return {
+    ...(rulePath !== undefined ? { rulePath } : {}),
+    ...(ruleSpecifier !== undefined ? { ruleSpecifier } : {}),
+  };
+}
+
 /** The rules that do not depend on the input. */
 function fixedRules(tool: ToolDefinition, calledAs: string): ToolRules {
   return {
+    ...(tool.editsFiles ? { editsFiles: true as const } : {}),
+    ...(tool.ruleNames?.length ? { ruleNames: [...tool.ruleNames] } : {}),
     ...(tool.needsApproval ? { needsApproval: true as const } : {}),
     ...(tool.cancelsLaterCallsOnError ? { cancelsLaterCallsOnError: true as const } : {}),
     ...(tool.readsFile ? { readsFile: true as const } : {}),
@@ -206,6 +230,8 @@ async function rulesOf(
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
     ...(tool.labelsItself ? { labelsItself: true as const } : {}),
     ...aliasesOf(calledAs),
+    ...(tool.editsFiles ? { editsFiles: true as const } : {}),
+    ...(tool.ruleNames?.length ? { ruleNames: [...tool.ruleNames] } : {}),
   };
 }
 

@@ -84,6 +84,14 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
    * before anything runs or asks a person (Agent's `isolation`, Bash's `run_in_background`).
    */
   refusal?(input: z.infer<Schema>): string | undefined;
+  /** It edits its target file (Write, Edit): permission mode acceptEdits lets such calls through. */
+  editsFiles?: boolean;
+  /** Other names permission rules give it (Write: `Edit`; Glob, Grep: `Read`; the sub-agent tool: `Agent` and `Task`). */
+  ruleNames?: readonly string[];
+  /** The path `Read(…)` rules match when it has no target file (Glob and Grep: the directory searched). */
+  rulePath?(input: z.infer<Schema>): string | undefined;
+  /** What `Tool(content)` rules match when it has no path or command (a sub-agent's type). */
+  ruleSpecifier?(input: z.infer<Schema>): string | undefined;
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
   subject(input: z.infer<Schema>): string;
   /** What approval needs beyond the subject: the commands a call runs, or why rules may not approve it. */

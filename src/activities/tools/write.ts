@@ -23,6 +23,8 @@ export const writeTool = defineTool({
   resultsClearable: true,
   readsFile: false,
   changesFiles: true,
+  editsFiles: true,
+  ruleNames: ['Edit'],
   subject: (input) => input.file_path,
   approvalFacts: settingsApproval,
   summarize: (input) => `Write ${input.file_path}`,

@@ -96,7 +96,8 @@ export const runCommand: Command = {
   --no-worker              Do not start a worker here (workers run elsewhere)
   --interactive            Wait for messages (durable-agent send) after each answer; close it with
                            durable-agent end <workflow-id>
-  --permission-mode <m>    auto (default) or ask: Write, Edit and Bash wait for durable-agent approve
+  --permission-mode <m>    default, acceptEdits, plan, bypassPermissions or dontAsk (Claude Code's modes; auto,
+                           the default, is bypassPermissions; ask is default): what waits for durable-agent approve
   --token-budget <n>       Keep working until n output tokens are used
   --json                   NDJSON events on stdout (see README, "Events") instead of text
   --verbose                Show the worker's logs on stderr too (they always go to ~/.durable-agent/logs/)

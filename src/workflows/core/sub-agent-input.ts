@@ -22,7 +22,12 @@ import { inheritedHooks } from '../../shared/hooks';
 import type { ResolvedAgentInput } from '../../shared/input';
 import { MODEL_ALIASES } from '../../shared/models';
 import { listsTool } from '../../shared/tool-names';
-import { type PermissionModeName, permissionModeOf, stricterMode } from '../../shared/permission-modes';
+import {
+  type PermissionMode,
+  type PermissionModeName,
+  permissionModeOf,
+  stricterMode,
+} from '../../shared/permission-modes';
 import {
   type AgentPermissionMode,
   type AgentType,
@@ -41,6 +46,8 @@ export interface ParentView {
   host?: string;
   /** The parent's current model (after a fallback, the fallback). */
   model: string;
+  /** The parent's permission mode now (a trusted repository's defaultMode included); absent: its input's. */
+  permissionMode?: PermissionMode;
 }
 
 /** `toolsLeftOut`: the tools its type asked for that the parent does not have (none: nothing was cut). */
@@ -156,12 +163,14 @@ export function subAgentInput(
     fallbackAfterOverloads: parent.fallbackAfterOverloads,
     stopHooks: [],
     interactive: false,
-    // Never looser than the parent's: a child of an `ask` parent asks too. Before Claude Code's
-    // definitions no type could name one.
+    // Never looser than the parent's (its current mode: plan mode may have ended): a child of an
+    // `ask` parent asks too. Before Claude Code's definitions no type could name one.
     permissionMode: claudeCode
-      ? subAgentPermissionMode(parent.permissionMode, type.permissionMode)
-      : parent.permissionMode,
+      ? subAgentPermissionMode(inheritedMode(parent, view), type.permissionMode)
+      : inheritedMode(parent, view),
     allowRules: parent.allowRules,
+    // Its rules too (the repository's are read again when the child is prepared).
+    ...(parent.permissions ? { permissions: parent.permissions } : {}),
     approvalTimeoutMs: parent.approvalTimeoutMs,
     toolSummaries: false,
     ...(parent.continueAsNewAfterTurns ? { continueAsNewAfterTurns: parent.continueAsNewAfterTurns } : {}),
@@ -185,6 +194,12 @@ export function subAgentInput(
     },
   };
   return { ok: true, type, input, toolsLeftOut: leftOut };
+}
+
+/** The parent's mode, by the name its input gave when that is the mode (sessions recorded with `auto` pass `auto`). */
+function inheritedMode(parent: ResolvedAgentInput, view: ParentView): PermissionModeName {
+  const mode = view.permissionMode;
+  return mode === undefined || permissionModeOf(parent.permissionMode) === mode ? parent.permissionMode : mode;
 }
 
 /** The child's workflow id: the parent's and the call's, so a replayed start finds the same child. */

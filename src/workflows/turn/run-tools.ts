@@ -11,6 +11,12 @@ import type { ApprovalAnswer } from '../session/steering';
 import type { HookDenial } from './tool-hooks';
 import { cancelsSiblings, partitionToolUses, siblingCancelledResult } from '../core/tool-batches';
 
+/** A deny rule, or the permission mode (plan, dontAsk), refused the call: `message` is its is_error result. */
+export interface PermissionDenial {
+  decision: 'permission_deny';
+  message: string;
+}
+
 /** A person allowed the call, maybe with words for the model. */
 export interface PersonApproval {
   feedback?: string;
@@ -18,7 +24,7 @@ export interface PersonApproval {
 
 export interface ToolRunner {
   /** Asks a person about a call (or its PreToolUse hooks deny it), or answers null when the call needs no approval. */
-  approve(call: PlannedToolUse): Promise<ApprovalAnswer | HookDenial | null>;
+  approve(call: PlannedToolUse): Promise<ApprovalAnswer | HookDenial | PermissionDenial | null>;
   /** Runs one call (the tool activity): always a result, even when the activity failed. `approval`: a person allowed it. */
   run(call: PlannedToolUse, approval?: PersonApproval): Promise<RunToolOutput>;
   /** The calls that start now. */
@@ -70,7 +76,8 @@ async function allSettled(promises: Promise<void>[]): Promise<void[]> {
   return [];
 }
 
-function refusedResult(call: PlannedToolUse, answer: ApprovalAnswer | HookDenial): ToolResult {
+function refusedResult(call: PlannedToolUse, answer: ApprovalAnswer | HookDenial | PermissionDenial): ToolResult {
+  if (answer.decision === 'permission_deny') return toolErrorResult(call, answer.message);
   if (answer.decision === 'hook_deny')
     return toolErrorResult(call, `A PreToolUse hook denied this tool call, so it was not run: ${answer.reason}`);
   return toolErrorResult(

@@ -22,6 +22,7 @@ import type { AgentSession } from '../session/agent-session';
 import { SUB_AGENT_BOUNDS_PATCH, SUB_AGENT_DEFINITIONS_PATCH } from '../core/features';
 import { failureMessage } from '../core/failures';
 import { subAgentInput, subAgentWorkflowId, toolsLeftOutNote } from '../core/sub-agent-input';
+import { currentPermissionMode } from './permissions';
 
 /** What a sub-agent uses of the session: a phase takes what it needs, not the whole session. */
 export type SubAgentSession = Pick<
@@ -41,6 +42,7 @@ export async function runSubAgent(session: SubAgentSession, call: PlannedToolUse
     workflowId: session.id,
     workdir: session.state.workdir,
     model: session.state.model,
+    permissionMode: currentPermissionMode(session),
     ...(session.prepared.host ? { host: session.prepared.host } : {}),
   };
   // Asked at each start, not once per run (see features.ts): a session running since before the

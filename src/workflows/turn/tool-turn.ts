@@ -13,14 +13,14 @@ import { SELF_LABELLED_BATCH_PATCH } from '../core/features';
 import { failureMessage } from '../core/failures';
 import { absorbToolResults, recordFileState, recordInstructionDirs } from '../core/loop-state';
 import { runToolRequest } from '../core/requests';
-import { type PersonApproval, runToolUses } from './run-tools';
+import { type PermissionDenial, type PersonApproval, runToolUses } from './run-tools';
 import { summaryOf } from '../core/call-summary';
 import type { ApprovalAnswer } from '../session/steering';
 import { isMcpCall, refreshMcpTools, runMcpCall, type McpCallSession } from './mcp-calls';
-import { needsApproval } from '../core/approval-rules';
+import { permissionFor } from './permissions';
 import { interruptedResult, orderToolResults, STOPPED_BY_INTERRUPT } from '../core/tool-batches';
 import { runSubAgent, type SubAgentSession } from './sub-agents';
-import { type HookDenial, needsPerson, TurnHooks, type ToolHookSession } from './tool-hooks';
+import { type HookDenial, TurnHooks, type ToolHookSession } from './tool-hooks';
 import { rulesOf } from '../core/tool-rules';
 
 /** What the tool turn uses of the session: a phase takes what it needs, not the whole session. */
@@ -122,18 +122,20 @@ export async function runToolTurn(session: ToolTurnSession, toolUses: PlannedToo
 }
 
 /**
- * The call's PreToolUse hooks first (when any match), then, in permissionMode "ask" or when a hook
- * asks, a person's answer to a call that needs one.
+ * The call's PreToolUse hooks first (when any match), then the permission mode and rules
+ * (turn/permissions.ts): the call runs, is refused, or waits for a person's answer.
  */
 async function approve(
   session: ToolTurnSession,
   call: PlannedToolUse,
   hooks: TurnHooks,
-): Promise<ApprovalAnswer | HookDenial | null> {
-  const { permissionMode, allowRules, approvalTimeoutMs } = session.input;
+): Promise<ApprovalAnswer | HookDenial | PermissionDenial | null> {
+  const { approvalTimeoutMs } = session.input;
   const hook = hooks.matches('PreToolUse', call) ? await hooks.before(call) : undefined;
   if (hook?.decision === 'deny') return { decision: 'hook_deny', reason: hook.reason ?? 'no reason given' };
-  if (!needsPerson(hook?.decision, call, needsApproval(permissionMode, allowRules, call))) return null;
+  const permission = permissionFor(session, call, hook?.decision);
+  if (permission.behavior === 'deny') return { decision: 'permission_deny', message: permission.message };
+  if (permission.behavior === 'allow') return null;
   session.setStatus('waiting_approval');
   const answer = await session.steering.awaitApproval(call, approvalTimeoutMs);
   session.note({

@@ -22,6 +22,7 @@ describe('checkAgentInput', () => {
         tokenBudget: undefined,
         interactive: false,
         permissionMode: 'auto',
+        permissionModeDefaulted: true,
         allowRules: [],
         approvalTimeoutMs: 3_600_000,
         toolSummaries: true,

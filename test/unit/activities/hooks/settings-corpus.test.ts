@@ -79,7 +79,6 @@ test('statusLine, permissions and other events are skipped; Stop, tool and UserP
     UserPromptSubmit: [{ hooks: [{ command: PROMPT_HOOK }] }],
   });
   expect(hooks.skipped.map((skipped) => skipped.path)).toEqual([
-    'permissions',
     'statusLine',
     'hooks.Notification',
     'hooks.SubagentStop',

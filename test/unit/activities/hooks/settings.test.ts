@@ -38,13 +38,9 @@ test('reads stop hooks from .agent/settings.json and Claude Code settings, sayin
     hooks: [{ command: 'npm test' }, { command: 'make lint', timeoutMs: 30_000 }, { command: 'make fmt' }],
     found: ['.agent/settings.json (1 stop hook)', '.claude/settings.json (2 stop hooks)'],
     unreadable: [],
-    skipped: [
-      {
-        file: '.claude/settings.json',
-        path: 'permissions',
-        reason: 'a setting durable-agent does not read from repositories (only hooks run)',
-      },
-    ],
+    skipped: [],
+    // Read by settings-permissions.ts: which rules apply depends on trust (prepareSession).
+    permissions: [{ file: '.claude/settings.json', allow: ['Bash(ls)'] }],
   });
 });
 

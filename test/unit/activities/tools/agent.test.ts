@@ -13,7 +13,7 @@ describe('Agent', () => {
       ok: true,
       concurrencySafe: true,
       summary: 'Agent: Find parseConfig callers',
-      rules: { subAgent: true, changesFiles: true, aliases: ['Task'] },
+      rules: { subAgent: true, changesFiles: true, aliases: ['Task'], ruleSpecifier: 'general-purpose' },
     });
   });
 
@@ -25,7 +25,7 @@ describe('Agent', () => {
         ok: true,
         concurrencySafe: true,
         summary: 'Task: Find parseConfig callers',
-        rules: { subAgent: true, changesFiles: true, aliases: ['Agent'] },
+        rules: { subAgent: true, changesFiles: true, aliases: ['Agent'], ruleSpecifier: 'general-purpose' },
       });
     }
     expect(TOOLS.find('Task')).toBe(agentTool);

@@ -53,7 +53,8 @@ describe('the registry', () => {
       concurrencySafe: true,
       summary: 'Read src/a.ts',
       filePath: join(workdir, 'src/a.ts'),
-      rules: { readsFile: true, labelsItself: true },
+      // What Read(…) rules match, set on every plan with a path (older plans match their subject).
+      rules: { readsFile: true, labelsItself: true, rulePath: join(workdir, 'src/a.ts') },
     });
     expect(
       (
@@ -169,6 +170,7 @@ describe('a new tool is one file plus one line in the registry', () => {
         cancelsLaterCallsOnError: true,
         timeoutMs: 900_000,
         readsFile: true,
+        rulePath: join(workdir, 'src/a.ts'),
       },
     });
     expect((await tools.plan({ id: 'x', name: 'Lint', input: {} }, workdir, ['Read'])).plan).toMatchObject({
@@ -182,7 +184,10 @@ describe('a new tool is one file plus one line in the registry', () => {
     expect(rulesOf(call).needsApproval).toBe(true);
     expect(needsApproval('ask', [], call)).toBe(true);
     expect(needsApproval('auto', [], call)).toBe(false);
-    expect(matchesAllowRule('Lint(src/a.ts)', call)).toBe(true);
+    // Its path as rules see it: anchored at the workdir.
+    expect(matchesAllowRule('Lint(src/a.ts)', call, workdir)).toBe(true);
+    expect(matchesAllowRule('Lint(a.ts)', call, workdir)).toBe(true);
+    expect(matchesAllowRule('Lint(./a.ts)', call, workdir)).toBe(false);
     expect(needsApproval('ask', ['Lint(src/:*)'], call)).toBe(true);
     expect(needsApproval('ask', ['Lint'], call)).toBe(false);
     // Concurrency safety is per input: a fixing run goes alone, a checking one alongside reads.

@@ -1,5 +1,12 @@
-import type { PlannedToolUse } from '../../../../src/shared/activity-io';
-import { matchesAllowRule, needsApproval } from '../../../../src/workflows/core/approval-rules';
+import type { PlannedToolUse, ToolRules } from '../../../../src/shared/activity-io';
+import type { PermissionMode } from '../../../../src/shared/permission-modes';
+import type { PermissionRuleSet } from '../../../../src/shared/permissions';
+import {
+  decide,
+  matchesAllowRule,
+  needsApproval,
+  withHookDecision,
+} from '../../../../src/workflows/core/approval-rules';
 
 const call = (name: string, input: Record<string, unknown>): PlannedToolUse => ({
   id: 'toolu_1',
@@ -75,5 +82,103 @@ describe('allow rules for MCP tools', () => {
     }
     expect(matchesAllowRule('Agent(other)', agent('Agent', ['Task']))).toBe(false);
     expect(matchesAllowRule('Read', agent('Agent', ['Task']))).toBe(false);
+  });
+});
+
+describe("decide: Claude Code's modes and deny → ask → allow", () => {
+  const WORKDIR = '/work/repo';
+  const planned = (name: string, rules: ToolRules, filePath?: string): PlannedToolUse => ({
+    id: 'toolu_1',
+    name,
+    input: {},
+    plan: { ok: true, concurrencySafe: false, summary: name, rules, ...(filePath ? { filePath } : {}) },
+  });
+  const bash = (command: string) =>
+    planned('Bash', {
+      needsApproval: true,
+      subject: command,
+      commands: command.split(' && ').map((c) => c.split(' ')),
+    });
+  const edit = (path: string, extra: ToolRules = {}) =>
+    planned(
+      'Edit',
+      { needsApproval: true, subject: path, editsFiles: true, rulePath: `${WORKDIR}/${path}`, ...extra },
+      `${WORKDIR}/${path}`,
+    );
+  const read = (path: string) =>
+    planned('Read', { readsFile: true, rulePath: `${WORKDIR}/${path}` }, `${WORKDIR}/${path}`);
+  const settingsEdit = edit('.claude/settings.json', { alwaysAsk: 'it changes .claude/settings.json' });
+  const set = (sets: Partial<Record<'allow' | 'deny' | 'ask', string[]>>): PermissionRuleSet => ({
+    allow: (sets.allow ?? []).map((rule) => ({ rule, source: 'input permissions' })),
+    deny: (sets.deny ?? []).map((rule) => ({ rule, source: '.claude/settings.json' })),
+    ask: (sets.ask ?? []).map((rule) => ({ rule, source: 'input permissions' })),
+  });
+  const behavior = (mode: PermissionMode, rules: PermissionRuleSet, call: PlannedToolUse) =>
+    decide(mode, rules, call, WORKDIR).behavior;
+
+  const NONE = set({});
+  test.each<[PermissionMode, PlannedToolUse, 'allow' | 'ask' | 'deny']>([
+    ['default', bash('ls'), 'ask'],
+    ['default', edit('a.ts'), 'ask'],
+    ['default', read('a.ts'), 'allow'],
+    ['acceptEdits', edit('a.ts'), 'allow'],
+    ['acceptEdits', bash('ls'), 'ask'],
+    ['acceptEdits', settingsEdit, 'ask'],
+    ['plan', read('a.ts'), 'allow'],
+    ['plan', edit('a.ts'), 'deny'],
+    ['plan', bash('ls'), 'deny'],
+    ['bypassPermissions', bash('ls'), 'allow'],
+    ['bypassPermissions', settingsEdit, 'allow'],
+    ['dontAsk', bash('ls'), 'deny'],
+    ['dontAsk', read('a.ts'), 'allow'],
+    ['dontAsk', settingsEdit, 'deny'],
+  ])('%s mode, no rules: %s → %s', (mode, call, expected) => {
+    expect(behavior(mode, NONE, call)).toBe(expected);
+  });
+
+  test('deny rules refuse in every mode, naming the rule and its source', () => {
+    const rules = set({ deny: ['Bash(rm -rf:*)', 'Read(./.env)'], allow: ['Bash'] });
+    for (const mode of ['default', 'acceptEdits', 'bypassPermissions', 'dontAsk', 'plan'] as const) {
+      expect(behavior(mode, rules, bash('rm -rf build && ls'))).toBe('deny');
+      expect(behavior(mode, rules, read('.env'))).toBe('deny');
+    }
+    expect(decide('bypassPermissions', rules, bash('rm -rf build && ls'), WORKDIR)).toEqual({
+      behavior: 'deny',
+      message:
+        'Permission to use Bash with command rm -rf build && ls has been denied by rule Bash(rm -rf:*) from .claude/settings.json.',
+    });
+    expect(behavior('default', rules, bash('ls -la'))).toBe('allow');
+  });
+
+  test('ask rules ask even where an allow rule matches and in bypassPermissions; dontAsk refuses', () => {
+    const rules = set({ ask: ['Bash(git push:*)'], allow: ['Bash(git:*)'] });
+    expect(decide('default', rules, bash('git push origin main'), WORKDIR)).toEqual({
+      behavior: 'ask',
+      reason: 'rule Bash(git push:*) from input permissions',
+      byRule: true,
+    });
+    expect(behavior('bypassPermissions', rules, bash('git push'))).toBe('ask');
+    expect(behavior('dontAsk', rules, bash('git push'))).toBe('deny');
+    expect(behavior('default', rules, bash('git status'))).toBe('allow');
+    expect(behavior('dontAsk', rules, bash('git status'))).toBe('allow');
+  });
+
+  test('a PreToolUse hook: ask asks, allow skips the person but neither a rule of ask nor a deny', () => {
+    const rules = set({ ask: ['Bash(git push:*)'], deny: ['Bash(rm:*)'] });
+    const decided = (mode: PermissionMode, call: PlannedToolUse, hook: 'allow' | 'ask') =>
+      withHookDecision(decide(mode, rules, call, WORKDIR), hook, mode, call).behavior;
+    expect(decided('bypassPermissions', bash('ls'), 'ask')).toBe('ask');
+    expect(decided('dontAsk', bash('ls'), 'ask')).toBe('deny');
+    expect(decided('default', bash('ls'), 'allow')).toBe('allow');
+    expect(decided('default', bash('git push'), 'allow')).toBe('ask');
+    expect(decided('default', settingsEdit, 'allow')).toBe('ask');
+    expect(decided('default', bash('rm x'), 'allow')).toBe('deny');
+  });
+
+  test("the older modes decide as they did: auto never asks, ask is default's", () => {
+    for (const call of [bash('ls'), edit('a.ts'), read('a.ts'), settingsEdit]) {
+      expect(needsApproval('auto', [], call)).toBe(false);
+      expect(needsApproval('ask', [], call)).toBe(decide('default', NONE, call, WORKDIR).behavior === 'ask');
+    }
   });
 });

@@ -1,0 +1,33 @@
+/**
+ * The session's permission mode and rules, as the tool turn asks them of each call: read here
+ * and nowhere else, so the mode has one source (input `permissionMode`, input
+ * `permissions.defaultMode`, a trusted repository's `defaultMode`, then `auto`).
+ */
+import type { PlannedToolUse } from '../../shared/activity-io';
+import { type PermissionMode, permissionModeOf } from '../../shared/permission-modes';
+import { permissionRuleSet } from '../../shared/permissions';
+import type { AgentSession } from '../session/agent-session';
+import { decide, type PermissionDecision, withHookDecision } from '../core/approval-rules';
+
+export type PermissionSession = Pick<AgentSession, 'input' | 'prepared' | 'state'>;
+
+/** The mode the session's calls are decided in now. */
+export function currentPermissionMode(session: PermissionSession): PermissionMode {
+  const { input, prepared } = session;
+  let mode = input.permissionMode;
+  // The files in order, local settings last: the last one that names a mode wins, as in Claude Code.
+  if (input.permissionModeDefaulted)
+    for (const file of prepared.settingsPermissions ?? []) mode = file.defaultMode ?? mode;
+  return permissionModeOf(mode);
+}
+
+/** What the mode, the rules (input and settings) and the call's PreToolUse hooks decide of one call. */
+export function permissionFor(
+  session: PermissionSession,
+  call: PlannedToolUse,
+  hook: 'allow' | 'deny' | 'ask' | undefined,
+): PermissionDecision {
+  const mode = currentPermissionMode(session);
+  const rules = permissionRuleSet(session.input, session.prepared.settingsPermissions);
+  return withHookDecision(decide(mode, rules, call, session.state.workdir), hook, mode, call);
+}
