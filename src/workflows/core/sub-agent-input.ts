@@ -163,11 +163,7 @@ export function subAgentInput(
     fallbackAfterOverloads: parent.fallbackAfterOverloads,
     stopHooks: [],
     interactive: false,
-    // Never looser than the parent's (its current mode: plan mode may have ended): a child of an
-    // `ask` parent asks too. Before Claude Code's definitions no type could name one.
-    permissionMode: claudeCode
-      ? subAgentPermissionMode(inheritedMode(parent, view), type.permissionMode)
-      : inheritedMode(parent, view),
+    permissionMode: childPermissionMode(parent, view, claudeCode ? type.permissionMode : undefined),
     allowRules: parent.allowRules,
     // Its rules too (the repository's are read again when the child is prepared).
     ...(parent.permissions ? { permissions: parent.permissions } : {}),
@@ -197,6 +193,18 @@ export function subAgentInput(
 }
 
 /** The parent's mode, by the name its input gave when that is the mode (sessions recorded with `auto` pass `auto`). */
+/**
+ * Never looser than the parent's (its current mode: plan mode may have ended), so a child of an
+ * `ask` parent asks too; its type's mode may narrow it (before Claude Code's definitions no type could name one).
+ */
+function childPermissionMode(
+  parent: ResolvedAgentInput,
+  view: ParentView,
+  typeMode: AgentPermissionMode | undefined,
+): PermissionModeName {
+  return subAgentPermissionMode(inheritedMode(parent, view), typeMode);
+}
+
 function inheritedMode(parent: ResolvedAgentInput, view: ParentView): PermissionModeName {
   const mode = view.permissionMode;
   return mode === undefined || permissionModeOf(parent.permissionMode) === mode ? parent.permissionMode : mode;
