@@ -30,10 +30,14 @@ export interface ParsedRule {
   content?: string;
 }
 
-/** A rule as written, or undefined when it is not one. `Tool()` and `Tool(*)` are the whole tool. */
-export function parseRule(rule: string): ParsedRule | undefined {
+/**
+ * A rule as written, or undefined when it is not one. `Tool()` and `Tool(*)` are the whole tool.
+ * `literal`: the content as allow rules had it before Claude Code's wildcards (as written, `*` a word).
+ */
+export function parseRule(rule: string, literal = false): ParsedRule | undefined {
   const match = RULE.exec(rule);
   if (!match) return undefined;
+  if (literal) return match[2] === undefined ? { tool: match[1]! } : { tool: match[1]!, content: match[2] };
   const content = match[2]?.replace(/\\([()])/g, '$1');
   return content === undefined || content === '' || content === '*'
     ? { tool: match[1]! }
@@ -41,6 +45,13 @@ export function parseRule(rule: string): ParsedRule | undefined {
 }
 
 /** Why a rule cannot be used, in words for the input's error or a settings file's note; undefined when it can. */
+/** A `*` that is Claude Code's wildcard (not the `:*` suffix), or an empty or `*` content: read differently before. */
+export function hasWildcardStar(rule: string): boolean {
+  const content = RULE.exec(rule)?.[2];
+  if (content === undefined) return false;
+  return content === '' || /\*/.test(content.endsWith(':*') ? content.slice(0, -2) : content);
+}
+
 export function ruleProblem(rule: string): string | undefined {
   if (rule.length > PERMISSION_RULE_MAX_CHARS) return `longer than ${PERMISSION_RULE_MAX_CHARS} characters`;
   const parsed = parseRule(rule);

@@ -32,8 +32,11 @@ async function stateWhere(handle: WorkflowHandle, predicate: (state: AgentState)
   }
 }
 
-/** The fake's requests, and the text of the tool result each one carries back. */
-function recorded(): { requests: RecordedRequest[]; resultOf: (index: number) => { text: string; isError: boolean } } {
+/** The fake's requests, and the tool result of a call as the model got it back (by its tool_use id). */
+function recorded(): {
+  requests: RecordedRequest[];
+  resultOf: (toolUseId: string) => { text: string; isError: boolean };
+} {
   const requests: RecordedRequest[] = [];
   const handler = harness.fake.handler;
   harness.fake.handler = (request) => {
@@ -42,8 +45,11 @@ function recorded(): { requests: RecordedRequest[]; resultOf: (index: number) =>
   };
   return {
     requests,
-    resultOf: (index) => {
-      const result = lastToolResults(requests[index]!)[0]!;
+    resultOf: (toolUseId) => {
+      const result = requests
+        .flatMap((request) => lastToolResults(request))
+        .find((block) => block.tool_use_id === toolUseId);
+      if (!result) throw new Error(`no tool_result for ${toolUseId} in ${requests.length} requests`);
       return { text: toolResultText(result), isError: result.is_error === true };
     },
   };
@@ -66,19 +72,19 @@ test("a trusted repository's deny rules refuse `rm -rf build && ls` and a Read o
   expect(((await handle.result()) as AgentResult).reason).toBe('completed');
 
   expect(existsSync(join(workdir, 'build/out.js'))).toBe(true);
-  expect(resultOf(1)).toEqual({
+  expect(resultOf('toolu_rm')).toEqual({
     isError: true,
     text: expect.stringContaining(
       'Permission to use Bash with command rm -rf build && ls has been denied by rule Bash(rm -rf:*) from .claude/settings.json.',
     ),
   });
-  expect(resultOf(2)).toEqual({
+  expect(resultOf('toolu_env')).toEqual({
     isError: true,
     text: expect.stringContaining('has been denied by rule Read(./.env) from .claude/settings.json'),
   });
-  expect(resultOf(2).text).not.toContain('secret');
+  expect(resultOf('toolu_env').text).not.toContain('secret');
   // Nothing else is refused: the session's mode (auto) runs the rest.
-  expect(resultOf(3)).toMatchObject({ isError: false, text: expect.stringContaining('build') });
+  expect(resultOf('toolu_ls')).toMatchObject({ isError: false, text: expect.stringContaining('build') });
 });
 
 test('an ask rule waits for a person even in bypassPermissions; the approval runs the call', async () => {
@@ -105,9 +111,9 @@ test('an ask rule waits for a person even in bypassPermissions; the approval run
   await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_touch', decision: 'allow' }] });
   expect(((await handle.result()) as AgentResult).reason).toBe('completed');
   expect(existsSync(join(workdir, 'asked.txt'))).toBe(true);
-  expect(resultOf(1).isError).toBe(false);
+  expect(resultOf('toolu_touch').isError).toBe(false);
   // `ls` matches no ask rule: it ran without a wait.
-  expect(resultOf(2)).toMatchObject({ isError: false, text: expect.stringContaining('asked.txt') });
+  expect(resultOf('toolu_ls')).toMatchObject({ isError: false, text: expect.stringContaining('asked.txt') });
 });
 
 test('acceptEdits: Edit goes ahead, Bash waits for a person (denied here)', async () => {
@@ -126,7 +132,10 @@ test('acceptEdits: Edit goes ahead, Bash waits for a person (denied here)', asyn
   expect(readFileSync(join(workdir, 'a.txt'), 'utf8')).toBe('new\n');
   await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_bash', decision: 'deny' }] });
   expect(((await handle.result()) as AgentResult).reason).toBe('completed');
-  expect(resultOf(2).isError).toBe(false);
-  expect(resultOf(3)).toMatchObject({ isError: true, text: expect.stringContaining('The user denied this tool call') });
+  expect(resultOf('toolu_edit').isError).toBe(false);
+  expect(resultOf('toolu_bash')).toMatchObject({
+    isError: true,
+    text: expect.stringContaining('The user denied this tool call'),
+  });
   expect(existsSync(join(workdir, 'b.txt'))).toBe(false);
 });

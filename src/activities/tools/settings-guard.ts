@@ -3,7 +3,7 @@
  * `.claude/settings.json`), its MCP servers (`.mcp.json`) or its sub-agent types
  * (`.claude/agents/*.md`): a hook or server written there runs commands in later sessions on the
  * repository, a type can grant sub-agents Bash, so no allow rule approves such a change, a person
- * must; in permissionMode "auto", where nobody is asked, it is refused.
+ * must; in permission mode bypassPermissions ("auto"), where nobody is asked, it is refused.
  */
 import { relative, sep } from 'node:path';
 import { SETTINGS_FILES } from '../hooks/settings';
@@ -47,6 +47,6 @@ export function assertSettingsChangeApproved(context: ToolContext, path: string)
   if (!file || context.approved) return;
   throw new ToolError(
     `${file} holds ${holds(file)}, which ${isAgentFile(file) ? 'later sessions trust' : 'run commands in later sessions'}, so changing it needs a person's approval ` +
-      '(permissionMode "ask"); in this session nobody is asked. Leave it unchanged and mention the change you would make in your final answer.',
+      '(a permission mode that asks, such as default or acceptEdits); in this session nobody is asked. Leave it unchanged and mention the change you would make in your final answer.',
   );
 }

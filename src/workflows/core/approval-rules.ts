@@ -29,12 +29,16 @@ export type PermissionDecision =
 
 const ALLOW: PermissionDecision = { behavior: 'allow' };
 
-/** What the mode and rules say of one call; `workdir` anchors the rules' relative paths. */
+/**
+ * What the mode and rules say of one call; `workdir` anchors the rules' relative paths.
+ * `literalStars`: allow rules read as before Claude Code's wildcards (patch `allow-rule-wildcards`).
+ */
 export function decide(
   mode: PermissionMode,
   rules: PermissionRuleSet,
   call: PlannedToolUse,
   workdir: string,
+  literalStars = false,
 ): PermissionDecision {
   // An invalid call runs into its own error result; nothing to ask about.
   if (!call.plan.ok) return ALLOW;
@@ -54,7 +58,7 @@ export function decide(
     return mode === 'dontAsk' ? notAsked(call) : { behavior: 'ask', reason: facts.alwaysAsk, byRule: true };
   }
   if (mode === 'bypassPermissions' || !facts.needsApproval) return ALLOW;
-  if (allowingRule(rules.allow, call, workdir)) return ALLOW;
+  if (allowingRule(rules.allow, call, workdir, literalStars)) return ALLOW;
   if (mode === 'acceptEdits' && facts.editsFiles && call.plan.filePath !== undefined) return ALLOW;
   return mode === 'dontAsk' ? notAsked(call) : { behavior: 'ask', reason: `permission mode ${mode}` };
 }

@@ -238,3 +238,13 @@ export const WORKDIR_LEASE_PATCH = 'workdir-lease';
  * @since 2026-12-02, issue 23
  */
 export const WORKDIR_LEASE_UNTIL_END_PATCH = 'workdir-lease-until-session-end';
+
+/**
+ * Allow rules with Claude Code's `*` wildcard (`Bash(npm run *)`, `Bash(*)`, `Bash()`): before,
+ * a `*` in an input `allowRules` pattern was a literal word, so `Bash(npm run *)` approved only
+ * `npm run *`. Asked only where an input allow rule has such a star, so sessions recorded before
+ * (and those without one) record no marker and decide as they did.
+ *
+ * @since 2026-12-02, issue 25
+ */
+export const ALLOW_RULE_WILDCARDS_PATCH = 'allow-rule-wildcards';

@@ -33,8 +33,8 @@ export function firstMatchingRule(
     if (!rule || !namesCall(rule, call, facts)) return false;
     if (rule.content === undefined) return true;
     if (facts.rulePath !== undefined) return pathMatches(rule.content, facts.rulePath, workdir);
-    if (isCommandLine(facts)) return commandPieces(facts).some((words) => commandMatches(rule.content!, words));
-    return specifierMatches(rule.content, specifierOf(facts));
+    if (isCommandLine(facts)) return commandPieces(facts).some((words) => wildcardCommandMatches(rule.content!, words));
+    return wildcardSubjectMatches(rule.content, specifierOf(facts));
   });
 }
 
@@ -49,11 +49,14 @@ export function allowingRule(
   rules: readonly SourcedRule[],
   call: PlannedToolUse,
   workdir: string,
+  literalStars = false,
 ): SourcedRule | undefined {
   const facts = rulesOf(call);
   if (facts.alwaysAsk) return undefined;
+  const commandMatches = literalStars ? literalCommandMatches : wildcardCommandMatches;
+  const subjectMatches = literalStars ? literalSubjectMatches : wildcardSubjectMatches;
   const named = rules.flatMap((sourced) => {
-    const rule = parseRule(sourced.rule);
+    const rule = parseRule(sourced.rule, literalStars);
     return rule && namesCall(rule, call, facts) ? [{ sourced, content: rule.content }] : [];
   });
   const bare = named.find((entry) => entry.content === undefined);
@@ -116,9 +119,14 @@ function unwrapped(words: string[]): string[] {
 }
 
 /** A `Bash(…)` rule's content against one command's words. */
-export function commandMatches(pattern: string, words: readonly string[]): boolean {
+export function wildcardCommandMatches(pattern: string, words: readonly string[]): boolean {
+  if (!pattern.endsWith(':*') && hasWildcard(pattern)) return wildcardMatches(pattern, words.join(' '));
+  return literalCommandMatches(pattern, words);
+}
+
+/** Before Claude Code's wildcards (patch `allow-rule-wildcards`): exact words, or a `:*` prefix. */
+function literalCommandMatches(pattern: string, words: readonly string[]): boolean {
   if (pattern.endsWith(':*')) return wordsStartWith(words, pattern.slice(0, -2), true);
-  if (hasWildcard(pattern)) return wildcardMatches(pattern, words.join(' '));
   return wordsStartWith(words, pattern, false);
 }
 
@@ -130,18 +138,20 @@ function wordsStartWith(words: readonly string[], pattern: string, prefix: boole
   return expected.every((word, index) => words[index] === word);
 }
 
+/** A specifier (`Explore`, `domain:api.example.com`), or a plan's subject: exact, `:*` prefix or `*` wildcard. */
+function wildcardSubjectMatches(pattern: string, subject: string): boolean {
+  if (!pattern.endsWith(':*') && hasWildcard(pattern)) return wildcardMatches(pattern, subject);
+  return literalSubjectMatches(pattern, subject);
+}
+
 /** Plans without parsed commands (recorded before them): the subject's start, as before. */
-function subjectMatches(pattern: string, subject: string): boolean {
+function literalSubjectMatches(pattern: string, subject: string): boolean {
   if (pattern.endsWith(':*')) {
     const prefix = pattern.slice(0, -2);
     return subject === prefix || subject.startsWith(`${prefix} `);
   }
-  if (hasWildcard(pattern)) return wildcardMatches(pattern, subject);
   return subject === pattern;
 }
-
-/** A specifier (`Explore`, `domain:api.example.com`): exact, `:*` prefix or `*` wildcard. */
-const specifierMatches = (pattern: string, specifier: string) => subjectMatches(pattern, specifier);
 
 /** An unescaped `*` that is not the legacy `:*` suffix. */
 const hasWildcard = (pattern: string) => /(^|[^\\])\*/.test(pattern.endsWith(':*') ? pattern.slice(0, -2) : pattern);

@@ -5,7 +5,9 @@
  */
 import type { PlannedToolUse } from '../../shared/activity-io';
 import { type PermissionMode, permissionModeOf } from '../../shared/permission-modes';
-import { permissionRuleSet } from '../../shared/permissions';
+import { patched } from '@temporalio/workflow';
+import { hasWildcardStar, permissionRuleSet } from '../../shared/permissions';
+import { ALLOW_RULE_WILDCARDS_PATCH } from '../core/features';
 import type { AgentSession } from '../session/agent-session';
 import { decide, type PermissionDecision, withHookDecision } from '../core/approval-rules';
 
@@ -29,5 +31,7 @@ export function permissionFor(
 ): PermissionDecision {
   const mode = currentPermissionMode(session);
   const rules = permissionRuleSet(session.input, session.prepared.settingsPermissions);
-  return withHookDecision(decide(mode, rules, call, session.state.workdir), hook, mode, call);
+  // Asked only where it matters: sessions recorded before read `*` in allowRules as a word.
+  const literalStars = session.input.allowRules.some(hasWildcardStar) && !patched(ALLOW_RULE_WILDCARDS_PATCH);
+  return withHookDecision(decide(mode, rules, call, session.state.workdir, literalStars), hook, mode, call);
 }

@@ -1,6 +1,6 @@
 import type { PlannedToolUse, ToolRules } from '../../../../src/shared/activity-io';
 import type { PermissionMode } from '../../../../src/shared/permission-modes';
-import type { PermissionRuleSet } from '../../../../src/shared/permissions';
+import { hasWildcardStar, type PermissionRuleSet } from '../../../../src/shared/permissions';
 import {
   decide,
   matchesAllowRule,
@@ -173,6 +173,19 @@ describe("decide: Claude Code's modes and deny → ask → allow", () => {
     expect(decided('default', bash('git push'), 'allow')).toBe('ask');
     expect(decided('default', settingsEdit, 'allow')).toBe('ask');
     expect(decided('default', bash('rm x'), 'allow')).toBe('deny');
+  });
+
+  test('sessions recorded before the wildcards read a star in their allow rules as a word (patch allow-rule-wildcards)', () => {
+    const stars = set({ allow: ['Bash(npm run *)', 'Bash(*)', 'Bash()'] });
+    expect(behavior('default', stars, bash('npm run lint'))).toBe('allow');
+    expect(decide('default', stars, bash('npm run lint'), WORKDIR, true).behavior).toBe('ask');
+    expect(decide('default', stars, bash('npm run *'), WORKDIR, true).behavior).toBe('allow');
+    expect(decide('default', stars, bash('*'), WORKDIR, true).behavior).toBe('allow');
+    expect(decide('default', stars, bash('ls'), WORKDIR, true).behavior).toBe('ask');
+    expect(hasWildcardStar('Bash(npm run *)')).toBe(true);
+    expect(hasWildcardStar('Bash()')).toBe(true);
+    expect(hasWildcardStar('Bash(npm run:*)')).toBe(false);
+    expect(hasWildcardStar('mcp__tracker__*')).toBe(false);
   });
 
   test("the older modes decide as they did: auto never asks, ask is default's", () => {

@@ -2,7 +2,7 @@ import type { PlannedToolUse, ToolRules } from '../../../../src/shared/activity-
 import type { SourcedRule } from '../../../../src/shared/permissions';
 import {
   allowingRule,
-  commandMatches,
+  wildcardCommandMatches,
   firstMatchingRule,
   pathMatches,
   wildcardMatches,
@@ -53,7 +53,7 @@ describe("Bash rules, Claude Code's examples", () => {
     ['git * main', 'git push origin dev', false],
     ['rm -rf:*', 'rm -rf build', true],
   ])('Bash(%s) against `%s`: %s', (content, command, expected) => {
-    expect(commandMatches(content, command.split(' '))).toBe(expected);
+    expect(wildcardCommandMatches(content, command.split(' '))).toBe(expected);
   });
 
   test('a deny rule refuses a line when any of its commands matches, through wrappers', () => {
