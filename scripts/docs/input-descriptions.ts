@@ -65,7 +65,9 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
   systemPrompt: { description: 'appended to the built-in system prompt' },
   allowedTools: {
     default: `all ${TOOL_NAMES.length}`,
-    description: 'the tools the session may use, a subset of the built-in ones (see [Tools](tools.md))',
+    description:
+      'the tools the session may use, a subset of the built-in ones (see [Tools](tools.md)); some are offered only ' +
+      'when they apply (MCP resources, the web tools)',
   },
   contextWindowTokens: {
     default: 'the model table’s',

@@ -85,7 +85,7 @@ export function createActivities(config: ActivityConfig) {
     ...createModelActivities({ store, api, live: config.store.live }),
     ...createContextActivities({ store }),
     ...createCompactActivities({ store, api }),
-    ...createToolActivities({ store, journal, sandbox: config.sandbox, live: config.store.live }),
+    ...createToolActivities({ store, journal, sandbox: config.sandbox, live: config.store.live, mcpPool }),
     ...createStopHookActivities({ sandbox: config.sandbox, store }),
     ...createToolHookActivities({ sandbox: config.sandbox, store }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),

@@ -6,7 +6,7 @@ import type { PreparedNetwork, SandboxRequest } from './sandbox';
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
 import type { SessionHookSettings, StopHook } from './hooks';
-import type { McpCallRules, McpModelMark, McpPrepared } from './mcp';
+import type { McpCallRules, McpModelMark, McpPrepared, McpServers } from './mcp';
 import type { PreparedSubAgents, SubAgentsToPrepare } from './sub-agents';
 import type { InstructionFilesLoaded, NestedInstructionsLoaded, NestedInstructionsRequest } from './instructions';
 import type { SnapshotRecord, TakenSnapshot } from './workspace';
@@ -50,6 +50,8 @@ export interface ToolRules extends McpCallRules {
   labelsItself?: true;
   /** The workflow runs the call as a child workflow (Task): a sub-agent, not a tool activity. */
   subAgent?: true;
+  /** The call reads the session's MCP servers (their resources): its activity gets their configuration. */
+  readsMcpServers?: true;
 }
 
 /**
@@ -123,6 +125,8 @@ export interface CallModelInput extends TurnEndMark, McpModelMark, TranscriptMar
   append: ConversationMessage[];
   /** The results of one message together, in characters; set only below the default (small windows). */
   resultsPerMessageMaxChars?: number;
+  /** Input `network`, when the session set it: a session without network is offered no web tools. */
+  network?: SandboxRequest['network'];
 }
 
 export type CallModelOutcome = CheckpointMark &
@@ -237,6 +241,8 @@ export interface RunToolInput extends NestedInstructionsRequest {
    * otherwise the host came back, and the lost attempt's journal entry is this call's.
    */
   resumed?: { activityId: string; moved: boolean };
+  /** The session's MCP servers, for a call whose rules say it reads them (`readsMcpServers`). */
+  mcpServers?: McpServers;
 }
 
 export interface RunToolOutput extends NestedInstructionsLoaded {

@@ -1,3 +1,14 @@
 /** Tools offered to the model, with Claude Code compatible names. */
-export const TOOL_NAMES = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task'] as const;
+export const TOOL_NAMES = [
+  'Read',
+  'Write',
+  'Edit',
+  'Bash',
+  'Glob',
+  'Grep',
+  'TodoWrite',
+  'Task',
+  'ListMcpResourcesTool',
+  'ReadMcpResourceTool',
+] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];

@@ -9,10 +9,11 @@ import { globTool } from './glob';
 import { grepTool } from './grep';
 import { displayPath, resolveInWorkdir } from './paths';
 import { readTool } from './read';
-import { type ToolDefinition, ToolError } from './tool';
+import { type ToolDefinition, ToolError, type ToolOffer } from './tool';
 import { writeTool } from './write';
 import { taskTool } from './task';
 import { todoWriteTool } from './todo-write';
+import { listMcpResourcesTool, readMcpResourceTool } from './mcp-resource-tools';
 
 /** The tools offered to the model: one line each. The compiler checks them against TOOL_NAMES. */
 const BUILT_IN_TOOLS = {
@@ -24,6 +25,8 @@ const BUILT_IN_TOOLS = {
   Grep: grepTool,
   TodoWrite: todoWriteTool,
   Task: taskTool,
+  ListMcpResourcesTool: listMcpResourcesTool,
+  ReadMcpResourceTool: readMcpResourceTool,
 } satisfies { [Name in ToolName]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };
@@ -39,6 +42,19 @@ export class ToolRegistry {
   find(name: string, allowedTools?: readonly string[]): ToolDefinition | undefined {
     if (allowedTools && !allowedTools.includes(name)) return undefined;
     return this.tools.find((tool) => tool.name === name);
+  }
+
+  /** Of `allowedTools`, those offered to this session: conditional tools only when their condition holds. */
+  offeredNames(allowedTools: readonly string[], offer: ToolOffer): string[] {
+    return allowedTools.filter((name) => {
+      const tool = this.find(name);
+      return !tool?.offered || tool.offered(offer);
+    });
+  }
+
+  /** Of `allowedTools`, those offered whatever the session has (the system prompt's list names these). */
+  alwaysOffered(allowedTools: readonly string[]): string[] {
+    return this.offeredNames(allowedTools, { mcpResources: false, webFetch: false, webSearch: false });
   }
 
   /** The `tools` parameter of a Messages API request; `input_schema` comes from the zod schema. */
@@ -162,6 +178,7 @@ function fixedRules(tool: ToolDefinition): ToolRules {
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
     ...(tool.labelsItself ? { labelsItself: true as const } : {}),
+    ...(tool.readsMcpServers ? { readsMcpServers: true as const } : {}),
   };
 }
 
@@ -182,6 +199,7 @@ async function rulesOf(
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
     ...(tool.labelsItself ? { labelsItself: true as const } : {}),
+    ...(tool.readsMcpServers ? { readsMcpServers: true as const } : {}),
   };
 }
 

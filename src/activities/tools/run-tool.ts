@@ -22,6 +22,9 @@ import { LivePublisher } from '../../live/live-publisher';
 import { type ToolProgress, trackToolProgress } from '../tool-progress';
 import { inSpan } from '../../telemetry/spans';
 import { nestedInstructions } from '../session/instructions';
+import type { McpServers } from '../../shared/mcp';
+import type { McpPool } from '../mcp/mcp-pool';
+import { mcpResourceAccess } from '../mcp/mcp-resources';
 
 export interface ToolActivityDependencies {
   store: ContentStore;
@@ -31,6 +34,8 @@ export interface ToolActivityDependencies {
   tools?: ToolRegistry;
   /** Where progress of long calls goes to the session's watchers. */
   live?: LiveChannel;
+  /** The worker's MCP connections: the resource tools read the session's servers through them. */
+  mcpPool?: McpPool;
 }
 
 const INTERRUPTED_AFTER = 'Interrupted by the user while it ran; it had got this far:';
@@ -73,8 +78,15 @@ type ToolRunDeps = Omit<ToolActivityDependencies, 'tools'> & { tools: ToolRegist
 /** A call whose tool exists and whose input its schema accepts. */
 type ValidCall = Extract<ReturnType<ToolRegistry['validate']>, { ok: true }>;
 
-export function createToolActivities({ store, journal, sandbox, tools = TOOLS, live }: ToolActivityDependencies) {
-  const deps: ToolRunDeps = { store, journal, sandbox, tools, live };
+export function createToolActivities({
+  store,
+  journal,
+  sandbox,
+  tools = TOOLS,
+  live,
+  mcpPool,
+}: ToolActivityDependencies) {
+  const deps: ToolRunDeps = { store, journal, sandbox, tools, live, ...(mcpPool ? { mcpPool } : {}) };
   return {
     /**
      * One activity per `tool_use`. A tool's own failure is an `is_error` result for the model;
@@ -139,7 +151,7 @@ async function runValidCall(
 
 /** The tool's own work. Its failures the model can act on become `is_error` results; the rest throw, to be retried. */
 async function executeTool(
-  { store, journal, sandbox }: ToolRunDeps,
+  { store, journal, sandbox, mcpPool }: ToolRunDeps,
   request: RunToolInput,
   validation: ValidCall,
   context: Context,
@@ -165,6 +177,9 @@ async function executeTool(
       ...(request.snapshotRef
         ? { changesSinceSnapshot: () => changesSince(store, request.workdir, request.snapshotRef!) }
         : {}),
+      ...(request.mcpServers && mcpPool
+        ? { mcp: resourceAccess(mcpPool, request, request.mcpServers, context.cancellationSignal) }
+        : {}),
     });
   } catch (error) {
     if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
@@ -175,6 +190,12 @@ async function executeTool(
   } finally {
     await progress.stop();
   }
+}
+
+/** The session's MCP servers' resources, where the session's MCP tool calls reach them. */
+function resourceAccess(pool: McpPool, request: RunToolInput, servers: McpServers, signal: AbortSignal) {
+  const place = { workdir: request.workdir, ...(request.sandbox ? { sandbox: request.sandbox } : {}) };
+  return mcpResourceAccess(pool, { sessionId: request.sessionId, servers, place }, signal);
 }
 
 /**

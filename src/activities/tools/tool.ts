@@ -3,6 +3,7 @@ import type { FileState, ToolRules } from '../../shared/activity-io';
 import type { FileChange } from '../../shared/workspace';
 import type { CommandSandbox, SessionSandbox } from '../../sandbox/command-sandbox';
 import type { EffectJournal } from '../../store/effect-journal';
+import type { McpResourceAccess } from '../mcp/mcp-resources';
 
 /** What a tool sees of the session while it runs. */
 export interface ToolContext {
@@ -36,6 +37,18 @@ export interface ToolContext {
    * keeps snapshots: a command retried after its worker died reports them instead of running again.
    */
   changesSinceSnapshot?: () => Promise<FileChange[]>;
+  /** The session's MCP servers' resources, for a tool that `readsMcpServers`. */
+  mcp?: McpResourceAccess;
+}
+
+/** What decides whether a conditional tool is offered to the session's model at all. */
+export interface ToolOffer {
+  /** One of the session's MCP servers offers resources. */
+  mcpResources: boolean;
+  /** The worker fetches for sessions (AGENT_WEB_FETCH=1) and this session has network. */
+  webFetch: boolean;
+  /** The worker searches for sessions (AGENT_WEB_SEARCH=1) and this session has network. */
+  webSearch: boolean;
 }
 
 export interface ToolOutput {
@@ -79,6 +92,10 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   labelsItself?: boolean;
   /** The workflow runs the call as a child workflow (Task), not as a tool activity. */
   runsAsSubAgent?: boolean;
+  /** The call reads the session's MCP servers: its activity gets their configuration (`context.mcp`). */
+  readsMcpServers?: boolean;
+  /** Offered only when this says so (absent: always, as `allowedTools` permits). */
+  offered?(offer: ToolOffer): boolean;
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
   subject(input: z.infer<Schema>): string;
   /** What approval needs beyond the subject: the commands a call runs, or why rules may not approve it. */

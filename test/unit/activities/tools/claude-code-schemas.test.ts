@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { editTool } from '../../../../src/activities/tools/edit';
 import { globTool } from '../../../../src/activities/tools/glob';
 import { writeTool } from '../../../../src/activities/tools/write';
+import { listMcpResourcesTool, readMcpResourceTool } from '../../../../src/activities/tools/mcp-resource-tools';
 
 /**
  * Claude Code's types come from JSON Schema: `minItems`/`maxItems` arrays are tuple unions
@@ -36,6 +37,8 @@ const matches = {
   Write: true satisfies Same<InputOf<typeof writeTool>, ClaudeCode.FileWriteInput>,
   Edit: true satisfies Same<InputOf<typeof editTool>, ClaudeCode.FileEditInput>,
   Glob: true satisfies Same<InputOf<typeof globTool>, ClaudeCode.GlobInput>,
+  ListMcpResourcesTool: true satisfies Same<InputOf<typeof listMcpResourcesTool>, ClaudeCode.ListMcpResourcesInput>,
+  ReadMcpResourceTool: true satisfies Same<InputOf<typeof readMcpResourceTool>, ClaudeCode.ReadMcpResourceInput>,
 };
 
 describe("Claude Code's tool input types", () => {
