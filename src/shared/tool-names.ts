@@ -10,5 +10,7 @@ export const TOOL_NAMES = [
   'Task',
   'ListMcpResourcesTool',
   'ReadMcpResourceTool',
+  'WebFetch',
+  'WebSearch',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];

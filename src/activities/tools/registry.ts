@@ -14,6 +14,8 @@ import { writeTool } from './write';
 import { taskTool } from './task';
 import { todoWriteTool } from './todo-write';
 import { listMcpResourcesTool, readMcpResourceTool } from './mcp-resource-tools';
+import { webFetchTool } from './web-fetch';
+import { webSearchTool } from './web-search';
 
 /** The tools offered to the model: one line each. The compiler checks them against TOOL_NAMES. */
 const BUILT_IN_TOOLS = {
@@ -27,6 +29,8 @@ const BUILT_IN_TOOLS = {
   Task: taskTool,
   ListMcpResourcesTool: listMcpResourcesTool,
   ReadMcpResourceTool: readMcpResourceTool,
+  WebFetch: webFetchTool,
+  WebSearch: webSearchTool,
 } satisfies { [Name in ToolName]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };

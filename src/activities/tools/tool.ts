@@ -4,6 +4,7 @@ import type { FileChange } from '../../shared/workspace';
 import type { CommandSandbox, SessionSandbox } from '../../sandbox/command-sandbox';
 import type { EffectJournal } from '../../store/effect-journal';
 import type { McpResourceAccess } from '../mcp/mcp-resources';
+import type { WebAccess } from '../web/web-access';
 
 /** What a tool sees of the session while it runs. */
 export interface ToolContext {
@@ -39,6 +40,8 @@ export interface ToolContext {
   changesSinceSnapshot?: () => Promise<FileChange[]>;
   /** The session's MCP servers' resources, for a tool that `readsMcpServers`. */
   mcp?: McpResourceAccess;
+  /** The web as the session may reach it (WebFetch, WebSearch), when the worker offers it and the session has network. */
+  web?: WebAccess;
 }
 
 /** What decides whether a conditional tool is offered to the session's model at all. */
