@@ -5,6 +5,7 @@
  * the worker turns it off (AGENT_WEB_SEARCH=0: an endpoint without server-side search).
  */
 import { z } from 'zod';
+import type { WebSearchAnswer } from '../web/web-access';
 import { defineTool, ToolError, type ToolOutput } from './tool';
 
 export const webSearchTool = defineTool({
@@ -42,10 +43,17 @@ export const webSearchTool = defineTool({
       );
     if (input.allowed_domains?.length && input.blocked_domains?.length)
       throw new ToolError('Give allowed_domains or blocked_domains, not both');
-    const answer = await context.web.search(input.query, {
-      ...(input.allowed_domains ? { allowed: input.allowed_domains } : {}),
-      ...(input.blocked_domains ? { blocked: input.blocked_domains } : {}),
-    });
+    let answer: WebSearchAnswer;
+    try {
+      answer = await context.web.search(input.query, {
+        ...(input.allowed_domains ? { allowed: input.allowed_domains } : {}),
+        ...(input.blocked_domains ? { blocked: input.blocked_domains } : {}),
+      });
+    } catch (error) {
+      // The endpoint refused or failed the search (one without server-side search, say): the model may try again or do without.
+      if (context.signal.aborted) throw error;
+      throw new ToolError(`The web search failed: ${(error as Error).message}`);
+    }
     const parts = [`Web search results for query: "${input.query}"`];
     if (answer.links.length) parts.push(`Links: ${JSON.stringify(answer.links)}`);
     else parts.push('No links found.');

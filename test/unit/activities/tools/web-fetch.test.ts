@@ -10,7 +10,7 @@ import { ModelApi } from '../../../../src/activities/model/anthropic';
 import { fetchUrl, WEB_FETCH_CHUNK_CHARS, webFetchTool } from '../../../../src/activities/tools/web-fetch';
 import { webSearchTool } from '../../../../src/activities/tools/web-search';
 import { ToolError, type ToolOutput } from '../../../../src/activities/tools/tool';
-import { answerOf, webAccessFor } from '../../../../src/activities/web/web-access';
+import { webAccessFor } from '../../../../src/activities/web/web-access';
 import { unconfined } from '../../../../src/sandbox/command-sandbox';
 import { FakeAnthropicServer, reply, text } from '../../../support/fake-anthropic';
 import { scratchDir } from '../../../support/paths';
@@ -98,34 +98,4 @@ test('WebSearch asks the small model with the server-side web_search tool and it
   await expect(
     run(webSearchTool, { query: 'x y', allowed_domains: ['a.com'], blocked_domains: ['b.com'] }),
   ).rejects.toThrow('not both');
-});
-
-test("the search's answer: the links of its results, the model's words, an error's code", () => {
-  const answer = answerOf([
-    { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'durable agents' } },
-    {
-      type: 'web_search_tool_result',
-      tool_use_id: 'srvtoolu_1',
-      content: [
-        {
-          type: 'web_search_result',
-          title: 'Temporal',
-          url: 'https://temporal.io/',
-          encrypted_content: '',
-          page_age: null,
-        },
-      ],
-    },
-    {
-      type: 'web_search_tool_result',
-      tool_use_id: 'srvtoolu_2',
-      content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' },
-    },
-    { type: 'text', text: 'Temporal runs durable workflows.', citations: null },
-  ] as never);
-  expect(answer).toEqual({
-    links: [{ title: 'Temporal', url: 'https://temporal.io/' }],
-    commentary: ['Web search error: max_uses_exceeded', 'Temporal runs durable workflows.'],
-    searches: 1,
-  });
 });
