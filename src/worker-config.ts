@@ -60,6 +60,10 @@ export interface WorkerConfig {
   mcpPackageDir?: string;
   /** `AGENT_WORKDIR_LEASE_MS`: a workdir lease not renewed for this long may be taken over (3 minutes by default). */
   workdirLeaseMs?: number;
+  /** `AGENT_WEB_FETCH=1`: WebFetch and WebSearch are offered to sessions that have network. */
+  webFetch?: boolean;
+  /** `AGENT_WEB_SEARCH=0`: WebSearch is not offered (an endpoint without the server-side web search tool). */
+  webSearch?: boolean;
   /** `AGENT_STICKY_QUEUE_TIMEOUT_MS`: how long a workflow task waits for this worker on its sticky queue (STICKY_QUEUE_TIMEOUT_MS). */
   stickyQueueTimeoutMs?: number;
 }
@@ -100,6 +104,8 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     ...mcpPackageDir(environment),
     ...workdirLease(read(environment, 'AGENT_WORKDIR_LEASE_MS')),
     ...stickyQueueTimeout(read(environment, 'AGENT_STICKY_QUEUE_TIMEOUT_MS')),
+    ...(read(environment, 'AGENT_WEB_FETCH') === '1' ? { webFetch: true } : {}),
+    ...(read(environment, 'AGENT_WEB_SEARCH') === '0' ? { webSearch: false } : {}),
   };
 }
 

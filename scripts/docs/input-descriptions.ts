@@ -66,7 +66,8 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
   allowedTools: {
     default: `all ${TOOL_NAMES.length}`,
     description:
-      'the tools the session may use, a subset of the built-in ones (`Task` is the old name of `Agent`, still accepted; see [Tools](tools.md))',
+      'the tools the session may use, a subset of the built-in ones (`Task` is the old name of `Agent`, still accepted; see [Tools](tools.md)); ' +
+      'some are offered only when they apply (MCP resources, the web tools)',
   },
   contextWindowTokens: {
     default: 'the model table’s',

@@ -3,7 +3,7 @@ import { createStopHookActivities } from './hooks/stop-hooks';
 import { createToolHookActivities } from './hooks/tool-hooks';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
 import { type AnthropicSettings, ModelApi } from './model/anthropic';
-import { createModelActivities } from './model/call-model';
+import { createModelActivities, type WebOffer } from './model/call-model';
 import { createCompactActivities } from './model/compact';
 import { createToolSummaryActivities } from './model/tool-summary';
 import { createMcpActivities } from './mcp/mcp-activities';
@@ -48,6 +48,10 @@ export interface ActivityConfig {
   mcpPackageDir?: string;
   /** `AGENT_WORKDIR_LEASE_MS`: how long a workdir lease lasts without a renewal. */
   workdirLeaseMs?: number;
+  /** `AGENT_WEB_FETCH=1`: WebFetch (and WebSearch) offered to sessions that have network. */
+  webFetch?: boolean;
+  /** `AGENT_WEB_SEARCH=0`: WebSearch not offered even with AGENT_WEB_FETCH=1. */
+  webSearch?: boolean;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
@@ -63,6 +67,8 @@ export function createActivities(config: ActivityConfig) {
     ? new McpPackages(config.mcpPackageDir, config.sandbox, npmSettings(process.env))
     : undefined;
   const mcpPool = new McpPool(config.sandbox, undefined, packages);
+  // AGENT_WEB_FETCH=1: the web tools fetch under each session's network rules and ask the small model.
+  const web = config.webFetch ? { web: { api, smallModel: config.smallModel, sandbox: config.sandbox } } : {};
   const leaseDependencies = {
     leases: config.store.leases,
     leaseMs: config.workdirLeaseMs ?? DEFAULT_WORKDIR_LEASE_MS,
@@ -82,10 +88,10 @@ export function createActivities(config: ActivityConfig) {
       ...(config.instructionsDir ? { instructionsDir: config.instructionsDir } : {}),
       leases: leaseDependencies,
     }),
-    ...createModelActivities({ store, api, live: config.store.live }),
+    ...createModelActivities({ store, api, live: config.store.live, ...webOffer(config) }),
     ...createContextActivities({ store }),
     ...createCompactActivities({ store, api }),
-    ...createToolActivities({ store, journal, sandbox: config.sandbox, live: config.store.live }),
+    ...createToolActivities({ store, journal, sandbox: config.sandbox, live: config.store.live, mcpPool, ...web }),
     ...createStopHookActivities({ sandbox: config.sandbox, store }),
     ...createToolHookActivities({ sandbox: config.sandbox, store }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
@@ -108,6 +114,18 @@ export function createActivities(config: ActivityConfig) {
       ...(config.hostId ? { hostId: config.hostId } : {}),
       ...(config.gitConfig ? { gitConfig: config.gitConfig } : {}),
     }),
+  };
+}
+
+/** The web tools the model activity offers: with AGENT_WEB_FETCH=1, to sessions whose commands have network here. */
+function webOffer(config: ActivityConfig): { web?: WebOffer } {
+  if (!config.webFetch) return {};
+  return {
+    web: {
+      fetch: true,
+      search: config.webSearch !== false,
+      hasNetwork: (network) => config.sandbox.network(network === undefined ? {} : { network }).mode !== 'none',
+    },
   };
 }
 

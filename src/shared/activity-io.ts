@@ -6,7 +6,7 @@ import type { PreparedNetwork, SandboxRequest } from './sandbox';
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
 import type { SessionHookSettings, StopHook } from './hooks';
-import type { McpCallRules, McpModelMark, McpPrepared } from './mcp';
+import type { McpCallRules, McpModelMark, McpPrepared, McpServers } from './mcp';
 import type { PreparedSubAgents, SubAgentsToPrepare } from './sub-agents';
 import type { InstructionFilesLoaded, NestedInstructionsLoaded, NestedInstructionsRequest } from './instructions';
 import type { SnapshotRecord, TakenSnapshot } from './workspace';
@@ -64,6 +64,8 @@ export interface ToolRules extends McpCallRules {
   rulePath?: string;
   /** What a `Tool(content)` rule matches when the call has no path or command: a sub-agent's type, `domain:host`. */
   ruleSpecifier?: string;
+  /** The call reads the session's MCP servers (their resources): its activity gets their configuration. */
+  readsMcpServers?: true;
 }
 
 /**
@@ -137,6 +139,8 @@ export interface CallModelInput extends TurnEndMark, McpModelMark, TranscriptMar
   append: ConversationMessage[];
   /** The results of one message together, in characters; set only below the default (small windows). */
   resultsPerMessageMaxChars?: number;
+  /** Input `network`, when the session set it: a session without network is offered no web tools. */
+  network?: SandboxRequest['network'];
 }
 
 export type CallModelOutcome = CheckpointMark &
@@ -251,6 +255,8 @@ export interface RunToolInput extends NestedInstructionsRequest {
    * otherwise the host came back, and the lost attempt's journal entry is this call's.
    */
   resumed?: { activityId: string; moved: boolean };
+  /** The session's MCP servers, for a call whose rules say it reads them (`readsMcpServers`). */
+  mcpServers?: McpServers;
 }
 
 export interface RunToolOutput extends NestedInstructionsLoaded {

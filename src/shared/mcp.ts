@@ -90,6 +90,13 @@ export interface McpToolDefinition {
   inputSchema: Record<string, unknown>;
 }
 
+/**
+ * The catalog the listing stores: the tools, and the servers that offer resources (their
+ * `initialize` capabilities name `resources`): ListMcpResourcesTool and ReadMcpResourceTool are
+ * offered only when there is one. Stored as the bare tool array when none does (as before).
+ */
+export type StoredMcpCatalog = McpToolDefinition[] | { tools: McpToolDefinition[]; resourceServers: string[] };
+
 /** What the session knows of one server: the `state` query's `mcpServers`. */
 export interface McpServerStatus {
   name: string;

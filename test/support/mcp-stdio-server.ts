@@ -9,6 +9,9 @@
  * `connect` (tries TCP connections to 127.0.0.1 ports, directly and through its HTTP_PROXY, and says
  * which answered: what a server in the sandbox can reach), `write_file` (writes a file in its working
  * directory: what the session's snapshots must see).
+ *
+ * Resources (so its capabilities include `resources`): `notes://readme` (markdown text) and
+ * `notes://pixel.png` (a one-pixel PNG, as a blob).
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -111,5 +114,20 @@ server.registerTool(
     return { content: [{ type: 'text', text: `wrote ${path}` }] };
   },
 );
+
+server.registerResource(
+  'readme',
+  'notes://readme',
+  { mimeType: 'text/markdown', description: 'How the project is built' },
+  (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: '# Notes\n\nBuild with `make all`.' }] }),
+);
+
+/** A one-pixel PNG. */
+export const PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+server.registerResource('pixel', 'notes://pixel.png', { mimeType: 'image/png' }, (uri) => ({
+  contents: [{ uri: uri.href, mimeType: 'image/png', blob: PIXEL_PNG }],
+}));
 
 void server.connect(new StdioServerTransport());

@@ -10,6 +10,15 @@ describe('the worker environment', () => {
     );
   });
 
+  test('AGENT_WEB_FETCH=1 offers the web tools; AGENT_WEB_SEARCH=0 leaves WebSearch out; unset: neither', () => {
+    expect(workerConfigFromEnvironment({ AGENT_WEB_FETCH: '1' })).toMatchObject({ webFetch: true });
+    expect(workerConfigFromEnvironment({ AGENT_WEB_FETCH: '1', AGENT_WEB_SEARCH: '0' })).toMatchObject({
+      webFetch: true,
+      webSearch: false,
+    });
+    expect(workerConfigFromEnvironment({})).not.toHaveProperty('webFetch');
+  });
+
   test('AGENT_STORE is read, and its mistakes stop the worker naming it', () => {
     expect(workerConfigFromEnvironment({ AGENT_STORE: 'postgres://db/agent' }).store).toEqual({
       kind: 'postgres',

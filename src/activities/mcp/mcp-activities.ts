@@ -22,6 +22,7 @@ import {
   type McpServerStatus,
   type McpToolDefinition,
   mcpToolName,
+  type StoredMcpCatalog,
 } from '../../shared/mcp';
 import { CallProgress, whileHeartbeating } from '../heartbeat';
 import { type ContentStore, putJson, storeText } from '../../store/content-store';
@@ -70,7 +71,10 @@ async function listMcpTools({ store, pool }: McpActivityDeps, input: ListMcpTool
   );
   // Two tools that come out with one name (cut, or characters replaced): the first is offered.
   const seen = new Set<string>();
-  const catalog = listed.flatMap(({ tools }) => tools).filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
+  const tools = listed.flatMap(({ tools }) => tools).filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
+  // The servers that offer resources: the resource tools are offered when there is one.
+  const resourceServers = listed.filter((server) => server.resources).map(({ status }) => status.name);
+  const catalog: StoredMcpCatalog = resourceServers.length ? { tools, resourceServers } : tools;
   return { toolsRef: await putJson(store, catalog), status: listed.map(({ status }) => status) };
 }
 
@@ -82,11 +86,18 @@ async function listServerTools(
   config: McpServerConfig,
   place: McpPlace,
   signal: AbortSignal,
-): Promise<{ status: McpServerStatus; tools: McpToolDefinition[] }> {
+): Promise<{ status: McpServerStatus; tools: McpToolDefinition[]; resources?: true }> {
   try {
     const connection = await pool.connect(sessionId, name, config, place);
-    const tools = definitionsOf(name, await pool.listTools(connection, signal));
-    return { status: { name, status: 'connected', tools: tools.map((tool) => tool.name) }, tools };
+    // A server may offer resources and no tools: it has no tools to list.
+    const offers = connection.client.getServerCapabilities();
+    const tools =
+      offers?.tools || !offers?.resources ? definitionsOf(name, await pool.listTools(connection, signal)) : [];
+    return {
+      status: { name, status: 'connected', tools: tools.map((tool) => tool.name) },
+      tools,
+      ...(offers?.resources ? { resources: true as const } : {}),
+    };
   } catch (error) {
     if (signal.aborted) throw new CancelledFailure('Listing MCP tools cancelled');
     return {

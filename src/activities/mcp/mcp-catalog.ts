@@ -7,21 +7,27 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { PlannedToolUse } from '../../shared/activity-io';
 import { toolUseError } from '../../shared/conversation';
-import { type McpToolDefinition, mcpRuleNames } from '../../shared/mcp';
+import { type McpToolDefinition, mcpRuleNames, type StoredMcpCatalog } from '../../shared/mcp';
 import { type ContentStore, getJson } from '../../store/content-store';
 
 /** How much of a call's arguments its one-line summary shows. */
 const SUMMARY_ARGUMENTS_CHARS = 80;
 
 export class McpCatalog {
-  private constructor(readonly tools: readonly McpToolDefinition[]) {}
+  private constructor(
+    readonly tools: readonly McpToolDefinition[],
+    /** The servers that offer resources (the resource tools are offered when there is one). */
+    readonly resourceServers: readonly string[] = [],
+  ) {}
 
   static async load(store: ContentStore, ref: string | undefined): Promise<McpCatalog | undefined> {
-    return ref ? new McpCatalog(await getJson<McpToolDefinition[]>(store, ref)) : undefined;
+    if (!ref) return undefined;
+    const stored = await getJson<StoredMcpCatalog>(store, ref);
+    return Array.isArray(stored) ? new McpCatalog(stored) : new McpCatalog(stored.tools, stored.resourceServers);
   }
 
-  static of(tools: readonly McpToolDefinition[]): McpCatalog {
-    return new McpCatalog(tools);
+  static of(tools: readonly McpToolDefinition[], resourceServers: readonly string[] = []): McpCatalog {
+    return new McpCatalog(tools, resourceServers);
   }
 
   apiDefinitions(): Anthropic.Tool[] {

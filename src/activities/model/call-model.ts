@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { CallModelInput, CallModelOutcome } from '../../shared/activity-io';
+import type { SandboxRequest } from '../../shared/sandbox';
 import { type ConversationMessage, textOf } from '../../shared/conversation';
 import { ErrorType } from '../../shared/errors';
 import { type ContentStore, putJson } from '../../store/content-store';
@@ -23,10 +24,20 @@ export interface ModelActivityDependencies {
   live?: LiveChannel;
   /** The conversations of the worker's sessions, so a turn does not read and parse its whole chain again. */
   conversations?: ConversationCache;
+  /** The web tools the worker offers (AGENT_WEB_FETCH, AGENT_WEB_SEARCH), to sessions that have network. */
+  web?: WebOffer;
+}
+
+/** Which web tools the worker offers, and whether a session's commands have network here. */
+export interface WebOffer {
+  fetch: boolean;
+  search: boolean;
+  hasNetwork(network: SandboxRequest['network']): boolean;
 }
 
 /** The dependencies with their defaults filled in: one conversation cache for all the worker's calls. */
-type ModelCallDeps = Required<Omit<ModelActivityDependencies, 'live'>> & Pick<ModelActivityDependencies, 'live'>;
+type ModelCallDeps = Required<Omit<ModelActivityDependencies, 'live' | 'web'>> &
+  Pick<ModelActivityDependencies, 'live' | 'web'>;
 
 /** The model call of a turn: the conversation by reference in, the reply and its planned tool calls out. */
 export function createModelActivities({
@@ -35,8 +46,9 @@ export function createModelActivities({
   tools = TOOLS,
   live,
   conversations = new ConversationCache(),
+  web,
 }: ModelActivityDependencies) {
-  const deps: ModelCallDeps = { store, api, tools, live, conversations };
+  const deps: ModelCallDeps = { store, api, tools, live, conversations, ...(web ? { web } : {}) };
   return {
     callModel: (input: CallModelInput): Promise<CallModelOutcome> => callModel(deps, input),
   };
@@ -56,14 +68,31 @@ async function callModel(deps: ModelCallDeps, input: CallModelInput): Promise<Ca
     : {};
   const storedRefs = { ...(checkpointRef ? { checkpointRef } : {}), ...transcript };
   const conversation = await loadConversation(store, conversationRef, conversations);
-  const { params, mcp } = await requestOf(deps, input, conversation);
+  const mcp = await McpCatalog.load(store, input.mcpToolsRef);
+  // The tools this session is offered: its allowed ones, the conditional ones only when they apply.
+  const offered = { ...input, allowedTools: offeredTools(deps, input, mcp) };
+  const params = await requestOf(deps, offered, conversation, mcp);
   const reply = await streamReply(deps, input, params);
   if (reply.kind === 'overloaded') {
     return { kind: 'overloaded', conversationRef, ...storedRefs, attempts: reply.attempts, message: reply.message };
   }
   if (reply.kind !== 'message') return { ...reply, conversationRef, ...storedRefs };
-  const response = await responseOf(deps, input, reply.message, mcp);
+  const response = await responseOf(deps, offered, reply.message, mcp);
   return { kind: 'response', conversationRef, ...storedRefs, messageCount: conversation.length, ...response };
+}
+
+/**
+ * Of the session's allowed tools, those that apply: the MCP resource tools when a server offers
+ * resources, the web tools when the worker offers them and the session has network. Decided here,
+ * in the activity, so a running session picks them up without a workflow change.
+ */
+function offeredTools({ tools, web }: ModelCallDeps, input: CallModelInput, mcp: McpCatalog | undefined): string[] {
+  const online = web ? web.hasNetwork(input.network) : false;
+  return tools.offeredNames(input.allowedTools, {
+    mcpResources: (mcp?.resourceServers.length ?? 0) > 0,
+    webFetch: online && web!.fetch,
+    webSearch: online && web!.search,
+  });
 }
 
 /** The request: the tools (built-in, then the session's MCP ones) and system prompt, cached, then the messages. */
@@ -71,10 +100,10 @@ async function requestOf(
   { store, tools }: ModelCallDeps,
   input: CallModelInput,
   conversation: ConversationMessage[],
-): Promise<{ params: Anthropic.MessageCreateParamsNonStreaming; mcp: McpCatalog | undefined }> {
+  mcp: McpCatalog | undefined,
+): Promise<Anthropic.MessageCreateParamsNonStreaming> {
   const messages = withCacheBreakpoint(await toApiMessages(store, conversation, input.resultsPerMessageMaxChars));
   // The session's MCP tools (stored by the listing activity) follow the built-in ones.
-  const mcp = await McpCatalog.load(store, input.mcpToolsRef);
   const definitions = [...tools.apiDefinitions(input.allowedTools), ...(mcp?.apiDefinitions() ?? [])];
   const params: Anthropic.MessageCreateParamsNonStreaming = {
     model: input.model,
@@ -86,7 +115,7 @@ async function requestOf(
     ),
     messages,
   };
-  return { params, mcp };
+  return params;
 }
 /** A reply, or word that the model stayed overloaded for long enough to hand the workflow the choice of another. */
 type StreamedReply = ModelReply | { kind: 'overloaded'; attempts: number; message: string };

@@ -96,7 +96,8 @@ async function prepareSession(
     instructions: instructionsSection(instructions),
   });
   const systemRef = await store.put(system);
-  const overheadChars = system.length + JSON.stringify(TOOLS.apiDefinitions(input.allowedTools)).length;
+  const overheadChars =
+    system.length + JSON.stringify(TOOLS.apiDefinitions(TOOLS.alwaysOffered(input.allowedTools))).length;
   return {
     workdir,
     ...repositoryFindings(repo, instructions, trusted),
@@ -227,7 +228,7 @@ export function buildSystemPrompt(input: {
       `- Working directory: ${input.workdir}`,
       `- Platform: ${platform()} ${release()}`,
       `- Session started: ${input.startedAt.slice(0, 10)}`,
-      `- Tools: ${input.allowedTools.join(', ')}`,
+      `- Tools: ${TOOLS.alwaysOffered(input.allowedTools).join(', ')}`,
     ].join('\n'),
     [
       '# Rules of the tools',

@@ -9,10 +9,13 @@ import { globTool } from './glob';
 import { grepTool } from './grep';
 import { displayPath, resolveInWorkdir } from './paths';
 import { readTool } from './read';
-import { type ToolDefinition, ToolError } from './tool';
+import { type ToolDefinition, ToolError, type ToolOffer } from './tool';
 import { writeTool } from './write';
 import { agentTool } from './agent';
 import { todoWriteTool } from './todo-write';
+import { listMcpResourcesTool, readMcpResourceTool } from './mcp-resource-tools';
+import { webFetchTool } from './web-fetch';
+import { webSearchTool } from './web-search';
 
 /** The tools offered to the model: one line each. The compiler checks them against TOOL_NAMES. */
 const BUILT_IN_TOOLS = {
@@ -24,6 +27,10 @@ const BUILT_IN_TOOLS = {
   Grep: grepTool,
   TodoWrite: todoWriteTool,
   Agent: agentTool,
+  ListMcpResourcesTool: listMcpResourcesTool,
+  ReadMcpResourceTool: readMcpResourceTool,
+  WebFetch: webFetchTool,
+  WebSearch: webSearchTool,
 } satisfies { [Name in Exclude<ToolName, ToolAlias>]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };
@@ -43,6 +50,19 @@ export class ToolRegistry {
     if (allowedTools && !listsTool(allowedTools, name)) return undefined;
     const canonical = canonicalToolName(name);
     return this.tools.find((tool) => tool.name === canonical);
+  }
+
+  /** Of `allowedTools`, those offered to this session: conditional tools only when their condition holds. */
+  offeredNames(allowedTools: readonly string[], offer: ToolOffer): string[] {
+    return allowedTools.filter((name) => {
+      const tool = this.find(name);
+      return !tool?.offered || tool.offered(offer);
+    });
+  }
+
+  /** Of `allowedTools`, those offered whatever the session has (the system prompt's list names these). */
+  alwaysOffered(allowedTools: readonly string[]): string[] {
+    return this.offeredNames(allowedTools, { mcpResources: false, webFetch: false, webSearch: false });
   }
 
   /** The `tools` parameter of a Messages API request (each tool once, by its own name); `input_schema` comes from the zod schema. */
@@ -202,6 +222,7 @@ function fixedRules(tool: ToolDefinition, calledAs: string): ToolRules {
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
     ...(tool.labelsItself ? { labelsItself: true as const } : {}),
     ...aliasesOf(calledAs),
+    ...(tool.readsMcpServers ? { readsMcpServers: true as const } : {}),
   };
 }
 
@@ -232,6 +253,7 @@ async function rulesOf(
     ...aliasesOf(calledAs),
     ...(tool.editsFiles ? { editsFiles: true as const } : {}),
     ...(tool.ruleNames?.length ? { ruleNames: [...tool.ruleNames] } : {}),
+    ...(tool.readsMcpServers ? { readsMcpServers: true as const } : {}),
   };
 }
 

@@ -22,6 +22,10 @@ import { LivePublisher } from '../../live/live-publisher';
 import { type ToolProgress, trackToolProgress } from '../tool-progress';
 import { inSpan } from '../../telemetry/spans';
 import { nestedInstructions } from '../session/instructions';
+import type { McpServers } from '../../shared/mcp';
+import type { McpPool } from '../mcp/mcp-pool';
+import { mcpResourceAccess } from '../mcp/mcp-resources';
+import { type WebAccess, webAccessFor, type WebTools } from '../web/web-access';
 
 export interface ToolActivityDependencies {
   store: ContentStore;
@@ -31,6 +35,10 @@ export interface ToolActivityDependencies {
   tools?: ToolRegistry;
   /** Where progress of long calls goes to the session's watchers. */
   live?: LiveChannel;
+  /** The worker's MCP connections: the resource tools read the session's servers through them. */
+  mcpPool?: McpPool;
+  /** The web tools' means (AGENT_WEB_FETCH=1): the small model and the sandbox's network rules. */
+  web?: WebTools;
 }
 
 const INTERRUPTED_AFTER = 'Interrupted by the user while it ran; it had got this far:';
@@ -73,8 +81,24 @@ type ToolRunDeps = Omit<ToolActivityDependencies, 'tools'> & { tools: ToolRegist
 /** A call whose tool exists and whose input its schema accepts. */
 type ValidCall = Extract<ReturnType<ToolRegistry['validate']>, { ok: true }>;
 
-export function createToolActivities({ store, journal, sandbox, tools = TOOLS, live }: ToolActivityDependencies) {
-  const deps: ToolRunDeps = { store, journal, sandbox, tools, live };
+export function createToolActivities({
+  store,
+  journal,
+  sandbox,
+  tools = TOOLS,
+  live,
+  mcpPool,
+  web,
+}: ToolActivityDependencies) {
+  const deps: ToolRunDeps = {
+    store,
+    journal,
+    sandbox,
+    tools,
+    live,
+    ...(mcpPool ? { mcpPool } : {}),
+    ...(web ? { web } : {}),
+  };
   return {
     /**
      * One activity per `tool_use`. A tool's own failure is an `is_error` result for the model;
@@ -139,7 +163,7 @@ async function runValidCall(
 
 /** The tool's own work. Its failures the model can act on become `is_error` results; the rest throw, to be retried. */
 async function executeTool(
-  { store, journal, sandbox }: ToolRunDeps,
+  { store, journal, sandbox, mcpPool, web }: ToolRunDeps,
   request: RunToolInput,
   validation: ValidCall,
   context: Context,
@@ -165,6 +189,10 @@ async function executeTool(
       ...(request.snapshotRef
         ? { changesSinceSnapshot: () => changesSince(store, request.workdir, request.snapshotRef!) }
         : {}),
+      ...(request.mcpServers && mcpPool
+        ? { mcp: resourceAccess(mcpPool, request, request.mcpServers, context.cancellationSignal) }
+        : {}),
+      ...webOf(web, request),
     });
   } catch (error) {
     if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');
@@ -175,6 +203,18 @@ async function executeTool(
   } finally {
     await progress.stop();
   }
+}
+
+/** The web as this session may reach it, for the web tools (none: the worker offers no web, or the session has no network). */
+function webOf(web: WebTools | undefined, request: RunToolInput): { web?: WebAccess } {
+  const access = web ? webAccessFor(web, request.sandbox) : undefined;
+  return access ? { web: access } : {};
+}
+
+/** The session's MCP servers' resources, where the session's MCP tool calls reach them. */
+function resourceAccess(pool: McpPool, request: RunToolInput, servers: McpServers, signal: AbortSignal) {
+  const place = { workdir: request.workdir, ...(request.sandbox ? { sandbox: request.sandbox } : {}) };
+  return mcpResourceAccess(pool, { sessionId: request.sessionId, servers, place }, signal);
 }
 
 /**

@@ -3,6 +3,8 @@ import type { FileState, ToolRules } from '../../shared/activity-io';
 import type { FileChange } from '../../shared/workspace';
 import type { CommandSandbox, SessionSandbox } from '../../sandbox/command-sandbox';
 import type { EffectJournal } from '../../store/effect-journal';
+import type { McpResourceAccess } from '../mcp/mcp-resources';
+import type { WebAccess } from '../web/web-access';
 
 /** What a tool sees of the session while it runs. */
 export interface ToolContext {
@@ -36,6 +38,20 @@ export interface ToolContext {
    * keeps snapshots: a command retried after its worker died reports them instead of running again.
    */
   changesSinceSnapshot?: () => Promise<FileChange[]>;
+  /** The session's MCP servers' resources, for a tool that `readsMcpServers`. */
+  mcp?: McpResourceAccess;
+  /** The web as the session may reach it (WebFetch, WebSearch), when the worker offers it and the session has network. */
+  web?: WebAccess;
+}
+
+/** What decides whether a conditional tool is offered to the session's model at all. */
+export interface ToolOffer {
+  /** One of the session's MCP servers offers resources. */
+  mcpResources: boolean;
+  /** The worker fetches for sessions (AGENT_WEB_FETCH=1) and this session has network. */
+  webFetch: boolean;
+  /** The worker searches for sessions (AGENT_WEB_SEARCH=1) and this session has network. */
+  webSearch: boolean;
 }
 
 export interface ToolOutput {
@@ -92,6 +108,10 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   rulePath?(input: z.infer<Schema>): string | undefined;
   /** What `Tool(content)` rules match when it has no path or command (a sub-agent's type). */
   ruleSpecifier?(input: z.infer<Schema>): string | undefined;
+  /** The call reads the session's MCP servers: its activity gets their configuration (`context.mcp`). */
+  readsMcpServers?: boolean;
+  /** Offered only when this says so (absent: always, as `allowedTools` permits). */
+  offered?(offer: ToolOffer): boolean;
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
   subject(input: z.infer<Schema>): string;
   /** What approval needs beyond the subject: the commands a call runs, or why rules may not approve it. */

@@ -1,5 +1,6 @@
 import { checkAgentInput, utf8Bytes } from '../../../src/shared/input';
 import { MAX_INLINE_PROMPT_BYTES } from '../../../src/shared/limits';
+import { TOOL_NAMES } from '../../../src/shared/tool-names';
 
 const REF = `sha256:${'ab'.repeat(32)}`;
 
@@ -14,7 +15,7 @@ describe('checkAgentInput', () => {
         maxTurns: 500,
         maxOutputTokens: 8192,
         systemPrompt: undefined,
-        allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Agent', 'Task'],
+        allowedTools: [...TOOL_NAMES],
         contextWindowTokens: undefined,
         fallbackModel: undefined,
         fallbackAfterOverloads: 3,

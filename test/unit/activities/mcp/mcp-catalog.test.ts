@@ -1,5 +1,8 @@
 import { McpCatalog } from '../../../../src/activities/mcp/mcp-catalog';
 import { definitionsOf } from '../../../../src/activities/mcp/mcp-activities';
+import type { StoredMcpCatalog } from '../../../../src/shared/mcp';
+import { LocalContentStore, putJson } from '../../../../src/store/content-store';
+import { scratchDir } from '../../../support/paths';
 
 const catalog = McpCatalog.of(
   definitionsOf('tracker', [
@@ -50,4 +53,15 @@ test('a call is planned with the rules the workflow follows: MCP target, approva
     errorText: expect.stringContaining('InputValidationError'),
   });
   expect(catalog.plan({ id: 'toolu_3', name: 'Read', input: {} })).toBeUndefined();
+});
+
+test('the stored catalog names the servers that offer resources; an older one (a bare array) names none', async () => {
+  const store = new LocalContentStore(scratchDir('mcp-catalog'));
+  const tools = definitionsOf('docs', [{ name: 'search', inputSchema: { type: 'object' } }]);
+  const older = await McpCatalog.load(store, await putJson(store, tools));
+  expect(older?.resourceServers).toEqual([]);
+  const stored: StoredMcpCatalog = { tools, resourceServers: ['docs'] };
+  const current = await McpCatalog.load(store, await putJson(store, stored));
+  expect(current?.resourceServers).toEqual(['docs']);
+  expect(current?.apiDefinitions().map((tool) => tool.name)).toEqual(['mcp__docs__search']);
 });

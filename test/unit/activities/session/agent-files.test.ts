@@ -15,7 +15,7 @@ test('front matter gives name, description, tools (a list or a comma-separated s
     name: 'reviewer',
     description: 'Reviews diffs',
     prompt: 'You review.',
-    tools: ['Read', 'Grep'],
+    tools: ['Read', 'Grep', 'WebFetch'],
     model: 'haiku',
     source: 'f.md',
   });

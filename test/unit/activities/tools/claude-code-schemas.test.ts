@@ -12,6 +12,9 @@ import { editTool } from '../../../../src/activities/tools/edit';
 import { grepTool } from '../../../../src/activities/tools/grep';
 import { globTool } from '../../../../src/activities/tools/glob';
 import { writeTool } from '../../../../src/activities/tools/write';
+import { listMcpResourcesTool, readMcpResourceTool } from '../../../../src/activities/tools/mcp-resource-tools';
+import { webFetchTool } from '../../../../src/activities/tools/web-fetch';
+import { webSearchTool } from '../../../../src/activities/tools/web-search';
 
 /**
  * Claude Code's types come from JSON Schema: `minItems`/`maxItems` arrays are tuple unions
@@ -40,6 +43,10 @@ const matches = {
   Glob: true satisfies Same<InputOf<typeof globTool>, ClaudeCode.GlobInput>,
   Grep: true satisfies Same<InputOf<typeof grepTool>, ClaudeCode.GrepInput>,
   Agent: true satisfies Same<InputOf<typeof agentTool>, ClaudeCode.AgentInput>,
+  ListMcpResourcesTool: true satisfies Same<InputOf<typeof listMcpResourcesTool>, ClaudeCode.ListMcpResourcesInput>,
+  ReadMcpResourceTool: true satisfies Same<InputOf<typeof readMcpResourceTool>, ClaudeCode.ReadMcpResourceInput>,
+  WebFetch: true satisfies Same<InputOf<typeof webFetchTool>, ClaudeCode.WebFetchInput>,
+  WebSearch: true satisfies Same<InputOf<typeof webSearchTool>, ClaudeCode.WebSearchInput>,
 };
 
 describe("Claude Code's tool input types", () => {

@@ -10,6 +10,7 @@ import {
 } from '../../../../src/workflows/core/loop-state';
 import { loopState } from '../../../support/loop-state';
 import { readCall, response, usage } from '../../../support/model-outcomes';
+import { TOOL_NAMES } from '../../../../src/shared/tool-names';
 
 describe('the initial state', () => {
   test('starts with the prompt as the one pending message, nothing sent, per-turn recovery state clear', () => {
@@ -28,17 +29,7 @@ describe('the initial state', () => {
       consecutiveAutocompactFailures: 0,
     });
     expect(initial.pendingMessages).toEqual([{ role: 'user', kind: 'text', content: { text: 'do it' } }]);
-    expect(initial.allowedTools).toEqual([
-      'Read',
-      'Write',
-      'Edit',
-      'Bash',
-      'Glob',
-      'Grep',
-      'TodoWrite',
-      'Agent',
-      'Task',
-    ]);
+    expect(initial.allowedTools).toEqual([...TOOL_NAMES]);
     expect(loopState({}, { contextWindowTokens: 50_000 }).contextWindowTokens).toBe(50_000);
   });
 

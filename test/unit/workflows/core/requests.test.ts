@@ -8,6 +8,7 @@ import {
 } from '../../../../src/workflows/core/requests';
 import { loopState } from '../../../support/loop-state';
 import { readCall } from '../../../support/model-outcomes';
+import { TOOL_NAMES } from '../../../../src/shared/tool-names';
 
 describe('activity inputs from the loop state', () => {
   test('the model call names the conversation by reference and adds only what is new; an escalation asks for more output', () => {
@@ -20,7 +21,7 @@ describe('activity inputs from the loop state', () => {
       fallbackModel: undefined,
       fallbackAfterOverloads: 3,
       systemRef: 'sha256:system',
-      allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Agent', 'Task'],
+      allowedTools: [...TOOL_NAMES],
       workdir: '/real/repo',
       conversationRef: 'sha256:c',
       append: pending,

@@ -1,4 +1,5 @@
 /** What a sub-agent inherits from its parent, what its type changes, and that it never exceeds its parent. */
+import { TOOL_NAMES } from '../../../../src/shared/tool-names';
 import { checkAgentInput } from '../../../../src/shared/input';
 import { type AgentResult } from '../../../../src/shared/contract';
 import { agentTypes } from '../../../../src/shared/sub-agents';
@@ -416,9 +417,8 @@ describe("Claude Code's agent definitions (patched('sub-agent-definitions'))", (
     });
     const careful = start(parent, 'careful');
     expect(careful.ok && careful.input).toMatchObject({
-      allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite'].filter(
-        (tool) => tool !== 'Bash' && tool !== 'Write',
-      ),
+      // The parent's tools (all of them) but the sub-agent tool and the disallowed ones.
+      allowedTools: TOOL_NAMES.filter((tool) => !['Agent', 'Task', 'Bash', 'Write'].includes(tool)),
       maxTurns: 4,
       model: 'claude-haiku-5-5',
       prompt: 'Read CONTRIBUTING.md first.\n\nDo it',
