@@ -8,9 +8,11 @@
 import type * as ClaudeCode from '@anthropic-ai/claude-agent-sdk/sdk-tools';
 import type { z } from 'zod';
 import { agentTool } from '../../../../src/activities/tools/agent';
+import { bashTool } from '../../../../src/activities/tools/bash';
 import { editTool } from '../../../../src/activities/tools/edit';
 import { grepTool } from '../../../../src/activities/tools/grep';
 import { globTool } from '../../../../src/activities/tools/glob';
+import { todoWriteTool } from '../../../../src/activities/tools/todo-write';
 import { writeTool } from '../../../../src/activities/tools/write';
 
 /**
@@ -39,6 +41,8 @@ const matches = {
   Edit: true satisfies Same<InputOf<typeof editTool>, ClaudeCode.FileEditInput>,
   Glob: true satisfies Same<InputOf<typeof globTool>, ClaudeCode.GlobInput>,
   Grep: true satisfies Same<InputOf<typeof grepTool>, ClaudeCode.GrepInput>,
+  Bash: true satisfies Same<InputOf<typeof bashTool>, ClaudeCode.BashInput>,
+  TodoWrite: true satisfies Same<InputOf<typeof todoWriteTool>, ClaudeCode.TodoWriteInput>,
   Agent: true satisfies Same<InputOf<typeof agentTool>, ClaudeCode.AgentInput>,
 };
 
