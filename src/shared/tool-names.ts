@@ -2,7 +2,18 @@
  * Tools offered to the model, with Claude Code compatible names. `Task` is the sub-agent tool's
  * name before Claude Code 2.1.63 renamed it `Agent`: still accepted wherever a tool is named.
  */
-export const TOOL_NAMES = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Agent', 'Task'] as const;
+export const TOOL_NAMES = [
+  'Read',
+  'Write',
+  'Edit',
+  'Bash',
+  'Glob',
+  'Grep',
+  'TodoWrite',
+  'Agent',
+  'Task',
+  'NotebookEdit',
+] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 /**

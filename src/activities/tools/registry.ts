@@ -12,6 +12,7 @@ import { readTool } from './read';
 import { type ToolDefinition, ToolError } from './tool';
 import { writeTool } from './write';
 import { agentTool } from './agent';
+import { notebookEditTool } from './notebook-edit';
 import { todoWriteTool } from './todo-write';
 
 /** The tools offered to the model: one line each. The compiler checks them against TOOL_NAMES. */
@@ -24,6 +25,7 @@ const BUILT_IN_TOOLS = {
   Grep: grepTool,
   TodoWrite: todoWriteTool,
   Agent: agentTool,
+  NotebookEdit: notebookEditTool,
 } satisfies { [Name in Exclude<ToolName, ToolAlias>]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };

@@ -14,7 +14,7 @@ describe('checkAgentInput', () => {
         maxTurns: 500,
         maxOutputTokens: 8192,
         systemPrompt: undefined,
-        allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Agent', 'Task'],
+        allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Agent', 'Task', 'NotebookEdit'],
         contextWindowTokens: undefined,
         fallbackModel: undefined,
         fallbackAfterOverloads: 3,

@@ -38,6 +38,7 @@ describe('the initial state', () => {
       'TodoWrite',
       'Agent',
       'Task',
+      'NotebookEdit',
     ]);
     expect(loopState({}, { contextWindowTokens: 50_000 }).contextWindowTokens).toBe(50_000);
   });
