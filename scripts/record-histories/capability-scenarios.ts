@@ -1,5 +1,5 @@
 /**
- * The recorded paths of Claude Code's capabilities: sub-agents (Task) as child workflows, one of
+ * The recorded paths of Claude Code's capabilities: sub-agents (Agent, and Task its old name) as child workflows, one of
  * which asks for approval through its parent, and one whose type asks for tools its parent does
  * not have (`patched('sub-agent-bounds')`). The sub-agents' own histories are recorded too.
  */
@@ -49,7 +49,30 @@ function boundedSubAgentHandler(request: RecordedRequest): FakeReply {
   return reply([text('The sub-agent could not fix it.')]);
 }
 
+/** Claude Code 2.1's name: an Agent call (with its model alias) and, beside it, one by the old name Task. */
+function agentToolHandler(request: RecordedRequest): FakeReply {
+  const task = firstText(request);
+  if (task.includes('Count the notes'))
+    return turnOf(request) === 0
+      ? reply([toolUse('Glob', { pattern: 'notes/*' }, 'toolu_count')])
+      : reply([text('one note')]);
+  if (task.includes('Name the notes')) return reply([text('a.txt')]);
+  if (turnOf(request) === 0)
+    return reply([
+      toolUse('Agent', { description: 'count notes', prompt: 'Count the notes', model: 'haiku' }, 'toolu_agent'),
+      toolUse('Task', { description: 'name notes', prompt: 'Name the notes' }, 'toolu_old_task'),
+    ]);
+  return reply([text('Both agents answered.')]);
+}
+
 export const capabilityScenarios: Scenario[] = [
+  {
+    name: 'agent-tool',
+    files: { 'notes/a.txt': 'alpha\n' },
+    handler: agentToolHandler,
+    input: { toolSummaries: false },
+    childToolUseIds: ['toolu_agent'],
+  },
   {
     name: 'sub-agents',
     files: { 'notes/a.txt': 'alpha\n' },

@@ -16,6 +16,7 @@ export const TOOL_NAMES = [
   'ReadMcpResourceTool',
   'WebFetch',
   'WebSearch',
+  'NotebookEdit',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

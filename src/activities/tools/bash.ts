@@ -26,6 +26,14 @@ export const bashTool = defineTool({
       command: z.string().min(1).describe('The command to run'),
       timeout: z.number().int().positive().max(BASH_MAX_TIMEOUT_MS).optional().describe('Timeout in milliseconds'),
       description: z.string().optional().describe('What the command does, in 5 to 10 words'),
+      run_in_background: z
+        .boolean()
+        .optional()
+        .describe('Run the command in the background (not available yet: run it in the foreground with a timeout)'),
+      dangerouslyDisableSandbox: z
+        .boolean()
+        .optional()
+        .describe('Accepted, never honoured: commands always run in the sandbox'),
     })
     .strict(),
   needsApproval: true,
@@ -37,6 +45,11 @@ export const bashTool = defineTool({
   resultsClearable: true,
   readsFile: false,
   changesFiles: true,
+  // Background commands come with their own issue: until then the call is answered, never run.
+  refusal: (input) =>
+    input.run_in_background
+      ? `Background commands are not available yet: run it in the foreground with a timeout of at most ${BASH_MAX_TIMEOUT_MS} ms (run_in_background: false).`
+      : undefined,
   subject: (input) => input.command,
   async approvalFacts(input, { workdir }) {
     const line = await parseCommandLine(input.command, workdir);
@@ -67,6 +80,7 @@ export const bashTool = defineTool({
       );
     }
     parts.push(run.output.trimEnd() || '(no output)');
+    if (input.dangerouslyDisableSandbox) parts.push(SANDBOX_STAYS_ON);
     if (run.timedOut) {
       parts.push(`Command timed out after ${timeoutMs} ms and was killed.`);
       return { text: parts.join('\n\n'), isError: true };
@@ -81,6 +95,10 @@ export const bashTool = defineTool({
     return { text: parts.join('\n\n'), isError: run.exitCode !== 0 };
   },
 });
+
+/** The answer to `dangerouslyDisableSandbox: true`: nothing a model sends turns the sandbox off. */
+const SANDBOX_STAYS_ON =
+  'Note: dangerouslyDisableSandbox is not honoured here: the command ran in the sandbox, as every command does.';
 
 /** What a process says when the sandbox's limits stopped it (fork, an allocation), or the signal a limit sends. */
 const LIMIT_SYMPTOMS =

@@ -12,6 +12,7 @@ import { readTool } from './read';
 import { type ToolDefinition, ToolError, type ToolOffer } from './tool';
 import { writeTool } from './write';
 import { agentTool } from './agent';
+import { notebookEditTool } from './notebook-edit';
 import { todoWriteTool } from './todo-write';
 import { listMcpResourcesTool, readMcpResourceTool } from './mcp-resource-tools';
 import { webFetchTool } from './web-fetch';
@@ -31,6 +32,7 @@ const BUILT_IN_TOOLS = {
   ReadMcpResourceTool: readMcpResourceTool,
   WebFetch: webFetchTool,
   WebSearch: webSearchTool,
+  NotebookEdit: notebookEditTool,
 } satisfies { [Name in Exclude<ToolName, ToolAlias>]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };

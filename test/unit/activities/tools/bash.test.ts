@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { bashTool } from '../../../../src/activities/tools/bash';
+import { TOOLS } from '../../../../src/activities/tools/registry';
 import { commandEnvironment } from '../../../../src/sandbox/command-environment';
 import { CappedOutput } from '../../../../src/sandbox/process-group';
 import { inputError, toolWorkdir, type ToolWorkdir } from '../../../support/tool-workdir';
@@ -148,5 +149,36 @@ describe('Bash', () => {
     expect(inputError('Bash', { command: 'ls', timeout: 600_001 })).toContain('- `timeout`:');
     expect(inputError('Bash', { command: 'ls', timeout: 0 })).toContain('- `timeout`:');
     expect(inputError('Bash', { command: 'ls', cwd: '/' })).toContain('unexpected parameter(s): cwd');
+  });
+
+  test('run_in_background is answered before anything runs or asks a person: run it in the foreground', async () => {
+    const planned = await TOOLS.plan(
+      { id: 'toolu_1', name: 'Bash', input: { command: 'touch started', run_in_background: true } },
+      repo.path,
+      ['Bash'],
+    );
+    expect(planned.plan).toEqual({
+      ok: false,
+      errorText:
+        '<tool_use_error>Background commands are not available yet: run it in the foreground with a timeout of at most 600000 ms (run_in_background: false).</tool_use_error>',
+      rules: { needsApproval: true, cancelsLaterCallsOnError: true, changesFiles: true },
+    });
+    expect(existsSync(join(repo.path, 'started'))).toBe(false);
+    const foreground = await TOOLS.plan(
+      { id: 'toolu_2', name: 'Bash', input: { command: 'ls', run_in_background: false } },
+      repo.path,
+      ['Bash'],
+    );
+    expect(foreground.plan.ok).toBe(true);
+  });
+
+  test('dangerouslyDisableSandbox is accepted and never honoured: the result says the sandbox stayed on', async () => {
+    expect(inputError('Bash', { command: 'ls', dangerouslyDisableSandbox: true })).toBeUndefined();
+    const output = await bashTool.execute({ command: 'echo hi', dangerouslyDisableSandbox: true }, repo.context());
+    expect(output.text).toBe(
+      'hi\n\nNote: dangerouslyDisableSandbox is not honoured here: the command ran in the sandbox, as every command does.\n\nExit code: 0',
+    );
+    const plain = await bashTool.execute({ command: 'echo hi' }, repo.context());
+    expect(plain.text).toBe('hi\n\nExit code: 0');
   });
 });

@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256 } from '../../../../src/activities/tools/paths';
 import { readTool } from '../../../../src/activities/tools/read';
+import { TOOLS } from '../../../../src/activities/tools/registry';
 import { ToolError } from '../../../../src/activities/tools/tool';
 import { inputError, toolWorkdir, type ToolWorkdir } from '../../../support/tool-workdir';
 
@@ -140,5 +141,78 @@ describe('Read of images and PDFs', () => {
     await expect(readTool.execute({ file_path: 'big.pdf' }, repo.context())).rejects.toThrow(
       'big.pdf is 10.5 MB; PDFs of at most 10 MB can be shown. Use a smaller version.',
     );
+  });
+});
+
+describe("Read's Claude Code fields: pages, allow_large, notebooks", () => {
+  const plan = (input: Record<string, unknown>) =>
+    TOOLS.plan({ id: 'toolu_1', name: 'Read', input }, repo.path, ['Read']).then((planned) => planned.plan);
+
+  test('pages on a PDF: the whole PDF is shown, the pages asked for named; a bad range or a non-PDF is answered first', async () => {
+    repo.write('doc.pdf', '%PDF-1.4 tiny');
+    const read = await readTool.execute({ file_path: 'doc.pdf', pages: '3-5' }, repo.context());
+    expect(read.text).toContain('Pages are not cut out here: the whole PDF is shown; look at pages 3-5.');
+    expect(read.media).toMatchObject([{ kind: 'document', mediaType: 'application/pdf' }]);
+    expect(await plan({ file_path: 'doc.pdf', pages: '3' })).toMatchObject({ ok: true });
+    expect(await plan({ file_path: 'doc.pdf', pages: '1-20' })).toMatchObject({ ok: true });
+    expect(await plan({ file_path: 'doc.pdf', pages: '1-21' })).toMatchObject({
+      ok: false,
+      errorText: '<tool_use_error>pages "1-21" names 21 pages; at most 20 can be read at once.</tool_use_error>',
+    });
+    for (const pages of ['0', '5-3', 'two', '1,3'])
+      expect(await plan({ file_path: 'doc.pdf', pages })).toMatchObject({
+        ok: false,
+        errorText: expect.stringContaining('is not a page range'),
+      });
+    expect(await plan({ file_path: 'a.txt', pages: '1' })).toMatchObject({
+      ok: false,
+      errorText: expect.stringContaining('pages applies to PDF files only'),
+    });
+  });
+
+  test('allow_large reads past the 2000-line default; the 100,000-character limit still holds', async () => {
+    repo.write('long.txt', Array.from({ length: 2500 }, (_, index) => `line ${index + 1}`).join('\n'));
+    const byDefault = await readTool.execute({ file_path: 'long.txt' }, repo.context());
+    expect(byDefault.text).toContain('(Showing lines 1-2000 of 2500.');
+    const large = await readTool.execute({ file_path: 'long.txt', allow_large: true }, repo.context());
+    expect(large.text.split('\n')).toHaveLength(2500);
+    expect(large.text).not.toContain('Showing lines');
+    repo.write('wide.txt', Array.from({ length: 3000 }, () => 'x'.repeat(60)).join('\n'));
+    await expect(readTool.execute({ file_path: 'wide.txt', allow_large: true }, repo.context())).rejects.toThrow(
+      /more than 100000 can be returned at once/,
+    );
+  });
+
+  test('a notebook shows its cells with ids and outputs, and is known as read', async () => {
+    const notebook = JSON.stringify({
+      nbformat: 4,
+      nbformat_minor: 5,
+      metadata: { language_info: { name: 'python' } },
+      cells: [
+        { cell_type: 'markdown', id: 'intro', metadata: {}, source: ['# Title\n', 'text'] },
+        {
+          cell_type: 'code',
+          id: 'calc',
+          metadata: {},
+          execution_count: 1,
+          source: 'print(1 + 1)',
+          outputs: [{ output_type: 'stream', name: 'stdout', text: ['2\n'] }],
+        },
+      ],
+    });
+    repo.write('nb.ipynb', notebook);
+    const read = await readTool.execute({ file_path: 'nb.ipynb' }, repo.context());
+    expect(read.text).toBe(
+      '<cell id="intro"><cell_type>markdown</cell_type># Title\ntext</cell id="intro">\n\n<cell id="calc">print(1 + 1)</cell id="calc">\n2\n',
+    );
+    expect(read.fileState).toEqual({ path: join(repo.path, 'nb.ipynb'), sha256: sha256(notebook) });
+    // offset or limit: its JSON, as lines.
+    expect((await readTool.execute({ file_path: 'nb.ipynb', offset: 1 }, repo.context())).text).toContain('1\t{');
+  });
+
+  test("its input is Claude Code's: pages a string, allow_large a boolean", () => {
+    expect(inputError('Read', { file_path: 'a.pdf', pages: '1-5', allow_large: true })).toBeUndefined();
+    expect(inputError('Read', { file_path: 'a.pdf', pages: 3 })).toContain('- `pages`:');
+    expect(inputError('Read', { file_path: 'a.txt', allow_large: 'yes' })).toContain('- `allow_large`:');
   });
 });
