@@ -2,6 +2,7 @@
  * What crosses the workflow/activity boundary: each activity's input and output.
  * No classes, Maps, Dates or functions: everything here is serialised into Temporal history.
  */
+import type { PreparedSkills } from './skills';
 import type { PreparedNetwork, SandboxRequest } from './sandbox';
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
@@ -50,6 +51,8 @@ export interface ToolRules extends McpCallRules {
   labelsItself?: true;
   /** The workflow runs the call as a child workflow (Task): a sub-agent, not a tool activity. */
   subAgent?: true;
+  /** The call loads one of the session's skills (Skill): its activity is told where they are (`skillsRef`). */
+  loadsSkill?: true;
 }
 
 /**
@@ -123,6 +126,8 @@ export interface CallModelInput extends TurnEndMark, McpModelMark, TranscriptMar
   append: ConversationMessage[];
   /** The results of one message together, in characters; set only below the default (small windows). */
   resultsPerMessageMaxChars?: number;
+  /** The session's skills (a stored SkillEntry[]): the Skill tool is offered only with them. */
+  skillsRef?: string;
 }
 
 export type CallModelOutcome = CheckpointMark &
@@ -237,6 +242,8 @@ export interface RunToolInput extends NestedInstructionsRequest {
    * otherwise the host came back, and the lost attempt's journal entry is this call's.
    */
   resumed?: { activityId: string; moved: boolean };
+  /** The session's skills, for a call that loads one (Skill). */
+  skillsRef?: string;
 }
 
 export interface RunToolOutput extends NestedInstructionsLoaded {
@@ -268,7 +275,7 @@ export interface PrepareSessionInput extends SubAgentsToPrepare {
 }
 
 export interface PrepareSessionOutput
-  extends PreparedSubAgents, McpPrepared, SessionHookSettings, InstructionFilesLoaded {
+  extends PreparedSubAgents, PreparedSkills, McpPrepared, SessionHookSettings, InstructionFilesLoaded {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
   workdir: string;
   /** Stop hooks from the repository's settings, read once at the start (a snapshot); only when trusted. */

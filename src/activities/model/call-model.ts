@@ -75,7 +75,8 @@ async function requestOf(
   const messages = withCacheBreakpoint(await toApiMessages(store, conversation, input.resultsPerMessageMaxChars));
   // The session's MCP tools (stored by the listing activity) follow the built-in ones.
   const mcp = await McpCatalog.load(store, input.mcpToolsRef);
-  const definitions = [...tools.apiDefinitions(input.allowedTools), ...(mcp?.apiDefinitions() ?? [])];
+  const skills = input.skillsRef !== undefined;
+  const definitions = [...tools.apiDefinitions(input.allowedTools, { skills }), ...(mcp?.apiDefinitions() ?? [])];
   const params: Anthropic.MessageCreateParamsNonStreaming = {
     model: input.model,
     max_tokens: input.maxOutputTokens,

@@ -72,7 +72,7 @@ async function compactConversation({ store, api }: CompactDeps, input: CompactIn
   // Every tool stays declared (the history holds tool_use blocks of any of them, the session's
   // MCP tools included), none callable.
   const mcp = await McpCatalog.load(store, input.mcpToolsRef);
-  const tools = [...TOOLS.apiDefinitions(), ...(mcp?.apiDefinitions() ?? [])];
+  const tools = [...TOOLS.apiDefinitions(undefined, { skills: true }), ...(mcp?.apiDefinitions() ?? [])];
   const message = await summarise(store, api, input, { messages, system, tools });
   const summary = summaryOf(message);
 

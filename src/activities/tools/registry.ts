@@ -11,6 +11,7 @@ import { displayPath, resolveInWorkdir } from './paths';
 import { readTool } from './read';
 import { type ToolDefinition, ToolError } from './tool';
 import { writeTool } from './write';
+import { skillTool } from './skill';
 import { taskTool } from './task';
 import { todoWriteTool } from './todo-write';
 
@@ -24,6 +25,7 @@ const BUILT_IN_TOOLS = {
   Grep: grepTool,
   TodoWrite: todoWriteTool,
   Task: taskTool,
+  Skill: skillTool,
 } satisfies { [Name in ToolName]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };
@@ -41,9 +43,17 @@ export class ToolRegistry {
     return this.tools.find((tool) => tool.name === name);
   }
 
-  /** The `tools` parameter of a Messages API request; `input_schema` comes from the zod schema. */
-  apiDefinitions(allowedTools: readonly string[] = this.tools.map((tool) => tool.name)): Anthropic.Tool[] {
-    return this.tools.filter((tool) => allowedTools.includes(tool.name)).map((tool) => this.definitionOf(tool));
+  /**
+   * The `tools` parameter of a Messages API request; `input_schema` comes from the zod schema.
+   * The Skill tool only for a session that has skills.
+   */
+  apiDefinitions(
+    allowedTools: readonly string[] = this.tools.map((tool) => tool.name),
+    { skills = false }: { skills?: boolean } = {},
+  ): Anthropic.Tool[] {
+    return this.tools
+      .filter((tool) => allowedTools.includes(tool.name) && (skills || !tool.loadsSkill))
+      .map((tool) => this.definitionOf(tool));
   }
 
   private definitionOf(tool: ToolDefinition): Anthropic.Tool {
@@ -162,6 +172,7 @@ function fixedRules(tool: ToolDefinition): ToolRules {
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
     ...(tool.labelsItself ? { labelsItself: true as const } : {}),
+    ...(tool.loadsSkill ? { loadsSkill: true as const } : {}),
   };
 }
 
@@ -182,6 +193,7 @@ async function rulesOf(
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
     ...(tool.labelsItself ? { labelsItself: true as const } : {}),
+    ...(tool.loadsSkill ? { loadsSkill: true as const } : {}),
   };
 }
 

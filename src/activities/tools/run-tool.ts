@@ -22,6 +22,7 @@ import { LivePublisher } from '../../live/live-publisher';
 import { type ToolProgress, trackToolProgress } from '../tool-progress';
 import { inSpan } from '../../telemetry/spans';
 import { nestedInstructions } from '../session/instructions';
+import { loadSkills } from '../session/session-skills';
 
 export interface ToolActivityDependencies {
   store: ContentStore;
@@ -164,6 +165,9 @@ async function executeTool(
       onOutput: call.onOutput,
       ...(request.snapshotRef
         ? { changesSinceSnapshot: () => changesSince(store, request.workdir, request.snapshotRef!) }
+        : {}),
+      ...(request.skillsRef
+        ? { skills: { list: () => loadSkills(store, request.skillsRef!), body: (skill) => store.get(skill.bodyRef) } }
         : {}),
     });
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { FileState, ToolRules } from '../../shared/activity-io';
 import type { FileChange } from '../../shared/workspace';
+import type { SkillEntry } from '../../shared/skills';
 import type { CommandSandbox, SessionSandbox } from '../../sandbox/command-sandbox';
 import type { EffectJournal } from '../../store/effect-journal';
 
@@ -31,6 +32,8 @@ export interface ToolContext {
   onOutput?: (chunk: string) => void;
   /** A person approved this very call. */
   approved?: boolean;
+  /** The session's skills (sessions with skills only): their list and each one's instructions. */
+  skills?: { list(): Promise<SkillEntry[]>; body(skill: SkillEntry): Promise<string> };
   /**
    * The files changed since the session's last snapshot (taken before this call), when the session
    * keeps snapshots: a command retried after its worker died reports them instead of running again.
@@ -79,6 +82,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   labelsItself?: boolean;
   /** The workflow runs the call as a child workflow (Task), not as a tool activity. */
   runsAsSubAgent?: boolean;
+  /** The call loads one of the session's skills (Skill): it is offered, and runs, only with them. */
+  loadsSkill?: boolean;
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
   subject(input: z.infer<Schema>): string;
   /** What approval needs beyond the subject: the commands a call runs, or why rules may not approve it. */

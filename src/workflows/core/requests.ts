@@ -33,6 +33,7 @@ export function callModelRequest(state: LoopState): CallModelInput {
     // Only what differs from the default travels in history.
     ...(resultsPerMessageMaxChars < TOOL_RESULTS_PER_MESSAGE_MAX_CHARS ? { resultsPerMessageMaxChars } : {}),
     ...(state.mcp ? { mcpToolsRef: state.mcp.toolsRef } : {}),
+    ...(state.skillsRef ? { skillsRef: state.skillsRef } : {}),
   };
 }
 
@@ -89,6 +90,7 @@ export function runToolRequest(
     ...(approval?.approved ? { approved: true as const } : {}),
     // Only what reads files needs to know which directories' instruction files were shown.
     ...(rulesOf(call).readsFile && state.instructionDirs?.length ? { instructionDirs: state.instructionDirs } : {}),
+    ...(rulesOf(call).loadsSkill && state.skillsRef ? { skillsRef: state.skillsRef } : {}),
   };
 }
 

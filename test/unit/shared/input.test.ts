@@ -14,7 +14,7 @@ describe('checkAgentInput', () => {
         maxTurns: 500,
         maxOutputTokens: 8192,
         systemPrompt: undefined,
-        allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task'],
+        allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task', 'Skill'],
         contextWindowTokens: undefined,
         fallbackModel: undefined,
         fallbackAfterOverloads: 3,

@@ -395,7 +395,7 @@ describe("Claude Code's agent definitions (patched('sub-agent-definitions'))", (
     });
     const careful = start(parent, 'careful');
     expect(careful.ok && careful.input).toMatchObject({
-      allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite'].filter(
+      allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Skill'].filter(
         (tool) => tool !== 'Bash' && tool !== 'Write',
       ),
       maxTurns: 4,
