@@ -44,6 +44,8 @@ export interface WorkerConfig {
   hostId?: string;
   /** `AGENT_INSTRUCTIONS_DIR`: a directory whose AGENTS.md and CLAUDE.md go into every session's system prompt. */
   instructionsDir?: string;
+  /** `AGENT_SKILLS_DIR`: a directory of skills (`<name>/SKILL.md`) every session has (docs/skills.md). */
+  skillsDir?: string;
   /**
    * `AGENT_GIT_CONFIG`: a git config file that the clone and push of `repo` sessions read as
    * their global config (credential helpers, `url.<base>.insteadOf`); no other git config is read.
@@ -99,6 +101,7 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     trustRepoHooks: read(environment, 'AGENT_TRUST_REPO_HOOKS') === '1',
     ...hostSetting(read(environment, 'AGENT_HOST_ID')),
     ...withInstructionsDir(read(environment, 'AGENT_INSTRUCTIONS_DIR')),
+    ...withSkillsDir(read(environment, 'AGENT_SKILLS_DIR')),
     ...withGitConfig(read(environment, 'AGENT_GIT_CONFIG')),
     ...snapshotLimit(read(environment, 'AGENT_SNAPSHOT_MAX_FILE_BYTES')),
     ...mcpPackageDir(environment),
@@ -226,6 +229,7 @@ export const MISSING_API_KEY_MESSAGE =
 
 const withInstructionsDir = (directory: string | undefined) =>
   directory ? { instructionsDir: resolve(directory) } : {};
+const withSkillsDir = (directory: string | undefined) => (directory ? { skillsDir: resolve(directory) } : {});
 const withGitConfig = (file: string | undefined) => (file ? { gitConfig: resolve(file) } : {});
 const withEncryption = (encryption: EncryptionKeys | undefined) => (encryption ? { encryption } : {});
 const withDeployment = (deployment: DeploymentSetting | undefined) => (deployment ? { deployment } : {});

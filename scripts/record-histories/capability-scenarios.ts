@@ -2,6 +2,8 @@
  * The recorded paths of Claude Code's capabilities: sub-agents (Agent, and Task its old name) as child workflows, one of
  * which asks for approval through its parent, and one whose type asks for tools its parent does
  * not have (`patched('sub-agent-bounds')`). The sub-agents' own histories are recorded too.
+ * Claude Code's agent definitions (`patched('sub-agent-definitions')`) and a skill loaded by the
+ * Skill tool: `agent-definitions`.
  */
 import type { FakeReply, RecordedRequest } from '../../test/support/fake-anthropic';
 import { reply, text, toolUse, turnOf } from '../../test/support/fake-anthropic';
@@ -65,6 +67,28 @@ function agentToolHandler(request: RecordedRequest): FakeReply {
   return reply([text('Both agents answered.')]);
 }
 
+/** A skill is loaded, then a general-purpose sub-agent (no type) and a capped type (maxTurns 1, no Bash) run. */
+function agentDefinitionsHandler(request: RecordedRequest): FakeReply {
+  const task = firstText(request);
+  if (task.includes('Count the notes'))
+    return turnOf(request) === 0
+      ? reply([toolUse('Glob', { pattern: 'notes/*' }, 'toolu_count')])
+      : reply([text('one note')]);
+  if (task.includes('Glance at the notes'))
+    return reply([toolUse('Read', { file_path: 'notes/a.txt' }, 'toolu_glance')]);
+  if (turnOf(request) === 0) return reply([toolUse('Skill', { skill: 'notes', args: 'all' }, 'toolu_skill')]);
+  if (turnOf(request) === 1)
+    return reply([
+      toolUse('Task', { description: 'count notes', prompt: 'Count the notes' }, 'toolu_general'),
+      toolUse(
+        'Task',
+        { description: 'glance', prompt: 'Glance at the notes', subagent_type: 'glancer' },
+        'toolu_glancer',
+      ),
+    ]);
+  return reply([text('Notes counted.')]);
+}
+
 export const capabilityScenarios: Scenario[] = [
   {
     name: 'agent-tool',
@@ -102,5 +126,29 @@ export const capabilityScenarios: Scenario[] = [
       agents: { fixer: { description: 'Fixes bugs', prompt: 'You fix bugs.', tools: ['Read', 'Bash', 'Write'] } },
     },
     childToolUseIds: ['toolu_fixer'],
+  },
+  {
+    name: 'agent-definitions',
+    files: {
+      'notes/a.txt': 'alpha\n',
+      '.claude/skills/notes/SKILL.md':
+        '---\nname: notes\ndescription: How to handle notes\n---\nCount $ARGUMENTS notes.\n',
+    },
+    handler: agentDefinitionsHandler,
+    input: {
+      toolSummaries: false,
+      trustRepoHooks: true,
+      agents: {
+        glancer: {
+          description: 'Glances',
+          prompt: 'You glance.',
+          disallowedTools: ['Bash'],
+          maxTurns: 1,
+          initialPrompt: 'Be quick.',
+          effort: 'low',
+        },
+      },
+    },
+    childToolUseIds: ['toolu_general', 'toolu_glancer'],
   },
 ];

@@ -38,6 +38,8 @@ export interface ActivityConfig {
   hostId?: string;
   /** `AGENT_INSTRUCTIONS_DIR`: the user's instruction files (AGENTS.md, CLAUDE.md) for every session. */
   instructionsDir?: string;
+  /** `AGENT_SKILLS_DIR`: the worker's skills (`<name>/SKILL.md`) for every session. */
+  skillsDir?: string;
   /** `AGENT_GIT_CONFIG`: the global git config of `repo` sessions' clone and push. */
   gitConfig?: string;
   /** `AGENT_SNAPSHOT_MAX_FILE_BYTES`: the size over which snapshots record a file by its metadata. */
@@ -86,6 +88,7 @@ export function createActivities(config: ActivityConfig) {
       sandbox: config.sandbox,
       ...(config.hostId ? { hostId: config.hostId } : {}),
       ...(config.instructionsDir ? { instructionsDir: config.instructionsDir } : {}),
+      ...(config.skillsDir ? { skillsDir: config.skillsDir } : {}),
       leases: leaseDependencies,
     }),
     ...createModelActivities({ store, api, live: config.store.live, ...webOffer(config) }),

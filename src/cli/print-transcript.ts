@@ -84,6 +84,8 @@ function formatSessionEntry(entry: Extract<TranscriptEntry, { type: 'session' }>
       entry.skippedRepoAgents?.length
         ? `  ⚑ repository agent types not used: ${entry.skippedRepoAgents.join(', ')}`
         : undefined,
+      entry.skills?.length ? `  skills: ${entry.skills.join(', ')}` : undefined,
+      entry.skippedSkills?.length ? `  ⚑ skills not used: ${entry.skippedSkills.join(', ')}` : undefined,
       entry.skippedMcpJson
         ? `  ⚑ MCP servers of ${entry.skippedMcpJson} not started (not trusted: input trustRepoHooks, or the worker's AGENT_TRUST_REPO_HOOKS=1)`
         : undefined,

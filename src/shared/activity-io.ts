@@ -2,6 +2,7 @@
  * What crosses the workflow/activity boundary: each activity's input and output.
  * No classes, Maps, Dates or functions: everything here is serialised into Temporal history.
  */
+import type { PreparedSkills } from './skills';
 import type { PreparedNetwork, SandboxRequest } from './sandbox';
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
@@ -66,6 +67,8 @@ export interface ToolRules extends McpCallRules {
   ruleSpecifier?: string;
   /** The call reads the session's MCP servers (their resources): its activity gets their configuration. */
   readsMcpServers?: true;
+  /** The call loads one of the session's skills (Skill): its activity is told where they are (`skillsRef`). */
+  loadsSkill?: true;
 }
 
 /**
@@ -141,6 +144,8 @@ export interface CallModelInput extends TurnEndMark, McpModelMark, TranscriptMar
   resultsPerMessageMaxChars?: number;
   /** Input `network`, when the session set it: a session without network is offered no web tools. */
   network?: SandboxRequest['network'];
+  /** The session's skills (a stored SkillEntry[]): the Skill tool is offered only with them. */
+  skillsRef?: string;
 }
 
 export type CallModelOutcome = CheckpointMark &
@@ -257,6 +262,8 @@ export interface RunToolInput extends NestedInstructionsRequest {
   resumed?: { activityId: string; moved: boolean };
   /** The session's MCP servers, for a call whose rules say it reads them (`readsMcpServers`). */
   mcpServers?: McpServers;
+  /** The session's skills, for a call that loads one (Skill). */
+  skillsRef?: string;
 }
 
 export interface RunToolOutput extends NestedInstructionsLoaded {
@@ -288,7 +295,13 @@ export interface PrepareSessionInput extends SubAgentsToPrepare {
 }
 
 export interface PrepareSessionOutput
-  extends PreparedSubAgents, McpPrepared, SessionHookSettings, InstructionFilesLoaded, PermissionsPrepared {
+  extends
+    PreparedSubAgents,
+    PreparedSkills,
+    McpPrepared,
+    SessionHookSettings,
+    InstructionFilesLoaded,
+    PermissionsPrepared {
   /** The workdir's real path (symlinks resolved): every tool checks paths against it. */
   workdir: string;
   /** Stop hooks from the repository's settings, read once at the start (a snapshot); only when trusted. */

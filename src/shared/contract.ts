@@ -174,6 +174,10 @@ export type TranscriptEntry =
       skippedRepoHooks?: string[];
       skippedSettings?: SkippedSetting[];
       skippedRepoAgents?: string[];
+      /** The session's skills (the Skill tool loads them). */
+      skills?: string[];
+      /** Skill files not used, and why (the repository not trusted, or invalid). */
+      skippedSkills?: string[];
       instructionFiles?: string[];
       forkedFrom?: { workflowId: string; turn: number };
     } & McpSessionNote)

@@ -17,6 +17,7 @@ export const TOOL_NAMES = [
   'WebFetch',
   'WebSearch',
   'NotebookEdit',
+  'Skill',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

@@ -95,9 +95,17 @@ test('three Task calls in one response run as three child workflows at once; the
       listed.push(execution.workflowId);
   }
   expect(listed.sort()).toEqual([0, 1, 2].map((n) => `${handle.workflowId}-task-toolu_task${n}`));
-  // Read-only by default, and no Task of their own.
+  // general-purpose by default, as in Claude Code: the parent's tools, but no Task of their own.
   const childCall = harness.fake.requests.find((request) => taskOf(request).includes(TASKS[1]!))!;
-  expect(childCall.body.tools?.map((tool) => tool.name)).toEqual(['Read', 'Glob', 'Grep']);
+  expect(childCall.body.tools?.map((tool) => tool.name)).toEqual([
+    'Read',
+    'Write',
+    'Edit',
+    'Bash',
+    'Glob',
+    'Grep',
+    'TodoWrite',
+  ]);
   // The parent's usage includes its sub-agents'.
   const childUsage = await Promise.all(
     [0, 1, 2].map(
@@ -273,6 +281,37 @@ test('SIGKILL of the worker while sub-agents run changes nothing in the outcome'
   } finally {
     await own.stop();
   }
+});
+
+test("an input type's disallowedTools and maxTurns apply: no Bash offered, and it stops after its turns", async () => {
+  const workdir = makeRepo({ 'src/a.ts': 'a\n' });
+  harness.fake.handler = (request): FakeReply => {
+    if (taskOf(request).includes('Look around'))
+      return reply([toolUse('Read', { file_path: 'src/a.ts' }, `toolu_read${turnOf(request)}`)]);
+    return turnOf(request) === 0
+      ? reply([toolUse('Task', { description: 'look', prompt: 'Look around', subagent_type: 'looker' }, 'toolu_look')])
+      : reply([text(`parent saw: ${requestTextOf(request)}`)]);
+  };
+  const handle = await harness.start({
+    prompt: 'Have a look',
+    workdir,
+    toolSummaries: false,
+    agents: {
+      looker: {
+        description: 'Looks',
+        prompt: 'You look.',
+        disallowedTools: ['Bash', 'Write', 'Edit'],
+        maxTurns: 2,
+        effort: 'low',
+        mcpServers: ['github'],
+      },
+    },
+  });
+  const result = (await handle.result()) as AgentResult;
+  const childRequests = harness.fake.requests.filter((request) => taskOf(request).includes('Look around'));
+  expect(childRequests).toHaveLength(2);
+  expect(childRequests[0]!.body.tools?.map((tool) => tool.name)).toEqual(['Read', 'Glob', 'Grep', 'TodoWrite']);
+  expect(result.finalText).toContain('stopped before it finished: max_turns');
 });
 
 describe('a sub-agent never exceeds its parent', () => {

@@ -67,6 +67,12 @@ describe('the worker environment', () => {
     expect(workerConfigFromEnvironment({})).not.toHaveProperty('instructionsDir');
   });
 
+  test("AGENT_SKILLS_DIR names the directory of the worker's skills (absolute); unset: none", () => {
+    expect(workerConfigFromEnvironment({ AGENT_SKILLS_DIR: '/etc/skills' }).skillsDir).toBe('/etc/skills');
+    expect(workerConfigFromEnvironment({ AGENT_SKILLS_DIR: 'skills' }).skillsDir).toBe(`${process.cwd()}/skills`);
+    expect(workerConfigFromEnvironment({})).not.toHaveProperty('skillsDir');
+  });
+
   test('AGENT_GIT_CONFIG names the git config of clone and push (absolute); a worker refuses to start when it is not a readable file', async () => {
     expect(workerConfigFromEnvironment({ AGENT_GIT_CONFIG: '/etc/agent/gitconfig' }).gitConfig).toBe(
       '/etc/agent/gitconfig',

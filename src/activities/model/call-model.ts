@@ -92,6 +92,7 @@ function offeredTools({ tools, web }: ModelCallDeps, input: CallModelInput, mcp:
     mcpResources: (mcp?.resourceServers.length ?? 0) > 0,
     webFetch: online && web!.fetch,
     webSearch: online && web!.search,
+    skills: input.skillsRef !== undefined,
   });
 }
 

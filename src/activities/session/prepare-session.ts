@@ -15,6 +15,8 @@ import { realDirectory, realOrSame } from '../../workdir/real-directory';
 import { Workdir } from '../../workdir/workdir';
 import { readRepoAgents } from './agent-files';
 import { subAgentsSection } from './sub-agents-prompt';
+import { prepareSkills } from './session-skills';
+import { skillsSection } from '../../shared/skills';
 import { readRepoMcp } from '../mcp/mcp-json';
 import { type ContentStore, storeText } from '../../store/content-store';
 import { TOOLS } from '../tools/registry';
@@ -43,6 +45,8 @@ export interface SessionActivityDependencies {
   hostId?: string;
   /** `AGENT_INSTRUCTIONS_DIR`: the user's AGENTS.md and CLAUDE.md, for every session's system prompt. */
   instructionsDir?: string;
+  /** `AGENT_SKILLS_DIR`: the worker's skills (`<name>/SKILL.md`), for every session. */
+  skillsDir?: string;
   /** Workdir leases: a new `workdir` session's is taken here, once its workdir is known to be one. */
   leases?: Pick<WorkdirLeaseDependencies, 'leases' | 'leaseMs' | 'describe'>;
 }
@@ -89,11 +93,22 @@ async function prepareSession(
   const trusted = input.trustRepoHooks === true || dependencies.trustRepoHooks;
   const repo = await readRepository(workdir, input, trusted);
   const instructions = await rootInstructionFiles(workdir, dependencies.instructionsDir);
+  // Skills: only for sessions that may use the Skill tool; without any, it is not offered.
+  const { entries: skills, ...preparedSkills } = input.allowedTools.includes('Skill')
+    ? await prepareSkills({
+        store,
+        workdir,
+        trusted,
+        ...(dependencies.skillsDir ? { skillsDir: dependencies.skillsDir } : {}),
+      })
+    : { entries: [] };
   const system = buildSystemPrompt({
     ...input,
+    allowedTools: skills.length ? input.allowedTools : input.allowedTools.filter((tool) => tool !== 'Skill'),
     workdir,
     agentTypes: [...(input.agentTypes ?? []), ...repo.usableAgents],
     instructions: instructionsSection(instructions),
+    skills,
   });
   const systemRef = await store.put(system);
   const overheadChars =
@@ -101,6 +116,7 @@ async function prepareSession(
   return {
     workdir,
     ...repositoryFindings(repo, instructions, trusted),
+    ...preparedSkills,
     sandbox: dependencies.sandbox.kind,
     network: preparedNetwork(dependencies.sandbox.network(input.sandbox)),
     ...(dependencies.hostId ? { host: dependencies.hostId } : {}),
@@ -218,6 +234,8 @@ export function buildSystemPrompt(input: {
   agentTypes?: { name: string; description: string }[];
   /** The instruction files' section (AGENTS.md, CLAUDE.md), when there are any. */
   instructions?: string;
+  /** The session's skills, listed for the Skill tool. */
+  skills?: readonly { name: string; description: string }[];
 }): string {
   const sections = [
     'You are a coding agent working in a software repository on behalf of a user. You run unattended: ' +
@@ -253,6 +271,7 @@ export function buildSystemPrompt(input: {
     ].join('\n'),
   ];
   if (listsTool(input.allowedTools, 'Agent')) sections.push(subAgentsSection(input.agentTypes ?? []));
+  if (input.skills?.length) sections.push(skillsSection(input.skills));
   if (input.instructions) sections.push(input.instructions);
   if (input.systemPromptAppend?.trim()) sections.push(input.systemPromptAppend.trim());
   return sections.join('\n\n');

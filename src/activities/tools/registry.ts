@@ -13,6 +13,7 @@ import { type ToolDefinition, ToolError, type ToolOffer } from './tool';
 import { writeTool } from './write';
 import { agentTool } from './agent';
 import { notebookEditTool } from './notebook-edit';
+import { skillTool } from './skill';
 import { todoWriteTool } from './todo-write';
 import { listMcpResourcesTool, readMcpResourceTool } from './mcp-resource-tools';
 import { webFetchTool } from './web-fetch';
@@ -33,6 +34,7 @@ const BUILT_IN_TOOLS = {
   WebFetch: webFetchTool,
   WebSearch: webSearchTool,
   NotebookEdit: notebookEditTool,
+  Skill: skillTool,
 } satisfies { [Name in Exclude<ToolName, ToolAlias>]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };
@@ -64,7 +66,7 @@ export class ToolRegistry {
 
   /** Of `allowedTools`, those offered whatever the session has (the system prompt's list names these). */
   alwaysOffered(allowedTools: readonly string[]): string[] {
-    return this.offeredNames(allowedTools, { mcpResources: false, webFetch: false, webSearch: false });
+    return this.offeredNames(allowedTools, { mcpResources: false, webFetch: false, webSearch: false, skills: false });
   }
 
   /** The `tools` parameter of a Messages API request (each tool once, by its own name); `input_schema` comes from the zod schema. */
@@ -225,6 +227,7 @@ function fixedRules(tool: ToolDefinition, calledAs: string): ToolRules {
     ...(tool.labelsItself ? { labelsItself: true as const } : {}),
     ...aliasesOf(calledAs),
     ...(tool.readsMcpServers ? { readsMcpServers: true as const } : {}),
+    ...(tool.loadsSkill ? { loadsSkill: true as const } : {}),
   };
 }
 
@@ -256,6 +259,7 @@ async function rulesOf(
     ...(tool.editsFiles ? { editsFiles: true as const } : {}),
     ...(tool.ruleNames?.length ? { ruleNames: [...tool.ruleNames] } : {}),
     ...(tool.readsMcpServers ? { readsMcpServers: true as const } : {}),
+    ...(tool.loadsSkill ? { loadsSkill: true as const } : {}),
   };
 }
 

@@ -26,6 +26,7 @@ import type { McpServers } from '../../shared/mcp';
 import type { McpPool } from '../mcp/mcp-pool';
 import { mcpResourceAccess } from '../mcp/mcp-resources';
 import { type WebAccess, webAccessFor, type WebTools } from '../web/web-access';
+import { loadSkills } from '../session/session-skills';
 
 export interface ToolActivityDependencies {
   store: ContentStore;
@@ -193,6 +194,9 @@ async function executeTool(
         ? { mcp: resourceAccess(mcpPool, request, request.mcpServers, context.cancellationSignal) }
         : {}),
       ...webOf(web, request),
+      ...(request.skillsRef
+        ? { skills: { list: () => loadSkills(store, request.skillsRef!), body: (skill) => store.get(skill.bodyRef) } }
+        : {}),
     });
   } catch (error) {
     if (context.cancellationSignal.aborted) throw new CancelledFailure('Tool call cancelled');

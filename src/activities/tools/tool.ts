@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { FileState, ToolRules } from '../../shared/activity-io';
 import type { FileChange } from '../../shared/workspace';
+import type { SkillEntry } from '../../shared/skills';
 import type { CommandSandbox, SessionSandbox } from '../../sandbox/command-sandbox';
 import type { EffectJournal } from '../../store/effect-journal';
 import type { McpResourceAccess } from '../mcp/mcp-resources';
@@ -33,6 +34,8 @@ export interface ToolContext {
   onOutput?: (chunk: string) => void;
   /** A person approved this very call. */
   approved?: boolean;
+  /** The session's skills (sessions with skills only): their list and each one's instructions. */
+  skills?: { list(): Promise<SkillEntry[]>; body(skill: SkillEntry): Promise<string> };
   /**
    * The files changed since the session's last snapshot (taken before this call), when the session
    * keeps snapshots: a command retried after its worker died reports them instead of running again.
@@ -52,6 +55,8 @@ export interface ToolOffer {
   webFetch: boolean;
   /** The worker searches for sessions (AGENT_WEB_SEARCH=1) and this session has network. */
   webSearch: boolean;
+  /** The session has skills (`.claude/skills`, AGENT_SKILLS_DIR). */
+  skills: boolean;
 }
 
 export interface ToolOutput {
@@ -112,6 +117,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   readsMcpServers?: boolean;
   /** Offered only when this says so (absent: always, as `allowedTools` permits). */
   offered?(offer: ToolOffer): boolean;
+  /** The call loads one of the session's skills (Skill): it is offered, and runs, only with them. */
+  loadsSkill?: boolean;
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
   subject(input: z.infer<Schema>): string;
   /** What approval needs beyond the subject: the commands a call runs, or why rules may not approve it. */

@@ -39,6 +39,8 @@ export interface LoopState {
   /** What the session asks of its commands' sandbox (input `sandboxEnv`, `network: false`), when anything. */
   sandbox?: SandboxRequest;
   systemRef: string;
+  /** The session's skills, stored (sessions with skills only): model calls offer the Skill tool, its calls load from them. */
+  skillsRef?: string;
   /** Model calls made in normal turns (recovery retries do not count). */
   turnCount: number;
   usage: Usage;
@@ -115,6 +117,7 @@ export function initialLoopState(
     ...sandboxRequest(input),
     ...(session.mcp ? { mcp: session.mcp } : {}),
     systemRef: session.systemRef,
+    ...(session.skillsRef ? { skillsRef: session.skillsRef } : {}),
     turnCount: 0,
     usage: ZERO_USAGE,
     conversationRef: null,

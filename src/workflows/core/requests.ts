@@ -34,6 +34,7 @@ export function callModelRequest(state: LoopState): CallModelInput {
     ...(resultsPerMessageMaxChars < TOOL_RESULTS_PER_MESSAGE_MAX_CHARS ? { resultsPerMessageMaxChars } : {}),
     ...(state.mcp ? { mcpToolsRef: state.mcp.toolsRef } : {}),
     ...(state.sandbox?.network !== undefined ? { network: state.sandbox.network } : {}),
+    ...(state.skillsRef ? { skillsRef: state.skillsRef } : {}),
   };
 }
 
@@ -92,6 +93,7 @@ export function runToolRequest(
     ...(rulesOf(call).readsFile && state.instructionDirs?.length ? { instructionDirs: state.instructionDirs } : {}),
     // Only a call that reads the session's MCP servers (its resources) carries their configuration.
     ...(rulesOf(call).readsMcpServers && state.mcp ? { mcpServers: state.mcp.servers } : {}),
+    ...(rulesOf(call).loadsSkill && state.skillsRef ? { skillsRef: state.skillsRef } : {}),
   };
 }
 

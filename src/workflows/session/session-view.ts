@@ -137,6 +137,8 @@ export class SessionView {
       ...(session.skippedRepoHooks?.length ? { skippedRepoHooks: session.skippedRepoHooks } : {}),
       ...(session.skippedSettings?.length ? { skippedSettings: session.skippedSettings } : {}),
       ...(session.skippedRepoAgents?.length ? { skippedRepoAgents: session.skippedRepoAgents } : {}),
+      ...(session.skills?.length ? { skills: session.skills } : {}),
+      ...(session.skippedSkills?.length ? { skippedSkills: session.skippedSkills } : {}),
       ...mcpSessionNote(session),
       ...(session.instructionFiles?.length ? { instructionFiles: session.instructionFiles } : {}),
       ...(forkedFrom ? { forkedFrom } : {}),

@@ -69,7 +69,7 @@ test('ReadMcpResourceTool returns text as it is, and an image blob for the model
 
 test('they are offered only when a server offers resources, read-only, any number at once', () => {
   const allowed = TOOLS.tools.map((tool) => tool.name);
-  const offer = { webFetch: false, webSearch: false };
+  const offer = { webFetch: false, webSearch: false, skills: false };
   expect(TOOLS.offeredNames(allowed, { ...offer, mcpResources: false })).not.toContain('ListMcpResourcesTool');
   expect(TOOLS.offeredNames(allowed, { ...offer, mcpResources: true })).toEqual(
     expect.arrayContaining(['ListMcpResourcesTool', 'ReadMcpResourceTool']),

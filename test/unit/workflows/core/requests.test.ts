@@ -85,4 +85,18 @@ describe('activity inputs from the loop state', () => {
       instructionDirs: ['packages/api'],
     });
   });
+
+  test("a session's skills go with every model call, and with a tool call only when it loads a skill", () => {
+    const state = loopState({ skillsRef: 'sha256:skills' });
+    expect(callModelRequest(state)).toMatchObject({ skillsRef: 'sha256:skills' });
+    expect(callModelRequest(loopState())).not.toHaveProperty('skillsRef');
+    expect(runToolRequest('session-1', state, readCall)).not.toHaveProperty('skillsRef');
+    const skillCall = {
+      id: 'toolu_s',
+      name: 'Skill',
+      input: { skill: 'deploy' },
+      plan: { ok: true as const, concurrencySafe: true, summary: 'Skill deploy', rules: { loadsSkill: true as const } },
+    };
+    expect(runToolRequest('session-1', state, skillCall)).toMatchObject({ skillsRef: 'sha256:skills' });
+  });
 });
