@@ -13,7 +13,16 @@ import { AGENT_NAME_PATTERN, agentsSchema, DEFAULT_MAX_PARALLEL_AGENTS } from '.
 import { type McpServers, mcpServersSchema } from './mcp';
 import { TOOL_NAMES } from './tool-names';
 import { allowedDomainSchema, MAX_ALLOWED_DOMAINS, type NetworkMode } from './sandbox';
-import { hookGroups, hooksInputSchema, type StopHook, stopHookSchema, type ToolHooks, toolHooksOf } from './hooks';
+import {
+  hookGroups,
+  hooksInputSchema,
+  type SkippedSetting,
+  skippedInputHooks,
+  type StopHook,
+  stopHookSchema,
+  type ToolHooks,
+  toolHooksOf,
+} from './hooks';
 
 /** Stop hooks are defined with the other hooks (hooks.ts); named here too, where the input was always read from. */
 export { type StopHook, stopHookSchema };
@@ -166,6 +175,8 @@ export const agentInputSchema = z
         workflowId: z.string().min(1),
         toolUseId: z.string().min(1),
         description: z.string(),
+        /** Its type (`subagent_type`): hooks read it as `agent_type`. */
+        agentType: z.string().min(1).max(64).optional(),
         /** The tools its type asked for that the parent does not have (a note for its transcript; it grants nothing). */
         toolsLeftOut: z
           .object({
@@ -220,6 +231,8 @@ export interface ResolvedAgentInput {
   stopHooks: StopHook[];
   /** Input `hooks` other than Stop (PreToolUse, PostToolUse, UserPromptSubmit), when it has any. */
   toolHooks?: ToolHooks;
+  /** Events of input `hooks` that are not run (Claude Code's others, unknown names), with why: listed in the session entry. */
+  skippedHooks?: SkippedSetting[];
   tokenBudget?: number;
   interactive: boolean;
   permissionMode: 'auto' | 'ask';
@@ -254,6 +267,7 @@ export interface ResolvedAgentInput {
     workflowId: string;
     toolUseId: string;
     description: string;
+    agentType?: string;
     toolsLeftOut?: { agentType: string; tools: string[] };
   };
   resume?: Record<string, unknown>;
@@ -315,6 +329,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
   const tooBig = options.inlinePromptLimit === false ? undefined : inlinePromptProblem(input.prompt);
   if (tooBig) return { ok: false, message: tooBig };
   const toolHooks = toolHooksOf(input.hooks);
+  const skippedHooks = skippedInputHooks(input.hooks);
   return {
     ok: true,
     input: {
@@ -331,6 +346,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
       fallbackAfterOverloads: input.fallbackAfterOverloads ?? DEFAULT_FALLBACK_AFTER_OVERLOADS,
       stopHooks: [...(input.stopHooks ?? []), ...hookGroups(input.hooks?.Stop).flatMap((group) => group.hooks)],
       ...(toolHooks ? { toolHooks } : {}),
+      ...(skippedHooks.length ? { skippedHooks } : {}),
       tokenBudget: input.tokenBudget,
       interactive: input.interactive ?? false,
       permissionMode: input.permissionMode ?? 'auto',

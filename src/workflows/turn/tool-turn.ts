@@ -134,6 +134,9 @@ async function approve(
   const hook = hooks.matches('PreToolUse', call) ? await hooks.before(call) : undefined;
   if (hook?.decision === 'deny') return { decision: 'hook_deny', reason: hook.reason ?? 'no reason given' };
   if (!needsPerson(hook?.decision, call, needsApproval(permissionMode, allowRules, call))) return null;
+  // PermissionRequest hooks may answer for the person; Notification hooks are told it waits.
+  const byHook = hooks.beforePersonMatches(call) ? await hooks.beforePerson(call) : undefined;
+  if (byHook) return byHook;
   session.setStatus('waiting_approval');
   const answer = await session.steering.awaitApproval(call, approvalTimeoutMs);
   session.note({
