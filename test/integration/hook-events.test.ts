@@ -1,0 +1,172 @@
+/**
+ * Claude Code's hook events beyond the tool hooks, against a real worker and sandbox (issue 25):
+ * a SessionStart hook's output reaches the model, `"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`
+ * finds the repository's guard, a failed call runs its PostToolUseFailure hooks and not its
+ * PostToolUse ones, a PreCompact hook runs before an autocompaction, and an event we do not run
+ * is listed as skipped instead of failing the session.
+ */
+import { chmodSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentResult, AgentState } from '../../src/shared/contract';
+import { transcriptQuery } from '../../src/workflows/definitions';
+import {
+  byTurn,
+  isCompaction,
+  lastToolResults,
+  reply,
+  requestOfTurn,
+  requestText,
+  text,
+  toolResultText,
+  toolUse,
+  turnOf,
+} from '../support/fake-anthropic';
+import { fileHarness, makeRepo } from '../support/harness';
+
+jest.setTimeout(120_000);
+
+const harness = fileHarness();
+
+const command = (line: string) => ({ type: 'command', command: line });
+
+test("a SessionStart hook's output reaches the model, and hooks see CLAUDE_PROJECT_DIR = the workdir", async () => {
+  harness.fake.handler = byTurn([reply([toolUse('Bash', { command: 'rm -rf build' })]), reply([text('Done.')])]);
+  const guard = `#!/bin/sh\nif grep -q 'rm -rf'; then echo "guard: no rm -rf" >&2; exit 2; fi\n`;
+  const workdir = makeRepo({ '.claude/hooks/guard.sh': guard, 'build/out.js': 'x\n' });
+  chmodSync(join(workdir, '.claude/hooks/guard.sh'), 0o755);
+  const handle = await harness.start({
+    prompt: 'clean up',
+    workdir,
+    toolSummaries: false,
+    hooks: {
+      SessionStart: [
+        {
+          matcher: 'startup',
+          hooks: [command('cat > "$CLAUDE_PROJECT_DIR/.session-start.json"; echo "Project dir: $CLAUDE_PROJECT_DIR"')],
+        },
+      ],
+      PreToolUse: [{ matcher: 'Bash', hooks: [command('"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh')] }],
+      ConfigChange: [{ hooks: [command('true')] }],
+    },
+  });
+  const result = (await handle.result()) as AgentResult;
+  expect(result.reason).toBe('completed');
+  const real = realpathSync(workdir);
+
+  // The hook's context is in the first model call, after the task.
+  const first = requestOfTurn(harness.fake.requests, 0)!;
+  expect(requestText(first)).toContain(`SessionStart hook additional context: Project dir: ${real}`);
+  const input = JSON.parse(readFileSync(join(workdir, '.session-start.json'), 'utf8'));
+  expect(input).toMatchObject({
+    hook_event_name: 'SessionStart',
+    source: 'startup',
+    cwd: real,
+    permission_mode: 'bypassPermissions',
+  });
+
+  // The repository's guard ran from "$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh and denied the call.
+  const denied = lastToolResults(requestOfTurn(harness.fake.requests, 1)!)[0]!;
+  expect(denied.is_error).toBe(true);
+  expect(toolResultText(denied)).toContain('guard: no rm -rf');
+  expect(readFileSync(join(workdir, 'build/out.js'), 'utf8')).toBe('x\n');
+
+  // An event we do not run is listed as skipped, with why; the session ran.
+  const state = await handle.query<AgentState>('state');
+  expect(state.skippedSettings).toContainEqual({
+    file: 'input',
+    path: 'hooks.ConfigChange',
+    reason: expect.stringContaining('not run by durable-agent'),
+  });
+});
+
+test('a failed call runs its PostToolUseFailure hooks and not its PostToolUse hooks; a call that worked the other way round', async () => {
+  harness.fake.handler = byTurn([
+    reply([toolUse('Read', { file_path: 'missing.txt' }, 'toolu_missing'), toolUse('Read', { file_path: 'a.txt' })]),
+    reply([text('Done.')]),
+  ]);
+  const workdir = makeRepo({ 'a.txt': 'hello\n' });
+  const handle = await harness.start({
+    prompt: 'read',
+    workdir,
+    toolSummaries: false,
+    hooks: {
+      PostToolUse: [
+        {
+          matcher: 'Read',
+          hooks: [
+            command(
+              'cat > "$CLAUDE_PROJECT_DIR/.post.json"; echo \'{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"POST-RAN"}}\'',
+            ),
+          ],
+        },
+      ],
+      PostToolUseFailure: [
+        {
+          matcher: 'Read',
+          hooks: [command('cat > "$CLAUDE_PROJECT_DIR/.failure.json"; echo FAILURE-SEEN >&2; exit 2')],
+        },
+      ],
+    },
+  });
+  expect(((await handle.result()) as AgentResult).reason).toBe('completed');
+  const [failed, worked] = lastToolResults(requestOfTurn(harness.fake.requests, 1)!);
+  expect(failed!.is_error).toBe(true);
+  expect(toolResultText(failed!)).toContain('PostToolUseFailure hook feedback:\nFAILURE-SEEN');
+  expect(toolResultText(failed!)).not.toContain('POST-RAN');
+  expect(toolResultText(worked!)).toContain('POST-RAN');
+  expect(toolResultText(worked!)).not.toContain('FAILURE-SEEN');
+
+  const failure = JSON.parse(readFileSync(join(workdir, '.failure.json'), 'utf8'));
+  expect(failure).toMatchObject({
+    hook_event_name: 'PostToolUseFailure',
+    tool_name: 'Read',
+    tool_use_id: 'toolu_missing',
+    error: expect.any(String),
+  });
+  const post = JSON.parse(readFileSync(join(workdir, '.post.json'), 'utf8'));
+  expect(post).toMatchObject({
+    hook_event_name: 'PostToolUse',
+    tool_response: { type: 'text', file: { content: 'hello', numLines: 1, startLine: 1 } },
+  });
+  const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 500 });
+  expect(entries).toContainEqual(
+    expect.objectContaining({ type: 'hook', event: 'PostToolUseFailure', outcome: 'feedback' }),
+  );
+});
+
+test('a PreCompact hook runs before an autocompaction, and a SessionStart hook of source compact adds context after it', async () => {
+  const files = Object.fromEntries(
+    Array.from({ length: 6 }, (_, index) => [`f${index}.txt`, `${String(index).repeat(39)}\n`.repeat(200)]),
+  );
+  const workdir = makeRepo(files);
+  const before = harness.fake.requests.length;
+  harness.fake.handler = (request) => {
+    if (isCompaction(request))
+      return reply([text('<analysis>x</analysis>\n<summary>\nSUMMARY-MARKER: read files.\n</summary>')]);
+    if (requestText(request).includes('SUMMARY-MARKER')) return reply([text('Continued.')]);
+    return reply([toolUse('Read', { file_path: `f${turnOf(request)}.txt` })]);
+  };
+  const handle = await harness.start({
+    prompt: 'Do the task',
+    workdir,
+    contextWindowTokens: 30_000,
+    toolSummaries: false,
+    hooks: {
+      PreCompact: [{ matcher: 'auto', hooks: [command('cat > "$CLAUDE_PROJECT_DIR/.precompact.json"')] }],
+      SessionStart: [{ matcher: 'compact', hooks: [command('echo "Re-read CONVENTIONS.md"')] }],
+    },
+  });
+  const result = (await handle.result()) as AgentResult;
+  expect(result.reason).toBe('completed');
+  const state = await handle.query<AgentState>('state');
+  expect(state.contextEdits).toContain('autocompact');
+  const precompact = JSON.parse(readFileSync(join(workdir, '.precompact.json'), 'utf8'));
+  expect(precompact).toMatchObject({ hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: null });
+  // The SessionStart (compact) context rides on the first call after the summary; not on the first call (startup).
+  const requests = harness.fake.requests.slice(before);
+  const afterSummary = requests.find(
+    (request) => !isCompaction(request) && requestText(request).includes('SUMMARY-MARKER'),
+  )!;
+  expect(requestText(afterSummary)).toContain('SessionStart hook additional context: Re-read CONVENTIONS.md');
+  expect(requestText(requests[0]!)).not.toContain('Re-read CONVENTIONS.md');
+});
