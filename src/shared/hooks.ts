@@ -7,7 +7,7 @@
  * Pure zod and plain data: imported by the workflow, the activities and the CLI alike.
  */
 import { z } from 'zod';
-import type { TextOrRef } from './conversation';
+import type { ConversationMessage, TextOrRef } from './conversation';
 import { STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
 import { DEFAULT_SUB_AGENT_TYPE } from './sub-agents';
 import type { SandboxRequest } from './sandbox';
@@ -306,6 +306,9 @@ export interface ToolHookInput {
   permissionMode?: string;
   /** In a sub-agent: its id (the parent's Task call id) and type (`agent_id`, `agent_type`). */
   agent?: { id: string; type: string };
+  /** The conversation so far: the hooks' `transcript_path` is written from it and the messages not yet in it. */
+  conversationRef?: string;
+  pendingMessages?: ConversationMessage[];
 }
 
 export interface ToolHookOutcome {

@@ -95,7 +95,9 @@ test('a failed call runs its PostToolUseFailure hooks and not its PostToolUse ho
           matcher: 'Read',
           hooks: [
             command(
-              'cat > "$CLAUDE_PROJECT_DIR/.post.json"; echo \'{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"POST-RAN"}}\'',
+              'input=$(cat); printf "%s" "$input" > "$CLAUDE_PROJECT_DIR/.post.json"; ' +
+                'cp "$(printf "%s" "$input" | grep -o \'"transcript_path":"[^"]*"\' | cut -d\'"\' -f4)" "$CLAUDE_PROJECT_DIR/.transcript.jsonl"; ' +
+                'echo \'{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"POST-RAN"}}\'',
             ),
           ],
         },
@@ -127,6 +129,17 @@ test('a failed call runs its PostToolUseFailure hooks and not its PostToolUse ho
   expect(post).toMatchObject({
     hook_event_name: 'PostToolUse',
     tool_response: { type: 'text', file: { content: 'hello', numLines: 1, startLine: 1 } },
+  });
+  // transcript_path: the conversation so far as JSONL, readable in the hook's sandbox, outside the workdir.
+  expect(post.transcript_path.startsWith(realpathSync(workdir))).toBe(false);
+  const lines = readFileSync(join(workdir, '.transcript.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  expect(lines[0]).toEqual({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'read' }] } });
+  expect(lines[1]).toMatchObject({
+    type: 'assistant',
+    message: { role: 'assistant', content: expect.arrayContaining([expect.objectContaining({ type: 'tool_use' })]) },
   });
   const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 500 });
   expect(entries).toContainEqual(

@@ -54,9 +54,8 @@ test('trusted, a corpus file of prompt hooks, async fields, other events: it com
   expect(((await handle.result()) as AgentResult).reason).toBe('completed');
 
   const paths = ((await handle.query<AgentState>('state')).skippedSettings ?? []).map((skipped) => skipped.path);
+  // SessionStart and SubagentStart run since issue 25 (their scripts are not in this repository: reported).
   expect(paths).toEqual([
-    'hooks.SessionStart',
-    'hooks.SubagentStart',
     'hooks.PostToolUse.1.hooks.0.async',
     'hooks.PostToolUse.1.hooks.1.async',
     'hooks.PostToolUse.1.hooks.2.async',
@@ -88,7 +87,7 @@ test('untrusted, a malformed settings file and a corpus file are only noted as s
   const second = await harness.start({ prompt: 'go', workdir: corpus, toolSummaries: false });
   expect(((await second.result()) as AgentResult).reason).toBe('completed');
   expect(await sessionEntry(second)).toMatchObject({
-    skippedRepoHooks: ['.claude/settings.json (1 stop hook, 3 tool hooks, 4 hook entries that cannot run)'],
+    skippedRepoHooks: ['.claude/settings.json (1 stop hook, 7 tool hooks)'],
   });
   expect((await sessionEntry(second)) as object).not.toHaveProperty('skippedSettings');
 });

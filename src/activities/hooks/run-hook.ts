@@ -21,6 +21,8 @@ export interface HookPlace {
   stdin: string;
   sandbox: CommandSandbox;
   session?: SessionSandbox;
+  /** Host directories the hook reads, bound read-only (its transcript's). */
+  readOnlyBinds?: { source: string; target: string }[];
 }
 
 /** `progress` (the hook's command, its output's last line) is what the activity's heartbeats carry meanwhile. */
@@ -41,6 +43,7 @@ export function runHook(
         onOutput: progress.onOutput,
         // Claude Code's CLAUDE_PROJECT_DIR: the workdir, whatever the session's variables say.
         session: withProjectDir(where.session, where.workdir),
+        ...(where.readOnlyBinds ? { readOnlyBinds: where.readOnlyBinds } : {}),
       }),
     progress,
   );

@@ -15,6 +15,7 @@ import { combineVerdicts, type HookVerdict, interpretToolHook } from './hook-out
 import { interpretEventHook } from './event-output';
 import { hookInputFields, resultFields } from './hook-input';
 import { runHook, SNAPSHOT_AFTER_HOOKS } from './run-hook';
+import { withTranscript } from './transcript-file';
 
 /** The events hook-output.ts reads; the others are event-output.ts's. */
 const EVENTS_OF_HOOK_OUTPUT: readonly ToolHookEvent[] = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit'];
@@ -28,18 +29,28 @@ export function createToolHookActivities({ sandbox, store }: { sandbox: CommandS
     async runToolHooks(input: ToolHookInput): Promise<ToolHookOutcome> {
       const context = Context.current();
       const resultText = input.result ? await loadText(store, input.result.content) : undefined;
-      const stdin = JSON.stringify({
+      const fields = {
         ...hookInputFields(input),
         ...resultFields(input, resultText),
         ...(input.prompt ? { prompt: await loadText(store, input.prompt) } : {}),
+      };
+      const verdicts = await withTranscript(store, input, async (transcript) => {
+        const stdin = JSON.stringify(transcript ? { transcript_path: transcript.path, ...fields } : fields);
+        const where = {
+          workdir: input.workdir,
+          stdin,
+          sandbox,
+          session: input.sandbox,
+          ...(transcript ? { readOnlyBinds: [transcript.bind] } : {}),
+        };
+        const said: (HookVerdict & { command: string })[] = [];
+        for (const hook of input.hooks) {
+          const run = await runHook(hook, where, new CallProgress(`${input.event} hook`, hook.command));
+          const interpret = EVENTS_OF_HOOK_OUTPUT.includes(input.event) ? interpretToolHook : interpretEventHook;
+          said.push({ command: hook.command, ...interpret(input.event, hook.command, run) });
+        }
+        return said;
       });
-      const verdicts: (HookVerdict & { command: string })[] = [];
-      for (const hook of input.hooks) {
-        const progress = new CallProgress(`${input.event} hook`, hook.command);
-        const run = await runHook(hook, { workdir: input.workdir, stdin, sandbox, session: input.sandbox }, progress);
-        const interpret = EVENTS_OF_HOOK_OUTPUT.includes(input.event) ? interpretToolHook : interpretEventHook;
-        verdicts.push({ command: hook.command, ...interpret(input.event, hook.command, run) });
-      }
       const { feedback, ...combined } = combineVerdicts(verdicts);
       const outcome: ToolHookOutcome = { ...combined };
       if (feedback && AFTER_CALL.includes(input.event) && resultText !== undefined) {

@@ -271,6 +271,8 @@ export async function runHookActivity(
             hooks,
             ...(state.sandbox ? { sandbox: state.sandbox } : {}),
             ...commonHookFields(session),
+            ...(state.conversationRef ? { conversationRef: state.conversationRef } : {}),
+            ...(state.pendingMessages.length ? { pendingMessages: state.pendingMessages } : {}),
             ...fields,
           },
         ],
