@@ -183,3 +183,49 @@ test('a PreCompact hook runs before an autocompaction, and a SessionStart hook o
   expect(requestText(afterSummary)).toContain('SessionStart hook additional context: Re-read CONVENTIONS.md');
   expect(requestText(requests[0]!)).not.toContain('Re-read CONVENTIONS.md');
 });
+
+test('a PermissionRequest hook answers for the person, Notification hooks hear of a wait, SessionEnd hooks of the end', async () => {
+  harness.fake.handler = byTurn([
+    reply([toolUse('Bash', { command: 'echo hi > out.txt' })]),
+    reply([toolUse('Write', { file_path: 'notes.txt', content: 'n\n' }, 'toolu_write')]),
+    reply([text('Done.')]),
+  ]);
+  const workdir = makeRepo({});
+  const allow = `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'`;
+  const handle = await harness.start({
+    prompt: 'write things',
+    workdir,
+    permissionMode: 'ask',
+    toolSummaries: false,
+    hooks: {
+      PermissionRequest: [{ matcher: 'Bash', hooks: [command(allow)] }],
+      Notification: [{ matcher: 'permission_prompt', hooks: [command('cat > "$CLAUDE_PROJECT_DIR/.notified.json"')] }],
+      SessionEnd: [{ hooks: [command('cat > "$CLAUDE_PROJECT_DIR/.end.json"')] }],
+    },
+  });
+  // The Bash call ran without a person (its hook allowed it); the Write waits, and the notifier heard of it.
+  for (;;) {
+    const state = await handle.query<AgentState>('state');
+    if (state.pendingApprovals.length > 0) {
+      expect(state.pendingApprovals).toMatchObject([{ toolUseId: 'toolu_write', name: 'Write' }]);
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(readFileSync(join(workdir, 'out.txt'), 'utf8')).toBe('hi\n');
+  expect(JSON.parse(readFileSync(join(workdir, '.notified.json'), 'utf8'))).toMatchObject({
+    hook_event_name: 'Notification',
+    notification_type: 'permission_prompt',
+    permission_mode: 'default',
+  });
+  await handle.executeUpdate('approveTool', { args: [{ toolUseId: 'toolu_write', decision: 'allow' }] });
+  expect(((await handle.result()) as AgentResult).reason).toBe('completed');
+  expect(JSON.parse(readFileSync(join(workdir, '.end.json'), 'utf8'))).toMatchObject({
+    hook_event_name: 'SessionEnd',
+    reason: 'completed',
+  });
+  const { entries } = await handle.query(transcriptQuery, { fromIndex: 0, limit: 500 });
+  expect(entries).toContainEqual(
+    expect.objectContaining({ type: 'hook', event: 'PermissionRequest', outcome: 'allow' }),
+  );
+});
