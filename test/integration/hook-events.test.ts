@@ -229,3 +229,39 @@ test('a PermissionRequest hook answers for the person, Notification hooks hear o
     expect.objectContaining({ type: 'hook', event: 'PermissionRequest', outcome: 'allow' }),
   );
 });
+
+test('a sub-agent runs its parent’s SubagentStart hooks (context for it) and SubagentStop hooks (which can block its stop)', async () => {
+  const workdir = makeRepo({});
+  const before = harness.fake.requests.length;
+  const isChild = (request: { body: { messages: { content: unknown }[] } }) =>
+    JSON.stringify(request.body.messages[0]!.content).includes('Look for TODOs');
+  harness.fake.handler = (request) => {
+    if (!isChild(request))
+      return turnOf(request) === 0
+        ? reply([toolUse('Task', { description: 'todos', prompt: 'Look for TODOs' }, 'toolu_task')])
+        : reply([text('Parent done.')]);
+    return reply([text(turnOf(request) === 0 ? 'No TODOs.' : 'Checked again: no TODOs.')]);
+  };
+  // SubagentStop blocks the sub-agent's first stop (no marker yet), then lets it stop.
+  const stop =
+    'cat > "$CLAUDE_PROJECT_DIR/.subagent-stop.json"; if [ ! -e "$CLAUDE_PROJECT_DIR/.stopped-once" ]; then ' +
+    'touch "$CLAUDE_PROJECT_DIR/.stopped-once"; echo "check again" >&2; exit 2; fi';
+  const handle = await harness.start({
+    prompt: 'find TODOs with a helper',
+    workdir,
+    toolSummaries: false,
+    hooks: {
+      SubagentStart: [{ hooks: [command('echo "Helpers: report file paths"')] }],
+      SubagentStop: [{ hooks: [command(stop)] }],
+    },
+  });
+  expect(((await handle.result()) as AgentResult).reason).toBe('completed');
+  const child = harness.fake.requests.slice(before).filter(isChild);
+  expect(requestText(child[0]!)).toContain('SubagentStart hook additional context: Helpers: report file paths');
+  expect(requestText(child.at(-1)!)).toContain('check again');
+  expect(JSON.parse(readFileSync(join(workdir, '.subagent-stop.json'), 'utf8'))).toMatchObject({
+    hook_event_name: 'SubagentStop',
+    agent_id: 'toolu_task',
+    agent_type: 'explore',
+  });
+});
