@@ -86,8 +86,8 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
   hooks: {
     description:
       'hooks in Claude Code’s settings format: `{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command",' +
-      '"command":"…","timeout":30}]}], "PostToolUse":[…], "UserPromptSubmit":[…], "Stop":[…]}`; always run (see ' +
-      '[Tool hooks](hooks.md))',
+      '"command":"…","timeout":30}]}], "PostToolUse":[…], "UserPromptSubmit":[…], "Stop":[…], "SessionStart":[…], …}`; ' +
+      'always run. Claude Code’s events we do not run are accepted and listed as skipped (see [Hooks](hooks.md))',
   },
   tokenBudget: { description: 'output tokens to spend: below 90% the model is nudged to keep working' },
   interactive: {
@@ -199,7 +199,7 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
   parentSession: {
     description:
       'set by `Task` on the sub-agents it starts: the session and call they answer (a sub-agent reports its calls ' +
-      'waiting for approval there, and runs no stop hooks); `toolsLeftOut` names the tools its type asked for that ' +
+      'waiting for approval there, and runs no stop hooks); `agentType` is its type (hooks read it as `agent_type`); `toolsLeftOut` names the tools its type asked for that ' +
       'the parent does not have (a note for its transcript; it grants nothing)',
   },
   resume: {

@@ -28,3 +28,18 @@ export function commandEnvironment(
   }
   return { ...environment, ...UNATTENDED, ...options.overrides, ...options.extra };
 }
+
+/** What Claude Code names the project's directory in a hook's (and a stdio MCP server's) environment. */
+export const PROJECT_DIR_VARIABLE = 'CLAUDE_PROJECT_DIR';
+
+/**
+ * The session's sandbox with `CLAUDE_PROJECT_DIR` set to the workdir (after the session's own
+ * variables: `"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.py` always names the repository's file).
+ * The workdir is bound at its own path inside the sandbox, so the path is the same there.
+ */
+export function withProjectDir<Session extends { env?: Record<string, string> }>(
+  session: Session | undefined,
+  workdir: string,
+): Session & { env: Record<string, string> } {
+  return { ...(session as Session), env: { ...session?.env, [PROJECT_DIR_VARIABLE]: workdir } };
+}

@@ -52,11 +52,14 @@ export interface GroupOptions {
   session?: SessionSandbox;
   /** Sees the output as it comes (live progress for watchers). */
   onOutput?: (chunk: string) => void;
+  /** Host directories of the worker's the command reads, bound read-only (a hook's transcript). */
+  readOnlyBinds?: { source: string; target: string }[];
 }
 
 export async function runInProcessGroup(command: string, options: GroupOptions): Promise<GroupRun> {
   const child = await options.sandbox.start(command, options.cwd, options.session, {
     stdin: options.stdin !== undefined,
+    ...(options.readOnlyBinds?.length ? { readOnlyBinds: options.readOnlyBinds } : {}),
   });
   return new Promise((resolve, reject) => {
     const output = new CappedOutput(options.maxOutputChars);

@@ -12,7 +12,7 @@ import type { FileChangeStat, SnapshotRecord } from './workspace';
 import type { McpServerStatus, McpSessionNote } from './mcp';
 import type { Todo } from './todos';
 import type { PreparedNetwork } from './sandbox';
-import type { SkippedSetting } from './hooks';
+import type { SkippedSetting, ToolHookEvent } from './hooks';
 
 /** Workflow type users pass to `temporal workflow start --type`. */
 export const WORKFLOW_TYPE = 'agentWorkflow';
@@ -188,11 +188,11 @@ export type TranscriptEntry =
   /** Context edits made; `error` when they could not run and were skipped. */
   | { type: 'context'; turn: number; edits: ContextEdit[]; estimatedTokens: number; error?: string }
   | { type: 'stop_hook'; turn: number; outcome: 'allow' | 'block' | 'prevent'; detail: string }
-  /** A PreToolUse, PostToolUse or UserPromptSubmit hook had its say (`report`: it failed, deciding nothing). */
+  /** A hook (PreToolUse, PostToolUse, UserPromptSubmit, SessionStart, …; not Stop) had its say (`report`: it failed, deciding nothing). */
   | {
       type: 'hook';
       turn: number;
-      event: 'PreToolUse' | 'PostToolUse' | 'UserPromptSubmit';
+      event: ToolHookEvent;
       toolUseId?: string;
       outcome: 'allow' | 'deny' | 'ask' | 'feedback' | 'context' | 'blocked' | 'stop' | 'report';
       detail: string;

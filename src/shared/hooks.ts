@@ -7,8 +7,9 @@
  * Pure zod and plain data: imported by the workflow, the activities and the CLI alike.
  */
 import { z } from 'zod';
-import type { TextOrRef } from './conversation';
+import type { ConversationMessage, TextOrRef } from './conversation';
 import { STOP_HOOK_MAX_TIMEOUT_MS } from './limits';
+import { DEFAULT_SUB_AGENT_TYPE } from './sub-agents';
 import type { SandboxRequest } from './sandbox';
 import type { TakenSnapshot } from './workspace';
 
@@ -22,11 +23,74 @@ export const stopHookSchema = z
 
 export type StopHook = z.infer<typeof stopHookSchema>;
 
-/** The events we run; Stop hooks join the session's stop hooks (input `stopHooks`). */
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'] as const;
+/**
+ * The events we run; Stop hooks join the session's stop hooks (input `stopHooks`). The first four
+ * are those input `hooks` took before issue 25 (`LEGACY_HOOK_EVENTS`).
+ */
+export const HOOK_EVENTS = [
+  'PreToolUse',
+  'PostToolUse',
+  'UserPromptSubmit',
+  'Stop',
+  'PostToolUseFailure',
+  'SessionStart',
+  'SessionEnd',
+  'PreCompact',
+  'PostCompact',
+  'SubagentStart',
+  'SubagentStop',
+  'Notification',
+  'PermissionRequest',
+] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
-/** The events run by the tool-hook activity (Stop has its own, runStopHooks). */
+/** The events of input `hooks` before issue 25: any other made the input invalid. */
+export const LEGACY_HOOK_EVENTS: readonly string[] = HOOK_EVENTS.slice(0, 4);
+/** The events run by the tool-hook activity (Stop has its own, runStopHooks, and so has SubagentStop in a sub-agent). */
 export type ToolHookEvent = Exclude<HookEvent, 'Stop'>;
+/** The events whose matcher is over a tool's name (the others' is over their `source`, `trigger`, `agent_type`, …). */
+export const TOOL_EVENTS: readonly HookEvent[] = [
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'PermissionRequest',
+];
+
+/**
+ * Claude Code's events that durable-agent does not run, and why: accepted in input `hooks` and in
+ * settings files, and listed as skipped (never an error). An event named nowhere here or in
+ * HOOK_EVENTS (a newer Claude Code's, or a typo) is skipped too, with UNKNOWN_EVENT_REASON.
+ */
+export const SKIPPED_HOOK_EVENTS: Readonly<Record<string, string>> = {
+  PostToolBatch: 'tool batches are not a hook point here (PostToolUse runs after each call)',
+  UserPromptExpansion: 'there are no slash commands to expand',
+  StopFailure: 'a failed turn ends the session with its reason; there is nothing a hook could change',
+  PreModelSwitch: 'the model of a session does not change mid-session (only its fallback)',
+  PostModelSwitch: 'the model of a session does not change mid-session (only its fallback)',
+  PermissionDenied: 'there is no auto-mode classifier whose denials could be retried',
+  Setup: 'there is no --init or maintenance run',
+  TeammateIdle: 'there are no agent teams',
+  TaskCreated: 'there are no agent-team tasks',
+  TaskCompleted: 'there are no agent-team tasks',
+  Elicitation: 'MCP elicitation is not supported',
+  ElicitationResult: 'MCP elicitation is not supported',
+  ConfigChange: 'settings are read once when the session starts',
+  WorktreeCreate: 'sub-agents share the session workdir (no worktree isolation yet)',
+  WorktreeRemove: 'sub-agents share the session workdir (no worktree isolation yet)',
+  InstructionsLoaded: 'instruction files are listed in the session entry instead',
+  CwdChanged: 'the working directory is the workdir, always',
+  FileChanged: 'files are not watched',
+  DirectoryAdded: 'there are no additional directories',
+  MessageDisplay: 'there is no terminal display',
+  PreSkillShellCommand: 'skills run no shell commands of their own',
+};
+export const UNKNOWN_EVENT_REASON = 'not a hook event durable-agent knows (Claude Code 2.1 events are known)';
+
+/** Why an event of input `hooks` or a settings file is not run; undefined when it runs. */
+export function skippedEventReason(event: string): string | undefined {
+  if ((HOOK_EVENTS as readonly string[]).includes(event)) return undefined;
+  const reason = Object.hasOwn(SKIPPED_HOOK_EVENTS, event) ? SKIPPED_HOOK_EVENTS[event] : UNKNOWN_EVENT_REASON;
+  return `hook event not run by durable-agent: ${reason}`;
+}
 
 /** One command as Claude Code writes it: `timeout` in seconds. */
 export const claudeHookCommandSchema = z
@@ -53,7 +117,10 @@ export const claudeHookGroupSchema = z
   .object({ matcher: matcherSchema.optional(), hooks: z.array(claudeHookCommandSchema) })
   .strict();
 
-/** Input `hooks`: only the events we run, so a hook that would silently never run is an error. */
+/**
+ * Input `hooks`: the events we run, checked; any other event is accepted unread and listed as
+ * skipped (`skippedInputHooks`), as Claude Code's newer events must not make an input invalid.
+ */
 export const hooksInputSchema = z
   .object(
     Object.fromEntries(HOOK_EVENTS.map((event) => [event, z.array(claudeHookGroupSchema).optional()])) as Record<
@@ -61,7 +128,22 @@ export const hooksInputSchema = z
       z.ZodOptional<z.ZodArray<typeof claudeHookGroupSchema>>
     >,
   )
-  .strict();
+  .catchall(z.unknown());
+
+/** The events of a raw input's `hooks` that input `hooks` refused before issue 25 (HOOK_EVENTS_PATCH). */
+export function newHookEvents(rawInput: unknown): string[] {
+  const hooks = (rawInput as { hooks?: unknown } | null)?.hooks;
+  if (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks)) return [];
+  return Object.keys(hooks).filter((event) => !LEGACY_HOOK_EVENTS.includes(event));
+}
+
+/** The events of input `hooks` that are not run, each with its reason (`file: "input"`). */
+export function skippedInputHooks(hooks: Record<string, unknown> | undefined): SkippedSetting[] {
+  return Object.keys(hooks ?? {}).flatMap((event) => {
+    const reason = skippedEventReason(event);
+    return reason ? [{ file: 'input', path: `hooks.${event.slice(0, 40)}`, reason }] : [];
+  });
+}
 
 export type ClaudeHookGroup = z.infer<typeof claudeHookGroupSchema>;
 export type HooksInput = z.infer<typeof hooksInputSchema>;
@@ -97,21 +179,34 @@ export function toolHooksOf(
   hooks: Partial<Record<HookEvent, readonly ClaudeHookGroup[]>> | undefined,
 ): ToolHooks | undefined {
   const result: ToolHooks = {};
-  for (const event of ['PreToolUse', 'PostToolUse', 'UserPromptSubmit'] as const) {
+  for (const event of HOOK_EVENTS) {
+    if (event === 'Stop') continue;
     const groups = hookGroups(hooks?.[event]).filter((group) => group.hooks.length > 0);
     if (groups.length) result[event] = groups;
   }
   return Object.keys(result).length ? result : undefined;
 }
 
+/** The events whose hooks a sub-agent takes from its parent: those of its calls, its start and its stop. */
+export const INHERITED_HOOK_EVENTS = [
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'PermissionRequest',
+  'Notification',
+  'SubagentStart',
+  'SubagentStop',
+] as const;
+
 /**
- * A sub-agent's input `hooks`: its parent's PreToolUse and PostToolUse hooks, in the input's
+ * A sub-agent's input `hooks`: its parent's hooks of INHERITED_HOOK_EVENTS, in the input's
  * format, so a policy or formatter is never skipped in a helper (UserPromptSubmit is for what
- * people send, and a helper's task comes from the model). Undefined when there are none.
+ * people send, and a helper's task comes from the model; SessionStart and SessionEnd are the
+ * session's, the sub-agent runs SubagentStart and SubagentStop). Undefined when there are none.
  */
 export function inheritedHooks(hooks: ToolHooks | undefined): HooksInput | undefined {
   const inherited: HooksInput = {};
-  for (const event of ['PreToolUse', 'PostToolUse'] as const) {
+  for (const event of INHERITED_HOOK_EVENTS) {
     const groups = hooks?.[event];
     if (!groups?.length) continue;
     inherited[event] = groups.map((group) => ({
@@ -154,6 +249,9 @@ export function matchesTool(matcher: string | undefined, toolName: string): bool
 /**
  * The commands of `event` that apply to a call of `toolName` (every one for UserPromptSubmit), each
  * once. `aliases`: the tool's other names, from the call's plan (a `Task` matcher matches Agent calls).
+ * For the events whose matcher is not over a tool, `toolName` is what it matches: SessionStart's
+ * `source`, PreCompact's and PostCompact's `trigger`, SubagentStart's and SubagentStop's `agent_type`,
+ * Notification's `notification_type`, SessionEnd's `reason`.
  */
 export function matchingHooks(
   hooks: ToolHooks,
@@ -168,6 +266,16 @@ export function matchingHooks(
     for (const hook of group.hooks) if (!matched.some((seen) => seen.command === hook.command)) matched.push(hook);
   }
   return matched;
+}
+
+/** A sub-agent's type as its hooks read it (`agent_type`): its input names it, or (older children) its note does. */
+export function agentTypeOf(parent: { agentType?: string; toolsLeftOut?: { agentType: string } }): string {
+  return parent.agentType ?? parent.toolsLeftOut?.agentType ?? DEFAULT_SUB_AGENT_TYPE;
+}
+
+/** A sub-agent's SubagentStop hooks (those matching its type), which run as its stop hooks. */
+export function subagentStopHooks(hooks: ToolHooks, agentType: string): StopHook[] {
+  return matchingHooks(hooks, 'SubagentStop', agentType);
 }
 
 function compiles(pattern: string): boolean {
@@ -196,6 +304,18 @@ export interface ToolHookInput {
   prompt?: TextOrRef;
   /** The workspace before the hooks: they may change files, and their activity snapshots over it. */
   snapshotRef?: string;
+  /**
+   * Claude Code's fields of the event beyond the common ones, as the hook reads them (`source`,
+   * `trigger`, `custom_instructions`, `error`, `notification_type`, `message`, `reason`, …).
+   */
+  eventFields?: Record<string, unknown>;
+  /** The session's permission mode (`permission_mode`). */
+  permissionMode?: string;
+  /** In a sub-agent: its id (the parent's Task call id) and type (`agent_id`, `agent_type`). */
+  agent?: { id: string; type: string };
+  /** The conversation so far: the hooks' `transcript_path` is written from it and the messages not yet in it. */
+  conversationRef?: string;
+  pendingMessages?: ConversationMessage[];
 }
 
 export interface ToolHookOutcome {
@@ -205,9 +325,9 @@ export interface ToolHookOutcome {
   reason?: string;
   /** PostToolUse: the call's result content with the hooks' feedback after it (absent: no feedback). */
   content?: TextOrRef;
-  /** UserPromptSubmit: context the hooks add to the prompt. */
+  /** UserPromptSubmit, SessionStart, SubagentStart: context the hooks add for the model. */
   context?: string;
-  /** UserPromptSubmit: a hook blocked the prompt (exit 2, or `decision: "block"`), with its reason. */
+  /** UserPromptSubmit: a hook blocked the prompt (exit 2, or `decision: "block"`), with its reason; PreCompact: the compaction. */
   blocked?: string;
   /** `{"continue":false}`: the run ends after this turn's tools (`hook_stopped`), with this reason. */
   stop?: string;
@@ -228,13 +348,18 @@ export interface SkippedSetting {
 
 /** What prepareSession read of the repository's tool hooks (only when trusted). */
 export interface SessionHookSettings {
-  /** PreToolUse, PostToolUse and UserPromptSubmit hooks from the repository's settings, read once at the start. */
+  /** The repository's hooks of every event we run but Stop (PreToolUse, PostToolUse, UserPromptSubmit, SessionStart, …), read once at the start. */
   settingsToolHooks?: ToolHooks;
   /** Entries of the trusted settings files that cannot run (everything else in them runs). */
   skippedSettings?: SkippedSetting[];
 }
 
 export interface StopHookInput {
+  /** `SubagentStop` in a sub-agent (its stop hooks are its parent's SubagentStop hooks); absent: `Stop`. */
+  event?: 'SubagentStop';
+  /** As ToolHookInput's: `permission_mode`, and `agent_id`, `agent_type` in a sub-agent. */
+  permissionMode?: string;
+  agent?: { id: string; type: string };
   sessionId: string;
   workdir: string;
   hooks: StopHook[];

@@ -15,7 +15,16 @@ import { TOOL_NAMES } from './tool-names';
 import { PERMISSION_MODE_NAMES, type PermissionModeName } from './permission-modes';
 import { permissionsInputSchema, type PermissionsInput } from './permissions';
 import { allowedDomainSchema, MAX_ALLOWED_DOMAINS, type NetworkMode } from './sandbox';
-import { hookGroups, hooksInputSchema, type StopHook, stopHookSchema, type ToolHooks, toolHooksOf } from './hooks';
+import {
+  hookGroups,
+  hooksInputSchema,
+  type SkippedSetting,
+  skippedInputHooks,
+  type StopHook,
+  stopHookSchema,
+  type ToolHooks,
+  toolHooksOf,
+} from './hooks';
 
 /** Stop hooks are defined with the other hooks (hooks.ts); named here too, where the input was always read from. */
 export { type StopHook, stopHookSchema };
@@ -169,6 +178,8 @@ export const agentInputSchema = z
         workflowId: z.string().min(1),
         toolUseId: z.string().min(1),
         description: z.string(),
+        /** Its type (`subagent_type`): hooks read it as `agent_type`. */
+        agentType: z.string().min(1).max(64).optional(),
         /** The tools its type asked for that the parent does not have (a note for its transcript; it grants nothing). */
         toolsLeftOut: z
           .object({
@@ -223,6 +234,8 @@ export interface ResolvedAgentInput {
   stopHooks: StopHook[];
   /** Input `hooks` other than Stop (PreToolUse, PostToolUse, UserPromptSubmit), when it has any. */
   toolHooks?: ToolHooks;
+  /** Events of input `hooks` that are not run (Claude Code's others, unknown names), with why: listed in the session entry. */
+  skippedHooks?: SkippedSetting[];
   tokenBudget?: number;
   interactive: boolean;
   /** Input `permissionMode`, else `permissions.defaultMode`, else `auto` (read it with permissionModeOf). */
@@ -262,6 +275,7 @@ export interface ResolvedAgentInput {
     workflowId: string;
     toolUseId: string;
     description: string;
+    agentType?: string;
     toolsLeftOut?: { agentType: string; tools: string[] };
   };
   resume?: Record<string, unknown>;
@@ -323,6 +337,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
   const tooBig = options.inlinePromptLimit === false ? undefined : inlinePromptProblem(input.prompt);
   if (tooBig) return { ok: false, message: tooBig };
   const toolHooks = toolHooksOf(input.hooks);
+  const skippedHooks = skippedInputHooks(input.hooks);
   return {
     ok: true,
     input: {
@@ -339,6 +354,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
       fallbackAfterOverloads: input.fallbackAfterOverloads ?? DEFAULT_FALLBACK_AFTER_OVERLOADS,
       stopHooks: [...(input.stopHooks ?? []), ...hookGroups(input.hooks?.Stop).flatMap((group) => group.hooks)],
       ...(toolHooks ? { toolHooks } : {}),
+      ...(skippedHooks.length ? { skippedHooks } : {}),
       tokenBudget: input.tokenBudget,
       interactive: input.interactive ?? false,
       permissionMode: input.permissionMode ?? input.permissions?.defaultMode ?? 'auto',

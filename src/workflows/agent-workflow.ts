@@ -18,7 +18,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CallModelOutcome } from '../shared/activity-io';
-import type { AgentResult, ApprovalDecision, SubAgentApprovals, UserMessage } from '../shared/contract';
+import type { AgentResult, ApprovalDecision, SubAgentApprovals, TerminalReason, UserMessage } from '../shared/contract';
 import {
   APPROVE_TOOL_SIGNAL,
   APPROVE_TOOL_UPDATE,
@@ -52,13 +52,15 @@ import { ErrorType } from '../shared/errors';
 import { checkAgentInput, inlinePromptProblem, type ResolvedAgentInput } from '../shared/input';
 import { callModel, modelCallOptions } from './activity-options';
 import { AgentSession } from './session/agent-session';
-import { CONTINUE_AS_NEW_PATCH, INLINE_PROMPT_LIMIT_PATCH, readFeatures } from './core/features';
+import { CONTINUE_AS_NEW_PATCH, HOOK_EVENTS_PATCH, INLINE_PROMPT_LIMIT_PATCH, readFeatures } from './core/features';
+import { newHookEvents } from '../shared/hooks';
 import { failureMessage } from './core/failures';
 import { shouldContinueAsNew, type TurnOutcome } from './core/loop';
 import { outputLimit, withTransition } from './core/loop-state';
 import { prepareTurnContext, recover } from './turn/context-recovery';
 import { callModelRequest, modelCallSummary } from './core/requests';
 import { hasPromptHooks, screeningNeeded, screenQueued, submitTask } from './turn/prompt-hooks';
+import { endSession, hasEndHooks, hasStartHooks, startSession } from './turn/session-hooks';
 import { toolsLeftOutNote } from './core/sub-agent-input';
 import { runToolTurn } from './turn/tool-turn';
 import { afterStopped, endTurn, rewindBetweenTurns } from './turn/turn-end';
@@ -84,12 +86,15 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       session.note(toolsLeftOutNote(parent.toolUseId, parent.toolsLeftOut.agentType, parent.toolsLeftOut.tools));
     // The task passes its UserPromptSubmit hooks (a session without them awaits nothing here);
     // a sub-agent's task comes from its parent's model, not from a person: no such hooks.
+    // SessionStart (SubagentStart in a sub-agent) hooks, when the session has some: their context joins the conversation.
+    const started = !input.resume && hasStartHooks(session) ? await startSession(session) : undefined;
+    if (started) return await finishSession(session, 'hook_stopped', started.ended);
     const task =
       !input.resume && !input.parentSession && hasPromptHooks(session) ? await submitTask(session) : undefined;
-    if (task) return await session.finish('hook_stopped', task.ended);
+    if (task) return await finishSession(session, 'hook_stopped', task.ended);
     for (;;) {
       const next = await turn(session);
-      if (next.kind === 'finish') return await session.finish(next.reason, next.error);
+      if (next.kind === 'finish') return await finishSession(session, next.reason, next.error);
       // Sessions of any length: at a turn boundary, hand the state to a fresh run (same workflow
       // id) before history grows large. Sessions from before `continueAsNewAtEveryBoundary` checked after tools only.
       // A rewind asked for is carried out first (continue-as-new waits for every update to return).
@@ -211,6 +216,12 @@ async function turn(session: AgentSession): Promise<TurnOutcome> {
   return { kind: 'continue', afterTools: true };
 }
 
+/** The session's SessionEnd hooks (when it has some; they cannot keep it going), then its end. */
+async function finishSession(session: AgentSession, reason: TerminalReason, error?: string): Promise<AgentResult> {
+  if (hasEndHooks(session, reason)) await endSession(session, reason).catch(() => undefined);
+  return session.finish(reason, error);
+}
+
 /** Invalid input fails the workflow at once (a failure, not an exception that would retry the task forever). */
 function validInput(rawInput: unknown): ResolvedAgentInput {
   const check = checkAgentInput(rawInput, { inlinePromptLimit: false });
@@ -221,6 +232,16 @@ function validInput(rawInput: unknown): ResolvedAgentInput {
   const tooBig = check.input.resume ? undefined : inlinePromptProblem(check.input.prompt);
   if (tooBig && patched(INLINE_PROMPT_LIMIT_PATCH)) {
     throw ApplicationFailure.nonRetryable(tooBig, ErrorType.InvalidWorkflowInput);
+  }
+  // Hook events other than the first four failed the input before issue 25: sessions refused for
+  // one replay their refusal (asked only for such an input).
+  const newEvents = newHookEvents(rawInput);
+  if (newEvents.length && !patched(HOOK_EVENTS_PATCH)) {
+    const fields = newEvents.map((event) => `hooks.${event}`).join(', ');
+    throw ApplicationFailure.nonRetryable(
+      `Invalid agentWorkflow input: unknown field(s): ${fields}`,
+      ErrorType.InvalidWorkflowInput,
+    );
   }
   return check.input;
 }

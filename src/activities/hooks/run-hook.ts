@@ -1,13 +1,14 @@
 /**
  * One hook command, as every kind of hook runs it: in the session's sandbox, in the workdir, with
  * Claude Code's JSON on stdin and its own timeout, its process group killed when the activity is
- * cancelled, heartbeating meanwhile (a hook may run for minutes).
+ * cancelled, heartbeating meanwhile (a hook may run for minutes). `CLAUDE_PROJECT_DIR` is the workdir.
  */
 import { Context } from '@temporalio/activity';
 import { STOP_HOOK_DEFAULT_TIMEOUT_MS } from '../../shared/limits';
 import { type CallProgress, whileHeartbeating } from '../heartbeat';
 import type { CommandSandbox, SessionSandbox } from '../../sandbox/command-sandbox';
 import { type GroupRun, runInProcessGroup } from '../../sandbox/process-group';
+import { withProjectDir } from '../../sandbox/command-environment';
 
 /** What a hook's output may hold before it is cut (its verdict is read from it). */
 export const HOOK_OUTPUT_MAX_CHARS = 20_000;
@@ -20,6 +21,8 @@ export interface HookPlace {
   stdin: string;
   sandbox: CommandSandbox;
   session?: SessionSandbox;
+  /** Host directories the hook reads, bound read-only (its transcript's). */
+  readOnlyBinds?: { source: string; target: string }[];
 }
 
 /** `progress` (the hook's command, its output's last line) is what the activity's heartbeats carry meanwhile. */
@@ -38,7 +41,9 @@ export function runHook(
         maxOutputChars: HOOK_OUTPUT_MAX_CHARS,
         sandbox: where.sandbox,
         onOutput: progress.onOutput,
-        ...(where.session ? { session: where.session } : {}),
+        // Claude Code's CLAUDE_PROJECT_DIR: the workdir, whatever the session's variables say.
+        session: withProjectDir(where.session, where.workdir),
+        ...(where.readOnlyBinds ? { readOnlyBinds: where.readOnlyBinds } : {}),
       }),
     progress,
   );

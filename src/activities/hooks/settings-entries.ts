@@ -7,11 +7,11 @@
  * ones (input `hooks` stay strict: they are the caller's own). Reasons name the entry, never its contents (they enter history).
  */
 import {
-  HOOK_EVENTS,
   type HookCommand,
   type HookEvent,
   type HookGroup,
   matcherProblem,
+  skippedEventReason,
   type SkippedSetting,
   type ToolHooks,
 } from '../../shared/hooks';
@@ -31,7 +31,6 @@ const READ_ELSEWHERE = new Set(['permissions']);
 const HOOK_FIELDS = new Set(['type', 'command', 'timeout']);
 const GROUP_FIELDS = new Set(['matcher', 'hooks']);
 const MAX_TIMEOUT_S = STOP_HOOK_MAX_TIMEOUT_MS / 1000;
-const RUN_EVENTS = HOOK_EVENTS.join(', ');
 const REASON_MAX_CHARS = 200;
 
 type Entries = Record<string, unknown>;
@@ -76,8 +75,9 @@ function readHooks(value: unknown, entries: SettingsEntries, skip: Skip): void {
   if (!isEntries(value)) return skip('hooks', 'expected an object of events ({"PreToolUse": [...], ...})');
   for (const [event, groups] of Object.entries(value)) {
     const path = `hooks.${shown(event)}`;
-    if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
-      skip(path, `an event durable-agent does not run (it runs ${RUN_EVENTS})`);
+    const notRun = skippedEventReason(event);
+    if (notRun) {
+      skip(path, notRun);
       continue;
     }
     if (!Array.isArray(groups)) {

@@ -67,8 +67,10 @@ export function createStopHookActivities({ sandbox, store }: { sandbox: CommandS
   async function runHooks(input: StopHookInput): Promise<StopHookOutcome> {
     const stdin = JSON.stringify({
       session_id: input.sessionId,
-      hook_event_name: 'Stop',
+      hook_event_name: input.event ?? 'Stop',
       cwd: input.workdir,
+      ...(input.permissionMode ? { permission_mode: input.permissionMode } : {}),
+      ...(input.agent ? { agent_id: input.agent.id, agent_type: input.agent.type } : {}),
       stop_hook_active: input.stopHookActive,
       final_text: input.finalText,
       last_assistant_message: input.finalText,

@@ -15,6 +15,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } fro
 import type { SandboxRequest } from '../../shared/sandbox';
 import { MCP_STARTUP_TIMEOUT_MS, type McpServerConfig, mcpStartupTimeoutMs } from '../../shared/mcp';
 import type { CommandSandbox } from '../../sandbox/command-sandbox';
+import { withProjectDir } from '../../sandbox/command-environment';
 import type { McpPackages, ServerLaunch } from '../../sandbox/mcp-packages';
 import { SandboxedStdioTransport } from './sandboxed-stdio';
 
@@ -176,8 +177,8 @@ export class McpPool {
       readOnlyBinds: launch?.readOnlyBinds ?? [],
       workdir: place.workdir,
       sandbox: this.sandbox,
-      // The server sees the session's variables and its own, nothing of the worker's.
-      session: { ...place.sandbox, env: { ...place.sandbox?.env, ...config.env } },
+      // The server sees the session's variables, CLAUDE_PROJECT_DIR (the workdir) and its own, nothing of the worker's.
+      session: { ...place.sandbox, env: { ...withProjectDir(place.sandbox, place.workdir).env, ...config.env } },
     });
     this.stdio.add(transport);
     return transport;

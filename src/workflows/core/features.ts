@@ -248,3 +248,23 @@ export const WORKDIR_LEASE_UNTIL_END_PATCH = 'workdir-lease-until-session-end';
  * @since 2026-12-02, issue 25
  */
 export const ALLOW_RULE_WILDCARDS_PATCH = 'allow-rule-wildcards';
+
+/**
+ * Claude Code's hook events beyond PreToolUse, PostToolUse, UserPromptSubmit and Stop: input
+ * `hooks` with another event (SessionStart, PreCompact, Notification, …) is accepted (the events we
+ * do not run listed as skipped) instead of failing the workflow. Asked with `patched()` only for
+ * such an input, before anything runs: a session refused for one before replays its refusal.
+ *
+ * @since 2026-12-02, issue 25
+ */
+export const HOOK_EVENTS_PATCH = 'claude-code-hook-events';
+
+/**
+ * A call that failed (an `is_error` result) runs its PostToolUseFailure hooks, and no longer its
+ * PostToolUse hooks (Claude Code's split). Asked with `patched()` at each failed call that has
+ * PostToolUse or PostToolUseFailure hooks (turn/tool-hooks.ts): failed calls recorded before it
+ * replay the PostToolUse hooks they ran.
+ *
+ * @since 2026-12-02, issue 25
+ */
+export const POST_TOOL_USE_FAILURE_PATCH = 'post-tool-use-failure';

@@ -185,6 +185,7 @@ export function subAgentInput(
       workflowId: view.workflowId,
       toolUseId,
       description: task.description,
+      agentType: type.name,
       // Only when something was cut: the child's transcript says so too.
       ...(leftOut.length ? { toolsLeftOut: { agentType: type.name, tools: leftOut } } : {}),
     },

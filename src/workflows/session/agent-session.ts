@@ -23,7 +23,7 @@ import type {
 import { contentPreview, type ToolResult } from '../../shared/conversation';
 import { writtenTodos } from '../../shared/todos';
 import type { ResolvedAgentInput } from '../../shared/input';
-import type { StopHook } from '../../shared/hooks';
+import { agentTypeOf, mergeToolHooks, type StopHook, subagentStopHooks } from '../../shared/hooks';
 import { AGENT_HOST } from '../../shared/search-attributes';
 import type { TakenSnapshot } from '../../shared/workspace';
 import type { BranchResult } from '../../shared/repository';
@@ -137,7 +137,9 @@ export class AgentSession {
         text: contentPreview(this.prepared.prompt, Infinity),
       });
     if (this.prepared.host) upsertSearchAttributes([{ key: AGENT_HOST, value: this.prepared.host }]);
-    this.view.showPrepared(this.prepared, {
+    // Events of input `hooks` that are not run are listed with the settings entries that are not.
+    const skippedSettings = [...(input.skippedHooks ?? []), ...(this.prepared.skippedSettings ?? [])];
+    this.view.showPrepared(skippedSettings.length ? { ...this.prepared, skippedSettings } : this.prepared, {
       note: !resumed,
       ...(fork ? { forkedFrom: { workflowId: fork.workflowId, turn: fork.turn } } : {}),
     });
@@ -216,7 +218,13 @@ export class AgentSession {
 
   /** Stop hooks of the input, then those of the workdir's settings (read when the session started; not a sub-agent's). */
   get stopHooks(): StopHook[] {
-    return [...this.input.stopHooks, ...(this.input.parentSession ? [] : (this.prepared.settingsStopHooks ?? []))];
+    const parent = this.input.parentSession;
+    // A sub-agent's stop hooks are the SubagentStop hooks (its parent's, its settings') of its type.
+    if (parent) {
+      const hooks = mergeToolHooks(this.input.toolHooks, this.prepared.settingsToolHooks);
+      return [...this.input.stopHooks, ...subagentStopHooks(hooks, agentTypeOf(parent))];
+    }
+    return [...this.input.stopHooks, ...(this.prepared.settingsStopHooks ?? [])];
   }
 
   /** Estimated tokens of the system prompt and tool definitions. */

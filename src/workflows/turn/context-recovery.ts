@@ -16,12 +16,15 @@ import { failureMessage } from '../core/failures';
 import { afterCollapse, afterMediaStrip, afterReactiveCompact, type SettledStep, type Step } from '../core/loop';
 import { absorbNewContext, estimateTokens, forgetShownInstructions } from '../core/loop-state';
 import { compactRequest, contextEditRequest } from '../core/requests';
+import { afterCompaction, beforeCompaction } from './session-hooks';
+import type { ToolHookSession } from './tool-hooks';
 
 /** What the context pipeline and the recovery branches uses of the session: a phase takes what it needs, not the whole session. */
 export type ContextSession = Pick<
   AgentSession,
   'features' | 'note' | 'overheadTokens' | 'setStatus' | 'showContextEdits' | 'state' | 'update' | 'workspace'
->;
+> &
+  ToolHookSession;
 
 /** The context pipeline before a new turn's model call: the cheap edits, then autocompact. */
 export async function prepareTurnContext(session: ContextSession): Promise<void> {
@@ -114,6 +117,9 @@ async function compact(
   reason: 'autocompact' | 'reactive',
 ): Promise<{ ok: true } | { ok: false; error: string }> {
   session.setStatus('compacting');
+  // PreCompact hooks (when the session has some) may block it: it then counts as not done.
+  const blocked = await beforeCompaction(session);
+  if (blocked !== undefined) return { ok: false, error: `A PreCompact hook blocked the compaction: ${blocked}` };
   try {
     const compacted = await compactConversation.executeWithOptions(
       { ...COMPACT_OPTIONS, summary: reason === 'reactive' ? 'compact (reactive)' : 'compact (auto)' },
@@ -125,9 +131,11 @@ async function compact(
     );
     session.update({ ...state, usage: addUsage(state.usage, compacted.usage), contextEditedAt: undefined });
     session.showContextEdits([reason === 'reactive' ? 'reactive_compact' : 'autocompact'], compacted.estimatedTokens);
-    return { ok: true };
   } catch (error) {
     if (isCancellation(error)) throw error;
     return { ok: false, error: failureMessage(error) };
   }
+  // PostCompact hooks, then SessionStart hooks of source `compact` (their context joins the summary).
+  await afterCompaction(session);
+  return { ok: true };
 }

@@ -8,10 +8,11 @@
  * A call no hook matches schedules nothing and awaits nothing more than before: sessions without
  * tool hooks make exactly the commands they made before hooks existed, so their histories replay.
  */
-import { ActivityCancellationType, isCancellation } from '@temporalio/workflow';
+import { ActivityCancellationType, isCancellation, patched } from '@temporalio/workflow';
 import type { PlannedToolUse, RunToolOutput } from '../../shared/activity-io';
 import type { TranscriptEntry } from '../../shared/contract';
 import {
+  agentTypeOf,
   type HookCommand,
   matchingHooks,
   mergeToolHooks,
@@ -22,10 +23,13 @@ import {
 } from '../../shared/hooks';
 import { runToolHooks, STOP_HOOK_OPTIONS } from '../activity-options';
 import type { AgentSession } from '../session/agent-session';
+import type { ApprovalAnswer } from '../session/steering';
 import { failureMessage } from '../core/failures';
 import { currentInput } from '../core/workdir-moves';
 import { summaryOf } from '../core/call-summary';
 import { rulesOf } from '../core/tool-rules';
+import { POST_TOOL_USE_FAILURE_PATCH } from '../core/features';
+import { currentPermissionMode, type PermissionSession } from './permissions';
 
 /** What tool hooks uses of the session: a phase takes what it needs, not the whole session. */
 export type ToolHookSession = Pick<
@@ -75,7 +79,7 @@ export class TurnHooks {
   }
 
   /** Synchronous, so a call without hooks awaits nothing more than before. */
-  matches(event: 'PreToolUse' | 'PostToolUse', call: PlannedToolUse): boolean {
+  matches(event: CallEvent, call: PlannedToolUse): boolean {
     return call.plan.ok && matchingHooks(this.hooks, event, call.name, rulesOf(call).aliases).length > 0;
   }
 
@@ -93,12 +97,68 @@ export class TurnHooks {
     return outcome;
   }
 
-  /** Runs the call, then its PostToolUse hooks when any match (else the call alone, as before hooks). */
+  /** Whether PermissionRequest or Notification hooks await a call about to wait for a person (synchronous). */
+  beforePersonMatches(call: PlannedToolUse): boolean {
+    return this.matches('PermissionRequest', call) || this.notificationHooks().length > 0;
+  }
+
+  /**
+   * Before a call waits for a person: its PermissionRequest hooks may answer for them
+   * (`hookSpecificOutput.decision.behavior` `allow` or `deny`, exit 2 denies); if none does, the
+   * Notification hooks (`permission_prompt`) are told, and the call waits.
+   */
+  async beforePerson(call: PlannedToolUse): Promise<ApprovalAnswer | undefined> {
+    if (this.matches('PermissionRequest', call)) {
+      const outcome = await this.run(call, 'PermissionRequest', {});
+      // A call only a person may approve (a repository settings file) is not a hook's to allow.
+      const mayAllow = rulesOf(call).alwaysAsk === undefined;
+      if ((outcome.decision === 'allow' && mayAllow) || outcome.decision === 'deny') {
+        this.note(call, 'PermissionRequest', outcome.decision, outcome.reason ?? '');
+        if (outcome.decision === 'allow') return { decision: 'allow' };
+        return { decision: 'deny', feedback: outcome.reason ?? 'A PermissionRequest hook denied this call' };
+      }
+    }
+    const notify = this.notificationHooks();
+    if (notify.length === 0) return undefined;
+    const message = `durable-agent needs your permission to use ${call.name}`;
+    const fields = { message, title: 'Permission needed', notification_type: 'permission_prompt' };
+    const outcome = await runHookActivity(
+      this.session,
+      'Notification',
+      notify,
+      { eventFields: fields },
+      `Notification hooks · ${summaryOf(call)}`,
+    );
+    for (const report of outcome.reports) this.note(call, 'Notification', 'report', report);
+    return undefined;
+  }
+
+  private notificationHooks(): HookCommand[] {
+    return matchingHooks(this.hooks, 'Notification', 'permission_prompt');
+  }
+
+  /**
+   * Runs the call, then its PostToolUse hooks (it succeeded) or PostToolUseFailure hooks (it
+   * failed) when any match (else the call alone, as before hooks).
+   */
   around(call: PlannedToolUse, runCall: () => Promise<RunToolOutput>): Promise<RunToolOutput> {
-    return this.matches('PostToolUse', call) ? runCall().then((output) => this.after(call, output)) : runCall();
+    return this.matches('PostToolUse', call) || this.matches('PostToolUseFailure', call)
+      ? runCall().then((output) => this.after(call, output))
+      : runCall();
+  }
+
+  /**
+   * The event a finished call's hooks run for: a failed call ran its PostToolUse hooks before
+   * Claude Code's PostToolUseFailure (asked only for a failed call: old histories replay that).
+   */
+  private afterEvent(call: PlannedToolUse, output: RunToolOutput): 'PostToolUse' | 'PostToolUseFailure' | undefined {
+    const event = output.result.isError && patched(POST_TOOL_USE_FAILURE_PATCH) ? 'PostToolUseFailure' : 'PostToolUse';
+    return this.matches(event, call) ? event : undefined;
   }
 
   private async after(call: PlannedToolUse, output: RunToolOutput): Promise<RunToolOutput> {
+    const event = this.afterEvent(call, output);
+    if (!event) return output;
     // A call that changes files runs alone and snapshotted the workspace as it left it: the hooks
     // (a formatter) snapshot over that, and the turn's snapshot holds both. Otherwise the turn's
     // end snapshots the workspace (a call that brought back no snapshot leaves that to it already).
@@ -106,7 +166,7 @@ export class TurnHooks {
     const result = output.result;
     let outcome: ToolHookOutcome;
     try {
-      outcome = await this.run(call, 'PostToolUse', {
+      outcome = await this.run(call, event, {
         result: {
           content: result.content,
           isError: result.isError,
@@ -118,7 +178,7 @@ export class TurnHooks {
       if (!isCancellation(error)) throw error;
       // Interrupted while its hooks ran: the call itself did run, and its result says what it did
       // (the turn then stops for the interrupt); what the hooks changed goes into the turn's snapshot.
-      if (this.session.workspace.latestRef) this.snapshotting.add(`PostToolUse ${call.id}`);
+      if (this.session.workspace.latestRef) this.snapshotting.add(`${event} ${call.id}`);
       return output;
     }
     let snapshot = output.snapshot;
@@ -127,8 +187,8 @@ export class TurnHooks {
         ref: outcome.snapshot.ref,
         filesChanged: (output.snapshot?.filesChanged ?? 0) + outcome.snapshot.filesChanged,
       };
-    else if (this.session.workspace.latestRef) this.snapshotting.add(`PostToolUse ${call.id}`);
-    if (outcome.content) this.note(call, 'PostToolUse', 'feedback', 'feedback added to the result');
+    else if (this.session.workspace.latestRef) this.snapshotting.add(`${event} ${call.id}`);
+    if (outcome.content) this.note(call, event, 'feedback', 'feedback added to the result');
     return {
       ...output,
       result: outcome.content ? { ...result, content: outcome.content } : result,
@@ -136,11 +196,7 @@ export class TurnHooks {
     };
   }
 
-  private async run(
-    call: PlannedToolUse,
-    event: 'PreToolUse' | 'PostToolUse',
-    fields: Partial<ToolHookInput>,
-  ): Promise<ToolHookOutcome> {
+  private async run(call: PlannedToolUse, event: CallEvent, fields: Partial<ToolHookInput>): Promise<ToolHookOutcome> {
     const hooks = matchingHooks(this.hooks, event, call.name, rulesOf(call).aliases);
     const tool = { name: call.name, toolUseId: call.id, input: currentInput(this.session.state, call.input) };
     const outcome = await runHookActivity(
@@ -164,6 +220,24 @@ export class TurnHooks {
 }
 
 type HookNote = Extract<TranscriptEntry, { type: 'hook' }>;
+/** The events of a tool call's hooks. */
+type CallEvent = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure' | 'PermissionRequest';
+
+/**
+ * What every hook reads of the session besides its event: `permission_mode` (the session's mode,
+ * by Claude Code's name) and, in a sub-agent, `agent_id` (the parent's Task call) and `agent_type`.
+ */
+export function commonHookFields(session: PermissionSession): Pick<ToolHookInput, 'permissionMode' | 'agent'> {
+  const parent = session.input.parentSession;
+  return {
+    permissionMode: currentPermissionMode(session),
+    ...(parent
+      ? {
+          agent: { id: parent.toolUseId, type: agentTypeOf(parent) },
+        }
+      : {}),
+  };
+}
 
 /**
  * One event's matched hooks as an activity on the session's host. A cancelled workflow waits for
@@ -194,6 +268,9 @@ export async function runHookActivity(
             event,
             hooks,
             ...(state.sandbox ? { sandbox: state.sandbox } : {}),
+            ...commonHookFields(session),
+            ...(state.conversationRef ? { conversationRef: state.conversationRef } : {}),
+            ...(state.pendingMessages.length ? { pendingMessages: state.pendingMessages } : {}),
             ...fields,
           },
         ],

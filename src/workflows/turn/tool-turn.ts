@@ -136,6 +136,9 @@ async function approve(
   const permission = permissionFor(session, call, hook?.decision);
   if (permission.behavior === 'deny') return { decision: 'permission_deny', message: permission.message };
   if (permission.behavior === 'allow') return null;
+  // PermissionRequest hooks may answer for the person; Notification hooks are told it waits.
+  const byHook = hooks.beforePersonMatches(call) ? await hooks.beforePerson(call) : undefined;
+  if (byHook) return byHook;
   session.setStatus('waiting_approval');
   const answer = await session.steering.awaitApproval(call, approvalTimeoutMs);
   session.note({

@@ -11,6 +11,7 @@ import { afterStop, type TurnOutcome, uncountTurn } from '../core/loop';
 import { applyRewind, type RewindSession } from './rewind';
 import { continueWith } from '../core/loop-state';
 import { screeningNeeded, screenQueued, type PromptHookSession } from './prompt-hooks';
+import { commonHookFields } from './tool-hooks';
 import { stopHookRequest } from '../core/requests';
 import { decideStopHook, decideTurnEnd, type StopHookDecision } from '../core/turn-end-rules';
 
@@ -80,7 +81,15 @@ async function runHooks(session: TurnEndSession): Promise<StopHookDecision> {
     outcome = await session.host.call((where) =>
       runStopHooks.executeWithOptions(
         { ...STOP_HOOK_OPTIONS, ...waitForCancellation, ...where, summary: 'stop hooks' },
-        [{ ...stopHookRequest(session.id, session.state, hooks), ...(snapshotRef ? { snapshotRef } : {}) }],
+        [
+          {
+            ...stopHookRequest(session.id, session.state, hooks),
+            // A sub-agent's stop hooks are SubagentStop hooks; every hook reads the mode (and agent).
+            ...(session.input.parentSession ? { event: 'SubagentStop' as const } : {}),
+            ...commonHookFields(session),
+            ...(snapshotRef ? { snapshotRef } : {}),
+          },
+        ],
       ),
     );
   } catch (error) {

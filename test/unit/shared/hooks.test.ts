@@ -1,5 +1,15 @@
 import { checkAgentInput } from '../../../src/shared/input';
-import { inheritedHooks, matchesTool, matchingHooks, mergeToolHooks, toolHooksOf } from '../../../src/shared/hooks';
+import {
+  agentTypeOf,
+  inheritedHooks,
+  matchesTool,
+  matchingHooks,
+  mergeToolHooks,
+  newHookEvents,
+  skippedEventReason,
+  subagentStopHooks,
+  toolHooksOf,
+} from '../../../src/shared/hooks';
 
 describe("Claude Code's matcher", () => {
   test('empty, absent or * match every tool', () => {
@@ -116,7 +126,7 @@ describe('input hooks', () => {
   });
 
   test.each([
-    [{ Notification: [] }, 'unknown field(s): hooks.Notification'],
+    [{ SessionStart: [{ matcher: '(', hooks: [] }] }, 'hooks.SessionStart.0.matcher: must be a tool name'],
     [{ PreToolUse: [{ matcher: '(', hooks: [] }] }, 'hooks.PreToolUse.0.matcher: must be a tool name'],
     [{ PostToolUse: [{ hooks: [{ type: 'command', command: '' }] }] }, 'hooks.PostToolUse.0.hooks.0.command:'],
     [
@@ -143,4 +153,74 @@ test('a matcher naming a tool by another of its names (Task for Agent) matches i
   expect(matchingHooks(hooks, 'PreToolUse', 'Task', ['Agent'])).toEqual(all);
   // Plans recorded before the rename list no aliases: a Task call matches what it matched then.
   expect(matchingHooks(hooks, 'PreToolUse', 'Task')).toEqual([{ command: './old.sh' }]);
+});
+
+describe("Claude Code's other events (issue 25)", () => {
+  const base = { prompt: 'p', workdir: '/w' };
+  const command = (text: string) => ({ type: 'command' as const, command: text });
+
+  test('events we do not run are accepted in input and listed as skipped with a reason, never fatal', () => {
+    const check = checkAgentInput({
+      ...base,
+      hooks: {
+        ConfigChange: [{ hooks: [command('x')] }],
+        WorktreeCreate: 'anything',
+        SomeFutureEvent: [],
+        SessionStart: [{ matcher: 'startup', hooks: [command('cat context.md')] }],
+      },
+    });
+    expect(check.ok).toBe(true);
+    if (!check.ok) return;
+    expect(check.input.toolHooks).toEqual({
+      SessionStart: [{ matcher: 'startup', hooks: [{ command: 'cat context.md' }] }],
+    });
+    expect(check.input.skippedHooks).toEqual([
+      { file: 'input', path: 'hooks.ConfigChange', reason: expect.stringContaining('settings are read once') },
+      { file: 'input', path: 'hooks.WorktreeCreate', reason: expect.stringContaining('worktree') },
+      { file: 'input', path: 'hooks.SomeFutureEvent', reason: expect.stringContaining('not a hook event') },
+    ]);
+  });
+
+  test('every event we run has no skip reason; the others have one', () => {
+    expect(skippedEventReason('PreCompact')).toBeUndefined();
+    expect(skippedEventReason('TeammateIdle')).toMatch(
+      /^hook event not run by durable-agent: there are no agent teams/,
+    );
+  });
+
+  test('the events input refused before issue 25 are what the workflow asks its patch for', () => {
+    expect(newHookEvents({ hooks: { PreToolUse: [], Stop: [] } })).toEqual([]);
+    expect(newHookEvents({ hooks: { SessionStart: [], ConfigChange: [] } })).toEqual(['SessionStart', 'ConfigChange']);
+    expect(newHookEvents({ hooks: 'x' })).toEqual([]);
+    expect(newHookEvents(null)).toEqual([]);
+  });
+
+  test("a non-tool event's matcher is over its source, trigger or agent type", () => {
+    const hooks = toolHooksOf({
+      SessionStart: [{ matcher: 'startup|resume', hooks: [command('./start.sh')] }],
+      PreCompact: [{ matcher: 'manual', hooks: [command('./manual.sh')] }],
+      SubagentStop: [{ matcher: 'Explore', hooks: [command('./check.sh')] }],
+    })!;
+    expect(matchingHooks(hooks, 'SessionStart', 'startup')).toEqual([{ command: './start.sh' }]);
+    expect(matchingHooks(hooks, 'SessionStart', 'compact')).toEqual([]);
+    expect(matchingHooks(hooks, 'PreCompact', 'auto')).toEqual([]);
+    expect(subagentStopHooks(hooks, 'Explore')).toEqual([{ command: './check.sh' }]);
+    expect(subagentStopHooks(hooks, 'general-purpose')).toEqual([]);
+  });
+
+  test("a sub-agent inherits its parent's call, start and stop hooks, not the session's", () => {
+    const hooks = toolHooksOf({
+      PostToolUseFailure: [{ hooks: [command('./failed.sh')] }],
+      SubagentStart: [{ hooks: [command('./sub.sh')] }],
+      SessionStart: [{ hooks: [command('./start.sh')] }],
+      PreCompact: [{ hooks: [command('./compact.sh')] }],
+    });
+    expect(Object.keys(inheritedHooks(hooks) ?? {})).toEqual(['PostToolUseFailure', 'SubagentStart']);
+  });
+
+  test("a sub-agent's type: its input's, else its note's, else the default", () => {
+    expect(agentTypeOf({ agentType: 'Explore' })).toBe('Explore');
+    expect(agentTypeOf({ toolsLeftOut: { agentType: 'fixer' } })).toBe('fixer');
+    expect(agentTypeOf({})).toBe('explore');
+  });
 });

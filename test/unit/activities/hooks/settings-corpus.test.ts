@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { readRepoHooks } from '../../../../src/activities/hooks/settings';
 import { Workdir } from '../../../../src/workdir/workdir';
 
-const NOT_RUN = 'an event durable-agent does not run (it runs PreToolUse, PostToolUse, UserPromptSubmit, Stop)';
 const CORPUS = join(__dirname, '../../../fixtures/claude-settings');
 const corpusFiles = readdirSync(CORPUS).filter((name) => name.endsWith('.json'));
 
@@ -45,7 +44,7 @@ test.each(corpusFiles)('%s is read entry by entry: nothing throws, each skip has
   }
 });
 
-test('a prompt-type Stop hook, async fields and events we do not run are skipped; the command hooks run', async () => {
+test('a prompt-type Stop hook and async fields are skipped; the command hooks (SessionStart, SubagentStart too) run', async () => {
   const hooks = await readAsRepository('cautiouskurns-game-template.json');
   expect(hooks.hooks).toEqual([]);
   const tenSeconds = expect.objectContaining({ timeoutMs: 10_000 });
@@ -57,34 +56,44 @@ test('a prompt-type Stop hook, async fields and events we do not run are skipped
     ['Bash', 1],
   ]);
   expect(hooks.skipped.map(({ path, reason }) => `${path}: ${reason}`)).toEqual([
-    `hooks.SessionStart: ${NOT_RUN}`,
-    `hooks.SubagentStart: ${NOT_RUN}`,
     'hooks.PostToolUse.1.hooks.0.async: a field durable-agent does not use (ignored)',
     'hooks.PostToolUse.1.hooks.1.async: a field durable-agent does not use (ignored)',
     'hooks.PostToolUse.1.hooks.2.async: a field durable-agent does not use (ignored)',
     'hooks.PostToolUse.2.hooks.0.async: a field durable-agent does not use (ignored)',
     'hooks.Stop.0.hooks.0: hook type "prompt" is not run (durable-agent runs "command" hooks)',
   ]);
-  expect(hooks.found).toEqual(['.claude/settings.json (10 tool hooks, 7 hook entries that cannot run)']);
+  expect(hooks.toolHooks?.SessionStart).toEqual([
+    {
+      matcher: 'startup|resume',
+      hooks: [{ command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/inject-sprint-context.sh', timeoutMs: 10_000 }],
+    },
+  ]);
+  expect(hooks.toolHooks?.SubagentStart).toHaveLength(1);
+  expect(hooks.found).toEqual(['.claude/settings.json (12 tool hooks, 5 hook entries that cannot run)']);
 });
 
 const PROMPT_HOOK = 'uv run .claude/hooks/user_prompt_submit.py --log-only --store-last-prompt --name-agent';
 
-test('statusLine, permissions and other events are skipped; Stop, tool and UserPromptSubmit hooks run', async () => {
+test('statusLine and permissions are skipped; Stop, tool, UserPromptSubmit and the other events’ hooks run', async () => {
   const hooks = await readAsRepository('disler-claude-code-hooks-mastery.json');
   expect(hooks.hooks).toEqual([{ command: 'uv run .claude/hooks/stop.py --chat' }]);
-  expect(hooks.toolHooks).toEqual({
+  expect(hooks.toolHooks).toMatchObject({
     PreToolUse: [{ matcher: '', hooks: [{ command: 'uv run .claude/hooks/pre_tool_use.py' }] }],
     PostToolUse: [{ matcher: '', hooks: [{ command: 'uv run .claude/hooks/post_tool_use.py' }] }],
     UserPromptSubmit: [{ hooks: [{ command: PROMPT_HOOK }] }],
   });
-  expect(hooks.skipped.map((skipped) => skipped.path)).toEqual([
-    'statusLine',
-    'hooks.Notification',
-    'hooks.SubagentStop',
-    'hooks.PreCompact',
-    'hooks.SessionStart',
-  ]);
+  expect(Object.keys(hooks.toolHooks ?? {}).sort()).toEqual(
+    [
+      'Notification',
+      'PostToolUse',
+      'PreCompact',
+      'PreToolUse',
+      'SessionStart',
+      'SubagentStop',
+      'UserPromptSubmit',
+    ].sort(),
+  );
+  expect(hooks.skipped.map((skipped) => skipped.path)).toEqual(['statusLine']);
 });
 
 test('a timeout over our limit runs with the limit, saying so; a list as matcher skips its group', async () => {

@@ -49,7 +49,7 @@ test("reads PreToolUse, PostToolUse and UserPromptSubmit hooks from Claude Code'
     '.claude/settings.json': {
       hooks: {
         PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './deny.sh', timeout: 5 }] }],
-        Notification: [{ hooks: [] }],
+        TeammateIdle: [{ hooks: [] }],
       },
     },
     '.claude/settings.local.json': {
@@ -73,8 +73,8 @@ test("reads PreToolUse, PostToolUse and UserPromptSubmit hooks from Claude Code'
     skipped: [
       {
         file: '.claude/settings.json',
-        path: 'hooks.Notification',
-        reason: expect.stringContaining('an event durable-agent does not run'),
+        path: 'hooks.TeammateIdle',
+        reason: 'hook event not run by durable-agent: there are no agent teams',
       },
     ],
   });

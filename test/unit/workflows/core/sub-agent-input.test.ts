@@ -209,6 +209,7 @@ describe('a sub-agent never exceeds its parent (issue 22)', () => {
       workflowId: 'parent-1',
       toolUseId: 'toolu_f',
       description: 'fix',
+      agentType: 'fixer',
       toolsLeftOut: { agentType: 'fixer', tools: ['Bash', 'Write'] },
     });
     // The child's own check keeps it so, and its Task calls start grandchildren bounded by it in turn.
