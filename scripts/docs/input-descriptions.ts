@@ -85,7 +85,8 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
     description:
       'hooks in Claude Code’s settings format: `{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command",' +
       '"command":"…","timeout":30}]}], "PostToolUse":[…], "UserPromptSubmit":[…], "Stop":[…]}`; always run (see ' +
-      '[Tool hooks](hooks.md))',
+      '[Tool hooks](hooks.md))' +
+      '; handler types `command` and `prompt` (the small model decides); `agent`, `http` and `mcp_tool` hooks are noted as not run',
   },
   tokenBudget: { description: 'output tokens to spend: below 90% the model is nudged to keep working' },
   interactive: {

@@ -87,7 +87,7 @@ export function createActivities(config: ActivityConfig) {
     ...createCompactActivities({ store, api }),
     ...createToolActivities({ store, journal, sandbox: config.sandbox, live: config.store.live }),
     ...createStopHookActivities({ sandbox: config.sandbox, store }),
-    ...createToolHookActivities({ sandbox: config.sandbox, store }),
+    ...createToolHookActivities({ sandbox: config.sandbox, store, api, smallModel: config.smallModel }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
     ...createCloseSessionActivities({ journal, store, mcpPool, leases: config.store.leases }),
     ...createMcpActivities({ store, pool: mcpPool }),

@@ -5,7 +5,7 @@
 import type { PreparedNetwork, SandboxRequest } from './sandbox';
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
-import type { SessionHookSettings, StopHook } from './hooks';
+import type { SessionHookSettings, SkippedSetting, StopHook, ToolHookOutcome } from './hooks';
 import type { McpCallRules, McpModelMark, McpPrepared } from './mcp';
 import type { PreparedSubAgents, SubAgentsToPrepare } from './sub-agents';
 import type { InstructionFilesLoaded, NestedInstructionsLoaded, NestedInstructionsRequest } from './instructions';
@@ -94,6 +94,16 @@ export interface PlannedToolUse {
   name: string;
   input: unknown;
   plan: ToolUsePlan;
+}
+
+/** What runToolHooks returns: the hooks' outcome, and the call a PreToolUse hook's `updatedInput` makes. */
+export interface ToolHookResult extends ToolHookOutcome {
+  /**
+   * PreToolUse: a hook's `updatedInput` (the last one's, of several), planned again as the call it
+   * makes: validated against the tool's schema (an invalid one is a plan that is not ok, naming the
+   * hook) and with its rules recomputed, since approval of `echo one` says nothing of `rm -rf`.
+   */
+  updatedCall?: PlannedToolUse;
 }
 
 export type ModelStopReason =
@@ -261,6 +271,8 @@ export interface PrepareSessionInput extends SubAgentsToPrepare {
   startedAt: string;
   /** Input `trustRepoHooks`: the repository's own hooks may run. */
   trustRepoHooks?: boolean;
+  /** Hooks of input `hooks` that are not run: they lead the output's `skippedSettings`. */
+  skippedInputHooks?: SkippedSetting[];
   /** What the session asks of its commands' sandbox: the worker says what network that gives them. */
   sandbox?: SandboxRequest;
   /** Take the workdir's lease, held until the session ends (a new `workdir` session's). */

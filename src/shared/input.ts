@@ -13,7 +13,16 @@ import { AGENT_NAME_PATTERN, agentsSchema, DEFAULT_MAX_PARALLEL_AGENTS } from '.
 import { type McpServers, mcpServersSchema } from './mcp';
 import { TOOL_NAMES } from './tool-names';
 import { allowedDomainSchema, MAX_ALLOWED_DOMAINS, type NetworkMode } from './sandbox';
-import { hookGroups, hooksInputSchema, type StopHook, stopHookSchema, type ToolHooks, toolHooksOf } from './hooks';
+import {
+  hookGroups,
+  hooksInputSchema,
+  type SkippedSetting,
+  skippedInputHooks,
+  type StopHook,
+  stopHookSchema,
+  type ToolHooks,
+  toolHooksOf,
+} from './hooks';
 
 /** Stop hooks are defined with the other hooks (hooks.ts); named here too, where the input was always read from. */
 export { type StopHook, stopHookSchema };
@@ -220,6 +229,8 @@ export interface ResolvedAgentInput {
   stopHooks: StopHook[];
   /** Input `hooks` other than Stop (PreToolUse, PostToolUse, UserPromptSubmit), when it has any. */
   toolHooks?: ToolHooks;
+  /** Hooks of input `hooks` that are not run (`agent`, `http`, `mcp_tool` handlers; Stop `prompt` hooks): noted as `skippedSettings` of file `input`. */
+  skippedHooks?: SkippedSetting[];
   tokenBudget?: number;
   interactive: boolean;
   permissionMode: 'auto' | 'ask';
@@ -315,6 +326,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
   const tooBig = options.inlinePromptLimit === false ? undefined : inlinePromptProblem(input.prompt);
   if (tooBig) return { ok: false, message: tooBig };
   const toolHooks = toolHooksOf(input.hooks);
+  const skippedHooks = skippedInputHooks(input.hooks);
   return {
     ok: true,
     input: {
@@ -331,6 +343,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
       fallbackAfterOverloads: input.fallbackAfterOverloads ?? DEFAULT_FALLBACK_AFTER_OVERLOADS,
       stopHooks: [...(input.stopHooks ?? []), ...hookGroups(input.hooks?.Stop).flatMap((group) => group.hooks)],
       ...(toolHooks ? { toolHooks } : {}),
+      ...(skippedHooks.length ? { skippedHooks } : {}),
       tokenBudget: input.tokenBudget,
       interactive: input.interactive ?? false,
       permissionMode: input.permissionMode ?? 'auto',

@@ -1,7 +1,7 @@
 /**
  * A repository's settings file read entry by entry: what the runtime can run (command hooks of
- * the events we run, `stopHooks`) is kept, and every other entry (unknown events, `prompt` or
- * `agent` hooks, unknown fields, malformed entries, `permissions`, `env` and other settings we do
+ * the events we run, `prompt` hooks of tool events and prompts, `stopHooks`) is kept, and every
+ * other entry (unknown events, `agent`, `http` or `mcp_tool` hooks, unknown fields, malformed entries, `permissions`, `env` and other settings we do
  * not read) is skipped with a reason. Nothing here throws: a repository's file is not ours to
  * refuse, and one bad entry must not cost the good ones (input `hooks` stay strict: they are the
  * caller's own). Reasons name the entry, never its contents (they enter history).
@@ -12,6 +12,9 @@ import {
   type HookEvent,
   type HookGroup,
   matcherProblem,
+  notRunReason,
+  PROMPT_EVENTS_REASON,
+  type PromptHook,
   type SkippedSetting,
   type ToolHooks,
 } from '../../shared/hooks';
@@ -27,6 +30,7 @@ export interface SettingsEntries {
 /** Keys that describe the file rather than configure anything: not worth a note. */
 const DESCRIPTIVE_KEYS = new Set(['$schema']);
 const HOOK_FIELDS = new Set(['type', 'command', 'timeout']);
+const PROMPT_HOOK_FIELDS = new Set(['type', 'prompt', 'timeout', 'model']);
 const GROUP_FIELDS = new Set(['matcher', 'hooks']);
 const MAX_TIMEOUT_S = STOP_HOOK_MAX_TIMEOUT_MS / 1000;
 const RUN_EVENTS = HOOK_EVENTS.join(', ');
@@ -83,7 +87,7 @@ function readHooks(value: unknown, entries: SettingsEntries, skip: Skip): void {
       continue;
     }
     groups.forEach((group: unknown, index) => {
-      const read = readGroup(`${path}.${index}`, group, skip);
+      const read = readGroup(`${path}.${index}`, group, skip, event === 'Stop');
       if (read) addGroup(entries, event as HookEvent, read);
     });
   }
@@ -95,7 +99,7 @@ function addGroup(entries: SettingsEntries, event: HookEvent, group: HookGroup):
 }
 
 /** A matcher group's runnable commands; undefined when it has none. */
-function readGroup(path: string, group: unknown, skip: Skip): HookGroup | undefined {
+function readGroup(path: string, group: unknown, skip: Skip, stop: boolean): HookGroup | undefined {
   if (!isEntries(group)) return void skip(path, 'expected a matcher group ({"matcher", "hooks": [...]})');
   const problem = group.matcher === undefined ? undefined : matcherProblem(group.matcher);
   if (problem) return void skip(`${path}.matcher`, `${problem}: the group is not run`);
@@ -103,16 +107,45 @@ function readGroup(path: string, group: unknown, skip: Skip): HookGroup | undefi
     return void skip(path, 'no "hooks" list: a command runs only inside "hooks": [{"type": "command", ...}]');
   }
   skipUnknownFields(path, group, GROUP_FIELDS, skip);
-  const hooks = group.hooks.flatMap((hook: unknown, index) => readHook(`${path}.hooks.${index}`, hook, skip) ?? []);
-  if (!hooks.length) return undefined;
-  return { ...(typeof group.matcher === 'string' ? { matcher: group.matcher } : {}), hooks };
+  const hooks: HookCommand[] = [];
+  const prompts: PromptHook[] = [];
+  group.hooks.forEach((hook: unknown, index) => {
+    const at = `${path}.hooks.${index}`;
+    if (isEntries(hook) && hook.type === 'prompt') {
+      if (stop) return skip(at, PROMPT_EVENTS_REASON);
+      const prompt = readPromptHook(at, hook, skip);
+      if (prompt) prompts.push(prompt);
+    } else {
+      const command = readHook(at, hook, skip);
+      if (command) hooks.push(command);
+    }
+  });
+  if (!hooks.length && !prompts.length) return undefined;
+  return {
+    ...(typeof group.matcher === 'string' ? { matcher: group.matcher } : {}),
+    hooks,
+    ...(prompts.length ? { prompts } : {}),
+  };
+}
+
+/** A `prompt` hook: the small model judges it (see activities/hooks/prompt-hooks.ts). */
+function readPromptHook(path: string, hook: Entries, skip: Skip): PromptHook | undefined {
+  if (typeof hook.prompt !== 'string' || hook.prompt.trim() === '')
+    return void skip(path, 'a prompt hook without a prompt');
+  const timeoutMs = readTimeout(`${path}.timeout`, hook.timeout, skip);
+  if (timeoutMs === null) return void skip(path, 'timeout must be a positive number of seconds');
+  skipUnknownFields(path, hook, PROMPT_HOOK_FIELDS, skip);
+  return {
+    prompt: hook.prompt,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(typeof hook.model === 'string' && hook.model ? { model: hook.model } : {}),
+  };
 }
 
 function readHook(path: string, hook: unknown, skip: Skip): HookCommand | undefined {
   if (!isEntries(hook)) return void skip(path, 'expected a hook ({"type": "command", "command": ...})');
   if (hook.type !== 'command') {
-    const type = typeof hook.type === 'string' ? `"${shown(hook.type)}"` : 'missing';
-    return void skip(path, `hook type ${type} is not run (durable-agent runs "command" hooks)`);
+    return void skip(path, notRunReason(typeof hook.type === 'string' ? shown(hook.type) : 'missing'));
   }
   if (typeof hook.command !== 'string' || hook.command.trim() === '') {
     return void skip(path, 'a command hook without a command');

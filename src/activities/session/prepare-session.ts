@@ -98,6 +98,7 @@ async function prepareSession(
   return {
     workdir,
     ...repositoryFindings(repo, instructions, trusted),
+    ...skippedAlso(input, repo, trusted),
     sandbox: dependencies.sandbox.kind,
     network: preparedNetwork(dependencies.sandbox.network(input.sandbox)),
     ...(dependencies.hostId ? { host: dependencies.hostId } : {}),
@@ -154,6 +155,12 @@ async function readRepository(workdir: string, input: PrepareSessionInput, trust
       : repoAgents.files.map((file) => `${file} (not trusted)`)
     : [];
   return { repoHooks, repoMcp, usableAgents, skippedAgents };
+}
+
+/** The input's hooks that are not run lead the list of what is not used (`skippedSettings`). */
+function skippedAlso(input: PrepareSessionInput, repo: RepositoryFiles, trusted: boolean) {
+  if (!input.skippedInputHooks?.length) return {};
+  return { skippedSettings: [...input.skippedInputHooks, ...(trusted ? repo.repoHooks.skipped : [])] };
 }
 
 /** What the transcript shows of the repository's files: what is used, what was found and not used. */

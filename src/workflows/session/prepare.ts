@@ -82,6 +82,7 @@ export async function prepareNewSession(
           : promptToPrepare(input)),
         startedAt: new Date(workflowInfo().startTime).toISOString(),
         ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
+        ...(input.skippedHooks?.length ? { skippedInputHooks: input.skippedHooks } : {}),
         ...sandboxRequest(input),
         ...agentTypesToPrepare(input.agents),
         ...(leaseRequest ? { workdirLease: leaseRequest } : {}),

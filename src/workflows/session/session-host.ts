@@ -196,6 +196,7 @@ export class SessionHost {
           ...promptToPrepare(input),
           startedAt: new Date(workflowInfo().startTime).toISOString(),
           ...(input.trustRepoHooks ? { trustRepoHooks: true } : {}),
+          ...(input.skippedHooks?.length ? { skippedInputHooks: input.skippedHooks } : {}),
           ...agentTypesToPrepare(input.agents),
         },
       ],

@@ -72,7 +72,7 @@ export async function runToolTurn(session: ToolTurnSession, toolUses: PlannedToo
         toolUses,
         {
           approve: (call) => approve(session, call, hooks),
-          run: (call, approval) => hooks.around(call, () => runToolCall(session, call, approval, snapshotting)),
+          run: (call, approval) => hooks.runAs(call, (it) => runToolCall(session, it, approval, snapshotting)),
           onBatch: (calls) => session.showToolCalls(calls),
           onResult: (call, output) => {
             collected.set(call.id, output.result);
@@ -133,9 +133,11 @@ async function approve(
   const { permissionMode, allowRules, approvalTimeoutMs } = session.input;
   const hook = hooks.matches('PreToolUse', call) ? await hooks.before(call) : undefined;
   if (hook?.decision === 'deny') return { decision: 'hook_deny', reason: hook.reason ?? 'no reason given' };
-  if (!needsPerson(hook?.decision, call, needsApproval(permissionMode, allowRules, call))) return null;
+  // A hook's `updatedInput` is what a person (or the rules) approve: its own plan's rules.
+  const planned = hooks.callFor(call);
+  if (!needsPerson(hook?.decision, planned, needsApproval(permissionMode, allowRules, planned))) return null;
   session.setStatus('waiting_approval');
-  const answer = await session.steering.awaitApproval(call, approvalTimeoutMs);
+  const answer = await session.steering.awaitApproval(planned, approvalTimeoutMs);
   session.note({
     type: 'approval',
     toolUseId: call.id,

@@ -1,5 +1,12 @@
 import { checkAgentInput } from '../../../src/shared/input';
-import { inheritedHooks, matchesTool, matchingHooks, mergeToolHooks, toolHooksOf } from '../../../src/shared/hooks';
+import {
+  inheritedHooks,
+  matchesTool,
+  matchingHooks,
+  matchingPromptHooks,
+  mergeToolHooks,
+  toolHooksOf,
+} from '../../../src/shared/hooks';
 
 describe("Claude Code's matcher", () => {
   test('empty, absent or * match every tool', () => {
@@ -127,5 +134,67 @@ describe('input hooks', () => {
     const check = checkAgentInput({ ...base, hooks });
     expect(check.ok).toBe(false);
     expect(!check.ok && check.message).toContain(message);
+  });
+});
+
+describe('handler types', () => {
+  const base = { prompt: 'p', workdir: '/w' };
+
+  test('prompt hooks are kept beside the commands of their group; a sub-agent inherits them', () => {
+    const check = checkAgentInput({
+      ...base,
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: 'Bash',
+            hooks: [
+              { type: 'command', command: './audit.sh' },
+              { type: 'prompt', prompt: 'Safe? $ARGUMENTS', timeout: 20, model: 'claude-haiku-4-5' },
+            ],
+          },
+        ],
+      },
+    });
+    const group = {
+      matcher: 'Bash',
+      hooks: [{ command: './audit.sh' }],
+      prompts: [{ prompt: 'Safe? $ARGUMENTS', timeoutMs: 20_000, model: 'claude-haiku-4-5' }],
+    };
+    expect(check.ok && check.input.toolHooks).toEqual({ PreToolUse: [group] });
+    expect(matchingPromptHooks({ PreToolUse: [group] }, 'PreToolUse', 'Bash')).toEqual(group.prompts);
+    expect(matchingPromptHooks({ PreToolUse: [group] }, 'PreToolUse', 'Read')).toEqual([]);
+    const inherited = inheritedHooks({ PreToolUse: [group] });
+    expect(checkAgentInput({ ...base, hooks: inherited }).ok).toBe(true);
+  });
+
+  test('agent, http and mcp_tool hooks, and Stop prompt hooks, are accepted and noted as not run', () => {
+    const check = checkAgentInput({
+      ...base,
+      hooks: {
+        PostToolUse: [
+          {
+            hooks: [
+              { type: 'http', url: 'https://audit.example' },
+              { type: 'command', command: 'x' },
+            ],
+          },
+        ],
+        Stop: [
+          {
+            hooks: [
+              { type: 'agent', prompt: 'Verify' },
+              { type: 'prompt', prompt: 'Done?' },
+            ],
+          },
+        ],
+      },
+    });
+    expect(check.ok && check.input.skippedHooks?.map(({ file, path }) => `${file}:${path}`)).toEqual([
+      'input:hooks.PostToolUse.0.hooks.0',
+      'input:hooks.Stop.0.hooks.0',
+      'input:hooks.Stop.0.hooks.1',
+    ]);
+    expect(check.ok && check.input.stopHooks).toEqual([]);
+    expect(check.ok && check.input.toolHooks).toEqual({ PostToolUse: [{ hooks: [{ command: 'x' }] }] });
   });
 });

@@ -63,7 +63,7 @@ test('a prompt-type Stop hook, async fields and events we do not run are skipped
     'hooks.PostToolUse.1.hooks.1.async: a field durable-agent does not use (ignored)',
     'hooks.PostToolUse.1.hooks.2.async: a field durable-agent does not use (ignored)',
     'hooks.PostToolUse.2.hooks.0.async: a field durable-agent does not use (ignored)',
-    'hooks.Stop.0.hooks.0: hook type "prompt" is not run (durable-agent runs "command" hooks)',
+    'hooks.Stop.0.hooks.0: a "prompt" hook runs only for PreToolUse, PostToolUse and UserPromptSubmit (not run)',
   ]);
   expect(hooks.found).toEqual(['.claude/settings.json (10 tool hooks, 7 hook entries that cannot run)']);
 });
