@@ -161,7 +161,7 @@ test('a PostToolUse updatedToolOutput replaces the result the model sees', async
   );
 });
 
-test('a prompt hook on PreToolUse denies a call with the small model’s decision', async () => {
+test('a prompt hook on PreToolUse denies a call with the small model’s decision; an http hook is noted as not run', async () => {
   const agent = byTurn([reply([toolUse('Bash', { command: 'rm -rf build' })]), reply([text('Done.')])]);
   const handler: FakeHandler = (request) =>
     request.body.model === SMALL_MODEL
@@ -179,6 +179,7 @@ test('a prompt hook on PreToolUse denies a call with the small model’s decisio
           hooks: [{ type: 'prompt', prompt: 'Is this command safe to run? $ARGUMENTS', timeout: 30 }],
         },
       ],
+      PostToolUse: [{ hooks: [{ type: 'http', url: 'https://audit.example/hook' }] }],
     },
     toolSummaries: false,
   });
@@ -194,4 +195,13 @@ test('a prompt hook on PreToolUse denies a call with the small model’s decisio
     'A PreToolUse hook denied this tool call, so it was not run: rm -rf deletes the build; delete files one by one',
   );
   expect(readFileSync(join(workdir, 'build/out.js'), 'utf8')).toBe('x\n');
+  // The http hook is accepted and noted as not run, never fatal.
+  const state = await handle.query<AgentState>('state');
+  expect(state.skippedSettings).toEqual([
+    {
+      file: 'input',
+      path: 'hooks.PostToolUse.0.hooks.0',
+      reason: expect.stringContaining('hook type "http" is not run'),
+    },
+  ]);
 });

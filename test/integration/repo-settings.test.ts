@@ -65,7 +65,10 @@ test('trusted, a corpus file of prompt hooks, async fields, other events: it com
   ]);
   expect(await sessionEntry(handle)).toMatchObject({
     skippedSettings: expect.arrayContaining([
-      expect.objectContaining({ path: 'hooks.Stop.0.hooks.0', reason: expect.stringContaining('"prompt" is not run') }),
+      expect.objectContaining({
+        path: 'hooks.Stop.0.hooks.0',
+        reason: expect.stringContaining('a "prompt" hook runs only for PreToolUse'),
+      }),
     ]),
   });
 });
