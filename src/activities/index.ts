@@ -86,7 +86,7 @@ export function createActivities(config: ActivityConfig) {
     ...createContextActivities({ store }),
     ...createCompactActivities({ store, api }),
     ...createToolActivities({ store, journal, sandbox: config.sandbox, live: config.store.live }),
-    ...createStopHookActivities({ sandbox: config.sandbox, store }),
+    ...createStopHookActivities({ sandbox: config.sandbox, store, api, smallModel: config.smallModel }),
     ...createToolHookActivities({ sandbox: config.sandbox, store, api, smallModel: config.smallModel }),
     ...createToolSummaryActivities({ api, smallModel: config.smallModel }),
     ...createCloseSessionActivities({ journal, store, mcpPool, leases: config.store.leases }),

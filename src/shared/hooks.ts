@@ -119,8 +119,11 @@ export function promptHookLabel(hook: PromptHook): string {
   return `prompt "${line.length > 40 ? `${line.slice(0, 37)}...` : line}"`;
 }
 
-/** The tool hooks of a session, by event (only events that have some). */
-export type ToolHooks = Partial<Record<ToolHookEvent, HookGroup[]>>;
+/**
+ * The tool hooks of a session, by event (only events that have some). `Stop`: only groups of
+ * `prompt` hooks (a Stop command is a stop hook, input `stopHooks`).
+ */
+export type ToolHooks = Partial<Record<ToolHookEvent, HookGroup[]>> & { Stop?: HookGroup[] };
 
 /** Claude Code's groups as we keep them: timeouts in milliseconds. */
 export function hookGroups(groups: readonly ClaudeHookGroup[] | undefined): HookGroup[] {
@@ -150,7 +153,7 @@ export function hookGroups(groups: readonly ClaudeHookGroup[] | undefined): Hook
 
 /**
  * The hooks of input `hooks` that do not run, as notes (file `input`): handler types we do not run
- * (`agent`, `http`, `mcp_tool`) and `prompt` hooks of Stop (they run for tool events and prompts).
+ * (`agent`, `http`, `mcp_tool`).
  */
 export function skippedInputHooks(
   hooks: Partial<Record<HookEvent, readonly ClaudeHookGroup[]>> | undefined,
@@ -162,8 +165,6 @@ export function skippedInputHooks(
         const path = `hooks.${event}.${index}.hooks.${position}`;
         if (hook.type !== 'command' && hook.type !== 'prompt')
           skipped.push({ file: 'input', path, reason: notRunReason(hook.type) });
-        else if (hook.type === 'prompt' && event === 'Stop')
-          skipped.push({ file: 'input', path, reason: PROMPT_EVENTS_REASON });
       }),
     );
   }
@@ -172,11 +173,8 @@ export function skippedInputHooks(
 
 /** Why a hook of this handler type is not run. */
 export function notRunReason(type: string): string {
-  return `hook type "${type}" is not run (durable-agent runs "command" hooks, and "prompt" hooks of tool events and prompts)`;
+  return `hook type "${type}" is not run (durable-agent runs "command" and "prompt" hooks)`;
 }
-
-export const PROMPT_EVENTS_REASON =
-  'a "prompt" hook runs only for PreToolUse, PostToolUse and UserPromptSubmit (not run)';
 
 /** The tool-hook events of a settings `hooks` object; undefined when it has none. */
 export function toolHooksOf(
@@ -187,6 +185,11 @@ export function toolHooksOf(
     const groups = hookGroups(hooks?.[event]).filter((group) => group.hooks.length > 0 || group.prompts?.length);
     if (groups.length) result[event] = groups;
   }
+  // Stop's prompt hooks (its commands join the stop hooks).
+  const stop = hookGroups(hooks?.Stop).flatMap((group) =>
+    group.prompts ? [{ hooks: [], prompts: group.prompts }] : [],
+  );
+  if (stop.length) result.Stop = stop;
   return Object.keys(result).length ? result : undefined;
 }
 
@@ -256,10 +259,10 @@ export function matchingHooks(hooks: ToolHooks, event: ToolHookEvent, toolName?:
 }
 
 /** The `prompt` hooks of `event` that apply to a call of `toolName` (every one for UserPromptSubmit), each once. */
-export function matchingPromptHooks(hooks: ToolHooks, event: ToolHookEvent, toolName?: string): PromptHook[] {
+export function matchingPromptHooks(hooks: ToolHooks, event: ToolHookEvent | 'Stop', toolName?: string): PromptHook[] {
   const matched: PromptHook[] = [];
   for (const group of hooks[event] ?? []) {
-    if (event !== 'UserPromptSubmit' && !matchesTool(group.matcher, toolName ?? '')) continue;
+    if (event !== 'UserPromptSubmit' && event !== 'Stop' && !matchesTool(group.matcher, toolName ?? '')) continue;
     for (const hook of group.prompts ?? [])
       if (!matched.some((seen) => seen.prompt === hook.prompt)) matched.push(hook);
   }
@@ -348,6 +351,8 @@ export interface StopHookInput {
   sandbox?: SandboxRequest;
   finalText: string;
   stopHookActive: boolean;
+  /** Stop's `prompt` hooks, judged by the small model after the commands (absent: none). */
+  prompts?: PromptHook[];
   /** The session's last snapshot: the hooks' activity snapshots the workspace over it when done. */
   snapshotRef?: string;
 }

@@ -227,9 +227,9 @@ export interface ResolvedAgentInput {
   fallbackAfterOverloads: number;
   /** Input `stopHooks`, then input `hooks.Stop`. */
   stopHooks: StopHook[];
-  /** Input `hooks` other than Stop (PreToolUse, PostToolUse, UserPromptSubmit), when it has any. */
+  /** Input `hooks` other than Stop (PreToolUse, PostToolUse, UserPromptSubmit), and Stop's `prompt` hooks, when it has any. */
   toolHooks?: ToolHooks;
-  /** Hooks of input `hooks` that are not run (`agent`, `http`, `mcp_tool` handlers; Stop `prompt` hooks): noted as `skippedSettings` of file `input`. */
+  /** Hooks of input `hooks` that are not run (`agent`, `http`, `mcp_tool` handlers): noted as `skippedSettings` of file `input`. */
   skippedHooks?: SkippedSetting[];
   tokenBudget?: number;
   interactive: boolean;

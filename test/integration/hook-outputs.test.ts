@@ -205,3 +205,26 @@ test('a prompt hook on PreToolUse denies a call with the small model’s decisio
     },
   ]);
 });
+
+test('a Stop prompt hook sends the model back to work with its reason, then lets it stop', async () => {
+  const answers = ['{"ok": false, "reason": "Run the tests before you stop."}', '{"ok": true, "reason": ""}'];
+  const before = harness.fake.requests.length;
+  const agent = byTurn([reply([text('Done.')]), reply([text('Tests pass. Done.')])]);
+  harness.fake.handler = (request) =>
+    request.body.model === SMALL_MODEL ? reply([text(answers.shift() ?? '{"ok": true}')]) : agent(request);
+  const handle = await harness.start({
+    prompt: 'fix it',
+    workdir: makeRepo({}),
+    hooks: { Stop: [{ hooks: [{ type: 'prompt', prompt: 'Did the agent run the tests? $ARGUMENTS' }] }] },
+    toolSummaries: false,
+  });
+  const result = (await handle.result()) as AgentResult;
+  expect(result.reason).toBe('completed');
+  expect(result.finalText).toBe('Tests pass. Done.');
+  const requests = harness.fake.requests.slice(before);
+  const agentRequests = requests.filter((request) => request.body.model !== SMALL_MODEL);
+  expect(requestText(requestOfTurn(agentRequests, 1)!)).toContain('Run the tests before you stop.');
+  const judged = requests.filter((request) => request.body.model === SMALL_MODEL);
+  expect(judged).toHaveLength(2);
+  expect(requestText(judged[0]!)).toContain('"final_text":"Done."');
+});

@@ -124,15 +124,18 @@ export function interpretToolHook(event: ToolHookEvent, command: string, run: Ho
 /**
  * A `prompt` hook's reply, Claude Code's `{"ok": true|false, "reason": "…"}` (its JSON may sit in
  * a code fence or among words): `ok: false` denies the call (PreToolUse), is feedback for the model
- * (PostToolUse) or blocks the prompt (UserPromptSubmit), with the reason; a reply without that
+ * (PostToolUse), blocks the prompt (UserPromptSubmit) or the stop (Stop: the model goes on), with the reason; a reply without that
  * shape decides nothing and is reported.
  */
-export function interpretPromptHook(event: ToolHookEvent, label: string, reply: string): HookVerdict {
+export function interpretPromptHook(event: ToolHookEvent | 'Stop', label: string, reply: string): HookVerdict {
   const json = parseJson(reply.slice(reply.indexOf('{'), reply.lastIndexOf('}') + 1)) as
-    { ok?: unknown; reason?: unknown } | undefined;
-  if (typeof json?.ok !== 'boolean')
+    { ok?: unknown; decision?: unknown; reason?: unknown } | undefined;
+  // The earlier shape, still in settings files' prompts: `{"decision": "approve"|"allow"|"block"|"deny"}`.
+  const older = typeof json?.decision === 'string' ? permissionDecision(json.decision) : undefined;
+  const ok = typeof json?.ok === 'boolean' ? json.ok : older === 'allow' ? true : older === 'deny' ? false : undefined;
+  if (!json || ok === undefined)
     return { report: `${event} hook ${label}: the model's answer was not {"ok": true|false, "reason": …}; ignored` };
-  if (json.ok) return {};
+  if (ok) return {};
   const reason =
     typeof json.reason === 'string' && json.reason.trim() ? json.reason.trim() : `${event} hook ${label} said no`;
   if (event === 'PreToolUse') return { decision: 'deny', reason };

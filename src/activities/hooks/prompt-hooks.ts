@@ -25,7 +25,7 @@ export function promptWithArguments(prompt: string, inputJson: string): string {
 }
 
 export async function runPromptHooks(
-  event: ToolHookEvent,
+  event: ToolHookEvent | 'Stop',
   hooks: readonly PromptHook[],
   inputJson: string,
   { api, smallModel }: { api?: ModelApi | undefined; smallModel?: string | undefined },

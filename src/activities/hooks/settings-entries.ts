@@ -13,7 +13,6 @@ import {
   type HookGroup,
   matcherProblem,
   notRunReason,
-  PROMPT_EVENTS_REASON,
   type PromptHook,
   type SkippedSetting,
   type ToolHooks,
@@ -87,19 +86,24 @@ function readHooks(value: unknown, entries: SettingsEntries, skip: Skip): void {
       continue;
     }
     groups.forEach((group: unknown, index) => {
-      const read = readGroup(`${path}.${index}`, group, skip, event === 'Stop');
+      const read = readGroup(`${path}.${index}`, group, skip);
       if (read) addGroup(entries, event as HookEvent, read);
     });
   }
 }
 
 function addGroup(entries: SettingsEntries, event: HookEvent, group: HookGroup): void {
-  if (event === 'Stop') entries.stopHooks.push(...group.hooks);
-  else entries.toolHooks[event] = [...(entries.toolHooks[event] ?? []), group];
+  if (event !== 'Stop') entries.toolHooks[event] = [...(entries.toolHooks[event] ?? []), group];
+  else {
+    // A Stop command is a stop hook; Stop's prompt hooks go with the tool hooks, as in input `hooks`.
+    entries.stopHooks.push(...group.hooks);
+    if (group.prompts)
+      entries.toolHooks.Stop = [...(entries.toolHooks.Stop ?? []), { hooks: [], prompts: group.prompts }];
+  }
 }
 
 /** A matcher group's runnable commands; undefined when it has none. */
-function readGroup(path: string, group: unknown, skip: Skip, stop: boolean): HookGroup | undefined {
+function readGroup(path: string, group: unknown, skip: Skip): HookGroup | undefined {
   if (!isEntries(group)) return void skip(path, 'expected a matcher group ({"matcher", "hooks": [...]})');
   const problem = group.matcher === undefined ? undefined : matcherProblem(group.matcher);
   if (problem) return void skip(`${path}.matcher`, `${problem}: the group is not run`);
@@ -112,7 +116,6 @@ function readGroup(path: string, group: unknown, skip: Skip, stop: boolean): Hoo
   group.hooks.forEach((hook: unknown, index) => {
     const at = `${path}.hooks.${index}`;
     if (isEntries(hook) && hook.type === 'prompt') {
-      if (stop) return skip(at, PROMPT_EVENTS_REASON);
       const prompt = readPromptHook(at, hook, skip);
       if (prompt) prompts.push(prompt);
     } else {

@@ -167,7 +167,7 @@ describe('handler types', () => {
     expect(checkAgentInput({ ...base, hooks: inherited }).ok).toBe(true);
   });
 
-  test('agent, http and mcp_tool hooks, and Stop prompt hooks, are accepted and noted as not run', () => {
+  test('agent, http and mcp_tool hooks are accepted and noted as not run; Stop prompt hooks run', () => {
     const check = checkAgentInput({
       ...base,
       hooks: {
@@ -192,9 +192,11 @@ describe('handler types', () => {
     expect(check.ok && check.input.skippedHooks?.map(({ file, path }) => `${file}:${path}`)).toEqual([
       'input:hooks.PostToolUse.0.hooks.0',
       'input:hooks.Stop.0.hooks.0',
-      'input:hooks.Stop.0.hooks.1',
     ]);
     expect(check.ok && check.input.stopHooks).toEqual([]);
-    expect(check.ok && check.input.toolHooks).toEqual({ PostToolUse: [{ hooks: [{ command: 'x' }] }] });
+    expect(check.ok && check.input.toolHooks).toEqual({
+      PostToolUse: [{ hooks: [{ command: 'x' }] }],
+      Stop: [{ hooks: [], prompts: [{ prompt: 'Done?' }] }],
+    });
   });
 });

@@ -195,4 +195,12 @@ describe('prompt hooks: the model answers {"ok": true|false, "reason": …}', ()
     expect(interpretPromptHook('PreToolUse', 'p', 'I think it is fine').report).toMatch(/not \{"ok"/);
     expect(interpretPromptHook('PreToolUse', 'p', '{"ok": "yes"}').report).toMatch(/not \{"ok"/);
   });
+
+  test('the earlier {"decision": "block"|"allow"} shape (still in settings files) is read too; Stop blocks', () => {
+    expect(interpretPromptHook('Stop', 'p', '{"decision": "block", "reason": "add a summary"}')).toEqual({
+      blocked: 'add a summary',
+    });
+    expect(interpretPromptHook('Stop', 'p', '{"decision": "allow"}')).toEqual({});
+    expect(interpretPromptHook('Stop', 'p', '{"decision": "maybe"}').report).toMatch(/not \{"ok"/);
+  });
 });

@@ -45,7 +45,7 @@ test.each(corpusFiles)('%s is read entry by entry: nothing throws, each skip has
   }
 });
 
-test('a prompt-type Stop hook, async fields and events we do not run are skipped; the command hooks run', async () => {
+test('async fields and events we do not run are skipped; the command hooks and the prompt-type Stop hook run', async () => {
   const hooks = await readAsRepository('cautiouskurns-game-template.json');
   expect(hooks.hooks).toEqual([]);
   const tenSeconds = expect.objectContaining({ timeoutMs: 10_000 });
@@ -63,9 +63,11 @@ test('a prompt-type Stop hook, async fields and events we do not run are skipped
     'hooks.PostToolUse.1.hooks.1.async: a field durable-agent does not use (ignored)',
     'hooks.PostToolUse.1.hooks.2.async: a field durable-agent does not use (ignored)',
     'hooks.PostToolUse.2.hooks.0.async: a field durable-agent does not use (ignored)',
-    'hooks.Stop.0.hooks.0: a "prompt" hook runs only for PreToolUse, PostToolUse and UserPromptSubmit (not run)',
   ]);
-  expect(hooks.found).toEqual(['.claude/settings.json (10 tool hooks, 7 hook entries that cannot run)']);
+  expect(hooks.toolHooks?.Stop).toEqual([
+    { hooks: [], prompts: [{ prompt: expect.stringContaining('workflow compliance checker'), timeoutMs: 30_000 }] },
+  ]);
+  expect(hooks.found).toEqual(['.claude/settings.json (11 tool hooks, 6 hook entries that cannot run)']);
 });
 
 const PROMPT_HOOK = 'uv run .claude/hooks/user_prompt_submit.py --log-only --store-last-prompt --name-agent';
