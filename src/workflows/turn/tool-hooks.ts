@@ -97,14 +97,13 @@ export class TurnHooks {
    * Runs the call as its PreToolUse hooks left it (`updatedInput`), with its PostToolUse hooks
    * around it; the PreToolUse hooks' `additionalContext` goes with its result, for the model.
    */
-  async runAs(
-    call: PlannedToolUse,
-    runCall: (planned: PlannedToolUse) => Promise<RunToolOutput>,
-  ): Promise<RunToolOutput> {
+  runAs(call: PlannedToolUse, runCall: (planned: PlannedToolUse) => Promise<RunToolOutput>): Promise<RunToolOutput> {
     const planned = this.callFor(call);
-    const output = await this.around(planned, () => runCall(planned));
+    const running = this.around(planned, () => runCall(planned));
+    // Without context, the call's own promise: a call without hooks awaits nothing more than before.
     const context = this.contexts.get(call.id);
-    return context ? { ...output, result: { ...output.result, hookContext: context } } : output;
+    if (!context) return running;
+    return running.then((output) => ({ ...output, result: { ...output.result, hookContext: context } }));
   }
 
   /**
