@@ -87,7 +87,8 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
     description:
       'hooks in Claude Code’s settings format: `{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command",' +
       '"command":"…","timeout":30}]}], "PostToolUse":[…], "UserPromptSubmit":[…], "Stop":[…], "SessionStart":[…], …}`; ' +
-      'always run. Claude Code’s events we do not run are accepted and listed as skipped (see [Hooks](hooks.md))',
+      'always run. Claude Code’s events we do not run are accepted and listed as skipped (see [Hooks](hooks.md))' +
+      '; handler types `command` and `prompt` (the small model decides); `agent`, `http` and `mcp_tool` hooks are noted as not run',
   },
   tokenBudget: { description: 'output tokens to spend: below 90% the model is nudged to keep working' },
   interactive: {

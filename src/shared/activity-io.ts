@@ -6,7 +6,7 @@ import type { PreparedSkills } from './skills';
 import type { PreparedNetwork, SandboxRequest } from './sandbox';
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
-import type { SessionHookSettings, StopHook } from './hooks';
+import type { SessionHookSettings, StopHook, ToolHookOutcome } from './hooks';
 import type { McpCallRules, McpModelMark, McpPrepared, McpServers } from './mcp';
 import type { PreparedSubAgents, SubAgentsToPrepare } from './sub-agents';
 import type { InstructionFilesLoaded, NestedInstructionsLoaded, NestedInstructionsRequest } from './instructions';
@@ -113,6 +113,16 @@ export interface PlannedToolUse {
   name: string;
   input: unknown;
   plan: ToolUsePlan;
+}
+
+/** What runToolHooks returns: the hooks' outcome, and the call a PreToolUse hook's `updatedInput` makes. */
+export interface ToolHookResult extends ToolHookOutcome {
+  /**
+   * PreToolUse: a hook's `updatedInput` (the last one's, of several), planned again as the call it
+   * makes: validated against the tool's schema (an invalid one is a plan that is not ok, naming the
+   * hook) and with its rules recomputed, since approval of `echo one` says nothing of `rm -rf`.
+   */
+  updatedCall?: PlannedToolUse;
 }
 
 export type ModelStopReason =

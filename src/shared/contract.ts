@@ -194,7 +194,19 @@ export type TranscriptEntry =
       turn: number;
       event: ToolHookEvent;
       toolUseId?: string;
-      outcome: 'allow' | 'deny' | 'ask' | 'feedback' | 'context' | 'blocked' | 'stop' | 'report';
+      /** `updated_input`, `updated_output`: a hook changed the call or its result; `message`: a hook's `systemMessage`, for people. */
+      outcome:
+        | 'allow'
+        | 'deny'
+        | 'ask'
+        | 'feedback'
+        | 'context'
+        | 'blocked'
+        | 'stop'
+        | 'report'
+        | 'updated_input'
+        | 'updated_output'
+        | 'message';
       detail: string;
     }
   | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }

@@ -44,6 +44,8 @@ export interface ToolResult {
   toolName?: string;
   /** Images and PDFs the result shows the model (Read of a picture or a PDF); data in the store. */
   media?: StoredMedia[];
+  /** A PreToolUse hook's `additionalContext`: the model gets it after the result's text. */
+  hookContext?: string;
 }
 
 /** An image or a document block of a tool result: its base64 data lives in the content store. */

@@ -105,6 +105,28 @@ export const claudeHookCommandSchema = z
   })
   .strict();
 
+/**
+ * A `prompt` hook as Claude Code writes it: the small model judges `prompt` (the hook's input JSON
+ * in place of `$ARGUMENTS`, or after it) and answers `{"ok": true|false, "reason": "…"}`.
+ */
+export const claudePromptHookSchema = z
+  .object({
+    type: z.literal('prompt'),
+    prompt: z.string().min(1),
+    timeout: z
+      .number()
+      .positive()
+      .max(STOP_HOOK_MAX_TIMEOUT_MS / 1000)
+      .optional(),
+    model: z.string().min(1).optional(),
+    statusMessage: z.string().optional(),
+  })
+  .strict();
+
+/** Claude Code's handler types we do not run: accepted in input `hooks`, skipped with a note. */
+export const NOT_RUN_HOOK_TYPES = ['agent', 'http', 'mcp_tool'] as const;
+export const claudeNotRunHookSchema = z.looseObject({ type: z.enum(NOT_RUN_HOOK_TYPES) });
+
 const MATCHER_RULE = 'must be a tool name, names joined by |, a regular expression, or * for every tool';
 const matcherSchema = z.string().refine((matcher) => compiles(matcher), MATCHER_RULE);
 
@@ -114,7 +136,10 @@ export function matcherProblem(matcher: unknown): string | undefined {
 }
 
 export const claudeHookGroupSchema = z
-  .object({ matcher: matcherSchema.optional(), hooks: z.array(claudeHookCommandSchema) })
+  .object({
+    matcher: matcherSchema.optional(),
+    hooks: z.array(z.union([claudeHookCommandSchema, claudePromptHookSchema, claudeNotRunHookSchema])),
+  })
   .strict();
 
 /**
@@ -154,24 +179,86 @@ export interface HookCommand {
   timeoutMs?: number;
 }
 
+/** A `prompt` hook, as the activities take it: the small model decides (PreToolUse, PostToolUse, UserPromptSubmit). */
+export interface PromptHook {
+  prompt: string;
+  timeoutMs?: number;
+  /** The model that judges; absent: the worker's small model (AGENT_SMALL_MODEL). */
+  model?: string;
+}
+
 export interface HookGroup {
   /** Claude Code's matcher over the tool name; absent, empty or `*`: every tool. */
   matcher?: string;
   hooks: HookCommand[];
+  /** The group's `prompt` hooks (tool-hook events only); absent when it has none. */
+  prompts?: PromptHook[];
 }
 
-/** The tool hooks of a session, by event (only events that have some). */
-export type ToolHooks = Partial<Record<ToolHookEvent, HookGroup[]>>;
+/** What a prompt hook is called in notes and the UI: `prompt "Is this safe…"`. */
+export function promptHookLabel(hook: PromptHook): string {
+  const line = hook.prompt.replace(/\s+/g, ' ').trim();
+  return `prompt "${line.length > 40 ? `${line.slice(0, 37)}...` : line}"`;
+}
+
+/**
+ * The tool hooks of a session, by event (only events that have some). `Stop`: only groups of
+ * `prompt` hooks (a Stop command is a stop hook, input `stopHooks`).
+ */
+export type ToolHooks = Partial<Record<ToolHookEvent, HookGroup[]>> & { Stop?: HookGroup[] };
 
 /** Claude Code's groups as we keep them: timeouts in milliseconds. */
 export function hookGroups(groups: readonly ClaudeHookGroup[] | undefined): HookGroup[] {
-  return (groups ?? []).map((group) => ({
-    ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
-    hooks: group.hooks.map((hook) => ({
-      command: hook.command,
-      ...(hook.timeout !== undefined ? { timeoutMs: hook.timeout * 1000 } : {}),
-    })),
-  }));
+  return (groups ?? []).map((group) => {
+    const prompts = group.hooks.flatMap((hook) =>
+      hook.type === 'prompt'
+        ? [
+            {
+              prompt: hook.prompt,
+              ...(hook.timeout !== undefined ? { timeoutMs: hook.timeout * 1000 } : {}),
+              ...(hook.model !== undefined ? { model: hook.model } : {}),
+            },
+          ]
+        : [],
+    );
+    return {
+      ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
+      hooks: group.hooks.flatMap((hook) =>
+        hook.type === 'command'
+          ? [{ command: hook.command, ...(hook.timeout !== undefined ? { timeoutMs: hook.timeout * 1000 } : {}) }]
+          : [],
+      ),
+      ...(prompts.length ? { prompts } : {}),
+    };
+  });
+}
+
+/**
+ * The hooks of input `hooks` that do not run, as notes (file `input`): handler types we do not run
+ * (`agent`, `http`, `mcp_tool`).
+ */
+export function skippedInputHandlers(
+  hooks: Partial<Record<HookEvent, readonly ClaudeHookGroup[]>> | undefined,
+): SkippedSetting[] {
+  const skipped: SkippedSetting[] = [];
+  for (const event of HOOK_EVENTS) {
+    // Only the events we read: the others are accepted unread (`skippedInputHooks` names them).
+    const groups: unknown = hooks?.[event];
+    if (!Array.isArray(groups)) continue;
+    (groups as readonly ClaudeHookGroup[]).forEach((group, index) =>
+      group.hooks.forEach((hook, position) => {
+        const path = `hooks.${event}.${index}.hooks.${position}`;
+        if (hook.type !== 'command' && hook.type !== 'prompt')
+          skipped.push({ file: 'input', path, reason: notRunReason(hook.type) });
+      }),
+    );
+  }
+  return skipped;
+}
+
+/** Why a hook of this handler type is not run. */
+export function notRunReason(type: string): string {
+  return `hook type "${type}" is not run (durable-agent runs "command" and "prompt" hooks)`;
 }
 
 /** The tool-hook events of a settings `hooks` object; undefined when it has none. */
@@ -181,9 +268,14 @@ export function toolHooksOf(
   const result: ToolHooks = {};
   for (const event of HOOK_EVENTS) {
     if (event === 'Stop') continue;
-    const groups = hookGroups(hooks?.[event]).filter((group) => group.hooks.length > 0);
+    const groups = hookGroups(hooks?.[event]).filter((group) => group.hooks.length > 0 || group.prompts?.length);
     if (groups.length) result[event] = groups;
   }
+  // Stop's prompt hooks (its commands join the stop hooks).
+  const stop = hookGroups(hooks?.Stop).flatMap((group) =>
+    group.prompts ? [{ hooks: [], prompts: group.prompts }] : [],
+  );
+  if (stop.length) result.Stop = stop;
   return Object.keys(result).length ? result : undefined;
 }
 
@@ -211,11 +303,19 @@ export function inheritedHooks(hooks: ToolHooks | undefined): HooksInput | undef
     if (!groups?.length) continue;
     inherited[event] = groups.map((group) => ({
       ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
-      hooks: group.hooks.map((hook) => ({
-        type: 'command' as const,
-        command: hook.command,
-        ...(hook.timeoutMs !== undefined ? { timeout: hook.timeoutMs / 1000 } : {}),
-      })),
+      hooks: [
+        ...group.hooks.map((hook) => ({
+          type: 'command' as const,
+          command: hook.command,
+          ...(hook.timeoutMs !== undefined ? { timeout: hook.timeoutMs / 1000 } : {}),
+        })),
+        ...(group.prompts ?? []).map((hook) => ({
+          type: 'prompt' as const,
+          prompt: hook.prompt,
+          ...(hook.timeoutMs !== undefined ? { timeout: hook.timeoutMs / 1000 } : {}),
+          ...(hook.model !== undefined ? { model: hook.model } : {}),
+        })),
+      ],
     }));
   }
   return Object.keys(inherited).length ? inherited : undefined;
@@ -278,6 +378,24 @@ export function subagentStopHooks(hooks: ToolHooks, agentType: string): StopHook
   return matchingHooks(hooks, 'SubagentStop', agentType);
 }
 
+/** The `prompt` hooks of `event` that apply to a call of `toolName` (every one for UserPromptSubmit), each once. */
+export function matchingPromptHooks(
+  hooks: ToolHooks,
+  event: ToolHookEvent | 'Stop',
+  toolName?: string,
+  aliases: readonly string[] = [],
+): PromptHook[] {
+  const matched: PromptHook[] = [];
+  const names = [toolName ?? '', ...aliases];
+  for (const group of hooks[event] ?? []) {
+    if (event !== 'UserPromptSubmit' && event !== 'Stop' && !names.some((name) => matchesTool(group.matcher, name)))
+      continue;
+    for (const hook of group.prompts ?? [])
+      if (!matched.some((seen) => seen.prompt === hook.prompt)) matched.push(hook);
+  }
+  return matched;
+}
+
 function compiles(pattern: string): boolean {
   // `*` is Claude Code's "every tool", not a regular expression (one that would not compile).
   if (pattern === '*') return true;
@@ -295,9 +413,14 @@ export interface ToolHookInput {
   workdir: string;
   event: ToolHookEvent;
   hooks: HookCommand[];
+  /** The matched `prompt` hooks, judged by the small model after the commands ran (absent: none). */
+  prompts?: PromptHook[];
   sandbox?: SandboxRequest;
-  /** PreToolUse and PostToolUse: the call. */
-  tool?: { name: string; toolUseId: string; input: unknown };
+  /**
+   * PreToolUse and PostToolUse: the call. `mcp`: it goes to this MCP server's tool (a PreToolUse
+   * hook's `updatedInput` is planned again as such a call).
+   */
+  tool?: { name: string; toolUseId: string; input: unknown; mcp?: { server: string; tool: string } };
   /** PostToolUse: the call's result (its text read from the store when stored), to hand the hooks and extend with their feedback. */
   result?: { content: TextOrRef; isError: boolean; filePath?: string };
   /** UserPromptSubmit: the prompt (stored when long). */
@@ -325,8 +448,14 @@ export interface ToolHookOutcome {
   reason?: string;
   /** PostToolUse: the call's result content with the hooks' feedback after it (absent: no feedback). */
   content?: TextOrRef;
-  /** UserPromptSubmit, SessionStart, SubagentStart: context the hooks add for the model. */
+  /** UserPromptSubmit, SessionStart, SubagentStart: context the hooks add for the model; PreToolUse: context that goes with the call's result. */
   context?: string;
+  /** PostToolUse: a hook's `updatedToolOutput` replaced the result the model sees (in `content`). */
+  outputReplaced?: true;
+  /** `systemMessage`s of the hooks: for the user (transcript, `watch`), not the model. */
+  systemMessages?: string[];
+  /** A hook said `suppressOutput`: the transcript does not quote what the hooks printed. */
+  suppressOutput?: true;
   /** UserPromptSubmit: a hook blocked the prompt (exit 2, or `decision: "block"`), with its reason; PreCompact: the compaction. */
   blocked?: string;
   /** `{"continue":false}`: the run ends after this turn's tools (`hook_stopped`), with this reason. */
@@ -366,6 +495,8 @@ export interface StopHookInput {
   sandbox?: SandboxRequest;
   finalText: string;
   stopHookActive: boolean;
+  /** Stop's `prompt` hooks, judged by the small model after the commands (absent: none). */
+  prompts?: PromptHook[];
   /** The session's last snapshot: the hooks' activity snapshots the workspace over it when done. */
   snapshotRef?: string;
 }

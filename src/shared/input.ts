@@ -19,6 +19,7 @@ import {
   hookGroups,
   hooksInputSchema,
   type SkippedSetting,
+  skippedInputHandlers,
   skippedInputHooks,
   type StopHook,
   stopHookSchema,
@@ -232,9 +233,9 @@ export interface ResolvedAgentInput {
   fallbackAfterOverloads: number;
   /** Input `stopHooks`, then input `hooks.Stop`. */
   stopHooks: StopHook[];
-  /** Input `hooks` other than Stop (PreToolUse, PostToolUse, UserPromptSubmit), when it has any. */
+  /** Input `hooks` other than Stop (PreToolUse, PostToolUse, UserPromptSubmit), and Stop's `prompt` hooks, when it has any. */
   toolHooks?: ToolHooks;
-  /** Events of input `hooks` that are not run (Claude Code's others, unknown names), with why: listed in the session entry. */
+  /** Hooks of input `hooks` that are not run, with why (file `input`): Claude Code's events we do not run, unknown names, `agent`, `http` and `mcp_tool` handlers. */
   skippedHooks?: SkippedSetting[];
   tokenBudget?: number;
   interactive: boolean;
@@ -337,7 +338,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
   const tooBig = options.inlinePromptLimit === false ? undefined : inlinePromptProblem(input.prompt);
   if (tooBig) return { ok: false, message: tooBig };
   const toolHooks = toolHooksOf(input.hooks);
-  const skippedHooks = skippedInputHooks(input.hooks);
+  const skippedHooks = [...skippedInputHooks(input.hooks), ...skippedInputHandlers(input.hooks)];
   return {
     ok: true,
     input: {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentResult, AgentState, TranscriptEntry } from '../../src/shared/contract';
 import { transcriptQuery } from '../../src/workflows/definitions';
-import { byTurn, reply, text, toolUse } from '../support/fake-anthropic';
+import { byTurn, reply, requestText, text, toolUse } from '../support/fake-anthropic';
 import { fileHarness, makeRepo } from '../support/harness';
 
 jest.setTimeout(120_000);
@@ -49,7 +49,9 @@ test("a trusted corpus file's PostToolUse hook runs; what cannot run is in the t
 test('trusted, a corpus file of prompt hooks, async fields, other events: it completes, noting each', async () => {
   // cautiouskurns/Game-Template: a prompt-type Stop hook, SessionStart and SubagentStart, async PostToolUse hooks.
   const workdir = makeRepo({ '.claude/settings.json': corpusFile('cautiouskurns-game-template.json') });
-  harness.fake.handler = () => reply([text('Nothing to do.')]);
+  // The small model judges the Stop prompt hook (the repository's prompt asks for the older {"decision"} shape).
+  harness.fake.handler = (request) =>
+    reply([text(request.body.model === 'claude-haiku-5-5' ? '{"decision": "allow"}' : 'Nothing to do.')]);
   const handle = await harness.start({ prompt: 'look around', workdir, trustRepoHooks: true, toolSummaries: false });
   expect(((await handle.result()) as AgentResult).reason).toBe('completed');
 
@@ -60,13 +62,11 @@ test('trusted, a corpus file of prompt hooks, async fields, other events: it com
     'hooks.PostToolUse.1.hooks.1.async',
     'hooks.PostToolUse.1.hooks.2.async',
     'hooks.PostToolUse.2.hooks.0.async',
-    'hooks.Stop.0.hooks.0',
   ]);
-  expect(await sessionEntry(handle)).toMatchObject({
-    skippedSettings: expect.arrayContaining([
-      expect.objectContaining({ path: 'hooks.Stop.0.hooks.0', reason: expect.stringContaining('"prompt" is not run') }),
-    ]),
-  });
+  const judged = harness.fake.requests.filter((request) => request.body.model === 'claude-haiku-5-5');
+  expect(judged).toHaveLength(1);
+  expect(requestText(judged[0]!)).toContain('You are a workflow compliance checker');
+  expect(requestText(judged[0]!)).toContain('"hook_event_name":"Stop"');
 });
 
 test('untrusted, a malformed settings file and a corpus file are only noted as skipped; none of it runs', async () => {

@@ -8,7 +8,12 @@
  *   `hookSpecificOutput.permissionDecision` (`allow`, `deny`, `ask`) with
  *   `permissionDecisionReason` (PreToolUse; the older `decision: "approve" | "block"` too);
  *   `{"decision":"block","reason":…}` (PostToolUse: feedback; UserPromptSubmit: blocked);
- *   `hookSpecificOutput.additionalContext` (PostToolUse, UserPromptSubmit: for the model).
+ *   `hookSpecificOutput.additionalContext` (PreToolUse, PostToolUse, UserPromptSubmit: for the model);
+ *   PreToolUse `updatedInput` (the call's whole new input; not with deny or `defer`, which is no
+ *   decision here), PostToolUse `updatedToolOutput` (the result the model sees; the older
+ *   `updatedMCPToolOutput` for MCP calls), and for every event `systemMessage` (for the user) and
+ *   `suppressOutput` (the transcript does not quote the hook's output).
+ * A `prompt` hook's reply (interpretPromptHook) is Claude Code's `{"ok": true|false, "reason": …}`.
  */
 import type { ToolHookEvent, ToolHookOutcome } from '../../shared/hooks';
 import { HOOK_FEEDBACK_MAX_CHARS } from '../../shared/limits';
@@ -29,6 +34,18 @@ export interface HookVerdict {
   stop?: string;
   /** It failed or timed out: said in the transcript only. */
   report?: string;
+  /** PreToolUse: the input the call runs with instead (`updatedInput`). */
+  updatedInput?: Record<string, unknown>;
+  /** PreToolUse: `additionalContext`, for the model with the call's result. */
+  context?: string;
+  /** PostToolUse: `updatedToolOutput`, the result the model sees instead. */
+  updatedOutput?: string;
+  /** PostToolUse: `updatedMCPToolOutput`, the same for MCP calls only. */
+  updatedMcpOutput?: string;
+  /** `systemMessage`: for the user, not the model. */
+  message?: string;
+  /** `suppressOutput: true`. */
+  suppress?: true;
 }
 
 interface HookJson {
@@ -36,12 +53,21 @@ interface HookJson {
   stopReason?: string;
   decision?: string;
   reason?: string;
-  hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string; additionalContext?: string };
+  systemMessage?: unknown;
+  suppressOutput?: unknown;
+  hookSpecificOutput?: {
+    permissionDecision?: string;
+    permissionDecisionReason?: string;
+    additionalContext?: string;
+    updatedInput?: unknown;
+    updatedToolOutput?: unknown;
+    updatedMCPToolOutput?: unknown;
+  };
 }
 
 export function interpretToolHook(event: ToolHookEvent, command: string, run: HookRun): HookVerdict {
   const json = parseJson(run.stdout);
-  const verdict: HookVerdict = {};
+  const verdict: HookVerdict = commonFields(json);
   if (json?.continue === false)
     verdict.stop = json.stopReason || `The ${event} hook \`${command}\` stopped the session`;
   if (run.timedOut) return { ...verdict, report: `${event} hook \`${command}\` timed out; ignored` };
@@ -64,9 +90,22 @@ export function interpretToolHook(event: ToolHookEvent, command: string, run: Ho
     const reason = specific?.permissionDecisionReason ?? json?.reason;
     // A hook that stops the session lets no call through.
     if (verdict.stop && decision !== 'deny') return { ...verdict, decision: 'deny', reason: verdict.stop };
-    return { ...verdict, ...(decision ? { decision } : {}), ...(reason ? { reason } : {}) };
+    // Claude Code: an update goes with allow, ask or no decision; `defer` (no decision here) drops it.
+    const updatedInput =
+      decision !== 'deny' && specific?.permissionDecision !== 'defer' ? plainObject(specific?.updatedInput) : undefined;
+    return {
+      ...verdict,
+      ...(decision ? { decision } : {}),
+      ...(reason ? { reason } : {}),
+      ...(updatedInput ? { updatedInput } : {}),
+      ...(context ? { context } : {}),
+    };
   }
   if (event === 'PostToolUse') {
+    const updatedOutput = outputText(specific?.updatedToolOutput);
+    const updatedMcpOutput = outputText(specific?.updatedMCPToolOutput);
+    if (updatedOutput !== undefined) verdict.updatedOutput = updatedOutput;
+    if (updatedMcpOutput !== undefined) verdict.updatedMcpOutput = updatedMcpOutput;
     const feedback = [
       json?.decision === 'block' ? json.reason || `PostToolUse hook \`${command}\` objected to the result` : undefined,
       context,
@@ -82,12 +121,35 @@ export function interpretToolHook(event: ToolHookEvent, command: string, run: Ho
   return { ...verdict, ...(added ? { feedback: added } : {}) };
 }
 
+/**
+ * A `prompt` hook's reply, Claude Code's `{"ok": true|false, "reason": "…"}` (its JSON may sit in
+ * a code fence or among words): `ok: false` denies the call (PreToolUse), is feedback for the model
+ * (PostToolUse), blocks the prompt (UserPromptSubmit) or the stop (Stop: the model goes on), with the reason; a reply without that
+ * shape decides nothing and is reported.
+ */
+export function interpretPromptHook(event: ToolHookEvent | 'Stop', label: string, reply: string): HookVerdict {
+  const json = parseJson(reply.slice(reply.indexOf('{'), reply.lastIndexOf('}') + 1)) as
+    { ok?: unknown; decision?: unknown; reason?: unknown } | undefined;
+  // The earlier shape, still in settings files' prompts: `{"decision": "approve"|"allow"|"block"|"deny"}`.
+  const older = typeof json?.decision === 'string' ? permissionDecision(json.decision) : undefined;
+  const ok = typeof json?.ok === 'boolean' ? json.ok : older === 'allow' ? true : older === 'deny' ? false : undefined;
+  if (!json || ok === undefined)
+    return { report: `${event} hook ${label}: the model's answer was not {"ok": true|false, "reason": …}; ignored` };
+  if (ok) return {};
+  const reason =
+    typeof json.reason === 'string' && json.reason.trim() ? json.reason.trim() : `${event} hook ${label} said no`;
+  if (event === 'PreToolUse') return { decision: 'deny', reason };
+  if (event === 'PostToolUse') return { feedback: reason };
+  return { blocked: reason };
+}
+
 /** The hooks of one event together: any deny wins, then ask, then allow; every feedback and report kept. */
 export function combineVerdicts(
   verdicts: readonly (HookVerdict & { command: string })[],
-): Omit<ToolHookOutcome, 'content' | 'snapshot'> & { feedback?: string } {
+): Omit<ToolHookOutcome, 'content' | 'snapshot'> & CombinedUpdates {
   const outcome: ReturnType<typeof combineVerdicts> = {
     reports: verdicts.flatMap((verdict) => (verdict.report ? [verdict.report] : [])),
+    ...combineUpdates(verdicts),
   };
   for (const decision of ['deny', 'ask', 'allow'] as const) {
     const deciding = verdicts.filter((verdict) => verdict.decision === decision);
@@ -104,6 +166,52 @@ export function combineVerdicts(
   const stops = verdicts.filter((verdict) => verdict.stop).map((verdict) => verdict.stop!);
   if (stops.length) outcome.stop = cut(stops.join('\n'));
   return outcome;
+}
+
+/** What the activity applies of the hooks' outputs: feedback, updates, messages. */
+export interface CombinedUpdates {
+  feedback?: string;
+  /** PreToolUse: the last `updatedInput`, and the hook that gave it. */
+  updatedInput?: { input: Record<string, unknown>; command: string };
+  /** PostToolUse: the last `updatedToolOutput` (`mcp`: `updatedMCPToolOutput`). */
+  updatedOutput?: string;
+  updatedMcpOutput?: string;
+}
+
+function combineUpdates(verdicts: readonly (HookVerdict & { command: string })[]) {
+  const combined: Omit<CombinedUpdates, 'feedback'> & Pick<ToolHookOutcome, 'systemMessages' | 'suppressOutput'> = {};
+  for (const verdict of verdicts) {
+    if (verdict.updatedInput) combined.updatedInput = { input: verdict.updatedInput, command: verdict.command };
+    if (verdict.updatedOutput !== undefined) combined.updatedOutput = cut(verdict.updatedOutput);
+    if (verdict.updatedMcpOutput !== undefined) combined.updatedMcpOutput = cut(verdict.updatedMcpOutput);
+    if (verdict.message) (combined.systemMessages ??= []).push(cut(verdict.message));
+    if (verdict.suppress) combined.suppressOutput = true;
+  }
+  const context = verdicts.filter((verdict) => verdict.context).map((verdict) => verdict.context!);
+  return { ...combined, ...(context.length ? { context: cut(context.join('\n\n')) } : {}) };
+}
+
+/** `systemMessage` and `suppressOutput`, which every event's JSON may hold. */
+function commonFields(json: HookJson | undefined): HookVerdict {
+  const verdict: HookVerdict = {};
+  if (typeof json?.systemMessage === 'string' && json.systemMessage.trim()) verdict.message = json.systemMessage.trim();
+  if (json?.suppressOutput === true) verdict.suppress = true;
+  return verdict;
+}
+
+function plainObject(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** A replacement output as the model reads it: a string as is, MCP text blocks joined, anything else as JSON. */
+function outputText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((block) => plainObject(block)?.type === 'text'))
+    return value.map((block) => String((block as { text?: unknown }).text ?? '')).join('\n');
+  return JSON.stringify(value);
 }
 
 function permissionDecision(value: string | undefined): HookVerdict['decision'] {

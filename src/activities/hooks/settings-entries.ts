@@ -1,10 +1,10 @@
 /**
  * A repository's settings file read entry by entry: what the runtime can run (command hooks of
- * the events we run, `stopHooks`) is kept, and every other entry (unknown events, `prompt` or
- * `agent` hooks, unknown fields, malformed entries, `env` and other settings we do not read) is
- * skipped with a reason; `permissions` has its own reader (settings-permissions.ts). Nothing here
- * throws: a repository's file is not ours to refuse, and one bad entry must not cost the good
- * ones (input `hooks` stay strict: they are the caller's own). Reasons name the entry, never its contents (they enter history).
+ * the events we run, `prompt` hooks of tool events and prompts, `stopHooks`) is kept, and every
+ * other entry (unknown events, `agent`, `http` or `mcp_tool` hooks, unknown fields, malformed
+ * entries, `env` and other settings we do not read) is skipped with a reason; `permissions` has its
+ * own reader (settings-permissions.ts). Nothing here throws: a repository's file is not ours to
+ * refuse, and one bad entry must not cost the good ones. Reasons name the entry, never its contents (they enter history).
  */
 import {
   type HookCommand,
@@ -12,6 +12,8 @@ import {
   type HookGroup,
   matcherProblem,
   skippedEventReason,
+  notRunReason,
+  type PromptHook,
   type SkippedSetting,
   type ToolHooks,
 } from '../../shared/hooks';
@@ -29,6 +31,7 @@ const DESCRIPTIVE_KEYS = new Set(['$schema']);
 /** Keys read by their own reader (settings-permissions.ts), not skipped here. */
 const READ_ELSEWHERE = new Set(['permissions']);
 const HOOK_FIELDS = new Set(['type', 'command', 'timeout']);
+const PROMPT_HOOK_FIELDS = new Set(['type', 'prompt', 'timeout', 'model']);
 const GROUP_FIELDS = new Set(['matcher', 'hooks']);
 const MAX_TIMEOUT_S = STOP_HOOK_MAX_TIMEOUT_MS / 1000;
 const REASON_MAX_CHARS = 200;
@@ -92,8 +95,13 @@ function readHooks(value: unknown, entries: SettingsEntries, skip: Skip): void {
 }
 
 function addGroup(entries: SettingsEntries, event: HookEvent, group: HookGroup): void {
-  if (event === 'Stop') entries.stopHooks.push(...group.hooks);
-  else entries.toolHooks[event] = [...(entries.toolHooks[event] ?? []), group];
+  if (event !== 'Stop') entries.toolHooks[event] = [...(entries.toolHooks[event] ?? []), group];
+  else {
+    // A Stop command is a stop hook; Stop's prompt hooks go with the tool hooks, as in input `hooks`.
+    entries.stopHooks.push(...group.hooks);
+    if (group.prompts)
+      entries.toolHooks.Stop = [...(entries.toolHooks.Stop ?? []), { hooks: [], prompts: group.prompts }];
+  }
 }
 
 /** A matcher group's runnable commands; undefined when it has none. */
@@ -105,16 +113,44 @@ function readGroup(path: string, group: unknown, skip: Skip): HookGroup | undefi
     return void skip(path, 'no "hooks" list: a command runs only inside "hooks": [{"type": "command", ...}]');
   }
   skipUnknownFields(path, group, GROUP_FIELDS, skip);
-  const hooks = group.hooks.flatMap((hook: unknown, index) => readHook(`${path}.hooks.${index}`, hook, skip) ?? []);
-  if (!hooks.length) return undefined;
-  return { ...(typeof group.matcher === 'string' ? { matcher: group.matcher } : {}), hooks };
+  const hooks: HookCommand[] = [];
+  const prompts: PromptHook[] = [];
+  group.hooks.forEach((hook: unknown, index) => {
+    const at = `${path}.hooks.${index}`;
+    if (isEntries(hook) && hook.type === 'prompt') {
+      const prompt = readPromptHook(at, hook, skip);
+      if (prompt) prompts.push(prompt);
+    } else {
+      const command = readHook(at, hook, skip);
+      if (command) hooks.push(command);
+    }
+  });
+  if (!hooks.length && !prompts.length) return undefined;
+  return {
+    ...(typeof group.matcher === 'string' ? { matcher: group.matcher } : {}),
+    hooks,
+    ...(prompts.length ? { prompts } : {}),
+  };
+}
+
+/** A `prompt` hook: the small model judges it (see activities/hooks/prompt-hooks.ts). */
+function readPromptHook(path: string, hook: Entries, skip: Skip): PromptHook | undefined {
+  if (typeof hook.prompt !== 'string' || hook.prompt.trim() === '')
+    return void skip(path, 'a prompt hook without a prompt');
+  const timeoutMs = readTimeout(`${path}.timeout`, hook.timeout, skip);
+  if (timeoutMs === null) return void skip(path, 'timeout must be a positive number of seconds');
+  skipUnknownFields(path, hook, PROMPT_HOOK_FIELDS, skip);
+  return {
+    prompt: hook.prompt,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(typeof hook.model === 'string' && hook.model ? { model: hook.model } : {}),
+  };
 }
 
 function readHook(path: string, hook: unknown, skip: Skip): HookCommand | undefined {
   if (!isEntries(hook)) return void skip(path, 'expected a hook ({"type": "command", "command": ...})');
   if (hook.type !== 'command') {
-    const type = typeof hook.type === 'string' ? `"${shown(hook.type)}"` : 'missing';
-    return void skip(path, `hook type ${type} is not run (durable-agent runs "command" hooks)`);
+    return void skip(path, notRunReason(typeof hook.type === 'string' ? shown(hook.type) : 'missing'));
   }
   if (typeof hook.command !== 'string' || hook.command.trim() === '') {
     return void skip(path, 'a command hook without a command');

@@ -87,7 +87,7 @@ function listed(skipped: SkippedSetting[]): SkippedSetting[] {
 function countHooks(hooks: ToolHooks): number {
   return Object.values(hooks)
     .flat()
-    .reduce((count, group) => count + group.hooks.length, 0);
+    .reduce((count, group) => count + group.hooks.length + (group.prompts?.length ?? 0), 0);
 }
 
 const plural = (count: number, noun: string) => (count === 0 ? '' : `${count} ${noun}${count > 1 ? 's' : ''}`);

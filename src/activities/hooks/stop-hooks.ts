@@ -3,6 +3,7 @@
  * (Claude Code's Stop hook protocol). Exit 0 allows the stop; exit 2, or stdout
  * `{"decision":"block","reason":…}`, blocks it with the reason (or stderr) for the model;
  * `{"continue":false,"stopReason":…}` ends the session; any other failure is reported, not a block.
+ * Stop's `prompt` hooks follow the commands: the small model's `{"ok": false}` blocks the stop.
  */
 import { Context } from '@temporalio/activity';
 import type { StopHookInput, StopHookOutcome } from '../../shared/activity-io';
@@ -11,6 +12,8 @@ import type { CommandSandbox } from '../../sandbox/command-sandbox';
 import type { ContentStore } from '../../store/content-store';
 import type { GroupRun } from '../../sandbox/process-group';
 import { snapshotOver } from '../workspace/workspace-activities';
+import type { ModelApi } from '../model/anthropic';
+import { runPromptHooks } from './prompt-hooks';
 import { runHook, SNAPSHOT_AFTER_HOOKS } from './run-hook';
 
 type HookRun = Pick<GroupRun, 'exitCode' | 'stdout' | 'stderr' | 'timedOut'>;
@@ -48,7 +51,18 @@ export function interpretHook(
   return undefined;
 }
 
-export function createStopHookActivities({ sandbox, store }: { sandbox: CommandSandbox; store: ContentStore }) {
+export function createStopHookActivities({
+  sandbox,
+  store,
+  api,
+  smallModel,
+}: {
+  sandbox: CommandSandbox;
+  store: ContentStore;
+  /** For Stop's `prompt` hooks (see prompt-hooks.ts). */
+  api?: ModelApi;
+  smallModel?: string;
+}) {
   return {
     async runStopHooks(input: StopHookInput): Promise<StopHookOutcome> {
       const outcome = await runHooks(input);
@@ -85,6 +99,13 @@ export function createStopHookActivities({ sandbox, store }: { sandbox: CommandS
       if (verdict.kind === 'prevent') return { kind: 'prevent', reason: verdict.reason, reports };
       if (verdict.kind === 'report') reports.push(verdict.text);
       else blocks.push(verdict.reason);
+    }
+    // Stop's prompt hooks: the small model's `{"ok": false, "reason"}` blocks the stop like exit 2.
+    for (const verdict of input.prompts?.length
+      ? await runPromptHooks('Stop', input.prompts, stdin, { api, smallModel })
+      : []) {
+      if (verdict.report) reports.push(verdict.report);
+      if (verdict.blocked) blocks.push(verdict.blocked);
     }
     return blocks.length ? { kind: 'block', reason: blocks.join('\n\n'), reports } : { kind: 'allow', reports };
   }

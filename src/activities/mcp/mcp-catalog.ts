@@ -41,26 +41,33 @@ export class McpCatalog {
   /** The plan of a `tool_use` of one of these tools; undefined for any other tool. */
   plan(block: { id: string; name: string; input: unknown }): PlannedToolUse | undefined {
     const tool = this.tools.find((candidate) => candidate.name === block.name);
-    if (!tool) return undefined;
-    const rules = {
-      needsApproval: true as const,
-      subject: '',
-      mcp: { server: tool.server, tool: tool.tool },
-      allowedBy: mcpRuleNames(tool.server),
-    };
-    if (block.input === null || typeof block.input !== 'object' || Array.isArray(block.input)) {
-      return {
-        ...block,
-        plan: {
-          ok: false,
-          errorText: toolUseError(`InputValidationError: ${block.name} takes an object of arguments`),
-          rules,
-        },
-      };
-    }
-    const shown = JSON.stringify(block.input);
-    const summary = `${block.name} ${shown.length > SUMMARY_ARGUMENTS_CHARS ? `${shown.slice(0, SUMMARY_ARGUMENTS_CHARS)}…` : shown}`;
-    // Not concurrency-safe: nothing says what a server's tool changes, so calls run one at a time, in order.
-    return { ...block, plan: { ok: true, concurrencySafe: false, summary, rules } };
+    return tool ? planMcpCall(block, tool) : undefined;
   }
+}
+
+/** The plan of a call of a server's tool (also of one a PreToolUse hook's `updatedInput` changed). */
+export function planMcpCall(
+  block: { id: string; name: string; input: unknown },
+  tool: { server: string; tool: string },
+): PlannedToolUse {
+  const rules = {
+    needsApproval: true as const,
+    subject: '',
+    mcp: { server: tool.server, tool: tool.tool },
+    allowedBy: mcpRuleNames(tool.server),
+  };
+  if (block.input === null || typeof block.input !== 'object' || Array.isArray(block.input)) {
+    return {
+      ...block,
+      plan: {
+        ok: false,
+        errorText: toolUseError(`InputValidationError: ${block.name} takes an object of arguments`),
+        rules,
+      },
+    };
+  }
+  const shown = JSON.stringify(block.input);
+  const summary = `${block.name} ${shown.length > SUMMARY_ARGUMENTS_CHARS ? `${shown.slice(0, SUMMARY_ARGUMENTS_CHARS)}…` : shown}`;
+  // Not concurrency-safe: nothing says what a server's tool changes, so calls run one at a time, in order.
+  return { ...block, plan: { ok: true, concurrencySafe: false, summary, rules } };
 }

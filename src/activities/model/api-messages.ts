@@ -32,10 +32,13 @@ export async function toApiMessages(
       const blocks: Anthropic.ToolResultBlockParam[] = [];
       for (const [index, toolResult] of message.results.entries()) {
         const media = await Promise.all((toolResult.media ?? []).map((stored) => mediaBlock(store, stored)));
+        const text = toolResult.hookContext
+          ? `${capped[index]!}\n\n<system-reminder>\nPreToolUse hook additional context: ${toolResult.hookContext}\n</system-reminder>`
+          : capped[index]!;
         blocks.push({
           type: 'tool_result',
           tool_use_id: toolResult.toolUseId,
-          content: media.length ? [{ type: 'text', text: capped[index]! }, ...media] : capped[index]!,
+          content: media.length ? [{ type: 'text', text }, ...media] : text,
           is_error: toolResult.isError,
         });
       }

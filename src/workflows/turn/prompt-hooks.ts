@@ -7,7 +7,7 @@
  *
  * Without UserPromptSubmit hooks nothing here schedules or awaits anything (old histories replay).
  */
-import { type HookCommand, matchingHooks } from '../../shared/hooks';
+import { type HookCommand, matchingHooks, matchingPromptHooks, type PromptHook } from '../../shared/hooks';
 import type { AgentSession } from '../session/agent-session';
 import { injectMessages } from '../core/loop-state';
 import { runHookActivity, sessionToolHooks, type ToolHookSession } from './tool-hooks';
@@ -32,9 +32,15 @@ function promptHooks(session: PromptHookSession): HookCommand[] {
   return matchingHooks(sessionToolHooks(session), 'UserPromptSubmit');
 }
 
+/** The `prompt` hooks (the small model judges) of UserPromptSubmit, as the activity's input field. */
+function modelHooks(session: PromptHookSession): { prompts?: PromptHook[] } {
+  const prompts = matchingPromptHooks(sessionToolHooks(session), 'UserPromptSubmit');
+  return prompts.length ? { prompts } : {};
+}
+
 /** Whether the session has UserPromptSubmit hooks (synchronous: a session without awaits nothing). */
 export function hasPromptHooks(session: PromptHookSession): boolean {
-  return promptHooks(session).length > 0;
+  return promptHooks(session).length > 0 || modelHooks(session).prompts !== undefined;
 }
 
 /** How hook context reaches the model, after the prompt it belongs to. */
@@ -57,7 +63,7 @@ export async function submitTask(session: PromptHookSession): Promise<{ ended: s
     session,
     'UserPromptSubmit',
     hooks,
-    { prompt: session.prepared.prompt, ...(snapshotRef ? { snapshotRef } : {}) },
+    { prompt: session.prepared.prompt, ...modelHooks(session), ...(snapshotRef ? { snapshotRef } : {}) },
     'UserPromptSubmit hooks · task',
   );
   if (outcome.snapshot) session.recordSnapshot(session.state.turnCount, outcome.snapshot);
@@ -90,7 +96,7 @@ export async function screenQueued(session: PromptHookSession): Promise<void> {
       session,
       'UserPromptSubmit',
       hooks,
-      { prompt: { text } },
+      { prompt: { text }, ...modelHooks(session) },
       'UserPromptSubmit hooks · message',
     );
     noteOutcome(session, outcome);
@@ -108,10 +114,17 @@ export async function screenQueued(session: PromptHookSession): Promise<void> {
 function noteOutcome(session: PromptHookSession, outcome: Awaited<ReturnType<typeof runHookActivity>>): void {
   for (const report of outcome.reports)
     session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'report', detail: report });
+  for (const message of outcome.systemMessages ?? [])
+    session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'message', detail: message });
   if (outcome.blocked)
     session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'blocked', detail: outcome.blocked });
   else if (outcome.stop)
     session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'stop', detail: outcome.stop });
   else if (outcome.context)
-    session.note({ type: 'hook', event: 'UserPromptSubmit', outcome: 'context', detail: outcome.context });
+    session.note({
+      type: 'hook',
+      event: 'UserPromptSubmit',
+      outcome: 'context',
+      detail: outcome.suppressOutput ? '(suppressOutput)' : outcome.context,
+    });
 }

@@ -9,12 +9,13 @@
  * tool hooks make exactly the commands they made before hooks existed, so their histories replay.
  */
 import { ActivityCancellationType, isCancellation, patched } from '@temporalio/workflow';
-import type { PlannedToolUse, RunToolOutput } from '../../shared/activity-io';
+import type { PlannedToolUse, RunToolOutput, ToolHookResult } from '../../shared/activity-io';
 import type { TranscriptEntry } from '../../shared/contract';
 import {
   agentTypeOf,
   type HookCommand,
   matchingHooks,
+  matchingPromptHooks,
   mergeToolHooks,
   type ToolHookEvent,
   type ToolHookInput,
@@ -64,6 +65,10 @@ export function needsPerson(decision: ToolHookOutcome['decision'], call: Planned
 export class TurnHooks {
   private readonly hooks: ToolHooks;
   private readonly stops: string[] = [];
+  /** Calls a PreToolUse hook's `updatedInput` changed, by id: what runs instead. */
+  private readonly updated = new Map<string, PlannedToolUse>();
+  /** PreToolUse `additionalContext`, by call id: it goes with the call's result. */
+  private readonly contexts = new Map<string, string>();
 
   /** `snapshotting`: the turn's calls (and hooks) whose changes still want a snapshot at the turn's end. */
   constructor(
@@ -80,7 +85,29 @@ export class TurnHooks {
 
   /** Synchronous, so a call without hooks awaits nothing more than before. */
   matches(event: CallEvent, call: PlannedToolUse): boolean {
-    return call.plan.ok && matchingHooks(this.hooks, event, call.name, rulesOf(call).aliases).length > 0;
+    return (
+      call.plan.ok &&
+      (matchingHooks(this.hooks, event, call.name, rulesOf(call).aliases).length > 0 ||
+        matchingPromptHooks(this.hooks, event, call.name, rulesOf(call).aliases).length > 0)
+    );
+  }
+
+  /** The call as it runs: the model's, or the one a PreToolUse hook's `updatedInput` made of it. */
+  callFor(call: PlannedToolUse): PlannedToolUse {
+    return this.updated.get(call.id) ?? call;
+  }
+
+  /**
+   * Runs the call as its PreToolUse hooks left it (`updatedInput`), with its PostToolUse hooks
+   * around it; the PreToolUse hooks' `additionalContext` goes with its result, for the model.
+   */
+  runAs(call: PlannedToolUse, runCall: (planned: PlannedToolUse) => Promise<RunToolOutput>): Promise<RunToolOutput> {
+    const planned = this.callFor(call);
+    const running = this.around(planned, () => runCall(planned));
+    // Without context, the call's own promise: a call without hooks awaits nothing more than before.
+    const context = this.contexts.get(call.id);
+    if (!context) return running;
+    return running.then((output) => ({ ...output, result: { ...output.result, hookContext: context } }));
   }
 
   /**
@@ -94,6 +121,8 @@ export class TurnHooks {
     if (outcome.snapshot) this.session.recordSnapshot(this.session.state.turnCount, outcome.snapshot);
     else if (this.session.workspace.latestRef) this.snapshotting.add(`PreToolUse ${call.id}`);
     if (outcome.decision) this.note(call, 'PreToolUse', outcome.decision, outcome.reason ?? '');
+    // What the hooks changed counts only when they let the call through.
+    if (outcome.decision !== 'deny') this.takeUpdates(call, outcome);
     return outcome;
   }
 
@@ -135,6 +164,18 @@ export class TurnHooks {
 
   private notificationHooks(): HookCommand[] {
     return matchingHooks(this.hooks, 'Notification', 'permission_prompt');
+  }
+
+  private takeUpdates(call: PlannedToolUse, outcome: ToolHookResult): void {
+    if (outcome.updatedCall) {
+      this.updated.set(call.id, outcome.updatedCall);
+      const plan = outcome.updatedCall.plan;
+      this.note(call, 'PreToolUse', 'updated_input', plan.ok ? plan.summary : 'the updated input is not valid');
+    }
+    if (outcome.context) {
+      this.contexts.set(call.id, outcome.context);
+      this.note(call, 'PreToolUse', 'context', outcome.suppressOutput ? '(suppressOutput)' : outcome.context);
+    }
   }
 
   /**
@@ -188,7 +229,8 @@ export class TurnHooks {
         filesChanged: (output.snapshot?.filesChanged ?? 0) + outcome.snapshot.filesChanged,
       };
     else if (this.session.workspace.latestRef) this.snapshotting.add(`${event} ${call.id}`);
-    if (outcome.content) this.note(call, event, 'feedback', 'feedback added to the result');
+    if (outcome.outputReplaced) this.note(call, event, 'updated_output', 'the result the model sees was replaced');
+    else if (outcome.content) this.note(call, event, 'feedback', 'feedback added to the result');
     return {
       ...output,
       result: outcome.content ? { ...result, content: outcome.content } : result,
@@ -196,17 +238,26 @@ export class TurnHooks {
     };
   }
 
-  private async run(call: PlannedToolUse, event: CallEvent, fields: Partial<ToolHookInput>): Promise<ToolHookOutcome> {
-    const hooks = matchingHooks(this.hooks, event, call.name, rulesOf(call).aliases);
-    const tool = { name: call.name, toolUseId: call.id, input: currentInput(this.session.state, call.input) };
+  private async run(call: PlannedToolUse, event: CallEvent, fields: Partial<ToolHookInput>): Promise<ToolHookResult> {
+    const aliases = rulesOf(call).aliases;
+    const hooks = matchingHooks(this.hooks, event, call.name, aliases);
+    const prompts = matchingPromptHooks(this.hooks, event, call.name, aliases);
+    const mcp = rulesOf(call).mcp;
+    const tool = {
+      name: call.name,
+      toolUseId: call.id,
+      input: currentInput(this.session.state, call.input),
+      ...(mcp ? { mcp } : {}),
+    };
     const outcome = await runHookActivity(
       this.session,
       event,
       hooks,
-      { tool, ...fields },
+      { tool, ...(prompts.length ? { prompts } : {}), ...fields },
       `${event} hooks · ${summaryOf(call)}`,
     );
     for (const report of outcome.reports) this.note(call, event, 'report', report);
+    for (const message of outcome.systemMessages ?? []) this.note(call, event, 'message', message);
     if (outcome.stop) {
       this.stops.push(outcome.stop);
       this.note(call, event, 'stop', outcome.stop);
@@ -250,7 +301,7 @@ export async function runHookActivity(
   hooks: HookCommand[],
   fields: Partial<ToolHookInput>,
   summary: string,
-): Promise<ToolHookOutcome> {
+): Promise<ToolHookResult> {
   const state = session.state;
   try {
     return await session.host.call((where) =>

@@ -72,7 +72,7 @@ export async function runToolTurn(session: ToolTurnSession, toolUses: PlannedToo
         toolUses,
         {
           approve: (call) => approve(session, call, hooks),
-          run: (call, approval) => hooks.around(call, () => runToolCall(session, call, approval, snapshotting)),
+          run: (call, approval) => hooks.runAs(call, (it) => runToolCall(session, it, approval, snapshotting)),
           onBatch: (calls) => session.showToolCalls(calls),
           onResult: (call, output) => {
             collected.set(call.id, output.result);
@@ -133,14 +133,16 @@ async function approve(
   const { approvalTimeoutMs } = session.input;
   const hook = hooks.matches('PreToolUse', call) ? await hooks.before(call) : undefined;
   if (hook?.decision === 'deny') return { decision: 'hook_deny', reason: hook.reason ?? 'no reason given' };
-  const permission = permissionFor(session, call, hook?.decision);
+  // A hook's `updatedInput` is what a person (or the rules) approve: its own plan's rules.
+  const planned = hooks.callFor(call);
+  const permission = permissionFor(session, planned, hook?.decision);
   if (permission.behavior === 'deny') return { decision: 'permission_deny', message: permission.message };
   if (permission.behavior === 'allow') return null;
   // PermissionRequest hooks may answer for the person; Notification hooks are told it waits.
-  const byHook = hooks.beforePersonMatches(call) ? await hooks.beforePerson(call) : undefined;
+  const byHook = hooks.beforePersonMatches(planned) ? await hooks.beforePerson(planned) : undefined;
   if (byHook) return byHook;
   session.setStatus('waiting_approval');
-  const answer = await session.steering.awaitApproval(call, approvalTimeoutMs);
+  const answer = await session.steering.awaitApproval(planned, approvalTimeoutMs);
   session.note({
     type: 'approval',
     toolUseId: call.id,

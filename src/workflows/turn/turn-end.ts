@@ -13,6 +13,8 @@ import { continueWith } from '../core/loop-state';
 import { screeningNeeded, screenQueued, type PromptHookSession } from './prompt-hooks';
 import { commonHookFields } from './tool-hooks';
 import { stopHookRequest } from '../core/requests';
+import { matchingPromptHooks } from '../../shared/hooks';
+import { sessionToolHooks } from './tool-hooks';
 import { decideStopHook, decideTurnEnd, type StopHookDecision } from '../core/turn-end-rules';
 
 /** What the end of a turn uses of the session: a phase takes what it needs, not the whole session. */
@@ -67,7 +69,10 @@ export async function endTurn(session: TurnEndSession): Promise<TurnOutcome> {
 /** Runs the session's stop hooks, if it has any; a hook that cannot run does not block the end. */
 async function runHooks(session: TurnEndSession): Promise<StopHookDecision> {
   const hooks = session.stopHooks;
-  if (hooks.length === 0) return { kind: 'allow' };
+  // Stop's `prompt` hooks (the small model judges them) run in the same activity, after the commands.
+  // (Not a sub-agent's: like its stop hooks, they are its parent's business.)
+  const prompts = session.input.parentSession ? [] : matchingPromptHooks(sessionToolHooks(session), 'Stop');
+  if (hooks.length === 0 && prompts.length === 0) return { kind: 'allow' };
   if (session.features.durableWorkspace) await session.workspaceReady();
   // Hooks are commands: people see them as tools running, and a cancellation stops them as such.
   if (session.features.cancellationEndsWithResult) session.setStatus('running_tools');
@@ -87,6 +92,7 @@ async function runHooks(session: TurnEndSession): Promise<StopHookDecision> {
             // A sub-agent's stop hooks are SubagentStop hooks; every hook reads the mode (and agent).
             ...(session.input.parentSession ? { event: 'SubagentStop' as const } : {}),
             ...commonHookFields(session),
+            ...(prompts.length ? { prompts } : {}),
             ...(snapshotRef ? { snapshotRef } : {}),
           },
         ],

@@ -20,11 +20,12 @@ describe("the session's setup as `durable-agent run` prints it", () => {
       {
         file: '.claude/settings.json',
         path: 'hooks.Stop.0.hooks.0',
-        reason: 'hook type "prompt" is not run (durable-agent runs "command" hooks)',
+        reason:
+          'hook type "agent" is not run (durable-agent runs "command" hooks, and "prompt" hooks of tool events and prompts)',
       },
     ];
     expect(formatEntry({ type: 'session', turn: 0, workdir: '/repo', sandbox: 'bwrap', skippedSettings })).toBe(
-      '  ⚑ repository setting not used: .claude/settings.json hooks.Stop.0.hooks.0: hook type "prompt" is not run (durable-agent runs "command" hooks)',
+      '  ⚑ repository setting not used: .claude/settings.json hooks.Stop.0.hooks.0: hook type "agent" is not run (durable-agent runs "command" hooks, and "prompt" hooks of tool events and prompts)',
     );
   });
 

@@ -4,6 +4,7 @@ import {
   inheritedHooks,
   matchesTool,
   matchingHooks,
+  matchingPromptHooks,
   mergeToolHooks,
   newHookEvents,
   skippedEventReason,
@@ -222,5 +223,69 @@ describe("Claude Code's other events (issue 25)", () => {
     expect(agentTypeOf({ agentType: 'Explore' })).toBe('Explore');
     expect(agentTypeOf({ toolsLeftOut: { agentType: 'fixer' } })).toBe('fixer');
     expect(agentTypeOf({})).toBe('explore');
+  });
+});
+
+describe('handler types', () => {
+  const base = { prompt: 'p', workdir: '/w' };
+
+  test('prompt hooks are kept beside the commands of their group; a sub-agent inherits them', () => {
+    const check = checkAgentInput({
+      ...base,
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: 'Bash',
+            hooks: [
+              { type: 'command', command: './audit.sh' },
+              { type: 'prompt', prompt: 'Safe? $ARGUMENTS', timeout: 20, model: 'claude-haiku-4-5' },
+            ],
+          },
+        ],
+      },
+    });
+    const group = {
+      matcher: 'Bash',
+      hooks: [{ command: './audit.sh' }],
+      prompts: [{ prompt: 'Safe? $ARGUMENTS', timeoutMs: 20_000, model: 'claude-haiku-4-5' }],
+    };
+    expect(check.ok && check.input.toolHooks).toEqual({ PreToolUse: [group] });
+    expect(matchingPromptHooks({ PreToolUse: [group] }, 'PreToolUse', 'Bash')).toEqual(group.prompts);
+    expect(matchingPromptHooks({ PreToolUse: [group] }, 'PreToolUse', 'Read')).toEqual([]);
+    const inherited = inheritedHooks({ PreToolUse: [group] });
+    expect(checkAgentInput({ ...base, hooks: inherited }).ok).toBe(true);
+  });
+
+  test('agent, http and mcp_tool hooks are accepted and noted as not run; Stop prompt hooks run', () => {
+    const check = checkAgentInput({
+      ...base,
+      hooks: {
+        PostToolUse: [
+          {
+            hooks: [
+              { type: 'http', url: 'https://audit.example' },
+              { type: 'command', command: 'x' },
+            ],
+          },
+        ],
+        Stop: [
+          {
+            hooks: [
+              { type: 'agent', prompt: 'Verify' },
+              { type: 'prompt', prompt: 'Done?' },
+            ],
+          },
+        ],
+      },
+    });
+    expect(check.ok && check.input.skippedHooks?.map(({ file, path }) => `${file}:${path}`)).toEqual([
+      'input:hooks.PostToolUse.0.hooks.0',
+      'input:hooks.Stop.0.hooks.0',
+    ]);
+    expect(check.ok && check.input.stopHooks).toEqual([]);
+    expect(check.ok && check.input.toolHooks).toEqual({
+      PostToolUse: [{ hooks: [{ command: 'x' }] }],
+      Stop: [{ hooks: [], prompts: [{ prompt: 'Done?' }] }],
+    });
   });
 });

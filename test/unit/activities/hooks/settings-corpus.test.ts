@@ -44,7 +44,7 @@ test.each(corpusFiles)('%s is read entry by entry: nothing throws, each skip has
   }
 });
 
-test('a prompt-type Stop hook and async fields are skipped; the command hooks (SessionStart, SubagentStart too) run', async () => {
+test('async fields and events we do not run are skipped; the command hooks (SessionStart, SubagentStart too) and the prompt-type Stop hook run', async () => {
   const hooks = await readAsRepository('cautiouskurns-game-template.json');
   expect(hooks.hooks).toEqual([]);
   const tenSeconds = expect.objectContaining({ timeoutMs: 10_000 });
@@ -60,7 +60,6 @@ test('a prompt-type Stop hook and async fields are skipped; the command hooks (S
     'hooks.PostToolUse.1.hooks.1.async: a field durable-agent does not use (ignored)',
     'hooks.PostToolUse.1.hooks.2.async: a field durable-agent does not use (ignored)',
     'hooks.PostToolUse.2.hooks.0.async: a field durable-agent does not use (ignored)',
-    'hooks.Stop.0.hooks.0: hook type "prompt" is not run (durable-agent runs "command" hooks)',
   ]);
   expect(hooks.toolHooks?.SessionStart).toEqual([
     {
@@ -69,7 +68,10 @@ test('a prompt-type Stop hook and async fields are skipped; the command hooks (S
     },
   ]);
   expect(hooks.toolHooks?.SubagentStart).toHaveLength(1);
-  expect(hooks.found).toEqual(['.claude/settings.json (12 tool hooks, 5 hook entries that cannot run)']);
+  expect(hooks.toolHooks?.Stop).toEqual([
+    { hooks: [], prompts: [{ prompt: expect.stringContaining('workflow compliance checker'), timeoutMs: 30_000 }] },
+  ]);
+  expect(hooks.found).toEqual(['.claude/settings.json (13 tool hooks, 4 hook entries that cannot run)']);
 });
 
 const PROMPT_HOOK = 'uv run .claude/hooks/user_prompt_submit.py --log-only --store-last-prompt --name-agent';

@@ -116,7 +116,7 @@ test('a file that is not JSON, or not an object, is skipped whole with a note, n
   });
 });
 
-test('the shapes that failed sessions: a hookPath field, a command without hooks, a prompt hook', async () => {
+test('the shapes that failed sessions: a hookPath field, a command without hooks; a prompt hook runs, an agent hook does not', async () => {
   const result = await readRepoHooks(
     repo({
       '.claude/settings.json': {
@@ -124,8 +124,15 @@ test('the shapes that failed sessions: a hookPath field, a command without hooks
           PreToolUse: [
             { matcher: 'Bash', hookPath: '.claude/hooks/pre.sh', hooks: [{ type: 'command', command: './pre.sh' }] },
             { matcher: 'Edit', command: './old-shape.sh' },
-            { matcher: 'Write', hooks: [{ type: 'prompt', prompt: 'Is this safe? $ARGUMENTS' }] },
+            { matcher: 'Write', hooks: [{ type: 'prompt', prompt: 'Is this safe? $ARGUMENTS', timeout: 20 }] },
             { matcher: '*', hooks: [{ type: 'command', command: './audit.sh' }] },
+            {
+              matcher: 'Edit',
+              hooks: [
+                { type: 'agent', prompt: 'Check it' },
+                { type: 'http', url: 'https://x' },
+              ],
+            },
           ],
         },
       },
@@ -134,13 +141,15 @@ test('the shapes that failed sessions: a hookPath field, a command without hooks
   expect(result.toolHooks).toEqual({
     PreToolUse: [
       { matcher: 'Bash', hooks: [{ command: './pre.sh' }] },
+      { matcher: 'Write', hooks: [], prompts: [{ prompt: 'Is this safe? $ARGUMENTS', timeoutMs: 20_000 }] },
       { matcher: '*', hooks: [{ command: './audit.sh' }] },
     ],
   });
   expect(result.skipped.map(({ path, reason }) => [path, reason])).toEqual([
     ['hooks.PreToolUse.0.hookPath', 'a field durable-agent does not use (ignored)'],
     ['hooks.PreToolUse.1', expect.stringContaining('no "hooks" list')],
-    ['hooks.PreToolUse.2.hooks.0', 'hook type "prompt" is not run (durable-agent runs "command" hooks)'],
+    ['hooks.PreToolUse.4.hooks.0', expect.stringContaining('hook type "agent" is not run')],
+    ['hooks.PreToolUse.4.hooks.1', expect.stringContaining('hook type "http" is not run')],
   ]);
 });
 
