@@ -94,7 +94,8 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
   },
   permissionMode: {
     default: '`"auto"`',
-    description: '`ask`: Write, Edit and Bash (and MCP calls) wait for `approveTool`',
+    description:
+      '`ask`: Write, Edit and Bash (and MCP calls) wait for `approveTool`; `plan`: read-only tools only until a person approves `ExitPlanMode` ([plan-mode.md](plan-mode.md))',
   },
   allowRules: {
     description:

@@ -50,7 +50,16 @@ export interface ToolRules extends McpCallRules {
   labelsItself?: true;
   /** The workflow runs the call as a child workflow (Task): a sub-agent, not a tool activity. */
   subAgent?: true;
+  /**
+   * The workflow carries the call out itself, no activity: it changes the session's permission
+   * mode (`enter_plan_mode`), or waits for a person (`exit_plan_mode`: the plan's approval;
+   * `ask_user_question`: the answers). See src/workflows/turn/person-tools.ts.
+   */
+  sessionControl?: SessionControl;
 }
+
+/** What a session-control call does (ToolRules.sessionControl). */
+export type SessionControl = 'enter_plan_mode' | 'exit_plan_mode' | 'ask_user_question';
 
 /**
  * The previous turn's end, for rewinds: the first `turnEnd` messages of `append` close it. The

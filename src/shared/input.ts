@@ -123,7 +123,7 @@ export const agentInputSchema = z
     hooks: hooksInputSchema.optional(),
     tokenBudget: z.number().int().positive().optional(),
     interactive: z.boolean().optional(),
-    permissionMode: z.enum(['auto', 'ask']).optional(),
+    permissionMode: z.enum(['auto', 'ask', 'plan']).optional(),
     // Tool names are letters; an MCP tool's is `mcp__server__tool` (or `mcp__server`, `mcp__server__*`: all of a server's).
     allowRules: z
       .array(
@@ -222,7 +222,7 @@ export interface ResolvedAgentInput {
   toolHooks?: ToolHooks;
   tokenBudget?: number;
   interactive: boolean;
-  permissionMode: 'auto' | 'ask';
+  permissionMode: 'auto' | 'ask' | 'plan';
   allowRules: string[];
   approvalTimeoutMs: number;
   toolSummaries: boolean;

@@ -13,6 +13,9 @@ import { type ToolDefinition, ToolError } from './tool';
 import { writeTool } from './write';
 import { taskTool } from './task';
 import { todoWriteTool } from './todo-write';
+import { enterPlanModeTool } from './enter-plan-mode';
+import { exitPlanModeTool } from './exit-plan-mode';
+import { askUserQuestionTool } from './ask-user-question';
 
 /** The tools offered to the model: one line each. The compiler checks them against TOOL_NAMES. */
 const BUILT_IN_TOOLS = {
@@ -24,6 +27,9 @@ const BUILT_IN_TOOLS = {
   Grep: grepTool,
   TodoWrite: todoWriteTool,
   Task: taskTool,
+  EnterPlanMode: enterPlanModeTool,
+  ExitPlanMode: exitPlanModeTool,
+  AskUserQuestion: askUserQuestionTool,
 } satisfies { [Name in ToolName]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };
@@ -162,6 +168,7 @@ function fixedRules(tool: ToolDefinition): ToolRules {
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
     ...(tool.labelsItself ? { labelsItself: true as const } : {}),
+    ...(tool.sessionControl ? { sessionControl: tool.sessionControl } : {}),
   };
 }
 
@@ -182,6 +189,7 @@ async function rulesOf(
     ...(tool.changesFiles ? { changesFiles: true as const } : {}),
     ...(tool.runsAsSubAgent ? { subAgent: true as const } : {}),
     ...(tool.labelsItself ? { labelsItself: true as const } : {}),
+    ...(tool.sessionControl ? { sessionControl: tool.sessionControl } : {}),
   };
 }
 

@@ -43,6 +43,7 @@ import { type CarriedSteering, Steering } from './steering';
 import { type CarriedWorkspace, SessionWorkspace } from '../workspace/workspace';
 import { type CarriedTranscriptChain, TranscriptChain } from './transcript-chain';
 import { HeldLease } from '../workspace/workdir-lease';
+import { type PermissionMode, permissionModeOf } from '../../shared/permission-modes';
 
 /** What one run hands to the next when it continues as new (the `resume` input field). Plain JSON. */
 export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorkspace, CarriedTranscriptChain {
@@ -75,6 +76,8 @@ export class AgentSession {
   /** What a cancellation of the workflow would stop now (follows the status). */
   private running: 'model' | 'tools' = 'model';
   private currentStatus: AgentStatus = 'running_model';
+  /** The text of the model's last reply: an ExitPlanMode call without `plan` presents it as the plan. */
+  private replyText = '';
 
   /** The session's parts, with no handler yet: the driver registers them all in one block (agent-workflow.ts). */
   constructor(
@@ -82,6 +85,7 @@ export class AgentSession {
     readonly features: Features,
   ) {
     this.steering = new Steering();
+    this.steering.permissionMode = permissionModeOf(input.permissionMode);
     this.view = new SessionView(input.model ?? '', this.steering, features.steering);
     const loop = () => this.loop;
     this.workspace = new SessionWorkspace(features.durableWorkspace, {
@@ -243,6 +247,7 @@ export class AgentSession {
     const decision = afterModel(this.loop, outcome, { learnWindow: this.features.learnsContextWindow });
     this.loop = decision.state;
     if (outcome.kind === 'response') {
+      this.replyText = outcome.text;
       this.note({ type: 'assistant', text: outcome.text, stopReason: outcome.stopReason, usage: outcome.usage });
     }
     return this.features.recoveryLayers ? decision.step : withoutRecovery(decision.step, outcome);
@@ -260,9 +265,30 @@ export class AgentSession {
     if (shown) this.view.showTransition(next, next.lastTransition!, shown.detail);
   }
 
+  /**
+   * The session's permission mode now (Claude Code's names: `auto` and `ask` in the input are
+   * `bypassPermissions` and `default`). The one accessor the approval gate reads.
+   */
+  permissionMode(): PermissionMode {
+    return this.steering.permissionMode;
+  }
+
+  /** EnterPlanMode or an approved plan changed the mode: the transcript says so, people see it. */
+  setPermissionMode(mode: PermissionMode, detail: string): void {
+    this.steering.permissionMode = mode;
+    this.note({ type: 'permission_mode', mode, detail });
+    this.view.publish();
+  }
+
+  /** The text of the model's last reply. */
+  get lastReplyText(): string {
+    return this.replyText;
+  }
+
   setStatus(status: AgentStatus): void {
     this.currentStatus = status;
-    if (status === 'running_tools' || status === 'waiting_approval') this.running = 'tools';
+    if (status === 'running_tools' || status === 'waiting_approval' || status === 'waiting_answer')
+      this.running = 'tools';
     if (status === 'running_model' || status === 'compacting') this.running = 'model';
     this.view.setStatus(status, this.loop);
   }

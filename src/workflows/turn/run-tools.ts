@@ -9,6 +9,7 @@ import { type ToolResult, toolErrorResult } from '../../shared/conversation';
 import { MAX_PARALLEL_TOOL_CALLS } from '../../shared/limits';
 import type { ApprovalAnswer } from '../session/steering';
 import type { HookDenial } from './tool-hooks';
+import type { ModeDenial } from './person-tools';
 import { cancelsSiblings, partitionToolUses, siblingCancelledResult } from '../core/tool-batches';
 
 /** A person allowed the call, maybe with words for the model. */
@@ -18,7 +19,7 @@ export interface PersonApproval {
 
 export interface ToolRunner {
   /** Asks a person about a call (or its PreToolUse hooks deny it), or answers null when the call needs no approval. */
-  approve(call: PlannedToolUse): Promise<ApprovalAnswer | HookDenial | null>;
+  approve(call: PlannedToolUse): Promise<ApprovalAnswer | HookDenial | ModeDenial | null>;
   /** Runs one call (the tool activity): always a result, even when the activity failed. `approval`: a person allowed it. */
   run(call: PlannedToolUse, approval?: PersonApproval): Promise<RunToolOutput>;
   /** The calls that start now. */
@@ -70,7 +71,8 @@ async function allSettled(promises: Promise<void>[]): Promise<void[]> {
   return [];
 }
 
-function refusedResult(call: PlannedToolUse, answer: ApprovalAnswer | HookDenial): ToolResult {
+function refusedResult(call: PlannedToolUse, answer: ApprovalAnswer | HookDenial | ModeDenial): ToolResult {
+  if (answer.decision === 'mode_deny') return toolErrorResult(call, answer.reason);
   if (answer.decision === 'hook_deny')
     return toolErrorResult(call, `A PreToolUse hook denied this tool call, so it was not run: ${answer.reason}`);
   return toolErrorResult(

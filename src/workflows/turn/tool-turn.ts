@@ -22,6 +22,7 @@ import { interruptedResult, orderToolResults, STOPPED_BY_INTERRUPT } from '../co
 import { runSubAgent, type SubAgentSession } from './sub-agents';
 import { type HookDenial, needsPerson, TurnHooks, type ToolHookSession } from './tool-hooks';
 import { rulesOf } from '../core/tool-rules';
+import { isPersonTool, type ModeDenial, planModeRefusal, runPersonTool } from './person-tools';
 
 /** What the tool turn uses of the session: a phase takes what it needs, not the whole session. */
 export type ToolTurnSession = Pick<
@@ -30,10 +31,13 @@ export type ToolTurnSession = Pick<
   | 'host'
   | 'id'
   | 'input'
+  | 'lastReplyText'
   | 'note'
+  | 'permissionMode'
   | 'noteSnapshot'
   | 'recordSnapshot'
   | 'recordToolResults'
+  | 'setPermissionMode'
   | 'setStatus'
   | 'showToolCalls'
   | 'showToolSummary'
@@ -122,18 +126,22 @@ export async function runToolTurn(session: ToolTurnSession, toolUses: PlannedToo
 }
 
 /**
- * The call's PreToolUse hooks first (when any match), then, in permissionMode "ask" or when a hook
- * asks, a person's answer to a call that needs one.
+ * The call's PreToolUse hooks first (when any match), then plan mode's refusal, then, in
+ * permission mode `default` (input "ask") or when a hook asks, a person's answer to a call that needs one.
  */
 async function approve(
   session: ToolTurnSession,
   call: PlannedToolUse,
   hooks: TurnHooks,
-): Promise<ApprovalAnswer | HookDenial | null> {
-  const { permissionMode, allowRules, approvalTimeoutMs } = session.input;
+): Promise<ApprovalAnswer | HookDenial | ModeDenial | null> {
+  const { allowRules, approvalTimeoutMs } = session.input;
   const hook = hooks.matches('PreToolUse', call) ? await hooks.before(call) : undefined;
   if (hook?.decision === 'deny') return { decision: 'hook_deny', reason: hook.reason ?? 'no reason given' };
-  if (!needsPerson(hook?.decision, call, needsApproval(permissionMode, allowRules, call))) return null;
+  const refused = planModeRefusal(session, call);
+  if (refused) return refused;
+  // Until the permission rules land (the mode's own decisions), every mode but bypassPermissions asks as "ask" did.
+  const mode = session.permissionMode() === 'bypassPermissions' ? 'auto' : 'ask';
+  if (!needsPerson(hook?.decision, call, needsApproval(mode, allowRules, call))) return null;
   session.setStatus('waiting_approval');
   const answer = await session.steering.awaitApproval(call, approvalTimeoutMs);
   session.note({
@@ -157,6 +165,8 @@ async function runToolCall(
     return {
       result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name },
     };
+  // Plan mode and questions: the workflow itself changes the mode or waits for a person.
+  if (isPersonTool(call)) return runPersonTool(session, call);
   if (rulesOf(call).subAgent) {
     // A child workflow, not an activity; what it changed is snapshotted when the turn's calls are done.
     if (session.workspace.latestRef) snapshotting.add(call.id);

@@ -28,7 +28,10 @@ describe('the initial state', () => {
       consecutiveAutocompactFailures: 0,
     });
     expect(initial.pendingMessages).toEqual([{ role: 'user', kind: 'text', content: { text: 'do it' } }]);
-    expect(initial.allowedTools).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task']);
+    expect(initial.allowedTools).toEqual([
+      ...['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task'],
+      ...['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'],
+    ]);
     expect(loopState({}, { contextWindowTokens: 50_000 }).contextWindowTokens).toBe(50_000);
   });
 

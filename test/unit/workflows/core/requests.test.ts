@@ -20,7 +20,10 @@ describe('activity inputs from the loop state', () => {
       fallbackModel: undefined,
       fallbackAfterOverloads: 3,
       systemRef: 'sha256:system',
-      allowedTools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task'],
+      allowedTools: [
+        ...['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'Task'],
+        ...['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'],
+      ],
       workdir: '/real/repo',
       conversationRef: 'sha256:c',
       append: pending,

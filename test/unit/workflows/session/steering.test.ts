@@ -31,7 +31,7 @@ describe('messages and end', () => {
     first.receiveMessage('one');
     first.receiveMessage('two');
     const carried = first.carry();
-    expect(carried).toEqual({ queued: ['one', 'two'] });
+    expect(carried).toEqual({ queued: ['one', 'two'], permissionMode: 'default' });
     expect(first.queued).toEqual([]);
     const { steering: next } = steering();
     next.restore(carried);
@@ -44,7 +44,7 @@ describe('messages and end', () => {
     first.receiveMessage('two');
     first.screened = 1;
     const carried = first.carry();
-    expect(carried).toEqual({ queued: ['one', 'two'], screened: 1 });
+    expect(carried).toEqual({ queued: ['one', 'two'], screened: 1, permissionMode: 'default' });
     expect(first.screened).toBe(0);
     const { steering: next } = steering();
     next.restore(carried);
