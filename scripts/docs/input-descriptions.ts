@@ -99,7 +99,7 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
     default: '`"auto"`',
     description:
       'Claude Code’s modes: `default` (Write, Edit, Bash and MCP calls wait for `approveTool` unless a rule allows ' +
-      'them), `acceptEdits` (file edits go ahead), `plan` (read-only tools only), `bypassPermissions` (nothing waits), ' +
+      'them), `acceptEdits` (file edits go ahead), `plan` (read-only tools only until a person approves `ExitPlanMode`: [plan-mode.md](plan-mode.md)), `bypassPermissions` (nothing waits), ' +
       '`dontAsk` (what would wait is refused); `auto` = `bypassPermissions`, `ask` = `default` (see ' +
       '[permissions](permissions.md#modes))',
   },

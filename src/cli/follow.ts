@@ -197,6 +197,10 @@ export class SessionFollower {
 
   private async showPendingApprovals(session: WorkflowHandle): Promise<void> {
     const state = await answeredInTime(this.client, () => session.query(stateQuery)).catch(() => undefined);
+    if (state?.pendingQuestions?.length) {
+      if (this.options.json) this.emit(this.events.fromQuestions(state.pendingQuestions, state.turn));
+      else this.printer.pendingQuestions(state.pendingQuestions, this.workflowId);
+    }
     if (!state?.pendingApprovals.length) return;
     if (this.options.json) this.emit(this.events.fromApprovals(state.pendingApprovals, state.turn));
     else this.printer.pendingApprovals(state.pendingApprovals, this.workflowId);

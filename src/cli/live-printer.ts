@@ -2,7 +2,7 @@
  * How `run` and `watch` show a session to a person: the model's text as it streams, one line per
  * retry, a spinner (on a terminal) while tools run, then each transcript line as before.
  */
-import type { AgentResult, PendingApproval, TranscriptEntry } from '../shared/contract';
+import type { AgentResult, PendingApproval, PendingQuestion, TranscriptEntry } from '../shared/contract';
 import type { PublishedEvent } from '../shared/live-events';
 import { formatEntry, formatResult } from './print-transcript';
 import { formatElapsed, paint, SPINNER_FRAMES, type Terminal } from './terminal';
@@ -141,11 +141,33 @@ export class LivePrinter {
       if (this.approvals.has(approval.toolUseId)) continue;
       this.approvals.add(approval.toolUseId);
       const agent = approval.agent ? ` (sub-agent "${approval.agent.description}")` : '';
+      if (approval.plan !== undefined) this.line(`  ▤ plan:\n${approval.plan.replace(/^/gm, '    ')}`);
+      const mode = approval.plan !== undefined ? ' [--mode default|acceptEdits|bypassPermissions|dontAsk]' : '';
       this.line(
         paint(
           this.terminal,
           'yellow',
-          `  ? waiting for approval: ${approval.summary}${agent}  →  durable-agent approve ${workflowId} ${approval.toolUseId} [--deny]`,
+          `  ? waiting for approval: ${approval.summary}${agent}  →  durable-agent approve ${workflowId} ${approval.toolUseId} [--deny]${mode}`,
+        ),
+      );
+    }
+  }
+
+  /** Questions the session waits for answers to (AskUserQuestion), each printed once. */
+  pendingQuestions(pending: readonly PendingQuestion[], workflowId: string): void {
+    for (const asked of pending) {
+      if (this.approvals.has(asked.toolUseId)) continue;
+      this.approvals.add(asked.toolUseId);
+      for (const question of asked.questions) {
+        this.line(paint(this.terminal, 'yellow', `  ? ${question.header}: ${question.question}`));
+        for (const option of question.options) this.line(`      - ${option.label}: ${option.description}`);
+      }
+      const example = asked.questions.map((question) => `--answer '${question.header}=…'`).join(' ');
+      this.line(
+        paint(
+          this.terminal,
+          'yellow',
+          `  ? waiting for an answer  →  durable-agent answer ${workflowId} ${asked.toolUseId} ${example}`,
         ),
       );
     }

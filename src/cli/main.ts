@@ -5,6 +5,7 @@
  */
 import type { Command } from './command';
 import { approveCommand } from './commands/approve';
+import { answerCommand } from './commands/answer';
 import { codecServerCommand } from './commands/codec-server';
 import { diffCommand } from './commands/diff';
 import { endCommand } from './commands/end';
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   endCommand,
   interruptCommand,
   approveCommand,
+  answerCommand,
   listCommand,
   rewindCommand,
   forkCommand,

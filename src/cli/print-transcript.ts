@@ -40,7 +40,13 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
     case 'hook':
       return `  ⚑ ${entry.event} hook ${entry.outcome}${entry.detail ? `: ${entry.detail.split('\n')[0]}` : ''}`;
     case 'approval':
-      return `  ? approval ${entry.decision} for ${entry.toolUseId}${entry.feedback ? `: ${entry.feedback}` : ''}`;
+      return `  ? approval ${entry.decision} for ${entry.toolUseId}${entry.mode ? ` (now in ${entry.mode} mode)` : ''}${entry.feedback ? `: ${entry.feedback}` : ''}`;
+    case 'permission_mode':
+      return `  ⚑ permission mode: ${entry.mode} (${entry.detail})`;
+    case 'question':
+      return `  ? answered ${entry.toolUseId}: ${Object.entries(entry.answers)
+        .map(([question, answer]) => `${question} → ${answer}`)
+        .join('; ')}`;
     case 'interrupt':
       return `  ⏹ interrupted (${entry.stopped})`;
     case 'tool_summary':

@@ -3,7 +3,7 @@
  * watcher receives: transcript entries (the workflow's), live events (the worker's) and the
  * result. Pure: a watcher feeds it in arrival order and writes what comes out.
  */
-import type { AgentResult, PendingApproval, TranscriptEntry } from '../shared/contract';
+import type { AgentResult, PendingApproval, PendingQuestion, TranscriptEntry } from '../shared/contract';
 import type { LiveEvent, PublishedEvent } from '../shared/live-events';
 
 export class SessionEvents {
@@ -123,7 +123,26 @@ export class SessionEvents {
       .flatMap((approval) => {
         this.approvals.add(approval.toolUseId);
         return this.stamp(
-          { type: 'approval_needed', toolUseId: approval.toolUseId, name: approval.name, summary: approval.summary },
+          {
+            type: 'approval_needed',
+            toolUseId: approval.toolUseId,
+            name: approval.name,
+            summary: approval.summary,
+            ...(approval.plan !== undefined ? { plan: approval.plan } : {}),
+          },
+          turn || this.started,
+        );
+      });
+  }
+
+  /** Questions the session waits for answers to (AskUserQuestion), each written once. */
+  fromQuestions(pending: readonly PendingQuestion[], turn: number): LiveEvent[] {
+    return pending
+      .filter((asked) => !this.approvals.has(asked.toolUseId))
+      .flatMap((asked) => {
+        this.approvals.add(asked.toolUseId);
+        return this.stamp(
+          { type: 'question_needed', toolUseId: asked.toolUseId, questions: asked.questions },
           turn || this.started,
         );
       });

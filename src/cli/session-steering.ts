@@ -4,8 +4,23 @@
  * the client, so a test can hand it a fake one.
  */
 import type { Client } from '@temporalio/client';
-import type { ApprovalDecision, InterruptRequest, InterruptResult, MoveRequest, MoveResult } from '../shared/contract';
-import { approveToolUpdate, endSignal, interruptUpdate, moveUpdate, userMessageSignal } from '../workflows/definitions';
+import type {
+  ApprovalDecision,
+  InterruptRequest,
+  InterruptResult,
+  MoveRequest,
+  MoveResult,
+  PendingQuestion,
+} from '../shared/contract';
+import {
+  answerQuestionUpdate,
+  approveToolUpdate,
+  endSignal,
+  interruptUpdate,
+  moveUpdate,
+  stateQuery,
+  userMessageSignal,
+} from '../workflows/definitions';
 import { whileRunning } from './finished-session';
 
 /** An update's failure as people should read it: the workflow's message, not the SDK's wrapper. */
@@ -47,6 +62,53 @@ export async function approveCall(client: Client, workflowId: string, approval: 
   });
   console.log(`${approval.decision === 'allow' ? 'Allowed' : 'Denied'} ${approval.toolUseId}.`);
   return 0;
+}
+
+/**
+ * `answer`: the answers as the update takes them (question text → answer), then the update. Pairs
+ * name a question by its header or its text (`Header=Label`); the session's `state` says which
+ * questions wait. The update's own check refuses what does not fit (a wrong id, a question left out).
+ */
+export async function answerQuestions(
+  client: Client,
+  workflowId: string,
+  toolUseId: string,
+  given: { pairs: [string, string][] } | { json: Record<string, string> },
+): Promise<number> {
+  const handle = client.workflow.getHandle(workflowId);
+  const answer = async () => {
+    let answers: Record<string, string>;
+    if ('json' in given) answers = given.json;
+    else {
+      const state = await handle.query(stateQuery);
+      const pending = state.pendingQuestions?.find((asked) => asked.toolUseId === toolUseId);
+      if (!pending) throw new Error(`No AskUserQuestion call ${toolUseId} is waiting for an answer`);
+      answers = answersByQuestion(pending, given.pairs);
+    }
+    return handle.executeUpdate(answerQuestionUpdate, { args: [{ toolUseId, answers }] });
+  };
+  await whileRunning(client, workflowId, answer).catch((error: Error & { cause?: Error }) => {
+    throw updateError(error);
+  });
+  console.log(`Answered ${toolUseId}.`);
+  return 0;
+}
+
+/** `Header=Label` pairs keyed by question text; several answers to one question joined by ", " (multiSelect). */
+export function answersByQuestion(pending: PendingQuestion, pairs: [string, string][]): Record<string, string> {
+  const answers: Record<string, string> = {};
+  for (const [key, value] of pairs) {
+    const question = pending.questions.find(
+      (asked) => asked.question === key || asked.header.toLowerCase() === key.toLowerCase(),
+    );
+    if (!question)
+      throw new Error(
+        `No question ${JSON.stringify(key)} in ${pending.toolUseId}; its questions: ${pending.questions.map((asked) => `${asked.header} (${asked.question})`).join(', ')}`,
+      );
+    const before = answers[question.question];
+    answers[question.question] = before ? `${before}, ${value}` : value;
+  }
+  return answers;
 }
 
 /** `move`: no whileRunning here; the update's own refusal says why a session cannot move. */

@@ -32,6 +32,14 @@ export function stateDetails(workflowId: string, state: AgentState): string[] {
       `  waiting for approval: ${pending.summary}${agent}  →  durable-agent approve ${workflowId} ${pending.toolUseId} [--deny] [--feedback "…"]`,
     );
   }
+  for (const pending of state.pendingApprovals.filter((call) => call.plan !== undefined))
+    lines.push(`  plan to approve (${pending.toolUseId}):`, ...pending.plan!.split('\n').map((line) => `    ${line}`));
+  for (const asked of state.pendingQuestions ?? [])
+    for (const question of asked.questions)
+      lines.push(
+        `  question (${asked.toolUseId}) ${question.header}: ${question.question} [${question.options.map((option) => option.label).join(' | ')}]  →  durable-agent answer ${workflowId} ${asked.toolUseId} --answer '${question.header}=…'`,
+      );
+  if (state.permissionMode) lines.push(`  permission mode: ${state.permissionMode}`);
   if (state.queuedMessages) lines.push(`  queued messages: ${state.queuedMessages}`);
   if (state.lastToolSummary) lines.push(`  last tools: ${state.lastToolSummary}`);
   if (state.todos?.length)

@@ -69,7 +69,16 @@ export interface ToolRules extends McpCallRules {
   readsMcpServers?: true;
   /** The call loads one of the session's skills (Skill): its activity is told where they are (`skillsRef`). */
   loadsSkill?: true;
+  /**
+   * The workflow carries the call out itself, no activity: it changes the session's permission
+   * mode (`enter_plan_mode`), or waits for a person (`exit_plan_mode`: the plan's approval;
+   * `ask_user_question`: the answers). See src/workflows/turn/person-tools.ts.
+   */
+  sessionControl?: SessionControl;
 }
+
+/** What a session-control call does (ToolRules.sessionControl). */
+export type SessionControl = 'enter_plan_mode' | 'exit_plan_mode' | 'ask_user_question';
 
 /**
  * The previous turn's end, for rewinds: the first `turnEnd` messages of `append` close it. The

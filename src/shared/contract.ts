@@ -13,6 +13,11 @@ import type { McpServerStatus, McpSessionNote } from './mcp';
 import type { Todo } from './todos';
 import type { PreparedNetwork } from './sandbox';
 import type { SkippedSetting, ToolHookEvent } from './hooks';
+import type { PermissionMode } from './permission-modes';
+import type { ModeAfterPlan, PendingQuestion } from './plan-mode';
+
+/** Update `answerQuestion`'s payload and receipt, and a question waiting in `state.pendingQuestions` (plan-mode.ts). */
+export type { PendingQuestion, QuestionAnswer, QuestionReceipt } from './plan-mode';
 
 /** Workflow type users pass to `temporal workflow start --type`. */
 export const WORKFLOW_TYPE = 'agentWorkflow';
@@ -94,6 +99,8 @@ export const AGENT_STATUSES = [
   'running_tools',
   'compacting',
   'waiting_approval',
+  /** An AskUserQuestion call waits for `answerQuestion`. */
+  'waiting_answer',
   'waiting_input',
   'rewinding',
   'waiting_host',
@@ -114,6 +121,11 @@ export interface PendingApproval extends ToolCallView {
   input: unknown;
   /** The call is a sub-agent's (a child workflow's): `approveTool` on this session passes the answer on to it. */
   agent?: { workflowId: string; description: string };
+  /**
+   * An ExitPlanMode call: the plan a person approves (cut at PLAN_SHOWN_CHARS). `approveTool`
+   * may name the `mode` the session goes on in (default `default`).
+   */
+  plan?: string;
 }
 
 /** What a sub-agent tells its parent of its calls waiting for approval (signal `subAgentApprovals`): all of them, each time. */
@@ -130,6 +142,10 @@ export interface AgentState {
   model: string;
   status: AgentStatus;
   pendingApprovals: PendingApproval[];
+  /** AskUserQuestion calls waiting for `answerQuestion` (absent in sessions that never asked). */
+  pendingQuestions?: PendingQuestion[];
+  /** The session's permission mode now (input `permissionMode`, then EnterPlanMode and approved plans change it). */
+  permissionMode?: PermissionMode;
   queuedMessages: number;
   /** The last short summary of a tool batch, written by the small model. */
   lastToolSummary: string | null;
@@ -209,7 +225,19 @@ export type TranscriptEntry =
         | 'message';
       detail: string;
     }
-  | { type: 'approval'; turn: number; toolUseId: string; decision: 'allow' | 'deny' | 'timeout'; feedback?: string }
+  | {
+      type: 'approval';
+      turn: number;
+      toolUseId: string;
+      decision: 'allow' | 'deny' | 'timeout';
+      feedback?: string;
+      /** An approved plan (ExitPlanMode): the mode the session went on in. */
+      mode?: PermissionMode;
+    }
+  /** The session's permission mode changed (EnterPlanMode, an approved plan). */
+  | { type: 'permission_mode'; turn: number; mode: PermissionMode; detail: string }
+  /** An AskUserQuestion call was answered (update `answerQuestion`). */
+  | { type: 'question'; turn: number; toolUseId: string; questions: string[]; answers: Record<string, string> }
   | { type: 'interrupt'; turn: number; stopped: 'model' | 'tools' | 'nothing' }
   | { type: 'tool_summary'; turn: number; text: string }
   /** A signal whose input did not parse was dropped (`problem` says why); the session went on as before. */
@@ -260,6 +288,8 @@ export interface ApprovalDecision {
   toolUseId: string;
   decision: 'allow' | 'deny';
   feedback?: string;
+  /** Only for an ExitPlanMode call (`pendingApprovals[].plan`): the mode an approved plan goes on in (default `default`). */
+  mode?: ModeAfterPlan;
 }
 
 /** What update `approveTool` returns. */

@@ -8,6 +8,7 @@
  * the session's transcript and result, so a watcher that attaches late still gets all of them.
  */
 import { z } from 'zod';
+import { questionSchema } from './plan-mode';
 
 const base = { workflowId: z.string(), turn: z.number().int(), at: z.string() };
 
@@ -71,6 +72,15 @@ export const liveEventSchema = z.discriminatedUnion('type', [
     toolUseId: z.string(),
     name: z.string(),
     summary: z.string(),
+    /** An ExitPlanMode call: the plan to approve (`durable-agent approve … --mode …`). */
+    plan: z.string().optional(),
+  }),
+  /** An AskUserQuestion call waits for its answers (`durable-agent answer`, update `answerQuestion`). */
+  z.object({
+    type: z.literal('question_needed'),
+    ...base,
+    toolUseId: z.string(),
+    questions: z.array(questionSchema),
   }),
   /** A message sent to the session (`durable-agent send`, signal `userMessage`), as the turn that takes it begins. */
   z.object({ type: z.literal('user_message'), ...base, text: z.string() }),

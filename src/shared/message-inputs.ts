@@ -7,12 +7,14 @@
  * Pure zod: imported by the workflow bundle (no I/O, nothing that varies between replays).
  */
 import { z } from 'zod';
+import { MODES_AFTER_PLAN } from './plan-mode';
 import type {
   ApprovalDecision,
   CheckpointRequest,
   DiffRequest,
   InterruptRequest,
   MoveRequest,
+  QuestionAnswer,
   RewindRequest,
   SubAgentApprovals,
   TranscriptRequest,
@@ -55,6 +57,8 @@ const approvalSchema = z
     toolUseId: z.string().min(1),
     decision: z.enum(['allow', 'deny']),
     feedback: z.string().optional(),
+    // Only for an ExitPlanMode call: the mode an approved plan goes on in.
+    mode: z.enum(MODES_AFTER_PLAN).optional(),
   })
   .strict();
 
@@ -62,7 +66,7 @@ export const APPROVE_TOOL_UPDATE: MessageInput<ApprovalDecision> = {
   name: 'approveTool',
   kind: 'update',
   schema: approvalSchema,
-  example: '{"toolUseId":"toolu_…","decision":"allow"|"deny","feedback"?:"…"}',
+  example: '{"toolUseId":"toolu_…","decision":"allow"|"deny","feedback"?:"…","mode"?:"default"|"acceptEdits"|…}',
 };
 
 export const APPROVE_TOOL_SIGNAL: MessageInput<ApprovalDecision> = { ...APPROVE_TOOL_UPDATE, kind: 'signal' };
@@ -74,6 +78,7 @@ const pendingApprovalSchema = z
     summary: z.string(),
     // Left out of the JSON when a call had none: never a reason to drop the report.
     input: z.unknown().optional(),
+    plan: z.string().optional(),
     agent: z
       .object({ workflowId: z.string().min(1), description: z.string() })
       .strict()
@@ -88,6 +93,23 @@ export const SUB_AGENT_APPROVALS: MessageInput<SubAgentApprovals> = {
     .object({ workflowId: z.string().min(1), description: z.string(), pending: z.array(pendingApprovalSchema) })
     .strict() as z.ZodType<SubAgentApprovals>,
   example: '{"workflowId":"…","description":"…","pending":[…]} (sent by sub-agents)',
+};
+
+/** Answers by question text; at most 4 questions, each answer a non-empty string (checked against the call by the session). */
+export const ANSWER_QUESTION_UPDATE: MessageInput<QuestionAnswer> = {
+  name: 'answerQuestion',
+  kind: 'update',
+  schema: z
+    .object({
+      toolUseId: z.string().min(1),
+      answers: z
+        .record(z.string(), nonBlank)
+        .refine((answers) => Object.keys(answers).length >= 1 && Object.keys(answers).length <= 4, {
+          message: 'must answer 1 to 4 questions',
+        }),
+    })
+    .strict(),
+  example: '{"toolUseId":"toolu_…","answers":{"<question>":"<answer>"}}',
 };
 
 export const REWIND_UPDATE: MessageInput<RewindRequest> = {

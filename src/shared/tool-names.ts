@@ -18,6 +18,9 @@ export const TOOL_NAMES = [
   'WebSearch',
   'NotebookEdit',
   'Skill',
+  'EnterPlanMode',
+  'ExitPlanMode',
+  'AskUserQuestion',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

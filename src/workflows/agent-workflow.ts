@@ -20,6 +20,7 @@ import {
 import type { CallModelOutcome } from '../shared/activity-io';
 import type { AgentResult, ApprovalDecision, SubAgentApprovals, TerminalReason, UserMessage } from '../shared/contract';
 import {
+  ANSWER_QUESTION_UPDATE,
   APPROVE_TOOL_SIGNAL,
   APPROVE_TOOL_UPDATE,
   CHECKPOINT_QUERY,
@@ -33,6 +34,7 @@ import {
   USER_MESSAGE,
 } from '../shared/message-inputs';
 import {
+  answerQuestionUpdate,
   approveToolSignal,
   approveToolUpdate,
   checkpointQuery,
@@ -177,6 +179,10 @@ function registerHandlers({ steering, view, workspace, host }: AgentSession): vo
   }
   setHandler(moveUpdate, (request) => host.requestMove(request), {
     validator: (...args: unknown[]) => host.validateMove(checkMessageInput(MOVE_UPDATE, args)),
+  });
+  // Issue 25: a question to the user (AskUserQuestion) answered. Refused (never applied) when no such question waits.
+  setHandler(answerQuestionUpdate, (answer) => steering.answerQuestion(answer), {
+    validator: (...args: unknown[]) => steering.checkQuestionAnswer(checkMessageInput(ANSWER_QUESTION_UPDATE, args)),
   });
 }
 

@@ -15,6 +15,8 @@ import type {
   InterruptResult,
   MoveRequest,
   MoveResult,
+  QuestionAnswer,
+  QuestionReceipt,
   RewindRequest,
   RewindResult,
   SubAgentApprovals,
@@ -33,7 +35,7 @@ export const endSignal = defineSignal('end');
 /** Stop the model call or tools in flight. The update of the same name returns once it took effect. */
 export const interruptSignal = defineSignal<[InterruptRequest?]>('interrupt');
 export const interruptUpdate = defineUpdate<InterruptResult, [InterruptRequest?]>('interrupt');
-/** Answer a tool call waiting for approval (permissionMode "ask"). */
+/** Answer a tool call waiting for approval (permissionMode "ask"), or an ExitPlanMode call's plan (with the `mode` to go on in). */
 export const approveToolUpdate = defineUpdate<ApprovalReceipt, [ApprovalDecision]>('approveTool');
 /** The same answer as a signal: how a parent passes it on to the sub-agent whose call it is (workflows cannot send updates). */
 export const approveToolSignal = defineSignal<[ApprovalDecision]>('approveTool');
@@ -47,3 +49,5 @@ export const checkpointQuery = defineQuery<ForkPoint, [CheckpointRequest]>('chec
 export const diffQuery = defineQuery<DiffRange, [DiffRequest?]>('diff');
 /** A session waiting for its lost host (status `waiting_host`) goes on on another host, from its last snapshot. */
 export const moveUpdate = defineUpdate<MoveResult, [MoveRequest]>('move');
+/** Answer an AskUserQuestion call waiting in `state.pendingQuestions`: each question's text → the answer. */
+export const answerQuestionUpdate = defineUpdate<QuestionReceipt, [QuestionAnswer]>('answerQuestion');

@@ -18,6 +18,9 @@ import { todoWriteTool } from './todo-write';
 import { listMcpResourcesTool, readMcpResourceTool } from './mcp-resource-tools';
 import { webFetchTool } from './web-fetch';
 import { webSearchTool } from './web-search';
+import { enterPlanModeTool } from './enter-plan-mode';
+import { exitPlanModeTool } from './exit-plan-mode';
+import { askUserQuestionTool } from './ask-user-question';
 
 /** The tools offered to the model: one line each. The compiler checks them against TOOL_NAMES. */
 const BUILT_IN_TOOLS = {
@@ -35,6 +38,9 @@ const BUILT_IN_TOOLS = {
   WebSearch: webSearchTool,
   NotebookEdit: notebookEditTool,
   Skill: skillTool,
+  EnterPlanMode: enterPlanModeTool,
+  ExitPlanMode: exitPlanModeTool,
+  AskUserQuestion: askUserQuestionTool,
 } satisfies { [Name in Exclude<ToolName, ToolAlias>]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };
@@ -228,6 +234,7 @@ function fixedRules(tool: ToolDefinition, calledAs: string): ToolRules {
     ...aliasesOf(calledAs),
     ...(tool.readsMcpServers ? { readsMcpServers: true as const } : {}),
     ...(tool.loadsSkill ? { loadsSkill: true as const } : {}),
+    ...(tool.sessionControl ? { sessionControl: tool.sessionControl } : {}),
   };
 }
 
@@ -260,6 +267,7 @@ async function rulesOf(
     ...(tool.ruleNames?.length ? { ruleNames: [...tool.ruleNames] } : {}),
     ...(tool.readsMcpServers ? { readsMcpServers: true as const } : {}),
     ...(tool.loadsSkill ? { loadsSkill: true as const } : {}),
+    ...(tool.sessionControl ? { sessionControl: tool.sessionControl } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FileState, ToolRules } from '../../shared/activity-io';
+import type { FileState, SessionControl, ToolRules } from '../../shared/activity-io';
 import type { FileChange } from '../../shared/workspace';
 import type { SkillEntry } from '../../shared/skills';
 import type { CommandSandbox, SessionSandbox } from '../../sandbox/command-sandbox';
@@ -119,6 +119,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   offered?(offer: ToolOffer): boolean;
   /** The call loads one of the session's skills (Skill): it is offered, and runs, only with them. */
   loadsSkill?: boolean;
+  /** The workflow carries the call out itself (plan mode, questions to the user): `execute` is never called. */
+  sessionControl?: SessionControl;
   /** What allow rules match (`Bash(npm test)` matches `npm test`) and collapse notes name. */
   subject(input: z.infer<Schema>): string;
   /** What approval needs beyond the subject: the commands a call runs, or why rules may not approve it. */

@@ -16,7 +16,7 @@
 import type { PlannedToolUse } from '../../shared/activity-io';
 import type { PermissionMode, PermissionModeName } from '../../shared/permission-modes';
 import { permissionModeOf } from '../../shared/permission-modes';
-import type { PermissionRuleSet, SourcedRule } from '../../shared/permissions';
+import type { PermissionRuleSet, SettingsPermissions, SourcedRule } from '../../shared/permissions';
 import { allowingRule, firstMatchingRule } from './permission-rules';
 import { rulesOf } from './tool-rules';
 
@@ -116,4 +116,18 @@ export function matchesAllowRule(rule: string, call: PlannedToolUse, workdir = '
 export function needsApproval(mode: PermissionModeName, allowRules: readonly string[], call: PlannedToolUse): boolean {
   const rules = { allow: allowRules.map((rule) => ({ rule, source: 'allowRules' })), deny: [], ask: [] };
   return decide(permissionModeOf(mode), rules, call, '').behavior === 'ask';
+}
+
+/**
+ * The mode a session starts in: input `permissionMode`, else `permissions.defaultMode`, else a
+ * trusted repository's `defaultMode` (the files in order, local settings last: the last one that
+ * names a mode wins, as in Claude Code), else `auto`. Plan mode changes it later (AgentSession).
+ */
+export function startingPermissionMode(
+  input: { permissionMode: PermissionModeName; permissionModeDefaulted?: true },
+  settings: readonly SettingsPermissions[] | undefined,
+): PermissionMode {
+  let mode = input.permissionMode;
+  if (input.permissionModeDefaulted) for (const file of settings ?? []) mode = file.defaultMode ?? mode;
+  return permissionModeOf(mode);
 }

@@ -38,11 +38,13 @@ import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } 
 import { summaryOf } from '../core/call-summary';
 import type { Features } from '../core/features';
 import { SessionHost } from './session-host';
-import { type CarriedView, type Entry, SessionView } from './session-view';
+import { type CarriedView, type Entry, type People, SessionView } from './session-view';
 import { type CarriedSteering, Steering } from './steering';
 import { type CarriedWorkspace, SessionWorkspace } from '../workspace/workspace';
 import { type CarriedTranscriptChain, TranscriptChain } from './transcript-chain';
 import { HeldLease } from '../workspace/workdir-lease';
+import type { PermissionMode } from '../../shared/permission-modes';
+import { startingPermissionMode } from '../core/approval-rules';
 
 /** What one run hands to the next when it continues as new (the `resume` input field). Plain JSON. */
 export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorkspace, CarriedTranscriptChain {
@@ -75,6 +77,8 @@ export class AgentSession {
   /** What a cancellation of the workflow would stop now (follows the status). */
   private running: 'model' | 'tools' = 'model';
   private currentStatus: AgentStatus = 'running_model';
+  /** The text of the model's last reply: an ExitPlanMode call without `plan` presents it as the plan. */
+  private replyText = '';
 
   /** The session's parts, with no handler yet: the driver registers them all in one block (agent-workflow.ts). */
   constructor(
@@ -82,7 +86,7 @@ export class AgentSession {
     readonly features: Features,
   ) {
     this.steering = new Steering();
-    this.view = new SessionView(input.model ?? '', this.steering, features.steering);
+    this.view = new SessionView(input.model ?? '', this.peopleView(), features.steering);
     const loop = () => this.loop;
     this.workspace = new SessionWorkspace(features.durableWorkspace, {
       get state() {
@@ -251,6 +255,7 @@ export class AgentSession {
     const decision = afterModel(this.loop, outcome, { learnWindow: this.features.learnsContextWindow });
     this.loop = decision.state;
     if (outcome.kind === 'response') {
+      this.replyText = outcome.text;
       this.note({ type: 'assistant', text: outcome.text, stopReason: outcome.stopReason, usage: outcome.usage });
     }
     return this.features.recoveryLayers ? decision.step : withoutRecovery(decision.step, outcome);
@@ -268,9 +273,52 @@ export class AgentSession {
     if (shown) this.view.showTransition(next, next.lastTransition!, shown.detail);
   }
 
+  /**
+   * The session's permission mode now (Claude Code's names: `auto` and `ask` in the input are
+   * `bypassPermissions` and `default`). The one accessor the approval gate reads.
+   */
+  permissionMode(): PermissionMode {
+    // `prepared` is unset until the session is prepared: the input's mode until then.
+    const settings = (this.prepared as PrepareSessionOutput | undefined)?.settingsPermissions;
+    return this.steering.permissionMode ?? startingPermissionMode(this.input, settings);
+  }
+
+  /** What people see of the steering, with the mode the session is in now (changed or as it started). */
+  private peopleView(): People {
+    const steering = this.steering;
+    const mode = () => this.permissionMode();
+    return {
+      get pendingApprovals() {
+        return steering.pendingApprovals;
+      },
+      get queued() {
+        return steering.queued;
+      },
+      get pendingQuestions() {
+        return steering.pendingQuestions;
+      },
+      get permissionMode() {
+        return mode();
+      },
+    };
+  }
+
+  /** EnterPlanMode or an approved plan changed the mode: the transcript says so, people see it. */
+  setPermissionMode(mode: PermissionMode, detail: string): void {
+    this.steering.permissionMode = mode;
+    this.note({ type: 'permission_mode', mode, detail });
+    this.view.publish();
+  }
+
+  /** The text of the model's last reply. */
+  get lastReplyText(): string {
+    return this.replyText;
+  }
+
   setStatus(status: AgentStatus): void {
     this.currentStatus = status;
-    if (status === 'running_tools' || status === 'waiting_approval') this.running = 'tools';
+    if (status === 'running_tools' || status === 'waiting_approval' || status === 'waiting_answer')
+      this.running = 'tools';
     if (status === 'running_model' || status === 'compacting') this.running = 'model';
     this.view.setStatus(status, this.loop);
   }

@@ -11,6 +11,7 @@ import type {
   AgentStatus,
   ContextEdit,
   PendingApproval,
+  PendingQuestion,
   TerminalReason,
   ToolCallView,
   TranscriptEntry,
@@ -26,6 +27,15 @@ import { mcpSessionNote } from '../../shared/mcp';
 import { type Todo, todoLines, todoProgress } from '../../shared/todos';
 import { AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../../shared/search-attributes';
 import { estimateTokens, type LoopState } from '../core/loop-state';
+import type { PermissionMode } from '../../shared/permission-modes';
+
+/** What the view shows of the people steering the session (Steering has it all). */
+export interface People {
+  pendingApprovals: readonly PendingApproval[];
+  queued: readonly string[];
+  pendingQuestions?: readonly PendingQuestion[];
+  permissionMode?: PermissionMode;
+}
 
 /** The values of the three search attributes. */
 /** A transcript entry without its turn, which the session fills in. */
@@ -74,7 +84,7 @@ export class SessionView {
 
   constructor(
     model: string,
-    private readonly people: { pendingApprovals: readonly PendingApproval[]; queued: readonly string[] },
+    private readonly people: People,
     /** Off for sessions recorded before search attributes were upserted (replay). */
     private readonly searchAttributes: boolean,
     private readonly publisher: ViewPublisher = TEMPORAL,
@@ -105,6 +115,8 @@ export class SessionView {
     return {
       ...this.state,
       pendingApprovals: [...this.people.pendingApprovals],
+      ...(this.people.pendingQuestions ? { pendingQuestions: [...this.people.pendingQuestions] } : {}),
+      ...(this.people.permissionMode ? { permissionMode: this.people.permissionMode } : {}),
       queuedMessages: this.people.queued.length,
     };
   }
@@ -153,7 +165,7 @@ export class SessionView {
     const changed =
       this.state.snapshots.at(-1)?.ref !== snapshots.at(-1)?.ref || this.state.snapshots.length !== snapshots.length;
     this.state.snapshots = snapshots;
-    if (changed) this.publisher.details(currentDetails(this.state, this.people.pendingApprovals));
+    if (changed) this.publisher.details(currentDetails(this.snapshot(), this.people.pendingApprovals));
   }
 
   sync(loop: LoopState): void {
@@ -231,7 +243,7 @@ export class SessionView {
   }
 
   publish(): void {
-    this.publisher.details(currentDetails(this.state, this.people.pendingApprovals));
+    this.publisher.details(currentDetails(this.snapshot(), this.people.pendingApprovals));
     if (!this.searchAttributes) return;
     const values = {
       turn: this.state.turn,
@@ -285,16 +297,20 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
         ? `running tools: ${view.currentToolCalls.map((call) => call.summary).join(', ')}`
         : view.status === 'waiting_approval'
           ? `**waiting for approval**: ${approvals.map((pending) => `${pending.summary} (\`${pending.toolUseId}\`)`).join(', ')}`
-          : view.status === 'waiting_input'
-            ? 'waiting for a message (signal `userMessage`, or `end`)'
-            : view.status === 'compacting'
-              ? 'compacting the conversation'
-              : view.status === 'rewinding'
-                ? 'rewinding'
-                : 'waiting for the model';
+          : view.status === 'waiting_answer'
+            ? `**waiting for an answer** (update \`answerQuestion\`): ${(view.pendingQuestions ?? []).map((pending) => `\`${pending.toolUseId}\``).join(', ')}`
+            : view.status === 'waiting_input'
+              ? 'waiting for a message (signal `userMessage`, or `end`)'
+              : view.status === 'compacting'
+                ? 'compacting the conversation'
+                : view.status === 'rewinding'
+                  ? 'rewinding'
+                  : 'waiting for the model';
   return [
     `**Turn ${view.turn}** · ${running}`,
     `- model: ${view.model}`,
+    ...(view.permissionMode ? [`- permission mode: ${view.permissionMode}`] : []),
+    ...personWaits(view, approvals),
     ...(view.host ? [`- host: ${view.host}`] : []),
     ...(view.sandbox === 'none' ? ["- sandbox: **none** (commands run with the worker's privileges)"] : []),
     `- last transition: ${view.lastTransition ?? '—'}`,
@@ -310,4 +326,27 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
         ]
       : []),
   ].join('\n');
+}
+
+/** The plans waiting for approval and the questions waiting for answers, in full enough to decide on. */
+function personWaits(view: AgentState, approvals: readonly PendingApproval[]): string[] {
+  const plans = approvals.flatMap((pending) =>
+    pending.plan === undefined
+      ? []
+      : [`- plan (\`${pending.toolUseId}\`), approve with a mode to go on in:`, '', quoted(pending.plan)],
+  );
+  const questions = (view.pendingQuestions ?? []).flatMap((pending) =>
+    pending.questions.map(
+      (question) =>
+        `- question (\`${pending.toolUseId}\`) ${question.header}: ${question.question} ${question.options.map((option) => `[${option.label}]`).join(' ')}${question.multiSelect ? ' (several may be chosen)' : ''}`,
+    ),
+  );
+  return [...plans, ...questions];
+}
+
+function quoted(text: string): string {
+  return `${text
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n')}\n`;
 }

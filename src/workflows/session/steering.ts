@@ -9,10 +9,22 @@
 import { CancellationScope, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import type { PlannedToolUse } from '../../shared/activity-io';
 import type { ApprovalDecision, ApprovalReceipt, PendingApproval, SubAgentApprovals } from '../../shared/contract';
+import type { PermissionMode } from '../../shared/permission-modes';
+import {
+  answerProblem,
+  type ModeAfterPlan,
+  type PendingQuestion,
+  PLAN_SHOWN_CHARS,
+  type Question,
+  type QuestionAnswer,
+  type QuestionReceipt,
+} from '../../shared/plan-mode';
 import { approveToolSignal, subAgentApprovalsSignal } from '../definitions';
 import { type DroppedSignal, DroppedSignals } from './malformed-signals';
 
-export type ApprovalAnswer = { decision: 'allow' | 'deny'; feedback?: string } | { decision: 'timeout' };
+/** A person's answer to a call waiting for approval; `mode`: an approved plan's mode to go on in. */
+export type ApprovalAnswer =
+  { decision: 'allow' | 'deny'; feedback?: string; mode?: ModeAfterPlan } | { decision: 'timeout' };
 
 /** What a run hands to the next when it continues as new. */
 export interface CarriedSteering {
@@ -21,6 +33,8 @@ export interface CarriedSteering {
   ended?: boolean;
   /** How many of `queued` their UserPromptSubmit hooks saw already (absent: none). */
   screened?: number;
+  /** The permission mode the run ended in (absent in what runs before it carried: the input's). */
+  permissionMode?: PermissionMode;
 }
 
 export class Steering {
@@ -30,7 +44,16 @@ export class Steering {
   screened = 0;
   ended = false;
   readonly pendingApprovals: PendingApproval[] = [];
-  private readonly answers = new Map<string, { decision: 'allow' | 'deny'; feedback?: string }>();
+  private readonly answers = new Map<string, { decision: 'allow' | 'deny'; feedback?: string; mode?: ModeAfterPlan }>();
+  /** AskUserQuestion calls waiting for `answerQuestion`, and the answers that came. */
+  readonly pendingQuestions: PendingQuestion[] = [];
+  private readonly questionAnswers = new Map<string, Record<string, string>>();
+  /**
+   * The session's permission mode once EnterPlanMode or an approved plan changed it
+   * (AgentSession.setPermissionMode); continue-as-new carries it. Unset: the mode the session
+   * started in (its input and settings). The approval gate reads it through `AgentSession.permissionMode()`.
+   */
+  permissionMode?: PermissionMode;
   /** Calls of sub-agents waiting for approval: the child workflow each answer is passed on to. */
   private readonly forwardedTo = new Map<string, string>();
   /** This session is a sub-agent: its parent is told of every change to the calls waiting here. */
@@ -126,6 +149,37 @@ export class Steering {
     }
     if (answer.decision !== 'allow' && answer.decision !== 'deny')
       throw new Error('decision must be "allow" or "deny"');
+    const pending = this.pendingApprovals.find((call) => call.toolUseId === answer.toolUseId);
+    if (answer.mode !== undefined && pending?.plan === undefined)
+      throw new Error('mode is only for approving a plan (an ExitPlanMode call)');
+  }
+
+  /** The `answerQuestion` validator: a question waiting under that id, and every one of its questions answered. */
+  checkQuestionAnswer(answer: QuestionAnswer | undefined): void {
+    const pending = this.pendingQuestions.find((waiting) => waiting.toolUseId === answer?.toolUseId);
+    if (!answer || !pending) throw new Error(`No AskUserQuestion call ${answer?.toolUseId} is waiting for an answer`);
+    const problem = answerProblem(pending, answer.answers);
+    if (problem) throw new Error(`Invalid answer: ${problem}`);
+  }
+
+  answerQuestion(answer: QuestionAnswer): QuestionReceipt {
+    this.questionAnswers.set(answer.toolUseId, answer.answers);
+    this.onChange();
+    return { toolUseId: answer.toolUseId, answered: Object.keys(answer.answers).length };
+  }
+
+  /** Waits (durably: days if need be, no timeout) for the answers to an AskUserQuestion call; an interrupt cancels it. */
+  async awaitAnswers(call: PlannedToolUse, questions: Question[]): Promise<Record<string, string>> {
+    this.pendingQuestions.push({ toolUseId: call.id, questions });
+    this.onChange();
+    try {
+      await condition(() => this.questionAnswers.has(call.id));
+      return this.questionAnswers.get(call.id)!;
+    } finally {
+      const index = this.pendingQuestions.findIndex((pending) => pending.toolUseId === call.id);
+      if (index >= 0) this.pendingQuestions.splice(index, 1);
+      this.onChange();
+    }
   }
 
   answer(answer: ApprovalDecision): ApprovalReceipt {
@@ -142,6 +196,7 @@ export class Steering {
     this.answers.set(answer.toolUseId, {
       decision: answer.decision,
       ...(answer.feedback ? { feedback: answer.feedback } : {}),
+      ...(answer.mode ? { mode: answer.mode } : {}),
     });
     this.onChange();
     return { toolUseId: answer.toolUseId, decision: answer.decision };
@@ -193,13 +248,14 @@ export class Steering {
     return this.queued.splice(0, this.queued.length);
   }
 
-  /** Waits (durably: hours or days) for a person's answer, or the timeout. */
-  async awaitApproval(call: PlannedToolUse, timeoutMs: number): Promise<ApprovalAnswer> {
+  /** Waits (durably: hours or days) for a person's answer, or the timeout. `plan`: an ExitPlanMode call's plan, shown. */
+  async awaitApproval(call: PlannedToolUse, timeoutMs: number, plan?: string): Promise<ApprovalAnswer> {
     this.pendingApprovals.push({
       toolUseId: call.id,
       name: call.name,
       summary: call.plan.ok ? call.plan.summary : call.name,
       input: call.input,
+      ...(plan !== undefined ? { plan: plan.slice(0, PLAN_SHOWN_CHARS) } : {}),
     });
     this.approvalsChanged();
     try {
@@ -240,7 +296,12 @@ export class Steering {
   /** Messages still queued travel to the next run. */
   carry(): CarriedSteering {
     const screened = this.screened;
-    return { queued: this.takeQueued(), ...(this.ended ? { ended: true } : {}), ...(screened ? { screened } : {}) };
+    return {
+      queued: this.takeQueued(),
+      ...(this.ended ? { ended: true } : {}),
+      ...(screened ? { screened } : {}),
+      ...(this.permissionMode ? { permissionMode: this.permissionMode } : {}),
+    };
   }
 
   restore(carried: CarriedSteering): void {
@@ -248,5 +309,6 @@ export class Steering {
     if (this.queued.length === 0) this.screened = carried.screened ?? 0;
     this.queued.push(...carried.queued);
     if (carried.ended) this.ended = true;
+    if (carried.permissionMode) this.permissionMode = carried.permissionMode;
   }
 }

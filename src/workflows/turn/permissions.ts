@@ -4,23 +4,18 @@
  * `permissions.defaultMode`, a trusted repository's `defaultMode`, then `auto`).
  */
 import type { PlannedToolUse } from '../../shared/activity-io';
-import { type PermissionMode, permissionModeOf } from '../../shared/permission-modes';
+import type { PermissionMode } from '../../shared/permission-modes';
 import { patched } from '@temporalio/workflow';
 import { hasWildcardStar, permissionRuleSet } from '../../shared/permissions';
 import { ALLOW_RULE_WILDCARDS_PATCH } from '../core/features';
 import type { AgentSession } from '../session/agent-session';
 import { decide, type PermissionDecision, withHookDecision } from '../core/approval-rules';
 
-export type PermissionSession = Pick<AgentSession, 'input' | 'prepared' | 'state'>;
+export type PermissionSession = Pick<AgentSession, 'input' | 'prepared' | 'state' | 'permissionMode'>;
 
-/** The mode the session's calls are decided in now. */
+/** The mode the session's calls are decided in now: the one accessor, AgentSession.permissionMode(). */
 export function currentPermissionMode(session: PermissionSession): PermissionMode {
-  const { input, prepared } = session;
-  let mode = input.permissionMode;
-  // The files in order, local settings last: the last one that names a mode wins, as in Claude Code.
-  if (input.permissionModeDefaulted)
-    for (const file of prepared.settingsPermissions ?? []) mode = file.defaultMode ?? mode;
-  return permissionModeOf(mode);
+  return session.permissionMode();
 }
 
 /** What the mode, the rules (input and settings) and the call's PreToolUse hooks decide of one call. */

@@ -9,6 +9,7 @@ import { type ToolResult, toolErrorResult } from '../../shared/conversation';
 import { MAX_PARALLEL_TOOL_CALLS } from '../../shared/limits';
 import type { ApprovalAnswer } from '../session/steering';
 import type { HookDenial } from './tool-hooks';
+import type { ModeDenial } from './person-tools';
 import { cancelsSiblings, partitionToolUses, siblingCancelledResult } from '../core/tool-batches';
 
 /** A deny rule, or the permission mode (plan, dontAsk), refused the call: `message` is its is_error result. */
@@ -24,7 +25,7 @@ export interface PersonApproval {
 
 export interface ToolRunner {
   /** Asks a person about a call (or its PreToolUse hooks deny it), or answers null when the call needs no approval. */
-  approve(call: PlannedToolUse): Promise<ApprovalAnswer | HookDenial | PermissionDenial | null>;
+  approve(call: PlannedToolUse): Promise<ApprovalAnswer | HookDenial | PermissionDenial | ModeDenial | null>;
   /** Runs one call (the tool activity): always a result, even when the activity failed. `approval`: a person allowed it. */
   run(call: PlannedToolUse, approval?: PersonApproval): Promise<RunToolOutput>;
   /** The calls that start now. */
@@ -76,8 +77,12 @@ async function allSettled(promises: Promise<void>[]): Promise<void[]> {
   return [];
 }
 
-function refusedResult(call: PlannedToolUse, answer: ApprovalAnswer | HookDenial | PermissionDenial): ToolResult {
+function refusedResult(
+  call: PlannedToolUse,
+  answer: ApprovalAnswer | HookDenial | PermissionDenial | ModeDenial,
+): ToolResult {
   if (answer.decision === 'permission_deny') return toolErrorResult(call, answer.message);
+  if (answer.decision === 'mode_deny') return toolErrorResult(call, answer.reason);
   if (answer.decision === 'hook_deny')
     return toolErrorResult(call, `A PreToolUse hook denied this tool call, so it was not run: ${answer.reason}`);
   return toolErrorResult(

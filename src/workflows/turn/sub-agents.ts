@@ -27,7 +27,7 @@ import { currentPermissionMode } from './permissions';
 /** What a sub-agent uses of the session: a phase takes what it needs, not the whole session. */
 export type SubAgentSession = Pick<
   AgentSession,
-  'id' | 'input' | 'note' | 'prepared' | 'state' | 'steering' | 'update'
+  'id' | 'input' | 'note' | 'permissionMode' | 'prepared' | 'state' | 'steering' | 'update'
 >;
 
 /** Sub-agents of each session running now: at most `maxParallelAgents` (a workflow-local count, replayed alike). */

@@ -35,7 +35,7 @@ import { currentPermissionMode, type PermissionSession } from './permissions';
 /** What tool hooks uses of the session: a phase takes what it needs, not the whole session. */
 export type ToolHookSession = Pick<
   AgentSession,
-  'host' | 'id' | 'input' | 'note' | 'prepared' | 'recordSnapshot' | 'state' | 'workspace'
+  'host' | 'id' | 'input' | 'note' | 'permissionMode' | 'prepared' | 'recordSnapshot' | 'state' | 'workspace'
 >;
 
 /** The input's hooks, then those of the repository's settings (read when the session was prepared, only when trusted). */

@@ -22,6 +22,7 @@ import { interruptedResult, orderToolResults, STOPPED_BY_INTERRUPT } from '../co
 import { runSubAgent, type SubAgentSession } from './sub-agents';
 import { type HookDenial, TurnHooks, type ToolHookSession } from './tool-hooks';
 import { rulesOf } from '../core/tool-rules';
+import { isPersonTool, type ModeDenial, planModeRefusal, runPersonTool } from './person-tools';
 
 /** What the tool turn uses of the session: a phase takes what it needs, not the whole session. */
 export type ToolTurnSession = Pick<
@@ -30,10 +31,13 @@ export type ToolTurnSession = Pick<
   | 'host'
   | 'id'
   | 'input'
+  | 'lastReplyText'
   | 'note'
+  | 'permissionMode'
   | 'noteSnapshot'
   | 'recordSnapshot'
   | 'recordToolResults'
+  | 'setPermissionMode'
   | 'setStatus'
   | 'showToolCalls'
   | 'showToolSummary'
@@ -122,17 +126,19 @@ export async function runToolTurn(session: ToolTurnSession, toolUses: PlannedToo
 }
 
 /**
- * The call's PreToolUse hooks first (when any match), then the permission mode and rules
- * (turn/permissions.ts): the call runs, is refused, or waits for a person's answer.
+ * The call's PreToolUse hooks first (when any match), then plan mode's refusal, then the
+ * permission mode and rules (turn/permissions.ts): the call runs, is refused, or waits for a person's answer.
  */
 async function approve(
   session: ToolTurnSession,
   call: PlannedToolUse,
   hooks: TurnHooks,
-): Promise<ApprovalAnswer | HookDenial | PermissionDenial | null> {
+): Promise<ApprovalAnswer | HookDenial | PermissionDenial | ModeDenial | null> {
   const { approvalTimeoutMs } = session.input;
   const hook = hooks.matches('PreToolUse', call) ? await hooks.before(call) : undefined;
   if (hook?.decision === 'deny') return { decision: 'hook_deny', reason: hook.reason ?? 'no reason given' };
+  const refused = planModeRefusal(session, call);
+  if (refused) return refused;
   // A hook's `updatedInput` is what a person (or the rules) approve: its own plan's rules.
   const planned = hooks.callFor(call);
   const permission = permissionFor(session, planned, hook?.decision);
@@ -164,6 +170,8 @@ async function runToolCall(
     return {
       result: { toolUseId: call.id, isError: true, content: { text: call.plan.errorText }, toolName: call.name },
     };
+  // Plan mode and questions: the workflow itself changes the mode or waits for a person.
+  if (isPersonTool(call)) return runPersonTool(session, call);
   if (rulesOf(call).subAgent) {
     // A child workflow, not an activity; what it changed is snapshotted when the turn's calls are done.
     if (session.workspace.latestRef) snapshotting.add(call.id);

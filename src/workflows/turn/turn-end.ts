@@ -25,6 +25,7 @@ export type TurnEndSession = Pick<
   | 'id'
   | 'input'
   | 'note'
+  | 'permissionMode'
   | 'noteSnapshot'
   | 'recordSnapshot'
   | 'setStatus'

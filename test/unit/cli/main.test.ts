@@ -17,7 +17,8 @@ const EXPECTED_USAGE = `Usage:
   durable-agent send <workflow-id> "<text>"               queue a message for the next turn
   durable-agent end <workflow-id>                         close an interactive session once it waits for input
   durable-agent interrupt <workflow-id>                   stop the model call or tools in flight
-  durable-agent approve <workflow-id> <tool-use-id> [--deny] [--feedback "<text>"]
+  durable-agent approve <workflow-id> <tool-use-id> [--deny] [--feedback "<text>"] [--mode <mode after a plan>]
+  durable-agent answer <workflow-id> <tool-use-id> --answer '<header or question>=<answer>' … | --json '{…}'
   durable-agent list [--status waiting_approval] [--limit N] [--json]
                                                           sessions, newest first
   durable-agent rewind <workflow-id> --turn N [--conversation-only] [--force]
@@ -72,6 +73,7 @@ test('every command is in the table once, in the order of the usage', () => {
     'end',
     'interrupt',
     'approve',
+    'answer',
     'list',
     'rewind',
     'fork',

@@ -20,19 +20,26 @@ import { writeTool } from '../../../../src/activities/tools/write';
 import { listMcpResourcesTool, readMcpResourceTool } from '../../../../src/activities/tools/mcp-resource-tools';
 import { webFetchTool } from '../../../../src/activities/tools/web-fetch';
 import { webSearchTool } from '../../../../src/activities/tools/web-search';
+import { enterPlanModeTool } from '../../../../src/activities/tools/enter-plan-mode';
+import { exitPlanModeTool } from '../../../../src/activities/tools/exit-plan-mode';
+import { askUserQuestionTool } from '../../../../src/activities/tools/ask-user-question';
 
 /**
  * Claude Code's types come from JSON Schema: `minItems`/`maxItems` arrays are tuple unions
  * (`[Q] | [Q, Q] | …`), which zod infers as `Q[]`. Both sides become plain arrays and objects
  * (a homomorphic mapped type keeps optional modifiers and index signatures) before comparing.
+ * The items of all of a union's tuples are taken together (not tuple by tuple), and object items
+ * collapsed into one object (`Pick`): nested tuple unions (AskUserQuestion's options inside its
+ * questions) are unions of identical but distinct object types, which would not compare as one.
  */
-type Plain<T> = T extends readonly (infer Item)[]
-  ? Plain<Item>[]
-  : T extends (...args: never[]) => unknown
-    ? T
-    : T extends object
-      ? { [Key in keyof T]: Plain<T[Key]> }
-      : T;
+type Plain<T> = PlainArray<Extract<T, readonly unknown[]>> | PlainOther<Exclude<T, readonly unknown[]>>;
+type PlainArray<A extends readonly unknown[]> = [A] extends [never] ? never : Plain<Collapsed<A[number]>>[];
+type Collapsed<Item> = [Item] extends [object] ? Pick<Item, keyof Item> : Item;
+type PlainOther<T> = T extends (...args: never[]) => unknown
+  ? T
+  : T extends object
+    ? { [Key in keyof T]: Plain<T[Key]> }
+    : T;
 
 /** Identical, not merely assignable both ways (`{ a?: string }` and `{}` are that too). */
 type Same<Ours, Theirs> =
@@ -58,6 +65,9 @@ const matches = {
   WebSearch: true satisfies Same<InputOf<typeof webSearchTool>, ClaudeCode.WebSearchInput>,
   // Declared, not offered yet (background commands: issue 26). Claude Code 2.1's sdk-tools.d.ts has no TaskOutput.
   TaskStop: true satisfies Same<InputOf<typeof taskStopTool>, ClaudeCode.TaskStopInput>,
+  EnterPlanMode: true satisfies Same<InputOf<typeof enterPlanModeTool>, ClaudeCode.EnterPlanModeInput>,
+  ExitPlanMode: true satisfies Same<InputOf<typeof exitPlanModeTool>, ClaudeCode.ExitPlanModeInput>,
+  AskUserQuestion: true satisfies Same<InputOf<typeof askUserQuestionTool>, ClaudeCode.AskUserQuestionInput>,
 };
 
 describe("Claude Code's tool input types", () => {
@@ -74,6 +84,9 @@ describe("Claude Code's tool input types", () => {
         'NotebookEdit',
         'Agent',
         'TaskStop',
+        'EnterPlanMode',
+        'ExitPlanMode',
+        'AskUserQuestion',
       ]),
     );
   });

@@ -117,7 +117,10 @@ describe('the registry', () => {
   });
 
   test('answers the activities: which results microcompact may clear, and what a call is about', () => {
-    expect(ALL.every((name) => TOOLS.resultsClearable(name))).toBe(true);
+    // A question's answers and plan mode's changes are not to be cleared: the model cannot ask again for free.
+    const PERSON = ['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'];
+    expect(ALL.filter((name) => !PERSON.includes(name)).every((name) => TOOLS.resultsClearable(name))).toBe(true);
+    expect(PERSON.some((name) => TOOLS.resultsClearable(name))).toBe(false);
     expect(TOOLS.resultsClearable('Nope')).toBe(false);
     expect(TOOLS.subjectOf('Bash', { command: 'npm test' })).toBe('npm test');
     expect(TOOLS.subjectOf('Grep', { pattern: 'parseConfig' })).toBe('parseConfig');

@@ -7,7 +7,9 @@ test('approve needs a workflow id and a tool use id (exit 2)', async () => {
   expect(await cli(['approve', 'id'])).toEqual({
     code: 2,
     stdout: '',
-    stderr: withUsage('usage: durable-agent approve <workflow-id> <tool-use-id> [--deny] [--feedback "…"]'),
+    stderr: withUsage(
+      'usage: durable-agent approve <workflow-id> <tool-use-id> [--deny] [--feedback "…"] [--mode <mode>]',
+    ),
   });
 });
 
@@ -20,6 +22,16 @@ test('allow by default; --deny and --feedback go into the decision', () => {
     workflowId: 'agent-1',
     approval: { toolUseId: 'toolu_1', decision: 'deny', feedback: 'not that file' },
   });
+});
+
+test('--mode names the mode an approved plan goes on in; plan itself or an unknown mode is a usage error', async () => {
+  expect(parseApproveArguments(['agent-1', 'toolu_1', '--mode', 'acceptEdits'])).toEqual({
+    workflowId: 'agent-1',
+    approval: { toolUseId: 'toolu_1', decision: 'allow', mode: 'acceptEdits' },
+  });
+  const wrong = await cli(['approve', 'id', 'toolu_1', '--mode', 'plan']);
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toContain('--mode takes one of default, acceptEdits, bypassPermissions, dontAsk');
 });
 
 test('an unknown option fails with its message only (exit 1), as it always has', async () => {

@@ -31,6 +31,7 @@ describe('messages and end', () => {
     first.receiveMessage('one');
     first.receiveMessage('two');
     const carried = first.carry();
+    // The mode only once plan mode changed it: until then the session's input and settings say it.
     expect(carried).toEqual({ queued: ['one', 'two'] });
     expect(first.queued).toEqual([]);
     const { steering: next } = steering();
@@ -150,5 +151,45 @@ describe("sub-agents' approvals", () => {
     people.dropForwarded((child) => child === 'child-1');
     expect(people.pendingApprovals).toEqual([]);
     expect(changes.count).toBe(2);
+  });
+});
+
+describe('plan approvals and questions', () => {
+  test('a mode only with a plan approval; an answer only to a question waiting, every question of it answered', () => {
+    const { steering: people } = steering();
+    people.pendingApprovals.push({ toolUseId: 'toolu_w', name: 'Write', summary: 'Write a', input: {} });
+    people.pendingApprovals.push({
+      toolUseId: 'toolu_p',
+      name: 'ExitPlanMode',
+      summary: 'ExitPlanMode',
+      input: {},
+      plan: 'p',
+    });
+    expect(() => people.checkAnswer({ toolUseId: 'toolu_w', decision: 'allow', mode: 'acceptEdits' })).toThrow(
+      'mode is only for approving a plan',
+    );
+    expect(() => people.checkAnswer({ toolUseId: 'toolu_p', decision: 'allow', mode: 'acceptEdits' })).not.toThrow();
+
+    const question = { question: 'Which?', header: 'Which', options: [], multiSelect: false };
+    people.pendingQuestions.push({ toolUseId: 'toolu_q', questions: [question] });
+    expect(() => people.checkQuestionAnswer({ toolUseId: 'toolu_x', answers: { 'Which?': 'A' } })).toThrow(
+      'No AskUserQuestion call toolu_x is waiting for an answer',
+    );
+    expect(() => people.checkQuestionAnswer({ toolUseId: 'toolu_q', answers: { Other: 'A' } })).toThrow(
+      /^Invalid answer: not asked/,
+    );
+    expect(() => people.checkQuestionAnswer({ toolUseId: 'toolu_q', answers: { 'Which?': 'A' } })).not.toThrow();
+    expect(people.answerQuestion({ toolUseId: 'toolu_q', answers: { 'Which?': 'A' } })).toEqual({
+      toolUseId: 'toolu_q',
+      answered: 1,
+    });
+  });
+
+  test('the permission mode travels to the next run', () => {
+    const { steering: first } = steering();
+    first.permissionMode = 'acceptEdits';
+    const { steering: next } = steering();
+    next.restore(first.carry());
+    expect(next.permissionMode).toBe('acceptEdits');
   });
 });

@@ -1,4 +1,5 @@
 import type { PlannedToolUse } from '../../../../src/shared/activity-io';
+import { startingPermissionMode } from '../../../../src/workflows/core/approval-rules';
 import { checkAgentInput, type ResolvedAgentInput } from '../../../../src/shared/input';
 import type { SettingsPermissions } from '../../../../src/shared/permissions';
 import {
@@ -12,10 +13,13 @@ const WORKDIR = '/work/repo';
 function session(input: Record<string, unknown>, settingsPermissions?: SettingsPermissions[]): PermissionSession {
   const check = checkAgentInput({ prompt: 'p', workdir: WORKDIR, ...input });
   if (!check.ok) throw new Error(check.message);
+  const resolved = check.input as ResolvedAgentInput;
   return {
-    input: check.input as ResolvedAgentInput,
+    input: resolved,
     prepared: { workdir: WORKDIR, ...(settingsPermissions ? { settingsPermissions } : {}) },
     state: { workdir: WORKDIR },
+    // As AgentSession's before plan mode changes it: the mode the session started in.
+    permissionMode: () => startingPermissionMode(resolved, settingsPermissions),
   } as unknown as PermissionSession;
 }
 
