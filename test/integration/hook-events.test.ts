@@ -262,6 +262,6 @@ test('a sub-agent runs its parent’s SubagentStart hooks (context for it) and S
   expect(JSON.parse(readFileSync(join(workdir, '.subagent-stop.json'), 'utf8'))).toMatchObject({
     hook_event_name: 'SubagentStop',
     agent_id: 'toolu_task',
-    agent_type: 'explore',
+    agent_type: 'general-purpose',
   });
 });

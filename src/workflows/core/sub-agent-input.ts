@@ -69,9 +69,15 @@ export interface SubAgentOptions {
   claudeCodeDefinitions?: boolean;
 }
 
-/** The tools a type without `tools` has: its parent's, but the sub-agent tool. */
+/**
+ * The tools that talk to the person at the session (plan mode, questions): a sub-agent answers its
+ * parent, not a person, so a type inherits none of them (Claude Code's sub-agents do not ask either).
+ */
+const PERSON_TOOL_NAMES: readonly string[] = ['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'];
+
+/** The tools a type without `tools` has: its parent's, but the sub-agent tool and the person's tools. */
 export function inheritedTools(parentTools: readonly string[]): string[] {
-  return parentTools.filter((tool) => !SUB_AGENT_TOOL_NAMES.includes(tool));
+  return parentTools.filter((tool) => !SUB_AGENT_TOOL_NAMES.includes(tool) && !PERSON_TOOL_NAMES.includes(tool));
 }
 
 /**

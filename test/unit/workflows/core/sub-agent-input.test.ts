@@ -418,8 +418,11 @@ describe("Claude Code's agent definitions (patched('sub-agent-definitions'))", (
     });
     const careful = start(parent, 'careful');
     expect(careful.ok && careful.input).toMatchObject({
-      // The parent's tools (all of them) but the sub-agent tool and the disallowed ones.
-      allowedTools: TOOL_NAMES.filter((tool) => !['Agent', 'Task', 'Bash', 'Write'].includes(tool)),
+      // The parent's tools (all of them) but the sub-agent tool, the person's tools and the disallowed ones.
+      allowedTools: TOOL_NAMES.filter(
+        (tool) =>
+          !['Agent', 'Task', 'Bash', 'Write', 'EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'].includes(tool),
+      ),
       maxTurns: 4,
       model: 'claude-haiku-5-5',
       prompt: 'Read CONTRIBUTING.md first.\n\nDo it',
