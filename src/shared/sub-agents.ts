@@ -26,6 +26,12 @@ export const GENERAL_PURPOSE_TYPE = 'general-purpose';
  */
 export const SUB_AGENT_TOOL_NAMES: readonly string[] = ['Task', 'Agent'];
 
+/**
+ * The tools that talk to the person at the session (plan mode, questions): a sub-agent answers its
+ * parent, not a person, so a type without `tools` inherits none of them.
+ */
+export const PERSON_TOOL_NAMES: readonly string[] = ['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'];
+
 /** How many sub-agents of one session run at the same time when input `maxParallelAgents` is unset. */
 export const DEFAULT_MAX_PARALLEL_AGENTS = 4;
 

@@ -35,6 +35,7 @@ import {
   DEFAULT_SUB_AGENT_TYPE,
   findAgentType,
   GENERAL_PURPOSE_TYPE,
+  PERSON_TOOL_NAMES,
   SUB_AGENT_TOOL_NAMES,
   type TaskInput,
 } from '../../shared/sub-agents';
@@ -68,12 +69,6 @@ export interface SubAgentOptions {
    */
   claudeCodeDefinitions?: boolean;
 }
-
-/**
- * The tools that talk to the person at the session (plan mode, questions): a sub-agent answers its
- * parent, not a person, so a type inherits none of them (Claude Code's sub-agents do not ask either).
- */
-const PERSON_TOOL_NAMES: readonly string[] = ['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion'];
 
 /** The tools a type without `tools` has: its parent's, but the sub-agent tool and the person's tools. */
 export function inheritedTools(parentTools: readonly string[]): string[] {
