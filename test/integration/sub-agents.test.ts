@@ -311,7 +311,13 @@ test("an input type's disallowedTools and maxTurns apply: no Bash offered, and i
   const result = (await handle.result()) as AgentResult;
   const childRequests = harness.fake.requests.filter((request) => taskOf(request).includes('Look around'));
   expect(childRequests).toHaveLength(2);
-  expect(childRequests[0]!.body.tools?.map((tool) => tool.name)).toEqual(['Read', 'Glob', 'Grep', 'TodoWrite', 'NotebookEdit']);
+  expect(childRequests[0]!.body.tools?.map((tool) => tool.name)).toEqual([
+    'Read',
+    'Glob',
+    'Grep',
+    'TodoWrite',
+    'NotebookEdit',
+  ]);
   expect(result.finalText).toContain('stopped before it finished: max_turns');
 });
 
