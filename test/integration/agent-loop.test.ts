@@ -110,7 +110,13 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
     'Glob',
     'Grep',
     'TodoWrite',
-    'Task',
+    // Claude Code 2.1's name for the sub-agent tool (Task is accepted, never offered twice).
+    'Agent',
+    'NotebookEdit',
+    'EnterPlanMode',
+    'ExitPlanMode',
+    'AskUserQuestion',
+    // Not offered: MCP resources (no server has any), web tools (AGENT_WEB_FETCH unset), Skill (no skills).
   ]);
   expect(first.body.tools![0]!.input_schema).toMatchObject({ type: 'object', required: ['file_path'] });
   expect(first.body.max_tokens).toBe(8192);
