@@ -54,9 +54,13 @@ export function promptSize(body: RecordedRequest['body']): { systemChars: number
 const STEP_ID = /^toolu_sbs(\d+)_/;
 
 /** The steps whose results the request carries: done (not an error, the expected text there), or failed. */
-export function stepResults(body: RecordedRequest['body'], steps: ScriptStep[]): { done: number[]; failed: number[] } {
+export function stepResults(
+  body: RecordedRequest['body'],
+  steps: ScriptStep[],
+): { done: number[]; failed: number[]; errors: string[] } {
   const done: number[] = [];
   const failed: number[] = [];
+  const errors: string[] = [];
   for (const message of body.messages) {
     if (typeof message.content === 'string') continue;
     for (const block of message.content) {
@@ -66,9 +70,10 @@ export function stepResults(body: RecordedRequest['body'], steps: ScriptStep[]):
       const expected = steps[step].expect;
       const ok = block.is_error !== true && (!expected || toolResultText(block).includes(expected));
       (ok ? done : failed).push(step);
+      if (!ok) errors.push(toolResultText(block));
     }
   }
-  return { done, failed };
+  return { done, failed, errors };
 }
 
 /** What the fake saw of one run: requests by kind, refusals, tool calls asked for, times of main requests. */
@@ -83,6 +88,10 @@ export interface ScriptLog {
   sizes: { systemChars: number; toolsChars: number; inputTokens: number }[];
   /** Every step done and the final text sent. */
   finished: boolean;
+  /** The text of each failed step result the agent sent (a lost command's report). */
+  errors: string[];
+  /** From the rate-limit window's end to the first request after it. */
+  resumedAfterWindowMs?: number;
   /** Each request: its kind's initial, its estimated tokens, `!` if refused (`m4558`, `c9120!`). */
   sequence: string[];
   /** The first request's estimated tokens (the baseline a relative window is measured from). */
@@ -111,6 +120,7 @@ export function scriptedModel(
     sizes: [],
     finished: false,
     sequence: [],
+    errors: [],
   };
   const done = new Set<number>();
   let limitedUntil = 0;
@@ -118,7 +128,9 @@ export function scriptedModel(
     const body = request.body;
     const kind = requestKind(body);
     // A result is seen by the model wherever it is: a compaction request may be the first to carry it.
-    stepResults(body, steps).done.forEach((step) => done.add(step));
+    const results = stepResults(body, steps);
+    results.done.forEach((step) => done.add(step));
+    for (const error of results.errors) if (!log.errors.includes(error)) log.errors.push(error);
     const refused = refusal(body, kind);
     log.sequence.push(`${kind[0]}${estimateInputTokens(body)}${refused ? '!' : ''}`);
     if (refused) return refused;
@@ -149,6 +161,7 @@ export function scriptedModel(
     const limit = options.rateLimit;
     if (limit && !limitedUntil && kind === 'main' && log.kinds.main >= limit.fromMain)
       limitedUntil = Date.now() + limit.windowMs;
+    if (limitedUntil && Date.now() >= limitedUntil) log.resumedAfterWindowMs ??= Date.now() - limitedUntil;
     if (limitedUntil && Date.now() < limitedUntil) {
       log.rateLimited++;
       return rateLimitError(limitedUntil, limit?.retryAfterS ?? 2);

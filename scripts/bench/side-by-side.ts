@@ -164,7 +164,11 @@ const ROWS: Record<RowName, RowRunner> = {
       agents.map((agent) => agent.run(editTask('echo bench-ok'), script, { timeoutMs })),
     );
     const describe = (outcome: Outcome) =>
-      `${outcome.completed ? 'completed' : 'not completed'} (${outcome.ending}) after ${round(outcome.ms / 1000)} s; ${outcome.log.rateLimited} requests refused`;
+      `${outcome.completed ? 'completed' : 'not completed'} (${outcome.ending}) after ${round(outcome.ms / 1000)} s; ${outcome.log.rateLimited} requests refused${
+        outcome.log.resumedAfterWindowMs === undefined
+          ? ''
+          : `, the first request after the window ${round(outcome.log.resumedAfterWindowMs / 1000)} s after its end`
+      }`;
     return [
       pair(
         `Rate limit: every request refused for ${windowS} s (429 rate_limit_error, retry-after 2, anthropic-ratelimit-input-tokens-reset) from the second model request of a Read/Edit/Bash task`,
@@ -186,7 +190,8 @@ const ROWS: Record<RowName, RowRunner> = {
       const edited = readFileSync(join(outcome.repo, 'a.txt'), 'utf8').includes('newName');
       return (
         `${outcome.completed ? 'completed' : 'not completed'} (${outcome.ending}), ${round((outcome.afterKillMs ?? 0) / 1000, 2)} s from the kill to the end; ` +
-        `the command started ${starts} times, ${askedAgain} tool calls asked for again; a.txt ${edited ? 'renamed' : 'not renamed'}`
+        `the command started ${starts} times, ${askedAgain} tool calls asked for again; a.txt ${edited ? 'renamed' : 'not renamed'}; ` +
+        `the killed call's result: ${outcome.log.errors.map((error) => JSON.stringify(error.slice(0, 160))).join(', ') || 'none'}`
       );
     };
     return [
@@ -222,7 +227,8 @@ function pair(figure: string, agents: Agent[], values: string[], version: string
   const name = (agent: Agent) => (agent.name === 'Claude Code' ? `Claude Code ${version.split(' ')[0]}` : agent.name);
   return {
     figure,
-    value: values.map((value, index) => `${name(agents[index]!)}: ${value}`).join(' · '),
+    // A cell of BENCHMARKS.md's table: no bare `|`.
+    value: values.map((value, index) => `${name(agents[index]!)}: ${value.replaceAll('|', '\\|')}`).join(' · '),
     command: 'npm run bench -- --only side-by-side',
   };
 }
