@@ -90,6 +90,8 @@ export interface ScriptLog {
   finished: boolean;
   /** The text of each failed step result the agent sent (a lost command's report). */
   errors: string[];
+  /** When each refused request came, from the window's start (ms). */
+  refusedAt: number[];
   /** From the rate-limit window's end to the first request after it. */
   resumedAfterWindowMs?: number;
   /** Each request: its kind's initial, its estimated tokens, `!` if refused (`m4558`, `c9120!`). */
@@ -121,6 +123,7 @@ export function scriptedModel(
     finished: false,
     sequence: [],
     errors: [],
+    refusedAt: [],
   };
   const done = new Set<number>();
   let limitedUntil = 0;
@@ -164,6 +167,7 @@ export function scriptedModel(
     if (limitedUntil && Date.now() >= limitedUntil) log.resumedAfterWindowMs ??= Date.now() - limitedUntil;
     if (limitedUntil && Date.now() < limitedUntil) {
       log.rateLimited++;
+      log.refusedAt.push(Date.now() - (limitedUntil - limit!.windowMs));
       return rateLimitError(limitedUntil, limit?.retryAfterS ?? 2);
     }
     const window =

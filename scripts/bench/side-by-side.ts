@@ -20,6 +20,7 @@
  */
 import { type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { AgentResult } from '../../src/shared/contract';
 import { FakeAnthropicServer } from '../../test/support/fake-anthropic';
@@ -61,7 +62,7 @@ interface Agent {
 }
 
 const STARTS = '.bench-starts';
-const TURN_REPEATS = 3;
+const TURN_REPEATS = 5;
 const SLOW_COMMAND = `echo start >> ${STARTS}; sleep 5; echo bench-ok`;
 const COMMAND = 'reproduce: npm run bench -- --only side-by-side';
 
@@ -131,7 +132,7 @@ const ROWS: Record<RowName, RowRunner> = {
     const turn = (outcomes: Outcome[]) => {
       const medians = outcomes.map((outcome) => median(gaps(outcome.log.mainAt)));
       const failed = outcomes.find((outcome) => !outcome.completed);
-      return `${round(median(medians))} ms (median of ${medians.length} sessions: ${medians.map((value) => round(value)).join(', ')})${failed ? `; not completed: ${failed.ending}` : ''}`;
+      return `${round(median(medians))} ms (median of ${medians.length} sessions: ${medians.map((value) => round(value)).join(', ')}; load average ${round(loadavg()[0]!)})${failed ? `; not completed: ${failed.ending}` : ''}`;
     };
     const tokens = ([outcome]: Outcome[]) => {
       const first = outcome!.log.sizes[0];
@@ -164,7 +165,7 @@ const ROWS: Record<RowName, RowRunner> = {
       agents.map((agent) => agent.run(editTask('echo bench-ok'), script, { timeoutMs })),
     );
     const describe = (outcome: Outcome) =>
-      `${outcome.completed ? 'completed' : 'not completed'} (${outcome.ending}) after ${round(outcome.ms / 1000)} s; ${outcome.log.rateLimited} requests refused${
+      `${outcome.completed ? 'completed' : 'not completed'} (${outcome.ending}) after ${round(outcome.ms / 1000)} s; ${outcome.log.rateLimited} requests refused (at ${outcome.log.refusedAt.map((ms) => round(ms / 1000)).join(', ')} s)${
         outcome.log.resumedAfterWindowMs === undefined
           ? ''
           : `, the first request after the window ${round(outcome.log.resumedAfterWindowMs / 1000)} s after its end`
