@@ -3,9 +3,10 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns, side-by-side
  *   AGENT_BENCH_AGAINST=../before npm run bench -- --only isolation   # beside another checkout
  *   npm run bench -- --only concurrency --sessions 200
+ *   npm run bench -- --only side-by-side --rows rate-limit --window 20   # some rows of it, a shorter rate-limit window
  *
  * Timings on a shared machine are noisy: each figure is a median of repetitions, and ratios
  * between runs made side by side are the figures to trust.
@@ -32,16 +33,21 @@ import { overhead } from './overhead';
 import { promptCache } from './prompt-cache';
 import { resume } from './resume';
 import { sandbox } from './sandbox';
+import { sideBySide } from './side-by-side';
 import { stores } from './stores';
 import { turns } from './turns';
 import { workspace } from './workspace';
 import type { Row } from './support';
 
+/** `--rows` and `--window` (seconds) choose the side-by-side benchmark's rows and its rate-limit window. */
+interface BenchOptions {
+  sessions: number;
+  rows?: string[];
+  windowS?: number;
+}
+
 /** Each figure; `worker: false` for those that start their own worker processes. */
-const BENCHES: Record<
-  string,
-  { run: (harness: Harness, options: { sessions: number }) => Promise<Row[]>; worker: boolean }
-> = {
+const BENCHES: Record<string, { run: (harness: Harness, options: BenchOptions) => Promise<Row[]>; worker: boolean }> = {
   overhead: { run: overhead, worker: true },
   batch: { run: batch, worker: true },
   history: { run: history, worker: true },
@@ -57,11 +63,17 @@ const BENCHES: Record<
   live: { run: liveOutput, worker: true },
   noworker: { run: noWorker, worker: false },
   turns: { run: turns, worker: false },
+  'side-by-side': { run: (harness, { rows, windowS }) => sideBySide(harness, { rows, windowS }), worker: false },
 };
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { only: { type: 'string' }, sessions: { type: 'string', default: '1000' } },
+    options: {
+      only: { type: 'string' },
+      sessions: { type: 'string', default: '1000' },
+      rows: { type: 'string' },
+      window: { type: 'string' },
+    },
   });
   const selected = values.only?.split(',') ?? Object.keys(BENCHES);
   const unknown = selected.filter((name) => !(name in BENCHES));
@@ -81,7 +93,11 @@ async function main(): Promise<void> {
       const harness = await Harness.start();
       try {
         if (bench.worker) await harness.startWorker();
-        const measured = await bench.run(harness, { sessions: Number(values.sessions) });
+        const measured = await bench.run(harness, {
+          sessions: Number(values.sessions),
+          rows: values.rows?.split(','),
+          windowS: values.window === undefined ? undefined : Number(values.window),
+        });
         for (const row of measured) console.log(`${row.figure}: ${row.value}`);
         rows.push(...measured);
       } finally {

@@ -206,7 +206,7 @@ const intervals = (starts: number[]) => starts.slice(1).map((at, index) => at - 
 const percent = (late: number, early: number) => `${late >= early ? '+' : ''}${round((late / early - 1) * 100)}%`;
 
 /** The spawned worker runs dist/ only when it is a build of the sources as they are (bin/entry.js). */
-function buildIfStale(): void {
+export function buildIfStale(): void {
   const { buildState } = require(join(PROJECT_ROOT, 'bin', 'entry.js')) as { buildState(): { fresh: boolean } };
   if (buildState().fresh) return;
   const built = spawnSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build.js')], { stdio: 'inherit' });
