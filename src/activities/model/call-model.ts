@@ -191,7 +191,7 @@ async function responseOf(
     text: textOf(content),
     toolUses,
     // Priced here, where the table is: the workflow only sums the numbers.
-    usage: pricedUsage(usageOf(message.usage), message.model ?? input.model, prices),
+    usage: pricedUsage(usageOf(message.usage), message.model ?? input.model, prices, input.model),
     model: message.model ?? input.model,
   };
 }

@@ -93,7 +93,7 @@ async function compactConversation({ store, api, prices }: CompactDeps, input: C
     estimatedTokens: Math.ceil((system.length + JSON.stringify(tools).length + continuation.length) / CHARS_PER_TOKEN),
     summaryChars: summary.length,
     reattachedFiles: files,
-    usage: pricedUsage(usageOf(message.usage), message.model ?? input.model, prices ?? MODEL_PRICES),
+    usage: pricedUsage(usageOf(message.usage), message.model ?? input.model, prices ?? MODEL_PRICES, input.model),
   };
 }
 

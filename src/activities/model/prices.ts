@@ -67,9 +67,13 @@ export function loadPriceTable(path: string | undefined): PriceTable {
 /** Models already warned about, so a long session logs its unknown model once per worker. */
 const unpriced = new Set<string>();
 
-/** A call's usage with its cost, when its model has a price (else as it was, with a warning once). */
-export function pricedUsage(usage: Usage, model: string, table: PriceTable): Usage {
-  const costUsd = callCostUsd(model, usage, table);
+/**
+ * A call's usage with its cost, when its model has a price (else as it was, with a warning once).
+ * `model` is the one the reply names; `requested`, the one the request named, is priced when the
+ * reply's is not in the table (an endpoint that answers with a dated or aliased id).
+ */
+export function pricedUsage(usage: Usage, model: string, table: PriceTable, requested?: string): Usage {
+  const costUsd = callCostUsd(model, usage, table) ?? (requested ? callCostUsd(requested, usage, table) : undefined);
   if (costUsd !== undefined) return { ...usage, costUsd };
   if (!unpriced.has(model)) {
     unpriced.add(model);

@@ -46,6 +46,8 @@ test('the worker reads the file once; unset: the built-in table; unreadable or w
 test('a call is priced by the activity; a model with no price keeps its tokens and gets no cost', () => {
   const usage = { ...ZERO_USAGE, inputTokens: 1_000, outputTokens: 100 };
   expect(pricedUsage(usage, 'claude-sonnet-5-5', MODEL_PRICES)).toEqual({ ...usage, costUsd: 0.003 });
+  // A reply naming a dated id the table lacks is priced as the model the request named.
+  expect(pricedUsage(usage, 'claude-sonnet-5-5-20261101', MODEL_PRICES, 'claude-sonnet-5-5').costUsd).toBe(0.003);
   const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   expect(pricedUsage(usage, 'unpriced-model', MODEL_PRICES)).toEqual(usage);
   expect(pricedUsage(usage, 'unpriced-model', MODEL_PRICES)).toEqual(usage);
