@@ -68,6 +68,8 @@ export interface WorkerConfig {
   webSearch?: boolean;
   /** `AGENT_STICKY_QUEUE_TIMEOUT_MS`: how long a workflow task waits for this worker on its sticky queue (STICKY_QUEUE_TIMEOUT_MS). */
   stickyQueueTimeoutMs?: number;
+  /** `AGENT_PRICES_FILE`: a JSON file of model prices over the built-in table (src/activities/model/prices.ts). */
+  pricesFile?: string;
 }
 
 export {
@@ -109,6 +111,7 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     ...stickyQueueTimeout(read(environment, 'AGENT_STICKY_QUEUE_TIMEOUT_MS')),
     ...(read(environment, 'AGENT_WEB_FETCH') === '1' ? { webFetch: true } : {}),
     ...(read(environment, 'AGENT_WEB_SEARCH') === '0' ? { webSearch: false } : {}),
+    ...(read(environment, 'AGENT_PRICES_FILE') ? { pricesFile: read(environment, 'AGENT_PRICES_FILE') } : {}),
   };
 }
 

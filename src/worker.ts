@@ -201,7 +201,7 @@ function sandboxWarnings(sandbox: CommandSandbox, settings: SandboxSettings): st
 }
 
 /**
- * Sessions upsert AgentTurn, AgentStatus and AgentLastTransition; a server without them would
+ * Sessions upsert AgentTurn, AgentStatus, AgentLastTransition and AgentCostUsd; a server without them would
  * fail those workflow tasks. Our dev server and docker-compose register them; for any other
  * server the worker tries once at startup (self-hosted servers allow it; Temporal Cloud does not,
  * and there they are registered in the namespace settings).
@@ -223,7 +223,9 @@ export async function ensureSearchAttributes(config: WorkerConfig): Promise<void
           key.name,
           key.type === SearchAttributeType.INT
             ? IndexedValueType.INDEXED_VALUE_TYPE_INT
-            : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+            : key.type === SearchAttributeType.DOUBLE
+              ? IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE
+              : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
         ]),
       ),
     });

@@ -91,6 +91,12 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
       '; handler types `command` and `prompt` (the small model decides); `agent`, `http` and `mcp_tool` hooks are noted as not run',
   },
   tokenBudget: { description: 'output tokens to spend: below 90% the model is nudged to keep working' },
+  maxBudgetUsd: {
+    description:
+      'USD the session may spend, its sub-agents included (each call priced by the worker’s table, ' +
+      '[Cost and budgets](result.md#cost-and-budgets)): once reached, the session stops before its next turn with `max_budget`; ' +
+      'a sub-agent gets what its parent has left',
+  },
   interactive: {
     default: code(false),
     description: 'after each answer, wait for `userMessage` (or `end`) instead of closing',

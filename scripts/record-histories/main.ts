@@ -9,7 +9,7 @@
  *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
  *
  * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts, host-scenarios.ts, capability-scenarios.ts,
- * mcp-scenarios.ts, lease-scenarios.ts, reset-scenarios.ts, turn-cost-scenarios.ts and plan-scenarios.ts.
+ * mcp-scenarios.ts, lease-scenarios.ts, reset-scenarios.ts, turn-cost-scenarios.ts, plan-scenarios.ts and budget-scenarios.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { resolveTemporalCli } from '../../src/dev-server/temporal-cli';
 import { freePort } from '../../test/support/global-setup';
 import { Harness, makeRepo } from '../../test/support/harness';
 import { PROJECT_ROOT, scratchDir, TEST_TMP, WORKFLOW_BUNDLE_PATH } from '../../test/support/paths';
+import { budgetScenarios } from './budget-scenarios';
 import { capabilityScenarios } from './capability-scenarios';
 import { loopScenarios } from './loop-scenarios';
 import { hostScenarios } from './host-scenarios';
@@ -48,6 +49,7 @@ const scenarios: Scenario[] = [
   ...resetScenarios,
   ...turnCostScenarios,
   ...planScenarios,
+  ...budgetScenarios,
 ];
 
 async function main(): Promise<void> {

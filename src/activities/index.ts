@@ -5,6 +5,7 @@ import type { CommandSandbox } from '../sandbox/command-sandbox';
 import { type AnthropicSettings, ModelApi } from './model/anthropic';
 import { createModelActivities, type WebOffer } from './model/call-model';
 import { createCompactActivities } from './model/compact';
+import { loadPriceTable } from './model/prices';
 import { createToolSummaryActivities } from './model/tool-summary';
 import { createMcpActivities } from './mcp/mcp-activities';
 import { McpPackages, npmSettings } from '../sandbox/mcp-packages';
@@ -54,6 +55,8 @@ export interface ActivityConfig {
   webFetch?: boolean;
   /** `AGENT_WEB_SEARCH=0`: WebSearch not offered even with AGENT_WEB_FETCH=1. */
   webSearch?: boolean;
+  /** `AGENT_PRICES_FILE`: model prices over the built-in table, read once here (a bad file stops the worker). */
+  pricesFile?: string;
 }
 
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
@@ -63,6 +66,8 @@ export function createActivities(config: ActivityConfig) {
   // `repo` sessions' git directories: like the store, never part of a workdir.
   const gitRoot = config.gitRoot ?? DEFAULT_GIT_ROOT;
   const api = ModelApi.fromSettings(config.anthropic);
+  // What each model call costs: read once, so every call of this worker is priced alike.
+  const prices = loadPriceTable(config.pricesFile);
   const { apiKey, authToken } = config.anthropic;
   // The MCP connections of the sessions this worker serves (closed with their session).
   const packages = config.mcpPackageDir
@@ -91,9 +96,9 @@ export function createActivities(config: ActivityConfig) {
       ...(config.skillsDir ? { skillsDir: config.skillsDir } : {}),
       leases: leaseDependencies,
     }),
-    ...createModelActivities({ store, api, live: config.store.live, ...webOffer(config) }),
+    ...createModelActivities({ store, api, live: config.store.live, ...webOffer(config), prices }),
     ...createContextActivities({ store }),
-    ...createCompactActivities({ store, api }),
+    ...createCompactActivities({ store, api, prices }),
     ...createToolActivities({ store, journal, sandbox: config.sandbox, live: config.store.live, mcpPool, ...web }),
     ...createStopHookActivities({ sandbox: config.sandbox, store, api, smallModel: config.smallModel }),
     ...createToolHookActivities({ sandbox: config.sandbox, store, api, smallModel: config.smallModel }),

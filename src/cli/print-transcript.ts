@@ -1,3 +1,4 @@
+import { formatUsd } from '../shared/model-prices';
 import type { AgentResult, TranscriptEntry } from '../shared/contract';
 import { formatDiffStat } from '../snapshots/diff-stat';
 import { usefulLine } from '../shared/result-preview';
@@ -111,6 +112,7 @@ export function formatResult(result: AgentResult): string {
   return [
     `Result: ${result.reason} after ${result.turnCount} turn(s)`,
     `Tokens: ${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.cacheReadInputTokens} cache read, ${usage.cacheCreationInputTokens} cache write`,
+    ...(usage.costUsd !== undefined ? [`Cost: ${formatUsd(usage.costUsd)} (sub-agents included)`] : []),
     ...(result.error ? [`Error: ${result.error}`] : []),
     ...(result.filesChanged
       ? [result.filesChanged.length ? `Files changed:\n${formatDiffStat(result.filesChanged)}` : 'Files changed: none']

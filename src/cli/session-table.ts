@@ -1,6 +1,6 @@
 /**
  * `durable-agent list` and `status` as a table for people (or JSON with `--json`): id, status,
- * turn, age, host, last transition and tokens of each session. Running sessions answer the
+ * turn, age, host, last transition, tokens and cost of each session. Running sessions answer the
  * `state` query; closed ones are read from their result in history, so no worker is needed; a
  * running session no worker answers for shows what its search attributes recorded.
  */
@@ -8,7 +8,14 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import type { AgentResult, AgentState } from '../shared/contract';
-import { AGENT_HOST, AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../shared/search-attributes';
+import {
+  AGENT_COST_USD,
+  AGENT_HOST,
+  AGENT_LAST_TRANSITION,
+  AGENT_STATUS,
+  AGENT_TURN,
+} from '../shared/search-attributes';
+import { formatUsd } from '../shared/model-prices';
 import { stateQuery } from '../workflows/definitions';
 import { answeredInTime } from './cli-client';
 import { failureMessage } from './failure-message';
@@ -25,6 +32,8 @@ export interface SessionRow {
   host: string | null;
   lastTransition: string | null;
   tokens: { input: number; output: number } | null;
+  /** What it spent in USD, sub-agents included (`usage.costUsd`, or AgentCostUsd); null: unknown (no priced call). */
+  costUsd?: number | null;
   /** A closed session's terminal reason, or the failure's message. */
   reason?: string;
   /** Where the row comes from: a worker answered, the result in history, or only search attributes. */
@@ -51,6 +60,7 @@ export async function sessionRow(
     host: attributes.get(AGENT_HOST) ?? null,
     lastTransition: attributes.get(AGENT_LAST_TRANSITION) ?? null,
     tokens: null,
+    costUsd: attributes.get(AGENT_COST_USD) ?? null,
     source: 'recorded',
   };
   const handle = client.workflow.getHandle(info.workflowId, info.runId);
@@ -66,6 +76,7 @@ export async function sessionRow(
       host: state.host ?? row.host,
       lastTransition: state.lastTransition ?? row.lastTransition,
       tokens: { input: state.usage.inputTokens, output: state.usage.outputTokens },
+      costUsd: state.usage.costUsd ?? row.costUsd ?? null,
       source: 'state',
       state,
     };
@@ -77,6 +88,7 @@ export async function sessionRow(
     turn: result.turnCount,
     reason: result.reason,
     tokens: { input: result.usage.inputTokens, output: result.usage.outputTokens },
+    costUsd: result.usage.costUsd ?? null,
     source: 'result',
     result,
   };
@@ -100,7 +112,7 @@ export async function hasWorkflowPollers(client: Client, taskQueue: string): Pro
   );
 }
 
-const COLUMNS = ['ID', 'STATUS', 'TURN', 'AGE', 'HOST', 'LAST TRANSITION', 'TOKENS (IN/OUT)'] as const;
+const COLUMNS = ['ID', 'STATUS', 'TURN', 'AGE', 'HOST', 'LAST TRANSITION', 'TOKENS (IN/OUT)', 'COST'] as const;
 
 export function formatTable(rows: readonly SessionRow[], now = Date.now()): string {
   const cells = rows.map((row) => [
@@ -111,6 +123,7 @@ export function formatTable(rows: readonly SessionRow[], now = Date.now()): stri
     row.host ?? '—',
     row.lastTransition ?? '—',
     row.tokens ? `${formatCount(row.tokens.input)} / ${formatCount(row.tokens.output)}` : '—',
+    row.costUsd !== undefined && row.costUsd !== null ? formatUsd(row.costUsd) : '—',
   ]);
   const widths = COLUMNS.map((title, column) => Math.max(title.length, ...cells.map((cell) => cell[column]!.length)));
   const line = (values: readonly string[]) =>

@@ -46,6 +46,8 @@ export const TERMINAL_REASONS = [
   'stop_hook_prevented',
   'hook_stopped',
   'stop_hook_limit',
+  /** Issue 26: the session's spend (its sub-agents' included) reached input `maxBudgetUsd`; stopped at a turn boundary. */
+  'max_budget',
 ] as const;
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 

@@ -12,6 +12,12 @@ export interface Usage {
   outputTokens: number;
   cacheCreationInputTokens: number;
   cacheReadInputTokens: number;
+  /**
+   * What the calls cost in USD (src/shared/model-prices.ts), priced by the activity that made
+   * them; absent when none had a known price (a model the table lacks, or a call recorded before
+   * issue 26). A session's total counts its sub-agents' and its compactions'.
+   */
+  costUsd?: number;
 }
 
 export const ZERO_USAGE: Usage = {
@@ -27,7 +33,14 @@ export function addUsage(total: Usage, added: Usage): Usage {
     outputTokens: total.outputTokens + added.outputTokens,
     cacheCreationInputTokens: total.cacheCreationInputTokens + added.cacheCreationInputTokens,
     cacheReadInputTokens: total.cacheReadInputTokens + added.cacheReadInputTokens,
+    ...addedCost(total.costUsd, added.costUsd),
   };
+}
+
+/** The cost of both, when either has one (rounded as model-prices.ts rounds a call's). */
+function addedCost(total: number | undefined, added: number | undefined): { costUsd?: number } {
+  if (total === undefined && added === undefined) return {};
+  return { costUsd: Math.round(((total ?? 0) + (added ?? 0)) * 1e8) / 1e8 };
 }
 
 /**

@@ -134,6 +134,8 @@ export const agentInputSchema = z
     stopHooks: z.array(stopHookSchema).optional(),
     hooks: hooksInputSchema.optional(),
     tokenBudget: z.number().int().positive().optional(),
+    /** Issue 26: USD the session may spend, its sub-agents included; reached: it stops with `max_budget`. */
+    maxBudgetUsd: z.number().finite().positive().max(1_000_000).optional(),
     interactive: z.boolean().optional(),
     permissionMode: z.enum(PERMISSION_MODE_NAMES).optional(),
     permissions: permissionsInputSchema.optional(),
@@ -238,6 +240,8 @@ export interface ResolvedAgentInput {
   /** Hooks of input `hooks` that are not run, with why (file `input`): Claude Code's events we do not run, unknown names, `agent`, `http` and `mcp_tool` handlers. */
   skippedHooks?: SkippedSetting[];
   tokenBudget?: number;
+  /** USD the session may spend (model calls priced by the worker's table), its sub-agents included. */
+  maxBudgetUsd?: number;
   interactive: boolean;
   /** Input `permissionMode`, else `permissions.defaultMode`, else `auto` (read it with permissionModeOf). */
   permissionMode: PermissionModeName;
@@ -318,6 +322,14 @@ function issueProblem(issue: z.core.$ZodIssue): string {
   return `${field}: ${missing ? 'required' : issue.message}`;
 }
 
+/** The input's budgets: output tokens (`tokenBudget`), and USD (`maxBudgetUsd`, issue 26: only when given). */
+function budgets(input: { tokenBudget?: number; maxBudgetUsd?: number }) {
+  return {
+    tokenBudget: input.tokenBudget,
+    ...(input.maxBudgetUsd !== undefined ? { maxBudgetUsd: input.maxBudgetUsd } : {}),
+  };
+}
+
 /**
  * Validates raw input; the message names every offending field, e.g. `workdir: Required`.
  * `inlinePromptLimit: false` leaves the prompt's size to the caller (the workflow, whose older
@@ -356,7 +368,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
       stopHooks: [...(input.stopHooks ?? []), ...hookGroups(input.hooks?.Stop).flatMap((group) => group.hooks)],
       ...(toolHooks ? { toolHooks } : {}),
       ...(skippedHooks.length ? { skippedHooks } : {}),
-      tokenBudget: input.tokenBudget,
+      ...budgets(input),
       interactive: input.interactive ?? false,
       permissionMode: input.permissionMode ?? input.permissions?.defaultMode ?? 'auto',
       ...(input.permissionMode === undefined && input.permissions?.defaultMode === undefined

@@ -17,6 +17,8 @@ const usage = z.object({
   outputTokens: z.number(),
   cacheReadInputTokens: z.number(),
   cacheCreationInputTokens: z.number(),
+  /** Issue 26: what the call (or, in `result`, the session with its sub-agents) cost in USD, when its model has a price. */
+  costUsd: z.number().optional(),
 });
 
 export const liveEventSchema = z.discriminatedUnion('type', [

@@ -14,8 +14,19 @@ export const AGENT_FORKED_FROM = defineSearchAttributeKey('AgentForkedFrom', Sea
 /** The worker host (`AGENT_HOST_ID`) that holds the session's workspace: `AgentHost='build-7'`. */
 export const AGENT_HOST = defineSearchAttributeKey('AgentHost', SearchAttributeType.KEYWORD);
 
+/**
+ * Issue 26: what the session has spent so far in USD, its sub-agents included (`usage.costUsd`):
+ * `temporal workflow list --query "AgentCostUsd > 5"`. Set once a priced call was made.
+ */
+export const AGENT_COST_USD = defineSearchAttributeKey('AgentCostUsd', SearchAttributeType.DOUBLE);
+
 type AgentAttributeKey =
-  typeof AGENT_TURN | typeof AGENT_STATUS | typeof AGENT_LAST_TRANSITION | typeof AGENT_FORKED_FROM | typeof AGENT_HOST;
+  | typeof AGENT_TURN
+  | typeof AGENT_STATUS
+  | typeof AGENT_LAST_TRANSITION
+  | typeof AGENT_FORKED_FROM
+  | typeof AGENT_HOST
+  | typeof AGENT_COST_USD;
 
 export const AGENT_SEARCH_ATTRIBUTES: readonly AgentAttributeKey[] = [
   AGENT_TURN,
@@ -23,9 +34,11 @@ export const AGENT_SEARCH_ATTRIBUTES: readonly AgentAttributeKey[] = [
   AGENT_LAST_TRANSITION,
   AGENT_FORKED_FROM,
   AGENT_HOST,
+  AGENT_COST_USD,
 ];
 
 /** The type as the Temporal CLI spells it: `temporal server start-dev --search-attribute AgentTurn=Int`. */
-export function cliTypeName(key: AgentAttributeKey): 'Int' | 'Keyword' {
+export function cliTypeName(key: AgentAttributeKey): 'Int' | 'Keyword' | 'Double' {
+  if (key.type === SearchAttributeType.DOUBLE) return 'Double';
   return key.type === SearchAttributeType.INT ? 'Int' : 'Keyword';
 }

@@ -16,6 +16,7 @@ import * as features from '../../src/workflows/core/features';
 import {
   RUN_PATCHES,
   MALFORMED_SIGNALS_PATCH,
+  MAX_BUDGET_PATCH,
   MCP_CALL_SNAPSHOT_PATCH,
   READ_STATE_PATCH,
   RESET_AWARE_WORKSPACE_PATCH,
@@ -87,6 +88,10 @@ const PATHS: Record<string, (history: Coverage) => boolean> = {
   "bounds a sub-agent's tools by its own (patched sub-agent-bounds), leaving out what the type asked for beyond them": (
     history,
   ) => history.patches.includes(SUB_AGENT_BOUNDS_PATCH) && history.startedCutDownChild && history.childCompleted,
+  'stops a session with sub-agents at max_budget, its sub-agent given its share (patched max-budget)': (history) =>
+    history.patches.includes(MAX_BUDGET_PATCH) && history.childCompleted && history.result?.reason === 'max_budget',
+  'is a sub-agent that spent its share and ended with max_budget': (history) =>
+    history.input.parentSession !== undefined && history.result?.reason === 'max_budget',
   'snapshots the workspace after a stdio MCP call (patched mcp-call-snapshot)': (history) =>
     history.patches.includes(MCP_CALL_SNAPSHOT_PATCH),
   'labels a batch of one Read with its own summary, no small model (patched self-labelled-tool-batch)': (history) =>

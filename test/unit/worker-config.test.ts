@@ -19,6 +19,13 @@ describe('the worker environment', () => {
     expect(workerConfigFromEnvironment({})).not.toHaveProperty('webFetch');
   });
 
+  test('AGENT_PRICES_FILE names the price file the activities read at startup; unset: the built-in table', () => {
+    expect(workerConfigFromEnvironment({ AGENT_PRICES_FILE: '/etc/prices.json' })).toMatchObject({
+      pricesFile: '/etc/prices.json',
+    });
+    expect(workerConfigFromEnvironment({}).pricesFile).toBeUndefined();
+  });
+
   test('AGENT_STORE is read, and its mistakes stop the worker naming it', () => {
     expect(workerConfigFromEnvironment({ AGENT_STORE: 'postgres://db/agent' }).store).toEqual({
       kind: 'postgres',

@@ -15,6 +15,8 @@ import { LivePublisher } from '../../live/live-publisher';
 import { inSpan } from '../../telemetry/spans';
 import { type ModelApi, type ModelReply, usageOf } from './anthropic';
 import { toApiMessages, withCacheBreakpoint } from './api-messages';
+import { pricedUsage } from './prices';
+import { MODEL_PRICES, type PriceTable } from '../../shared/model-prices';
 
 export interface ModelActivityDependencies {
   store: ContentStore;
@@ -26,6 +28,8 @@ export interface ModelActivityDependencies {
   conversations?: ConversationCache;
   /** The web tools the worker offers (AGENT_WEB_FETCH, AGENT_WEB_SEARCH), to sessions that have network. */
   web?: WebOffer;
+  /** What each call costs (the worker's table, AGENT_PRICES_FILE included; the built-in one by default). */
+  prices?: PriceTable;
 }
 
 /** Which web tools the worker offers, and whether a session's commands have network here. */
@@ -47,8 +51,9 @@ export function createModelActivities({
   live,
   conversations = new ConversationCache(),
   web,
+  prices = MODEL_PRICES,
 }: ModelActivityDependencies) {
-  const deps: ModelCallDeps = { store, api, tools, live, conversations, ...(web ? { web } : {}) };
+  const deps: ModelCallDeps = { store, api, tools, live, conversations, prices, ...(web ? { web } : {}) };
   return {
     callModel: (input: CallModelInput): Promise<CallModelOutcome> => callModel(deps, input),
   };
@@ -158,7 +163,7 @@ async function streamReply(
 
 /** The reply stored, and its tool calls planned (MCP tools by the session's catalog). */
 async function responseOf(
-  { store, tools }: ModelCallDeps,
+  { store, tools, prices }: ModelCallDeps,
   input: CallModelInput,
   message: Anthropic.Message,
   mcp: McpCatalog | undefined,
@@ -185,7 +190,8 @@ async function responseOf(
     stopReason: message.stop_reason ?? 'end_turn',
     text: textOf(content),
     toolUses,
-    usage: usageOf(message.usage),
+    // Priced here, where the table is: the workflow only sums the numbers.
+    usage: pricedUsage(usageOf(message.usage), message.model ?? input.model, prices, input.model),
     model: message.model ?? input.model,
   };
 }

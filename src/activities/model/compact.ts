@@ -24,6 +24,8 @@ import { McpCatalog } from '../mcp/mcp-catalog';
 import { TOOLS } from '../tools/registry';
 import { type ModelApi, type ModelReply, usageOf } from './anthropic';
 import { toApiMessages } from './api-messages';
+import { pricedUsage } from './prices';
+import { MODEL_PRICES, type PriceTable } from '../../shared/model-prices';
 
 export const SUMMARY_INSTRUCTIONS = `Your task now is to write a detailed summary of the conversation so far, so that the work can continue from the summary alone. Do not call any tools. Think about the whole conversation in order, then write the summary inside <summary></summary> tags with exactly these nine sections:
 
@@ -47,6 +49,8 @@ export const CONTINUATION_PREAMBLE =
 interface CompactDeps {
   store: ContentStore;
   api: ModelApi;
+  /** What the summary call costs (the worker's table; the built-in one by default). */
+  prices?: PriceTable;
 }
 
 /** What the summary request is made of: the conversation, the system prompt, and every tool (none callable). */
@@ -62,7 +66,7 @@ export function createCompactActivities(deps: CompactDeps) {
   };
 }
 
-async function compactConversation({ store, api }: CompactDeps, input: CompactInput): Promise<CompactOutput> {
+async function compactConversation({ store, api, prices }: CompactDeps, input: CompactInput): Promise<CompactOutput> {
   const messages = [...(await loadConversation(store, input.conversationRef)), ...input.append];
   // The previous turn's end, stored as it was before the summary replaces it (a rewind goes back to it).
   const { checkpointRef } = input.turnEnd
@@ -89,7 +93,7 @@ async function compactConversation({ store, api }: CompactDeps, input: CompactIn
     estimatedTokens: Math.ceil((system.length + JSON.stringify(tools).length + continuation.length) / CHARS_PER_TOKEN),
     summaryChars: summary.length,
     reattachedFiles: files,
-    usage: usageOf(message.usage),
+    usage: pricedUsage(usageOf(message.usage), message.model ?? input.model, prices ?? MODEL_PRICES, input.model),
   };
 }
 

@@ -20,6 +20,7 @@ const RUN_OPTIONS = {
   interactive: { type: 'boolean' },
   'permission-mode': { type: 'string' },
   'token-budget': { type: 'string' },
+  'max-budget-usd': { type: 'string' },
   json: { type: 'boolean' },
   verbose: { type: 'boolean' },
 } as const;
@@ -70,12 +71,21 @@ function sessionSettings(values: RunValues): Partial<AgentInput> {
     interactive: values.interactive || undefined,
     permissionMode: (values['permission-mode'] || undefined) as AgentInput['permissionMode'],
     tokenBudget: number('token-budget'),
+    maxBudgetUsd: values['max-budget-usd'] ? usdOption(values['max-budget-usd']) : undefined,
     allowedTools: values['allowed-tools']
       ? (values['allowed-tools'].split(',').map((name) => name.trim()) as AgentInput['allowedTools'])
       : undefined,
   };
   // Absent, not undefined: the input is compared, stored and shown as given.
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+}
+
+/** `--max-budget-usd 2.5`: a positive number of dollars. */
+function usdOption(value: string): number {
+  const usd = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(usd > 0))
+    throw new UsageError(`--max-budget-usd takes a positive number of dollars, not ${value}`);
+  return usd;
 }
 
 export const runCommand: Command = {
@@ -99,6 +109,7 @@ export const runCommand: Command = {
   --permission-mode <m>    default, acceptEdits, plan, bypassPermissions or dontAsk (Claude Code's modes; auto,
                            the default, is bypassPermissions; ask is default): what waits for durable-agent approve
   --token-budget <n>       Keep working until n output tokens are used
+  --max-budget-usd <usd>   Stop (max_budget) once the session, sub-agents included, spent this many dollars
   --json                   NDJSON events on stdout (see README, "Events") instead of text
   --verbose                Show the worker's logs on stderr too (they always go to ~/.durable-agent/logs/)
 

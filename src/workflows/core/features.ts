@@ -268,3 +268,14 @@ export const HOOK_EVENTS_PATCH = 'claude-code-hook-events';
  * @since 2026-12-02, issue 25
  */
 export const POST_TOOL_USE_FAILURE_PATCH = 'post-tool-use-failure';
+
+/**
+ * Input `maxBudgetUsd`: a session whose spend (its sub-agents' included) reached it stops at the
+ * next turn boundary with `max_budget`, and a sub-agent starts with the budget its parent has
+ * left (none left: the Agent call is answered with an error, no child is started). Asked only in
+ * sessions with a budget, where it applies: sessions recorded before (none could have the field)
+ * record no marker.
+ *
+ * @since 2026-12-02, issue 26
+ */
+export const MAX_BUDGET_PATCH = 'max-budget';

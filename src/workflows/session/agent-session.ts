@@ -8,6 +8,7 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
+  patched,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -36,7 +37,8 @@ import { reportRunEnded } from './run-trace';
 import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from '../core/loop';
 import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from '../core/loop-state';
 import { summaryOf } from '../core/call-summary';
-import type { Features } from '../core/features';
+import { type Features, MAX_BUDGET_PATCH } from '../core/features';
+import { budgetExhausted } from '../core/budget';
 import { SessionHost } from './session-host';
 import { type CarriedView, type Entry, type People, SessionView } from './session-view';
 import { type CarriedSteering, Steering } from './steering';
@@ -241,8 +243,11 @@ export class AgentSession {
   }
 
   /** A new turn takes the messages people queued; a retry of the current turn does not. */
-  beginTurn(): { kind: 'call_model'; newTurn: boolean } | { kind: 'finish'; reason: TerminalReason } {
+  beginTurn(): { kind: 'call_model'; newTurn: boolean } | { kind: 'finish'; reason: TerminalReason; error?: string } {
     const newTurn = NEW_TURN.includes(this.loop.lastTransition);
+    // Issue 26: a session whose spend reached input `maxBudgetUsd` stops here, every tool_use answered.
+    const spent = newTurn ? budgetExhausted(this.loop.usage, this.input.maxBudgetUsd) : undefined;
+    if (spent && patched(MAX_BUDGET_PATCH)) return { kind: 'finish', reason: 'max_budget', error: spent };
     if (newTurn) this.loop = injectMessages(this.loop, this.takeMessages());
     const turn = beginTurn(this.loop);
     if (turn.kind === 'finish') return turn;

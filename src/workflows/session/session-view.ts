@@ -25,7 +25,8 @@ import { ZERO_USAGE } from '../../shared/conversation';
 import { USER_MESSAGE_SHOWN_CHARS } from '../../shared/limits';
 import { mcpSessionNote } from '../../shared/mcp';
 import { type Todo, todoLines, todoProgress } from '../../shared/todos';
-import { AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../../shared/search-attributes';
+import { AGENT_COST_USD, AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../../shared/search-attributes';
+import { formatUsd } from '../../shared/model-prices';
 import { estimateTokens, type LoopState } from '../core/loop-state';
 import type { PermissionMode } from '../../shared/permission-modes';
 
@@ -45,6 +46,8 @@ export interface SearchAttributeValues {
   turn: number;
   status: AgentStatus;
   transition: string;
+  /** What the session spent so far (USD), once a call had a price: sent with the others, never alone. */
+  costUsd?: number;
 }
 
 /** Where the view goes: the Temporal UI's current details and the search attributes. */
@@ -55,11 +58,13 @@ export interface ViewPublisher {
 
 const TEMPORAL: ViewPublisher = {
   details: (markdown) => setCurrentDetails(markdown),
-  searchAttributes: ({ turn, status, transition }) =>
+  searchAttributes: ({ turn, status, transition, costUsd }) =>
     upsertSearchAttributes([
       { key: AGENT_TURN, value: turn },
       { key: AGENT_STATUS, value: status },
       { key: AGENT_LAST_TRANSITION, value: transition },
+      // Issue 26: only once known, so sessions recorded before upsert what they did.
+      ...(costUsd !== undefined ? [{ key: AGENT_COST_USD, value: costUsd }] : []),
     ]),
 };
 
@@ -258,7 +263,8 @@ export class SessionView {
     )
       return;
     this.published = values;
-    this.publisher.searchAttributes(values);
+    const costUsd = this.state.usage.costUsd;
+    this.publisher.searchAttributes(costUsd !== undefined ? { ...values, costUsd } : values);
   }
 
   /** The model wrote its task list (TodoWrite). */
@@ -316,6 +322,7 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
     `- last transition: ${view.lastTransition ?? '—'}`,
     `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
     `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
+    ...(view.usage.costUsd !== undefined ? [`- cost: ${formatUsd(view.usage.costUsd)} (sub-agents included)`] : []),
     ...(view.lastToolSummary ? [`- last tools: ${view.lastToolSummary}`] : []),
     ...(view.todos?.length
       ? [`- todos (${todoProgress(view.todos)}):`, ...todoLines(view.todos).map((line) => `  - ${line}`)]

@@ -19,7 +19,8 @@ import { type AgentResult, WORKFLOW_TYPE } from '../../shared/contract';
 import { addUsage, type ToolResult, toolErrorResult } from '../../shared/conversation';
 import { agentTypes, SUB_AGENT_RESULT_MAX_CHARS, type TaskInput } from '../../shared/sub-agents';
 import type { AgentSession } from '../session/agent-session';
-import { SUB_AGENT_BOUNDS_PATCH, SUB_AGENT_DEFINITIONS_PATCH } from '../core/features';
+import { MAX_BUDGET_PATCH, SUB_AGENT_BOUNDS_PATCH, SUB_AGENT_DEFINITIONS_PATCH } from '../core/features';
+import { subAgentBudget } from '../core/budget';
 import { failureMessage } from '../core/failures';
 import { subAgentInput, subAgentWorkflowId, toolsLeftOutNote } from '../core/sub-agent-input';
 import { currentPermissionMode } from './permissions';
@@ -59,6 +60,13 @@ export async function runSubAgent(session: SubAgentSession, call: PlannedToolUse
   // Checked again after each wake-up: calls woken together take the free slots one by one.
   while (slots.count >= session.input.maxParallelAgents)
     await condition(() => slots.count < session.input.maxParallelAgents);
+  // Issue 26: a session with a budget gives the sub-agent what it has left once it may start
+  // (siblings that ended meanwhile counted); nothing left: no start, the call says why.
+  const budget = subAgentBudget(session.state.usage, session.input.maxBudgetUsd);
+  if (budget.kind !== 'unbounded' && patched(MAX_BUDGET_PATCH)) {
+    if (budget.kind === 'spent') return { result: toolErrorResult(call, budget.error) };
+    start.input.maxBudgetUsd = budget.maxBudgetUsd;
+  }
   slots.count++;
   const workflowId = subAgentWorkflowId(session.id, call.id);
   try {

@@ -25,6 +25,7 @@ describe('durable-agent list and status for people', () => {
           workflowStatus: 'COMPLETED',
           reason: 'completed',
           host: 'host-a',
+          costUsd: 0.0421,
         }),
         row({
           workflowId: 'agent-3',
@@ -38,10 +39,10 @@ describe('durable-agent list and status for people', () => {
       now,
     );
     expect(table.split('\n')).toEqual([
-      'ID       STATUS                TURN  AGE    HOST    LAST TRANSITION  TOKENS (IN/OUT)',
-      'agent-1  running_model         3     2 min  —       next_turn        12k / 678',
-      'agent-2  finished (completed)  3     2 min  host-a  next_turn        12k / 678',
-      'agent-3  terminated            —     2 min  —       —                —',
+      'ID       STATUS                TURN  AGE    HOST    LAST TRANSITION  TOKENS (IN/OUT)  COST',
+      'agent-1  running_model         3     2 min  —       next_turn        12k / 678        —',
+      'agent-2  finished (completed)  3     2 min  host-a  next_turn        12k / 678        $0.0421',
+      'agent-3  terminated            —     2 min  —       —                —                —',
     ]);
   });
 

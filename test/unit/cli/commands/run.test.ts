@@ -15,6 +15,8 @@ test('the options become the session input: workdir resolved, numbers parsed, to
     '1000',
     '--token-budget',
     '5000',
+    '--max-budget-usd',
+    '2.5',
     '--allowed-tools',
     'Read, Grep',
     '--permission-mode',
@@ -37,6 +39,7 @@ test('the options become the session input: workdir resolved, numbers parsed, to
       interactive: true,
       permissionMode: 'ask',
       tokenBudget: 5000,
+      maxBudgetUsd: 2.5,
       allowedTools: ['Read', 'Grep'],
     },
     workflowId: 'my-run',
@@ -61,6 +64,10 @@ test.each([
   [['--workdir', '/no/such/dir', 'task'], '--workdir /no/such/dir is not a directory'],
   [['--workdir', '.', '--max-turns', 'ten', 'task'], '--max-turns takes a whole number, not ten'],
   [['--workdir', '.', '--token-budget', '1.5', 'task'], '--token-budget takes a whole number, not 1.5'],
+  [
+    ['--workdir', '.', '--max-budget-usd', 'ten', 'task'],
+    '--max-budget-usd takes a positive number of dollars, not ten',
+  ],
 ])('run %j is a usage error (exit 2, with the usage)', async (args, message) => {
   const result = await cli(['run', ...args]);
   expect(result).toEqual({ code: 2, stdout: '', stderr: withUsage(message) });

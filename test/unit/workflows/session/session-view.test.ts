@@ -53,6 +53,20 @@ describe('the state query and the search attributes', () => {
     });
   });
 
+  test('the cost rides with the other search attributes once a call had a price, and shows in the details', () => {
+    const { view: sessionView, published } = view();
+    const usage = { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+    sessionView.setStatus('running_model', loopState({ turnCount: 1, usage }));
+    sessionView.setStatus('running_tools', loopState({ turnCount: 1, usage: { ...usage, costUsd: 0.04211 } }));
+    expect(published.attributes).toEqual([
+      { turn: 1, status: 'running_model', transition: 'none' },
+      { turn: 1, status: 'running_tools', transition: 'none', costUsd: 0.04211 },
+    ]);
+    expect(published.details[0]).not.toContain('- cost:');
+    expect(published.details[1]).toContain('- cost: $0.0421 (sub-agents included)');
+    expect(sessionView.snapshot().usage.costUsd).toBe(0.04211);
+  });
+
   test('sessions recorded before search attributes publish the details only', () => {
     const { view: sessionView, published } = view(false);
     sessionView.setStatus('running_model', loopState());
