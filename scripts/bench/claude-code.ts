@@ -129,5 +129,6 @@ export function describeClaude(outcome: ClaudeOutcome): string {
   const result = outcome.result;
   if (!result) return `exited ${outcome.signal ?? outcome.code} without a result (${outcome.stderr || 'no output'})`;
   const status = result.api_error_status ? `, API error ${result.api_error_status}` : '';
-  return `${result.subtype ?? '?'}${result.is_error ? ' (error)' : ''}, ${result.terminal_reason ?? '?'}${status}: ${(result.result ?? '').slice(0, 120)}`;
+  // An API error still ends with subtype `success`: `is_error` and `terminal_reason` tell.
+  return `${result.is_error ? 'error' : (result.subtype ?? '?')}, ${result.terminal_reason ?? '?'}${status}: ${(result.result ?? '').slice(0, 120)}`;
 }

@@ -19,7 +19,7 @@
  * It never fails on what an agent does (that is the figure): only a missing binary or dev server stops it.
  */
 import { type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { AgentResult } from '../../src/shared/contract';
@@ -313,6 +313,7 @@ function claudeAgent(fake: FakeAnthropicServer): Agent {
       const outcome = await withTimeout(run.outcome, options.timeoutMs);
       stopGroup(first.child);
       stopGroup(run.child);
+      rmSync(home, { recursive: true, force: true });
       const ended = performance.now();
       return {
         completed: !!outcome?.result && !outcome.result.is_error && log.finished,
