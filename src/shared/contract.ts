@@ -6,6 +6,7 @@
  *
  * Plain JSON only: everything here is serialised into Temporal history.
  */
+import type { BackgroundTaskView } from './background';
 import type { ConversationMessage, Usage } from './conversation';
 import type { BranchResult } from './repository';
 import type { FileChangeStat, SnapshotRecord } from './workspace';
@@ -168,6 +169,8 @@ export interface AgentState {
   snapshots: SnapshotRecord[];
   /** The model's task list, as its last TodoWrite wrote it (empty until then). */
   todos?: Todo[];
+  /** Bash commands run in the background (`run_in_background`): running, ended, stopped or lost; absent when none. */
+  backgroundTasks?: BackgroundTaskView[];
   /** The session's MCP servers (only when it has any): connected or failed, and their tools. */
   mcpServers?: McpServerStatus[];
   /** Entries of the trusted repository settings files that cannot run (only when there are any). */

@@ -268,3 +268,13 @@ export const HOOK_EVENTS_PATCH = 'claude-code-hook-events';
  * @since 2026-12-02, issue 25
  */
 export const POST_TOOL_USE_FAILURE_PATCH = 'post-tool-use-failure';
+
+/**
+ * Background commands (Bash `run_in_background`, TaskOutput, TaskStop): a call whose plan says
+ * `background` starts a tool activity the turn does not wait for, tracked in workflow state
+ * (turn/background-tasks.ts). Asked with `patched()` when such a call is carried out: plans
+ * recorded before it refused `run_in_background` and never reach it.
+ *
+ * @since 2026-12-02, issue 26
+ */
+export const BACKGROUND_COMMANDS_PATCH = 'background-commands';
