@@ -91,7 +91,10 @@ export class AgentSession {
   ) {
     this.steering = new Steering();
     this.view = new SessionView(input.model ?? '', this.peopleView(), features.steering);
-    this.background = new BackgroundCommands((tasks) => this.view.showBackgroundTasks(tasks));
+    this.background = new BackgroundCommands(
+      (tasks) => this.view.showBackgroundTasks(tasks),
+      ({ id, status, description }) => this.note({ type: 'background', taskId: id, status, description }),
+    );
     const loop = () => this.loop;
     this.workspace = new SessionWorkspace(features.durableWorkspace, {
       get state() {

@@ -51,7 +51,11 @@ export class BackgroundCommands {
   /** Made while the workflow's root scope is current (the session is built at the top of the workflow). */
   private readonly root = CancellationScope.current();
 
-  constructor(private readonly changed: (tasks: BackgroundTaskView[]) => void) {}
+  constructor(
+    private readonly changed: (tasks: BackgroundTaskView[]) => void,
+    /** A transcript note: started, ended (what `watch` prints). */
+    private readonly noted: (task: BackgroundTaskView) => void,
+  ) {}
 
   /** Whether a command still runs (continue-as-new waits). */
   running(): boolean {
@@ -72,6 +76,7 @@ export class BackgroundCommands {
     const tracked: Tracked = { view: { id, toolUseId: call.id, description, command, status: 'running', turn } };
     tracked.scope = new CancellationScope({ cancellable: true, parent: this.root });
     this.tasks.set(id, tracked);
+    this.noted(tracked.view);
     this.publish();
     tracked.scope.run(run).then(
       (output) => this.ended(tracked, output.result),
@@ -163,6 +168,7 @@ export class BackgroundCommands {
     tracked.output = output;
     tracked.view = { ...tracked.view, status, ...(output ? { outputTail: outputTail(output) } : {}) };
     this.notifications.push(taskNotification(tracked.view));
+    this.noted(tracked.view);
     this.forgetOldest();
     this.publish();
   }
