@@ -171,3 +171,28 @@ test('SIGKILL of the worker while a background command runs: it is reported lost
   expect(readFileSync(mark, 'utf8')).toBe('started\n');
   expect(existsSync(join(workdir, 'never.txt'))).toBe(false);
 });
+
+test('an interrupt stops the background commands too', async () => {
+  harness = await Harness.start();
+  await harness.startWorker();
+  const workdir = makeRepo({ 'README.md': '# app\n' });
+  harness.fake.handler = byTurn([
+    reply([
+      toolUse('Bash', {
+        command: 'sleep 30; echo never > never.txt',
+        description: 'Watch the files',
+        run_in_background: true,
+      }),
+    ]),
+    (request) => reply([toolUse('TaskOutput', { task_id: taskIdIn(request), block: true, timeout: 60_000 })]),
+  ]);
+  const handle = await harness.start({ prompt: 'Watch', workdir });
+  await stateWhen(handle, (state) => state.currentToolCalls.some((call) => call.name === 'TaskOutput'));
+  expect(await handle.executeUpdate('interrupt', { args: [{}] })).toEqual({ stopped: 'tools' });
+  const result = (await handle.result()) as AgentResult;
+
+  expect(result.reason).toBe('aborted_tools');
+  const state = await handle.query<AgentState>(stateQuery);
+  expect(state.backgroundTasks?.[0]?.status).toBe('killed');
+  expect(existsSync(join(workdir, 'never.txt'))).toBe(false);
+});
