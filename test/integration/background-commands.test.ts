@@ -53,7 +53,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-test('a background build runs while the model edits; its notification and TaskOutput give its output', async () => {
+test('a background build runs while the model edits; its notification and TaskOutput give its output, across continue-as-new', async () => {
   harness = await Harness.start();
   await harness.startWorker();
   const workdir = makeRepo({ 'README.md': '# app\n' });
@@ -86,7 +86,8 @@ test('a background build runs while the model edits; its notification and TaskOu
       return reply([text('Built and edited.')]);
     },
   ]);
-  const handle = await harness.start({ prompt: 'Build and edit', workdir });
+  // A run continues as new after every turn, except while a background command runs: it waits for its end.
+  const handle = await harness.start({ prompt: 'Build and edit', workdir, continueAsNewAfterTurns: 1 });
   const result = (await handle.result()) as AgentResult;
 
   expect(result).toMatchObject({ reason: 'completed', finalText: 'Built and edited.' });
@@ -100,6 +101,9 @@ test('a background build runs while the model edits; its notification and TaskOu
   expect(seen.output).toContain('<retrieval_status>success</retrieval_status>');
   expect(seen.output).toContain('<status>completed</status>');
   expect(seen.output).toContain('build ok');
+  // The run that started the command went on until it ended; the next one carried it and its notification.
+  const runs = await handle.describe();
+  expect(runs.runId).not.toBe(handle.firstExecutionRunId);
   const state = await handle.query<AgentState>(stateQuery);
   expect(state.backgroundTasks).toEqual([
     expect.objectContaining({ id, status: 'completed', description: 'Build the project' }),

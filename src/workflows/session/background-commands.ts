@@ -91,8 +91,8 @@ export class BackgroundCommands {
     const tracked = this.tasks.get(input.task_id);
     if (!tracked) return toolErrorResult(call, this.unknown(input.task_id));
     const finished = () => tracked.view.status !== 'running';
-    if (!finished() && input.block !== false)
-      await condition(finished, input.timeout ?? TASK_OUTPUT_DEFAULT_TIMEOUT_MS);
+    const waitMs = input.timeout ?? TASK_OUTPUT_DEFAULT_TIMEOUT_MS;
+    if (!finished() && input.block !== false && waitMs > 0) await condition(finished, waitMs);
     const retrieval = finished() ? 'success' : input.block === false ? 'not_ready' : 'timeout';
     // The model read its output here: the notification would only say it again.
     if (finished()) this.dropNotification(tracked.view.id);
@@ -136,7 +136,9 @@ export class BackgroundCommands {
   }
 
   restore(carried: CarriedBackground): void {
-    for (const view of carried.background?.tasks ?? []) this.tasks.set(view.id, { view });
+    // None runs across continue-as-new (the run waits for them); one carried as running could not be followed.
+    for (const view of carried.background?.tasks ?? [])
+      this.tasks.set(view.id, { view: view.status === 'running' ? { ...view, status: 'lost' } : view });
     this.notifications.push(...(carried.background?.notifications ?? []));
     if (this.tasks.size) this.publish();
   }
