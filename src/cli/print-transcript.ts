@@ -61,6 +61,8 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
       return entry.filesChanged ? `  ◆ snapshot: ${entry.filesChanged} file(s) changed` : undefined;
     case 'workdir_lease':
       return `  ⏸ ${entry.detail}`;
+    case 'background':
+      return `  ⧗ background ${entry.taskId} ${entry.status}: ${entry.description}`;
     case 'reset':
       if (entry.error) return `  ⚠ reset: ${entry.error}`;
       return `  ↺ reset: files back to turn ${entry.snapshotTurn} (${entry.filesRestored ?? 0} file(s) put back${entry.previousSnapshot ? `; as found: ${entry.previousSnapshot}` : ''})`;

@@ -42,6 +42,10 @@ export function stateDetails(workflowId: string, state: AgentState): string[] {
   if (state.permissionMode) lines.push(`  permission mode: ${state.permissionMode}`);
   if (state.queuedMessages) lines.push(`  queued messages: ${state.queuedMessages}`);
   if (state.lastToolSummary) lines.push(`  last tools: ${state.lastToolSummary}`);
+  for (const task of state.backgroundTasks ?? [])
+    lines.push(
+      `  background ${task.id} ${task.status}: ${task.description}${task.status === 'running' ? `  →  TaskStop, or durable-agent interrupt ${workflowId}` : ''}`,
+    );
   if (state.todos?.length)
     lines.push(`  todos (${todoProgress(state.todos)}):`, ...todoLines(state.todos).map((line) => `    ${line}`));
   if (state.snapshots?.length)

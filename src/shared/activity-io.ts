@@ -75,7 +75,16 @@ export interface ToolRules extends McpCallRules {
    * `ask_user_question`: the answers). See src/workflows/turn/person-tools.ts.
    */
   sessionControl?: SessionControl;
+  /**
+   * A background command (issue 26): `start` runs the call as a tool activity the turn does not
+   * wait for; `output` and `stop` (TaskOutput, TaskStop) are carried out by the workflow itself.
+   * See src/workflows/turn/background-tasks.ts.
+   */
+  background?: BackgroundRule;
 }
+
+/** What a call does with background commands (ToolRules.background). */
+export type BackgroundRule = 'start' | 'output' | 'stop';
 
 /** What a session-control call does (ToolRules.sessionControl). */
 export type SessionControl = 'enter_plan_mode' | 'exit_plan_mode' | 'ask_user_question';

@@ -6,6 +6,7 @@
  *
  * Plain JSON only: everything here is serialised into Temporal history.
  */
+import type { BackgroundStatus, BackgroundTaskView } from './background';
 import type { ConversationMessage, Usage } from './conversation';
 import type { BranchResult } from './repository';
 import type { FileChangeStat, SnapshotRecord } from './workspace';
@@ -170,6 +171,8 @@ export interface AgentState {
   snapshots: SnapshotRecord[];
   /** The model's task list, as its last TodoWrite wrote it (empty until then). */
   todos?: Todo[];
+  /** Bash commands run in the background (`run_in_background`): running, ended, stopped or lost; absent when none. */
+  backgroundTasks?: BackgroundTaskView[];
   /** The session's MCP servers (only when it has any): connected or failed, and their tools. */
   mcpServers?: McpServerStatus[];
   /** Entries of the trusted repository settings files that cannot run (only when there are any). */
@@ -250,6 +253,8 @@ export type TranscriptEntry =
   | { type: 'snapshot'; turn: number; ref?: string; filesChanged?: number; error?: string }
   /** The session waited for another session's workdir lease (`waiting`), or lost its own to another (`lost`). */
   | { type: 'workdir_lease'; turn: number; outcome: 'waiting' | 'lost'; detail: string }
+  /** A background command started or ended (Bash `run_in_background`): its id, status and what it does. */
+  | { type: 'background'; turn: number; taskId: string; status: BackgroundStatus; description: string }
   /**
    * A run made by `temporal workflow reset` put the files back to the snapshot of turn
    * `snapshotTurn` before its first tool or hook (`previousSnapshot`: the files as found), or `error`.

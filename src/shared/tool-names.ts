@@ -21,6 +21,8 @@ export const TOOL_NAMES = [
   'EnterPlanMode',
   'ExitPlanMode',
   'AskUserQuestion',
+  'TaskOutput',
+  'TaskStop',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

@@ -100,7 +100,11 @@ export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
       // Sessions of any length: at a turn boundary, hand the state to a fresh run (same workflow
       // id) before history grows large. Sessions from before `continueAsNewAtEveryBoundary` checked after tools only.
       // A rewind asked for is carried out first (continue-as-new waits for every update to return).
-      const boundary = (features.continueAsNewAtEveryBoundary || next.afterTools) && !session.workspace.rewindPending;
+      // Background commands are activities of this run: it goes on until they end (session/background-commands.ts).
+      const boundary =
+        (features.continueAsNewAtEveryBoundary || next.afterTools) &&
+        !session.workspace.rewindPending &&
+        !session.background.running();
       if (
         boundary &&
         shouldContinueAsNew(

@@ -116,6 +116,8 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
     'EnterPlanMode',
     'ExitPlanMode',
     'AskUserQuestion',
+    'TaskOutput',
+    'TaskStop',
     // Not offered: MCP resources (no server has any), web tools (AGENT_WEB_FETCH unset), Skill (no skills).
   ]);
   expect(first.body.tools![0]!.input_schema).toMatchObject({ type: 'object', required: ['file_path'] });

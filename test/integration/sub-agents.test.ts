@@ -106,6 +106,8 @@ test('three Task calls in one response run as three child workflows at once; the
     'Grep',
     'TodoWrite',
     'NotebookEdit',
+    'TaskOutput',
+    'TaskStop',
   ]);
   // The parent's usage includes its sub-agents'.
   const childUsage = await Promise.all(
@@ -317,6 +319,8 @@ test("an input type's disallowedTools and maxTurns apply: no Bash offered, and i
     'Grep',
     'TodoWrite',
     'NotebookEdit',
+    'TaskOutput',
+    'TaskStop',
   ]);
   expect(result.finalText).toContain('stopped before it finished: max_turns');
 });

@@ -11,6 +11,7 @@ import { type GroupRun, runInProcessGroup } from '../../sandbox/process-group';
 import type { FileChange } from '../../shared/workspace';
 import { describeChanges } from '../../snapshots/changes';
 import { defineTool } from './tool';
+import { BACKGROUND_DEFAULT_TIMEOUT_MS } from '../../shared/background';
 
 export const bashTool = defineTool({
   name: 'Bash',
@@ -20,6 +21,8 @@ export const bashTool = defineTool({
     `- Output over ${BASH_MAX_OUTPUT_CHARS} characters is cut in the middle, keeping its head and tail.`,
     '- Commands run without a terminal or standard input: use non-interactive flags.',
     '- Use Read, Edit, Write, Glob and Grep rather than cat, sed, find or grep where they fit.',
+    '- `run_in_background` runs the command detached: it keeps running across turns and you are notified when it exits ' +
+      '(TaskOutput reads its output or waits for it, TaskStop stops it). No `&` needed.',
   ].join('\n'),
   schema: z
     .object({
@@ -29,7 +32,9 @@ export const bashTool = defineTool({
       run_in_background: z
         .boolean()
         .optional()
-        .describe('Run the command in the background (not available yet: run it in the foreground with a timeout)'),
+        .describe(
+          `Set to true to run this command in the background. With it, \`timeout\` limits how long the command may run in the background before it is stopped (default ${BACKGROUND_DEFAULT_TIMEOUT_MS} ms, max ${BASH_MAX_TIMEOUT_MS} ms).`,
+        ),
       dangerouslyDisableSandbox: z
         .boolean()
         .optional()
@@ -41,15 +46,12 @@ export const bashTool = defineTool({
   // Claude Code's rule: later calls of the response may depend on a command that failed.
   cancelsLaterCallsOnError: true,
   // A command may run for its whole timeout; the activity must outlive it.
-  activityTimeoutMs: (input) => (input.timeout ?? BASH_DEFAULT_TIMEOUT_MS) + BASH_ACTIVITY_MARGIN_MS,
+  activityTimeoutMs: (input) => timeoutOf(input) + BASH_ACTIVITY_MARGIN_MS,
   resultsClearable: true,
   readsFile: false,
   changesFiles: true,
-  // Background commands come with their own issue: until then the call is answered, never run.
-  refusal: (input) =>
-    input.run_in_background
-      ? `Background commands are not available yet: run it in the foreground with a timeout of at most ${BASH_MAX_TIMEOUT_MS} ms (run_in_background: false).`
-      : undefined,
+  // The workflow starts it as an activity the turn does not wait for (turn/background-tasks.ts).
+  background: (input) => (input.run_in_background ? 'start' : undefined),
   subject: (input) => input.command,
   async approvalFacts(input, { workdir }) {
     const line = await parseCommandLine(input.command, workdir);
@@ -62,7 +64,7 @@ export const bashTool = defineTool({
     if (context.lostWithHost) return lostWithHostReport();
     if (context.attempt > 1 && context.changesSinceSnapshot)
       return lostRunReport(context.attempt, await context.changesSinceSnapshot());
-    const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+    const timeoutMs = timeoutOf(input);
     const run = await runInProcessGroup(input.command, {
       cwd: context.workdir,
       timeoutMs,
@@ -136,6 +138,11 @@ function lostWithHostReport(): { text: string; isError: true } {
       'the workspace, if any, may have happened). Run it again if it is still needed.',
     isError: true,
   };
+}
+
+/** A background command may run longer by default (Claude Code's 10 minutes). */
+function timeoutOf(input: { timeout?: number; run_in_background?: boolean }): number {
+  return input.timeout ?? (input.run_in_background ? BACKGROUND_DEFAULT_TIMEOUT_MS : BASH_DEFAULT_TIMEOUT_MS);
 }
 
 function firstLine(command: string): string {

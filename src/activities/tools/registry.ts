@@ -21,6 +21,8 @@ import { webSearchTool } from './web-search';
 import { enterPlanModeTool } from './enter-plan-mode';
 import { exitPlanModeTool } from './exit-plan-mode';
 import { askUserQuestionTool } from './ask-user-question';
+import { taskOutputTool } from './task-output';
+import { taskStopTool } from './task-stop';
 
 /** The tools offered to the model: one line each. The compiler checks them against TOOL_NAMES. */
 const BUILT_IN_TOOLS = {
@@ -41,6 +43,8 @@ const BUILT_IN_TOOLS = {
   EnterPlanMode: enterPlanModeTool,
   ExitPlanMode: exitPlanModeTool,
   AskUserQuestion: askUserQuestionTool,
+  TaskOutput: taskOutputTool,
+  TaskStop: taskStopTool,
 } satisfies { [Name in Exclude<ToolName, ToolAlias>]: ToolDefinition & { name: Name } };
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; errorText: string };
@@ -268,7 +272,14 @@ async function rulesOf(
     ...(tool.readsMcpServers ? { readsMcpServers: true as const } : {}),
     ...(tool.loadsSkill ? { loadsSkill: true as const } : {}),
     ...(tool.sessionControl ? { sessionControl: tool.sessionControl } : {}),
+    ...backgroundRule(tool, input),
   };
+}
+
+/** How the workflow treats the call as a background command, if it does. */
+function backgroundRule(tool: ToolDefinition, input: unknown): Pick<ToolRules, 'background'> {
+  const rule = tool.background?.(input);
+  return rule ? { background: rule } : {};
 }
 
 /** The tools of every session. */

@@ -3,9 +3,8 @@ import { defineTool, ToolError } from './tool';
 
 /**
  * TaskStop, as Claude Code declares it (`task_id`, or the deprecated `shell_id`): stops a
- * background command or agent. Declared now so its schema is checked against Claude Code's; not
- * in the registry (never offered to the model) until background commands exist (issue 26): there
- * is nothing running in the background to stop.
+ * background command (issue 26). The workflow carries it out (`background: 'stop'`: the command's
+ * activity cancelled, its process group killed): no activity of its own.
  */
 export const taskStopTool = defineTool({
   name: 'TaskStop',
@@ -23,12 +22,10 @@ export const taskStopTool = defineTool({
   readsFile: false,
   changesFiles: false,
   labelsItself: true,
+  background: () => 'stop',
   subject: (input) => input.task_id ?? input.shell_id ?? '',
   summarize: (input) => `TaskStop ${input.task_id ?? input.shell_id ?? ''}`.trim(),
-  async execute(input) {
-    const id = input.task_id ?? input.shell_id;
-    throw new ToolError(
-      `No background task ${id ? `${id} ` : ''}is running: background commands are not available yet.`,
-    );
+  async execute() {
+    throw new ToolError('TaskStop is carried out by the session itself.');
   },
 });

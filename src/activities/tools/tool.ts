@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FileState, SessionControl, ToolRules } from '../../shared/activity-io';
+import type { BackgroundRule, FileState, SessionControl, ToolRules } from '../../shared/activity-io';
 import type { FileChange } from '../../shared/workspace';
 import type { SkillEntry } from '../../shared/skills';
 import type { CommandSandbox, SessionSandbox } from '../../sandbox/command-sandbox';
@@ -96,6 +96,12 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   readsFile: boolean;
   /** The call may change files in the workdir: its turn ends with a workspace snapshot. */
   changesFiles: boolean;
+  /**
+   * The workflow tracks the call as a background command (turn/background-tasks.ts): `start` runs
+   * it as a tool activity the turn does not wait for (Bash `run_in_background`); `output` and
+   * `stop` read or stop one (TaskOutput, TaskStop), with no activity of their own.
+   */
+  background?(input: z.infer<Schema>): BackgroundRule | undefined;
   /** Its summary says all a progress view needs (`Read src/a.ts`): alone in a batch, no small model labels it. */
   labelsItself?: boolean;
   /** The workflow runs the call as a child workflow (Agent), not as a tool activity. */

@@ -279,3 +279,13 @@ export const POST_TOOL_USE_FAILURE_PATCH = 'post-tool-use-failure';
  * @since 2026-12-02, issue 26
  */
 export const MAX_BUDGET_PATCH = 'max-budget';
+
+/**
+ * Background commands (Bash `run_in_background`, TaskOutput, TaskStop): a call whose plan says
+ * `background` starts a tool activity the turn does not wait for, tracked in workflow state
+ * (session/background-commands.ts). Asked with `patched()` when such a call is carried out: plans
+ * recorded before it refused `run_in_background` and never reach it.
+ *
+ * @since 2026-12-02, issue 26
+ */
+export const BACKGROUND_COMMANDS_PATCH = 'background-commands';

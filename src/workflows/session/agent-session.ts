@@ -44,12 +44,14 @@ import { type CarriedView, type Entry, type People, SessionView } from './sessio
 import { type CarriedSteering, Steering } from './steering';
 import { type CarriedWorkspace, SessionWorkspace } from '../workspace/workspace';
 import { type CarriedTranscriptChain, TranscriptChain } from './transcript-chain';
+import { BackgroundCommands, type CarriedBackground } from './background-commands';
 import { HeldLease } from '../workspace/workdir-lease';
 import type { PermissionMode } from '../../shared/permission-modes';
 import { startingPermissionMode } from '../core/approval-rules';
 
 /** What one run hands to the next when it continues as new (the `resume` input field). Plain JSON. */
-export interface CarriedState extends CarriedSteering, CarriedView, CarriedWorkspace, CarriedTranscriptChain {
+export interface CarriedState
+  extends CarriedSteering, CarriedView, CarriedWorkspace, CarriedTranscriptChain, CarriedBackground {
   [key: string]: unknown;
   session: PrepareSessionOutput;
   loop: LoopState;
@@ -65,6 +67,8 @@ export class AgentSession {
   readonly view: SessionView;
   /** The transcript as stored so far (a chain of nodes), for clients with no worker to ask. */
   readonly transcriptChain: TranscriptChain;
+  /** Bash commands run in the background (issue 26): tracked across turns, listed in `state`. */
+  readonly background: BackgroundCommands;
   private closed = false;
   /** The start snapshot, taken while the first model call runs. */
   private baseline: Promise<void> = Promise.resolve();
@@ -89,6 +93,10 @@ export class AgentSession {
   ) {
     this.steering = new Steering();
     this.view = new SessionView(input.model ?? '', this.peopleView(), features.steering);
+    this.background = new BackgroundCommands(
+      (tasks) => this.view.showBackgroundTasks(tasks),
+      ({ id, status, description }) => this.note({ type: 'background', taskId: id, status, description }),
+    );
     const loop = () => this.loop;
     this.workspace = new SessionWorkspace(features.durableWorkspace, {
       get state() {
@@ -127,6 +135,7 @@ export class AgentSession {
       this.view.restore(resumed, resumed.loop.turnCount);
       this.workspace.restore(resumed);
       this.transcriptChain.restore(resumed);
+      this.background.restore(resumed);
     } else if (input.prompt !== undefined) {
       this.view.add({ type: 'user', turn: fork?.turn ?? 0, text: input.prompt });
     }
@@ -249,6 +258,8 @@ export class AgentSession {
     const spent = newTurn ? budgetExhausted(this.loop.usage, this.input.maxBudgetUsd) : undefined;
     if (spent && patched(MAX_BUDGET_PATCH)) return { kind: 'finish', reason: 'max_budget', error: spent };
     if (newTurn) this.loop = injectMessages(this.loop, this.takeMessages());
+    // Background commands that ended since the last request: their notifications go with this one.
+    if (newTurn) this.loop = injectMessages(this.loop, this.background.takeNotifications());
     const turn = beginTurn(this.loop);
     if (turn.kind === 'finish') return turn;
     this.loop = turn.state;
@@ -368,6 +379,8 @@ export class AgentSession {
 
   /** Ends the run with its result, once update handlers (an interrupt waiting for its effect) have returned. */
   async finish(reason: TerminalReason, error?: string): Promise<AgentResult> {
+    // Background commands end with the session (Claude Code stops them at its final response).
+    if (this.background.running()) await CancellationScope.nonCancellable(() => this.background.stopAll());
     this.closed = true;
     this.steering.close();
     // A rewind asked for just as the session ended has nothing left to rewind.
@@ -423,6 +436,7 @@ export class AgentSession {
       ...this.view.carry(),
       ...this.workspace.carry(),
       ...this.transcriptChain.carry(),
+      ...this.background.carry(),
     };
     reportRunEnded('continued_as_new', this.loop.turnCount);
     return continueAsNew<(input: unknown) => Promise<AgentResult>>({ ...fields, resume: carried });

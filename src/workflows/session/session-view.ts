@@ -27,6 +27,7 @@ import { mcpSessionNote } from '../../shared/mcp';
 import { type Todo, todoLines, todoProgress } from '../../shared/todos';
 import { AGENT_COST_USD, AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../../shared/search-attributes';
 import { formatUsd } from '../../shared/model-prices';
+import type { BackgroundTaskView } from '../../shared/background';
 import { estimateTokens, type LoopState } from '../core/loop-state';
 import type { PermissionMode } from '../../shared/permission-modes';
 
@@ -273,6 +274,13 @@ export class SessionView {
     this.publish();
   }
 
+  /** The session's background commands changed (started, ended, stopped). */
+  showBackgroundTasks(tasks: BackgroundTaskView[]): void {
+    if (tasks.length) this.state.backgroundTasks = tasks;
+    else delete this.state.backgroundTasks;
+    this.publish();
+  }
+
   /** Bounded: the last transitions and edits are enough to see the path taken. */
   carry(): CarriedView {
     return {
@@ -324,6 +332,7 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
     `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
     ...(view.usage.costUsd !== undefined ? [`- cost: ${formatUsd(view.usage.costUsd)} (sub-agents included)`] : []),
     ...(view.lastToolSummary ? [`- last tools: ${view.lastToolSummary}`] : []),
+    ...backgroundLines(view.backgroundTasks),
     ...(view.todos?.length
       ? [`- todos (${todoProgress(view.todos)}):`, ...todoLines(view.todos).map((line) => `  - ${line}`)]
       : []),
@@ -333,6 +342,19 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
         ]
       : []),
   ].join('\n');
+}
+
+/** The background commands: running ones, then the last ones that ended. */
+function backgroundLines(tasks: readonly BackgroundTaskView[] = []): string[] {
+  if (tasks.length === 0) return [];
+  const shown = [
+    ...tasks.filter((task) => task.status === 'running'),
+    ...tasks.filter((task) => task.status !== 'running').slice(-5),
+  ];
+  return [
+    `- background commands (${tasks.filter((task) => task.status === 'running').length} running):`,
+    ...shown.map((task) => `  - \`${task.id}\` ${task.status}: ${task.description}`),
+  ];
 }
 
 /** The plans waiting for approval and the questions waiting for answers, in full enough to decide on. */

@@ -23,10 +23,12 @@ import { runSubAgent, type SubAgentSession } from './sub-agents';
 import { type HookDenial, TurnHooks, type ToolHookSession } from './tool-hooks';
 import { rulesOf } from '../core/tool-rules';
 import { isPersonTool, type ModeDenial, planModeRefusal, runPersonTool } from './person-tools';
+import { isBackgroundCall, runBackgroundCall } from './background-calls';
 
 /** What the tool turn uses of the session: a phase takes what it needs, not the whole session. */
 export type ToolTurnSession = Pick<
   AgentSession,
+  | 'background'
   | 'features'
   | 'host'
   | 'id'
@@ -172,6 +174,8 @@ async function runToolCall(
     };
   // Plan mode and questions: the workflow itself changes the mode or waits for a person.
   if (isPersonTool(call)) return runPersonTool(session, call);
+  // Background commands: started without waiting, read or stopped by the workflow (issue 26).
+  if (isBackgroundCall(call)) return runBackgroundCall(session, call, approval);
   if (rulesOf(call).subAgent) {
     // A child workflow, not an activity; what it changed is snapshotted when the turn's calls are done.
     if (session.workspace.latestRef) snapshotting.add(call.id);

@@ -20,6 +20,7 @@ import { decideStopHook, decideTurnEnd, type StopHookDecision } from '../core/tu
 /** What the end of a turn uses of the session: a phase takes what it needs, not the whole session. */
 export type TurnEndSession = Pick<
   AgentSession,
+  | 'background'
   | 'features'
   | 'host'
   | 'id'
@@ -131,6 +132,8 @@ export async function afterStopped(
     return CONTINUE;
   }
   if (byInterrupt) {
+    // An interrupt stops the session's background commands too.
+    if (session.background.running()) await session.background.stopAll();
     session.note({ type: 'interrupt', stopped });
     session.steering.interruptDone();
   }

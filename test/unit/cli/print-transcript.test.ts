@@ -179,3 +179,9 @@ test('a dropped signal is a warning naming the signal and the problem', () => {
 test('a message sent with send is printed as the turn takes it', () => {
   expect(formatEntry({ type: 'user_message', turn: 3, text: 'Also a note' })).toBe('▶ message: Also a note');
 });
+
+test('a background command is a line when it starts and one when it ends', () => {
+  const entry = { type: 'background' as const, turn: 1, taskId: 'b1', description: 'Build the project' };
+  expect(formatEntry({ ...entry, status: 'running' })).toBe('  ⧗ background b1 running: Build the project');
+  expect(formatEntry({ ...entry, status: 'lost' })).toBe('  ⧗ background b1 lost: Build the project');
+});

@@ -151,17 +151,15 @@ describe('Bash', () => {
     expect(inputError('Bash', { command: 'ls', cwd: '/' })).toContain('unexpected parameter(s): cwd');
   });
 
-  test('run_in_background is answered before anything runs or asks a person: run it in the foreground', async () => {
+  test('run_in_background plans a background command (the workflow starts it) with a 10-minute default timeout', async () => {
     const planned = await TOOLS.plan(
       { id: 'toolu_1', name: 'Bash', input: { command: 'touch started', run_in_background: true } },
       repo.path,
       ['Bash'],
     );
-    expect(planned.plan).toEqual({
-      ok: false,
-      errorText:
-        '<tool_use_error>Background commands are not available yet: run it in the foreground with a timeout of at most 600000 ms (run_in_background: false).</tool_use_error>',
-      rules: { needsApproval: true, cancelsLaterCallsOnError: true, changesFiles: true },
+    expect(planned.plan).toMatchObject({
+      ok: true,
+      rules: { background: 'start', needsApproval: true, timeoutMs: 600_000 + 60_000 },
     });
     expect(existsSync(join(repo.path, 'started'))).toBe(false);
     const foreground = await TOOLS.plan(
@@ -169,7 +167,7 @@ describe('Bash', () => {
       repo.path,
       ['Bash'],
     );
-    expect(foreground.plan.ok).toBe(true);
+    expect(foreground.plan.ok && foreground.plan.rules?.background).toBeUndefined();
   });
 
   test('dangerouslyDisableSandbox is accepted and never honoured: the result says the sandbox stayed on', async () => {

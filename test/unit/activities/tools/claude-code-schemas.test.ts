@@ -63,7 +63,7 @@ const matches = {
   ReadMcpResourceTool: true satisfies Same<InputOf<typeof readMcpResourceTool>, ClaudeCode.ReadMcpResourceInput>,
   WebFetch: true satisfies Same<InputOf<typeof webFetchTool>, ClaudeCode.WebFetchInput>,
   WebSearch: true satisfies Same<InputOf<typeof webSearchTool>, ClaudeCode.WebSearchInput>,
-  // Declared, not offered yet (background commands: issue 26). Claude Code 2.1's sdk-tools.d.ts has no TaskOutput.
+  // Offered with background commands (issue 26). Claude Code 2.1's sdk-tools.d.ts has no TaskOutput: its shape {task_id, block, timeout} is checked in task-output.test.ts.
   TaskStop: true satisfies Same<InputOf<typeof taskStopTool>, ClaudeCode.TaskStopInput>,
   EnterPlanMode: true satisfies Same<InputOf<typeof enterPlanModeTool>, ClaudeCode.EnterPlanModeInput>,
   ExitPlanMode: true satisfies Same<InputOf<typeof exitPlanModeTool>, ClaudeCode.ExitPlanModeInput>,

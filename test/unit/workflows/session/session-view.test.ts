@@ -188,3 +188,23 @@ test("trusted settings entries that cannot run are in the state query and the se
   expect(continued.page({}).entries).toEqual([]);
   expect(view().view.snapshot()).not.toHaveProperty('skippedSettings');
 });
+
+test('the state query and current details list background commands: the running ones, then the last that ended', () => {
+  const { view: session, published } = view();
+  const task = (id: string, status: 'running' | 'completed') => ({
+    id,
+    toolUseId: `toolu_${id}`,
+    description: `Job ${id}`,
+    command: 'make',
+    status,
+    turn: 1,
+  });
+  session.showBackgroundTasks([task('b1', 'completed'), task('b2', 'running')]);
+  expect(session.snapshot().backgroundTasks?.map((shown) => shown.status)).toEqual(['completed', 'running']);
+  expect(published.details.at(-1)).toContain(
+    '- background commands (1 running):\n  - `b2` running: Job b2\n  - `b1` completed: Job b1',
+  );
+  session.showBackgroundTasks([]);
+  expect(session.snapshot().backgroundTasks).toBeUndefined();
+  expect(published.details.at(-1)).not.toContain('background');
+});
