@@ -223,7 +223,9 @@ export async function ensureSearchAttributes(config: WorkerConfig): Promise<void
           key.name,
           key.type === SearchAttributeType.INT
             ? IndexedValueType.INDEXED_VALUE_TYPE_INT
-            : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+            : key.type === SearchAttributeType.DATETIME
+              ? IndexedValueType.INDEXED_VALUE_TYPE_DATETIME
+              : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
         ]),
       ),
     });

@@ -9,7 +9,7 @@
  *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
  *
  * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts, host-scenarios.ts, capability-scenarios.ts,
- * mcp-scenarios.ts, lease-scenarios.ts, reset-scenarios.ts, turn-cost-scenarios.ts and plan-scenarios.ts.
+ * mcp-scenarios.ts, lease-scenarios.ts, reset-scenarios.ts, turn-cost-scenarios.ts, plan-scenarios.ts and rate-limit-scenarios.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,7 @@ import { hostScenarios } from './host-scenarios';
 import { leaseScenarios } from './lease-scenarios';
 import { mcpScenarios } from './mcp-scenarios';
 import { planScenarios } from './plan-scenarios';
+import { rateLimitScenarios } from './rate-limit-scenarios';
 import { type Hosts, type Scenario, writeBinaryFiles } from './scenario';
 import { resetScenarios } from './reset-scenarios';
 import { steeringScenarios } from './steering-scenarios';
@@ -48,6 +49,7 @@ const scenarios: Scenario[] = [
   ...resetScenarios,
   ...turnCostScenarios,
   ...planScenarios,
+  ...rateLimitScenarios,
 ];
 
 async function main(): Promise<void> {

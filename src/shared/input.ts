@@ -131,6 +131,7 @@ export const agentInputSchema = z
     contextWindowTokens: z.number().int().min(4096).optional(),
     fallbackModel: z.string().min(1).optional(),
     fallbackAfterOverloads: z.number().int().positive().optional(),
+    maxRateLimitWaitMs: z.number().int().nonnegative().optional(),
     stopHooks: z.array(stopHookSchema).optional(),
     hooks: hooksInputSchema.optional(),
     tokenBudget: z.number().int().positive().optional(),
@@ -231,6 +232,8 @@ export interface ResolvedAgentInput {
   contextWindowTokens?: number;
   fallbackModel?: string;
   fallbackAfterOverloads: number;
+  /** Input `maxRateLimitWaitMs`: the total a session waits out rate limits before it ends `rate_limited` (unset: 6 h). */
+  maxRateLimitWaitMs?: number;
   /** Input `stopHooks`, then input `hooks.Stop`. */
   stopHooks: StopHook[];
   /** Input `hooks` other than Stop (PreToolUse, PostToolUse, UserPromptSubmit), and Stop's `prompt` hooks, when it has any. */
@@ -318,6 +321,8 @@ function issueProblem(issue: z.core.$ZodIssue): string {
   return `${field}: ${missing ? 'required' : issue.message}`;
 }
 
+const NOT_AN_OBJECT = 'agentWorkflow takes one JSON object, e.g. {"prompt":"…","workdir":"/abs/repo"}';
+
 /**
  * Validates raw input; the message names every offending field, e.g. `workdir: Required`.
  * `inlinePromptLimit: false` leaves the prompt's size to the caller (the workflow, whose older
@@ -325,10 +330,7 @@ function issueProblem(issue: z.core.$ZodIssue): string {
  */
 export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boolean } = {}): InputCheck {
   if (raw === undefined || raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    return {
-      ok: false,
-      message: 'agentWorkflow takes one JSON object, e.g. {"prompt":"…","workdir":"/abs/repo"}',
-    };
+    return { ok: false, message: NOT_AN_OBJECT };
   }
   const parsed = agentInputSchema.safeParse(raw);
   if (!parsed.success) {
@@ -353,6 +355,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
       contextWindowTokens: input.contextWindowTokens,
       fallbackModel: input.fallbackModel,
       fallbackAfterOverloads: input.fallbackAfterOverloads ?? DEFAULT_FALLBACK_AFTER_OVERLOADS,
+      ...(input.maxRateLimitWaitMs !== undefined ? { maxRateLimitWaitMs: input.maxRateLimitWaitMs } : {}),
       stopHooks: [...(input.stopHooks ?? []), ...hookGroups(input.hooks?.Stop).flatMap((group) => group.hooks)],
       ...(toolHooks ? { toolHooks } : {}),
       ...(skippedHooks.length ? { skippedHooks } : {}),

@@ -14,8 +14,16 @@ export const AGENT_FORKED_FROM = defineSearchAttributeKey('AgentForkedFrom', Sea
 /** The worker host (`AGENT_HOST_ID`) that holds the session's workspace: `AgentHost='build-7'`. */
 export const AGENT_HOST = defineSearchAttributeKey('AgentHost', SearchAttributeType.KEYWORD);
 
+/** Issue 26: set while a session waits out a rate limit (`AgentRateLimitedUntil > '…'`), removed after. */
+export const AGENT_RATE_LIMITED_UNTIL = defineSearchAttributeKey('AgentRateLimitedUntil', SearchAttributeType.DATETIME);
+
 type AgentAttributeKey =
-  typeof AGENT_TURN | typeof AGENT_STATUS | typeof AGENT_LAST_TRANSITION | typeof AGENT_FORKED_FROM | typeof AGENT_HOST;
+  | typeof AGENT_TURN
+  | typeof AGENT_STATUS
+  | typeof AGENT_LAST_TRANSITION
+  | typeof AGENT_FORKED_FROM
+  | typeof AGENT_HOST
+  | typeof AGENT_RATE_LIMITED_UNTIL;
 
 export const AGENT_SEARCH_ATTRIBUTES: readonly AgentAttributeKey[] = [
   AGENT_TURN,
@@ -23,9 +31,11 @@ export const AGENT_SEARCH_ATTRIBUTES: readonly AgentAttributeKey[] = [
   AGENT_LAST_TRANSITION,
   AGENT_FORKED_FROM,
   AGENT_HOST,
+  AGENT_RATE_LIMITED_UNTIL,
 ];
 
 /** The type as the Temporal CLI spells it: `temporal server start-dev --search-attribute AgentTurn=Int`. */
-export function cliTypeName(key: AgentAttributeKey): 'Int' | 'Keyword' {
+export function cliTypeName(key: AgentAttributeKey): 'Int' | 'Keyword' | 'Datetime' {
+  if (key.type === SearchAttributeType.DATETIME) return 'Datetime';
   return key.type === SearchAttributeType.INT ? 'Int' : 'Keyword';
 }

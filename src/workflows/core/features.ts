@@ -268,3 +268,13 @@ export const HOOK_EVENTS_PATCH = 'claude-code-hook-events';
  * @since 2026-12-02, issue 25
  */
 export const POST_TOOL_USE_FAILURE_PATCH = 'post-tool-use-failure';
+
+/**
+ * A rate limit (429, or 529 with no fallback left) comes back from the model call as data and the
+ * workflow waits it out with a durable timer (status `waiting_rate_limit`), with no attempt cap,
+ * up to input `maxRateLimitWaitMs` (then reason `rate_limited`). Asked at every model call (the
+ * call's input says whether it may hand a limit back): sessions recorded before it retried 429s as
+ * activity attempts.
+ * @since 2026-12-02, issue 26
+ */
+export const RATE_LIMIT_WAIT_PATCH = 'rate-limit-wait';

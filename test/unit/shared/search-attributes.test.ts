@@ -7,5 +7,6 @@ test('the search attributes of the contract, as the Temporal CLI registers them'
     'AgentLastTransition=Keyword',
     'AgentForkedFrom=Keyword',
     'AgentHost=Keyword',
+    'AgentRateLimitedUntil=Datetime',
   ]);
 });
