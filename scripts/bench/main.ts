@@ -3,7 +3,7 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns, rate-limit
  *   AGENT_BENCH_AGAINST=../before npm run bench -- --only isolation   # beside another checkout
  *   npm run bench -- --only concurrency --sessions 200
  *
@@ -30,6 +30,7 @@ import { liveOutput } from './live-output';
 import { noWorker } from './no-worker';
 import { overhead } from './overhead';
 import { promptCache } from './prompt-cache';
+import { rateLimit } from './rate-limit';
 import { resume } from './resume';
 import { sandbox } from './sandbox';
 import { stores } from './stores';
@@ -57,6 +58,7 @@ const BENCHES: Record<
   live: { run: liveOutput, worker: true },
   noworker: { run: noWorker, worker: false },
   turns: { run: turns, worker: false },
+  'rate-limit': { run: rateLimit, worker: true },
 };
 
 async function main(): Promise<void> {
