@@ -107,3 +107,15 @@ test('a limit longer than maxRateLimitWaitMs ends the session rate_limited at on
   const state = await handle.query(stateQuery);
   expect(state.rateLimit).toMatchObject({ refusals: 1, waitedMs: 0, until: null });
 });
+
+test('an interrupt stops a rate-limit wait as it stops a model call', async () => {
+  harness = await Harness.start(READ_THEN_ANSWER);
+  await harness.startWorker();
+  harness.fake.rateLimit = new RateLimitWindow({ durationMs: 60_000, startAfter: 1 });
+  const handle = await harness.start({ prompt: 'Read notes.txt', workdir: makeRepo({ 'notes.txt': 'hello\n' }) });
+  await stateOnceWaiting(handle);
+  await handle.executeUpdate('interrupt');
+  const result = (await handle.result()) as AgentResult;
+  expect(result).toMatchObject({ reason: 'aborted_streaming', error: 'Interrupted while the model was responding' });
+  expect((await handle.describe()).typedSearchAttributes.get(AGENT_RATE_LIMITED_UNTIL)).toBeUndefined();
+});

@@ -25,7 +25,7 @@ const params = (model = 'claude-sonnet-5-5'): Anthropic.MessageCreateParamsNonSt
   messages: [{ role: 'user', content: 'hi' }],
 });
 
-const inActivity = <T>(work: () => Promise<T>) => new MockActivityEnvironment().run(work);
+const inActivity = <T>(work: () => Promise<T>) => new MockActivityEnvironment().run(work) as Promise<T>;
 
 test('a 429 comes back as data with its wait, and the same key and model sends nothing before the reset', async () => {
   const limiter = new ModelCallLimiter();
@@ -70,7 +70,7 @@ test('AGENT_MODEL_CALLS_IN_FLIGHT: no more requests in flight than the cap', asy
   };
   const api = ModelApi.fromSettings({ apiKey: 'key-a', baseURL: fake.url }, new ModelCallLimiter(2));
   const replies = await Promise.all(
-    Array.from({ length: 6 }, () => inActivity(() => api.streamOrRateLimit(params(), 'Model call'))),
+    Array.from({ length: 6 }, async () => inActivity(async () => api.streamOrRateLimit(params(), 'Model call'))),
   );
   expect(replies.every((answer) => answer.kind === 'message')).toBe(true);
   expect(most).toBe(2);
