@@ -7,7 +7,7 @@ until temporal operator cluster health --address "$TEMPORAL_ADDRESS" >/dev/null 
 done
 temporal operator namespace describe --namespace "$namespace" --address "$TEMPORAL_ADDRESS" >/dev/null 2>&1 \
   || temporal operator namespace create --namespace "$namespace" --address "$TEMPORAL_ADDRESS"
-for attribute in AgentTurn=Int AgentStatus=Keyword AgentLastTransition=Keyword AgentForkedFrom=Keyword AgentHost=Keyword AgentCostUsd=Double; do
+for attribute in AgentTurn=Int AgentStatus=Keyword AgentLastTransition=Keyword AgentForkedFrom=Keyword AgentHost=Keyword AgentCostUsd=Double AgentRateLimitedUntil=Datetime; do
   temporal operator search-attribute create --namespace "$namespace" --address "$TEMPORAL_ADDRESS" \
     --name "${attribute%%=*}" --type "${attribute#*=}" 2>/dev/null || true
 done

@@ -53,6 +53,8 @@ export interface WorkerConfig {
   gitConfig?: string;
   /** `AGENT_SNAPSHOT_MAX_FILE_BYTES`: files larger than this are recorded by metadata in snapshots (64 MiB by default). */
   snapshotMaxFileBytes?: number;
+  /** `AGENT_MODEL_CALLS_IN_FLIGHT`: model requests this worker process sends at once (unset: no cap; issue 26). */
+  modelCallsInFlight?: number;
   /** Where `repo` sessions' git directories go: ~/.durable-agent/git, no variable (the tests give their own). */
   gitRoot?: string;
   /**
@@ -106,6 +108,7 @@ export function workerConfigFromEnvironment(environment: NodeJS.ProcessEnv = pro
     ...withSkillsDir(read(environment, 'AGENT_SKILLS_DIR')),
     ...withGitConfig(read(environment, 'AGENT_GIT_CONFIG')),
     ...snapshotLimit(read(environment, 'AGENT_SNAPSHOT_MAX_FILE_BYTES')),
+    ...inFlightCap(modelCallsInFlight(read(environment, 'AGENT_MODEL_CALLS_IN_FLIGHT'))),
     ...mcpPackageDir(environment),
     ...workdirLease(read(environment, 'AGENT_WORKDIR_LEASE_MS')),
     ...stickyQueueTimeout(read(environment, 'AGENT_STICKY_QUEUE_TIMEOUT_MS')),
@@ -181,6 +184,20 @@ export function sandboxSettings(environment: NodeJS.ProcessEnv = process.env): S
 }
 
 /** `AGENT_SNAPSHOT_MAX_FILE_BYTES`: bytes, or `64m`, `1g`. */
+/** `AGENT_MODEL_CALLS_IN_FLIGHT`: a positive integer, or unset (no cap). */
+function modelCallsInFlight(value: string | undefined): number | undefined {
+  if (!value?.trim()) return undefined;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1) {
+    throw new Error(`AGENT_MODEL_CALLS_IN_FLIGHT=${value}: use a positive integer`);
+  }
+  return count;
+}
+
+function inFlightCap(count: number | undefined): { modelCallsInFlight?: number } {
+  return count === undefined ? {} : { modelCallsInFlight: count };
+}
+
 function snapshotLimit(value: string | undefined): { snapshotMaxFileBytes?: number } {
   if (value === undefined) return {};
   const bytes = byteSize(value);

@@ -39,6 +39,12 @@ import { metricsAddress, runtimeTelemetry } from './telemetry/metrics';
 import { becomeCurrentIfNone, versionedWorkerOptions, waitForVersionTaskQueues } from './temporal/deployment';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
+/** How the worker registers each of our search attributes' types on a server that lacks them. */
+const INDEXED_VALUE_TYPES: Partial<Record<SearchAttributeType, temporal.api.enums.v1.IndexedValueType>> = {
+  [SearchAttributeType.INT]: IndexedValueType.INDEXED_VALUE_TYPE_INT,
+  [SearchAttributeType.DOUBLE]: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+  [SearchAttributeType.DATETIME]: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
+};
 
 export interface CreateWorkerOptions {
   /** A prebuilt workflow bundle (tests and the CLI reuse one instead of bundling again). */
@@ -219,14 +225,7 @@ export async function ensureSearchAttributes(config: WorkerConfig): Promise<void
     await connection.operatorService.addSearchAttributes({
       namespace: config.namespace,
       searchAttributes: Object.fromEntries(
-        missing.map((key) => [
-          key.name,
-          key.type === SearchAttributeType.INT
-            ? IndexedValueType.INDEXED_VALUE_TYPE_INT
-            : key.type === SearchAttributeType.DOUBLE
-              ? IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE
-              : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-        ]),
+        missing.map((key) => [key.name, INDEXED_VALUE_TYPES[key.type] ?? IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
       ),
     });
     console.log(`durable-agent worker: registered search attributes ${missing.map((key) => key.name).join(', ')}`);

@@ -3,7 +3,7 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns, side-by-side
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns, side-by-side, rate-limit
  *   AGENT_BENCH_AGAINST=../before npm run bench -- --only isolation   # beside another checkout
  *   npm run bench -- --only concurrency --sessions 200
  *   npm run bench -- --only side-by-side --rows rate-limit --window 20   # some rows of it, a shorter rate-limit window
@@ -31,6 +31,7 @@ import { liveOutput } from './live-output';
 import { noWorker } from './no-worker';
 import { overhead } from './overhead';
 import { promptCache } from './prompt-cache';
+import { rateLimit } from './rate-limit';
 import { resume } from './resume';
 import { sandbox } from './sandbox';
 import { sideBySide } from './side-by-side';
@@ -64,6 +65,7 @@ const BENCHES: Record<string, { run: (harness: Harness, options: BenchOptions) =
   noworker: { run: noWorker, worker: false },
   turns: { run: turns, worker: false },
   'side-by-side': { run: (harness, { rows, windowS }) => sideBySide(harness, { rows, windowS }), worker: false },
+  'rate-limit': { run: rateLimit, worker: true },
 };
 
 async function main(): Promise<void> {

@@ -78,6 +78,13 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
     default: code(DEFAULT_FALLBACK_AFTER_OVERLOADS),
     description: 'overloaded attempts in a row before switching to `fallbackModel`',
   },
+  maxRateLimitWaitMs: {
+    default: '`21600000` (6 h)',
+    description:
+      'the total time a session waits out rate limits (429, or 529 with no fallback left) on durable timers, ' +
+      'status `waiting_rate_limit`; a wait that would pass it ends the session `rate_limited`, its work kept ' +
+      '(see [Rate limits](context-recovery.md#rate-limits))',
+  },
   stopHooks: {
     description:
       'run when the model ends a turn without tool calls (see [Stop hooks](hooks.md#stop-hooks)); `timeoutMs` ' +

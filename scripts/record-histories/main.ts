@@ -9,8 +9,8 @@
  *   npm run record-histories -- --prefix plan-rules- max-turns   # written as plan-rules-max-turns.json
  *
  * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts, host-scenarios.ts, capability-scenarios.ts,
- * mcp-scenarios.ts, lease-scenarios.ts, reset-scenarios.ts, turn-cost-scenarios.ts, plan-scenarios.ts, budget-scenarios.ts and
- * background-scenarios.ts.
+ * mcp-scenarios.ts, lease-scenarios.ts, reset-scenarios.ts, turn-cost-scenarios.ts, plan-scenarios.ts, budget-scenarios.ts,
+ * background-scenarios.ts and rate-limit-scenarios.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -31,6 +31,7 @@ import { leaseScenarios } from './lease-scenarios';
 import { mcpScenarios } from './mcp-scenarios';
 import { planScenarios } from './plan-scenarios';
 import { backgroundScenarios } from './background-scenarios';
+import { rateLimitScenarios } from './rate-limit-scenarios';
 import { type Hosts, type Scenario, writeBinaryFiles } from './scenario';
 import { resetScenarios } from './reset-scenarios';
 import { steeringScenarios } from './steering-scenarios';
@@ -53,6 +54,7 @@ const scenarios: Scenario[] = [
   ...planScenarios,
   ...budgetScenarios,
   ...backgroundScenarios,
+  ...rateLimitScenarios,
 ];
 
 async function main(): Promise<void> {

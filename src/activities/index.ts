@@ -3,6 +3,7 @@ import { createStopHookActivities } from './hooks/stop-hooks';
 import { createToolHookActivities } from './hooks/tool-hooks';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
 import { type AnthropicSettings, ModelApi } from './model/anthropic';
+import { PROCESS_MODEL_LIMITER } from './model/rate-limits';
 import { createModelActivities, type WebOffer } from './model/call-model';
 import { createCompactActivities } from './model/compact';
 import { loadPriceTable } from './model/prices';
@@ -45,6 +46,8 @@ export interface ActivityConfig {
   gitConfig?: string;
   /** `AGENT_SNAPSHOT_MAX_FILE_BYTES`: the size over which snapshots record a file by its metadata. */
   snapshotMaxFileBytes?: number;
+  /** `AGENT_MODEL_CALLS_IN_FLIGHT`: the worker process's cap on model requests in flight (issue 26). */
+  modelCallsInFlight?: number;
   /** Where `repo` sessions' git directories go (default DEFAULT_GIT_ROOT). */
   gitRoot?: string;
   /** `AGENT_MCP_PACKAGE_DIR`: the packages of npx MCP servers, installed once for every session. */
@@ -65,6 +68,7 @@ export function createActivities(config: ActivityConfig) {
   if (config.snapshotMaxFileBytes) setSnapshotMaxFileBytes(config.snapshotMaxFileBytes);
   // `repo` sessions' git directories: like the store, never part of a workdir.
   const gitRoot = config.gitRoot ?? DEFAULT_GIT_ROOT;
+  if (config.modelCallsInFlight) PROCESS_MODEL_LIMITER.maxInFlight = config.modelCallsInFlight;
   const api = ModelApi.fromSettings(config.anthropic);
   // What each model call costs: read once, so every call of this worker is priced alike.
   const prices = loadPriceTable(config.pricesFile);

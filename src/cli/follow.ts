@@ -201,6 +201,9 @@ export class SessionFollower {
       if (this.options.json) this.emit(this.events.fromQuestions(state.pendingQuestions, state.turn));
       else this.printer.pendingQuestions(state.pendingQuestions, this.workflowId);
     }
+    // Issue 26: a rate limit waited out, said once per wait.
+    if (state?.status === 'waiting_rate_limit' && state.rateLimit?.until && !this.options.json)
+      this.printer.rateLimitWait(state.rateLimit);
     if (!state?.pendingApprovals.length) return;
     if (this.options.json) this.emit(this.events.fromApprovals(state.pendingApprovals, state.turn));
     else this.printer.pendingApprovals(state.pendingApprovals, this.workflowId);

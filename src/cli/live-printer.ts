@@ -2,7 +2,7 @@
  * How `run` and `watch` show a session to a person: the model's text as it streams, one line per
  * retry, a spinner (on a terminal) while tools run, then each transcript line as before.
  */
-import type { AgentResult, PendingApproval, PendingQuestion, TranscriptEntry } from '../shared/contract';
+import type { AgentResult, PendingApproval, PendingQuestion, RateLimitView, TranscriptEntry } from '../shared/contract';
 import type { PublishedEvent } from '../shared/live-events';
 import { formatEntry, formatResult } from './print-transcript';
 import { formatElapsed, paint, SPINNER_FRAMES, type Terminal } from './terminal';
@@ -171,6 +171,19 @@ export class LivePrinter {
         ),
       );
     }
+  }
+
+  /** Issue 26: the session waits out a rate limit (each wait printed once). */
+  rateLimitWait(limit: RateLimitView): void {
+    if (this.approvals.has(`rate-limit:${limit.until}`)) return;
+    this.approvals.add(`rate-limit:${limit.until}`);
+    this.line(
+      paint(
+        this.terminal,
+        'yellow',
+        `  ⏳ rate limited: waiting until ${limit.until} (${limit.refusals} refused, ${Math.round(limit.waitedMs / 1000)} s waited before)`,
+      ),
+    );
   }
 
   result(result: AgentResult): void {

@@ -4,7 +4,7 @@
  * answers for from its search attributes, with a line naming the situation.
  */
 import type { Client } from '@temporalio/client';
-import type { AgentState } from '../shared/contract';
+import type { AgentState, RateLimitView } from '../shared/contract';
 import { WORKFLOW_TYPE } from '../shared/contract';
 import { todoLines, todoProgress } from '../shared/todos';
 import { AGENT_FORKED_FROM } from '../shared/search-attributes';
@@ -25,6 +25,7 @@ export function stateDetails(workflowId: string, state: AgentState): string[] {
       `  host ${state.host} is lost: the session waits for it to come back, or moves with  durable-agent move ${workflowId} --host <host id> [--workdir <dir>]`,
     );
   }
+  if (state.rateLimit) lines.push(rateLimitLine(state.rateLimit));
   for (const call of state.currentToolCalls) lines.push(`  running: ${call.summary}`);
   for (const pending of state.pendingApprovals) {
     const agent = pending.agent ? ` (sub-agent "${pending.agent.description}")` : '';
@@ -144,4 +145,10 @@ export async function printList(client: Client, { status, limit, json }: ListArg
       `(${unanswered} running session(s) had no worker answer within ${QUERY_DEADLINE_MS / 1000} s: their state as recorded, tokens unknown)`,
     );
   return 0;
+}
+
+/** Issue 26: the rate limit waited out now, or the session's totals. */
+function rateLimitLine({ until, refusals, waitedMs }: RateLimitView): string {
+  const totals = `${refusals} refused, ${Math.round(waitedMs / 1000)} s waited in all`;
+  return until ? `  rate limited: waiting until ${until} (${totals})` : `  rate limits: ${totals}`;
 }

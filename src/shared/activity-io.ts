@@ -174,6 +174,11 @@ export interface CallModelInput extends TurnEndMark, McpModelMark, TranscriptMar
   network?: SandboxRequest['network'];
   /** The session's skills (a stored SkillEntry[]): the Skill tool is offered only with them. */
   skillsRef?: string;
+  /**
+   * Set by workflows with the `rate-limit-wait` patch: a rate limit (429, or 529 with no fallback
+   * left) comes back as a `rate_limited` outcome for the workflow's timer, not as activity retries.
+   */
+  rateLimitsInWorkflow?: true;
 }
 
 export type CallModelOutcome = CheckpointMark &
@@ -213,7 +218,23 @@ export type CallModelOutcome = CheckpointMark &
         attempts: number;
         message: string;
       }
+    | RateLimitedOutcome
   );
+
+/**
+ * A rate limit for the workflow to wait out (input `rateLimitsInWorkflow`): refused by the API
+ * (429, or 529 with no fallback left: `cause`), or not sent because another call of the worker
+ * on the same key and model was refused until a reset to come. `waitMs`: what the API asked for,
+ * from its response (null: nothing said, the workflow backs off).
+ */
+export interface RateLimitedOutcome {
+  kind: 'rate_limited';
+  conversationRef: string;
+  cause: 'rate_limit' | 'overloaded';
+  refused: boolean;
+  waitMs: number | null;
+  message: string;
+}
 
 /** What `prepareContext` does to the stored conversation before a model call. */
 export interface PrepareContextInput extends TurnEndMark {

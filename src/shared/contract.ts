@@ -49,6 +49,8 @@ export const TERMINAL_REASONS = [
   'stop_hook_limit',
   /** Issue 26: the session's spend (its sub-agents' included) reached input `maxBudgetUsd`; stopped at a turn boundary. */
   'max_budget',
+  /** Issue 26: the API kept refusing (rate or usage limit) past input `maxRateLimitWaitMs`; the work done is kept. */
+  'rate_limited',
 ] as const;
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
@@ -73,6 +75,8 @@ export const TRANSITIONS = [
   'continued_as_new',
   'rewind',
   'workspace_moved',
+  /** Issue 26: a rate limit was waited out (durable timer, status `waiting_rate_limit`); the same call goes again. */
+  'rate_limit_retry',
 ] as const;
 export type Transition = (typeof TRANSITIONS)[number];
 
@@ -108,6 +112,8 @@ export const AGENT_STATUSES = [
   'rewinding',
   'waiting_host',
   'waiting_workdir',
+  /** Issue 26: the API refused a model call (429, or 529 with no fallback left): a durable timer waits for its reset. */
+  'waiting_rate_limit',
   'finished',
 ] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -177,6 +183,18 @@ export interface AgentState {
   mcpServers?: McpServerStatus[];
   /** Entries of the trusted repository settings files that cannot run (only when there are any). */
   skippedSettings?: SkippedSetting[];
+  /** Rate limits met so far (only once there was one; issue 26). */
+  rateLimit?: RateLimitView;
+}
+
+/** `state.rateLimit`: the wait now (`until`, null when not waiting) and the session's totals. */
+export interface RateLimitView {
+  /** When the current wait ends (ISO 8601), while status is `waiting_rate_limit`; else null. */
+  until: string | null;
+  /** Time waited for rate limits in the whole session, in ms (input `maxRateLimitWaitMs` bounds it). */
+  waitedMs: number;
+  /** Requests the API refused (429, or 529 with no fallback left) in the whole session. */
+  refusals: number;
 }
 
 /** One line of the session's log, served by the `transcript` query and printed by our CLI. */

@@ -131,6 +131,7 @@ export const agentInputSchema = z
     contextWindowTokens: z.number().int().min(4096).optional(),
     fallbackModel: z.string().min(1).optional(),
     fallbackAfterOverloads: z.number().int().positive().optional(),
+    maxRateLimitWaitMs: z.number().int().nonnegative().optional(),
     stopHooks: z.array(stopHookSchema).optional(),
     hooks: hooksInputSchema.optional(),
     tokenBudget: z.number().int().positive().optional(),
@@ -233,6 +234,8 @@ export interface ResolvedAgentInput {
   contextWindowTokens?: number;
   fallbackModel?: string;
   fallbackAfterOverloads: number;
+  /** Input `maxRateLimitWaitMs`: the total a session waits out rate limits before it ends `rate_limited` (unset: 6 h). */
+  maxRateLimitWaitMs?: number;
   /** Input `stopHooks`, then input `hooks.Stop`. */
   stopHooks: StopHook[];
   /** Input `hooks` other than Stop (PreToolUse, PostToolUse, UserPromptSubmit), and Stop's `prompt` hooks, when it has any. */
@@ -329,6 +332,7 @@ function budgets(input: { tokenBudget?: number; maxBudgetUsd?: number }) {
     ...(input.maxBudgetUsd !== undefined ? { maxBudgetUsd: input.maxBudgetUsd } : {}),
   };
 }
+const NOT_AN_OBJECT = 'agentWorkflow takes one JSON object, e.g. {"prompt":"…","workdir":"/abs/repo"}';
 
 /**
  * Validates raw input; the message names every offending field, e.g. `workdir: Required`.
@@ -337,10 +341,7 @@ function budgets(input: { tokenBudget?: number; maxBudgetUsd?: number }) {
  */
 export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boolean } = {}): InputCheck {
   if (raw === undefined || raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    return {
-      ok: false,
-      message: 'agentWorkflow takes one JSON object, e.g. {"prompt":"…","workdir":"/abs/repo"}',
-    };
+    return { ok: false, message: NOT_AN_OBJECT };
   }
   const parsed = agentInputSchema.safeParse(raw);
   if (!parsed.success) {
@@ -365,6 +366,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
       contextWindowTokens: input.contextWindowTokens,
       fallbackModel: input.fallbackModel,
       fallbackAfterOverloads: input.fallbackAfterOverloads ?? DEFAULT_FALLBACK_AFTER_OVERLOADS,
+      ...(input.maxRateLimitWaitMs !== undefined ? { maxRateLimitWaitMs: input.maxRateLimitWaitMs } : {}),
       stopHooks: [...(input.stopHooks ?? []), ...hookGroups(input.hooks?.Stop).flatMap((group) => group.hooks)],
       ...(toolHooks ? { toolHooks } : {}),
       ...(skippedHooks.length ? { skippedHooks } : {}),

@@ -127,3 +127,9 @@ export const MAX_INLINE_PROMPT_BYTES = 64 * 1024;
 
 /** A message sent with `send` (signal `userMessage`) is shown in the transcript up to this many characters. */
 export const USER_MESSAGE_SHOWN_CHARS = 2_000;
+
+/** Input `maxRateLimitWaitMs` unset: a session waits out rate limits for 6 hours in all before it ends `rate_limited`. */
+export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 6 * 60 * 60_000;
+/** A rate limit whose answer names no wait: backoff from 1 s, doubling, at most 60 s. */
+export const RATE_LIMIT_BACKOFF_INITIAL_MS = 1_000;
+export const RATE_LIMIT_BACKOFF_MAX_MS = 60_000;

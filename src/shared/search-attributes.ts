@@ -19,6 +19,8 @@ export const AGENT_HOST = defineSearchAttributeKey('AgentHost', SearchAttributeT
  * `temporal workflow list --query "AgentCostUsd > 5"`. Set once a priced call was made.
  */
 export const AGENT_COST_USD = defineSearchAttributeKey('AgentCostUsd', SearchAttributeType.DOUBLE);
+/** Issue 26: set while a session waits out a rate limit (`AgentRateLimitedUntil > '…'`), removed after. */
+export const AGENT_RATE_LIMITED_UNTIL = defineSearchAttributeKey('AgentRateLimitedUntil', SearchAttributeType.DATETIME);
 
 type AgentAttributeKey =
   | typeof AGENT_TURN
@@ -26,7 +28,8 @@ type AgentAttributeKey =
   | typeof AGENT_LAST_TRANSITION
   | typeof AGENT_FORKED_FROM
   | typeof AGENT_HOST
-  | typeof AGENT_COST_USD;
+  | typeof AGENT_COST_USD
+  | typeof AGENT_RATE_LIMITED_UNTIL;
 
 export const AGENT_SEARCH_ATTRIBUTES: readonly AgentAttributeKey[] = [
   AGENT_TURN,
@@ -35,10 +38,12 @@ export const AGENT_SEARCH_ATTRIBUTES: readonly AgentAttributeKey[] = [
   AGENT_FORKED_FROM,
   AGENT_HOST,
   AGENT_COST_USD,
+  AGENT_RATE_LIMITED_UNTIL,
 ];
 
 /** The type as the Temporal CLI spells it: `temporal server start-dev --search-attribute AgentTurn=Int`. */
-export function cliTypeName(key: AgentAttributeKey): 'Int' | 'Keyword' | 'Double' {
+export function cliTypeName(key: AgentAttributeKey): 'Int' | 'Keyword' | 'Double' | 'Datetime' {
   if (key.type === SearchAttributeType.DOUBLE) return 'Double';
+  if (key.type === SearchAttributeType.DATETIME) return 'Datetime';
   return key.type === SearchAttributeType.INT ? 'Int' : 'Keyword';
 }

@@ -54,7 +54,13 @@ import { ErrorType } from '../shared/errors';
 import { checkAgentInput, inlinePromptProblem, type ResolvedAgentInput } from '../shared/input';
 import { callModel, modelCallOptions } from './activity-options';
 import { AgentSession } from './session/agent-session';
-import { CONTINUE_AS_NEW_PATCH, HOOK_EVENTS_PATCH, INLINE_PROMPT_LIMIT_PATCH, readFeatures } from './core/features';
+import {
+  CONTINUE_AS_NEW_PATCH,
+  HOOK_EVENTS_PATCH,
+  INLINE_PROMPT_LIMIT_PATCH,
+  RATE_LIMIT_WAIT_PATCH,
+  readFeatures,
+} from './core/features';
 import { newHookEvents } from '../shared/hooks';
 import { failureMessage } from './core/failures';
 import { shouldContinueAsNew, type TurnOutcome } from './core/loop';
@@ -65,6 +71,7 @@ import { hasPromptHooks, screeningNeeded, screenQueued, submitTask } from './tur
 import { endSession, hasEndHooks, hasStartHooks, startSession } from './turn/session-hooks';
 import { toolsLeftOutNote } from './core/sub-agent-input';
 import { runToolTurn } from './turn/tool-turn';
+import { modelAnswered, waitOutRateLimit } from './turn/rate-limit-wait';
 import { afterStopped, endTurn, rewindBetweenTurns } from './turn/turn-end';
 
 export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
@@ -205,6 +212,9 @@ async function turn(session: AgentSession): Promise<TurnOutcome> {
   const called = await callModelInterruptibly(session);
   if (called.kind === 'stopped') return afterStopped(session, 'model', called.byInterrupt);
   if (called.kind === 'failed') return { kind: 'finish', reason: 'model_error', error: called.error };
+  // Issue 26: a rate limit is waited out on a durable timer, then the same call goes again.
+  if (called.outcome.kind === 'rate_limited') return waitOutRateLimit(session, called.outcome);
+  modelAnswered(session);
 
   // 3. Branch: the recovery layers first, then the end of the turn, a retry, or tools.
   const step = await recover(session, session.afterModel(called.outcome), called.outcome);
@@ -268,6 +278,8 @@ async function callModelInterruptibly(session: AgentSession): Promise<Called> {
       ...callModelRequest(session.state),
       ...session.workspace.turnEnd(session.state),
       ...session.transcriptChain.mark(),
+      // Issue 26: rate limits come back as data, for a durable wait (sessions recorded before it retried them).
+      ...(patched(RATE_LIMIT_WAIT_PATCH) ? { rateLimitsInWorkflow: true as const } : {}),
     };
     const options = { ...modelCallOptions(outputLimit(session.state)), summary: modelCallSummary(session.state) };
     const outcome = await session.steering.interruptible('model', () =>

@@ -160,6 +160,8 @@ export class FakeAnthropicServer {
   /** Every text delta streamed, in order, with the time it was sent (latency benchmarks). */
   readonly sentDeltas: SentDelta[] = [];
   private waiters: { count: number; resolve: () => void }[] = [];
+  /** Issue 26: when set, requests in its window are refused with 429 and rate-limit headers. */
+  rateLimit: RateLimitWindow | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -251,6 +253,8 @@ export class FakeAnthropicServer {
     const invalid = validateRequest(body) ?? this.oversizedImage(body);
     if (invalid) return sendError(response, 400, 'invalid_request_error', invalid);
 
+    const refusal = this.rateLimit?.refusal(Date.now());
+    if (refusal) return sendError(response, 429, 'rate_limit_error', refusal.message, refusal.headers);
     let answer = await this.handler(recorded);
     while (answer.kind === 'hold') answer = await answer.release;
     if (answer.kind === 'error') return sendError(response, answer.status, answer.type, answer.message, answer.headers);
@@ -424,4 +428,64 @@ function split(value: string, parts: number): string[] {
   const pieces: string[] = [];
   for (let start = 0; start < value.length; start += size) pieces.push(value.slice(start, start + size));
   return pieces;
+}
+
+/** A rate-limit window of the fake (issue 26): `durationMs` of 429s, opened after `startAfter` answered requests. */
+export interface RateLimitWindowOptions {
+  durationMs: number;
+  /** Requests answered before the window opens (default 0: the first request opens it). */
+  startAfter?: number;
+  /** The `retry-after` header, in seconds (default 2, as the real API often says). */
+  retryAfterSeconds?: number;
+  /** The exhausted limit whose `-reset` header names the window's end (default `input-tokens`). */
+  limit?: 'requests' | 'tokens' | 'input-tokens' | 'output-tokens';
+}
+
+/**
+ * Refuses every request in its window with the real API's 429 `rate_limit_error`: `retry-after`,
+ * the exhausted limit's `anthropic-ratelimit-<limit>-remaining: 0` and `-reset` (RFC 3339, the
+ * window's end rounded up to the second, as the API's are), and another limit not exhausted whose
+ * reset is sooner (a client must wait for the exhausted one).
+ */
+export class RateLimitWindow {
+  /** When each refused request arrived (ms since the epoch). */
+  readonly refusedAt: number[] = [];
+  answered = 0;
+  windowEnd: number | undefined;
+  private opened: (() => void) | undefined;
+  /** Resolves at the window's first refusal. */
+  readonly firstRefusal = new Promise<void>((resolve) => (this.opened = resolve));
+
+  constructor(private readonly options: RateLimitWindowOptions) {}
+
+  get refused(): number {
+    return this.refusedAt.length;
+  }
+
+  refusal(now: number): { message: string; headers: Record<string, string> } | undefined {
+    if (this.windowEnd === undefined && this.answered >= (this.options.startAfter ?? 0)) {
+      this.windowEnd = now + this.options.durationMs;
+    }
+    if (this.windowEnd === undefined || now >= this.windowEnd) {
+      this.answered++;
+      return undefined;
+    }
+    this.refusedAt.push(now);
+    this.opened?.();
+    const limit = this.options.limit ?? 'input-tokens';
+    const reset = new Date(Math.ceil(this.windowEnd / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    const other = limit === 'requests' ? 'output-tokens' : 'requests';
+    return {
+      message: `This request would exceed the rate limit for your organization of 40,000 ${limit} per minute.`,
+      headers: {
+        'retry-after': String(this.options.retryAfterSeconds ?? 2),
+        [`anthropic-ratelimit-${limit}-limit`]: '40000',
+        [`anthropic-ratelimit-${limit}-remaining`]: '0',
+        [`anthropic-ratelimit-${limit}-reset`]: reset,
+        [`anthropic-ratelimit-${other}-limit`]: '4000',
+        [`anthropic-ratelimit-${other}-remaining`]: '3999',
+        [`anthropic-ratelimit-${other}-reset`]: new Date(now + 1000).toISOString(),
+      },
+    };
+  }
 }

@@ -44,6 +44,14 @@ describe('the worker environment', () => {
     );
   });
 
+  test('AGENT_MODEL_CALLS_IN_FLIGHT: a positive integer; unset: no cap (issue 26)', () => {
+    expect(workerConfigFromEnvironment({ AGENT_MODEL_CALLS_IN_FLIGHT: '8' }).modelCallsInFlight).toBe(8);
+    expect(workerConfigFromEnvironment({}).modelCallsInFlight).toBeUndefined();
+    expect(() => workerConfigFromEnvironment({ AGENT_MODEL_CALLS_IN_FLIGHT: '0' })).toThrow(
+      'AGENT_MODEL_CALLS_IN_FLIGHT=0: use a positive integer',
+    );
+  });
+
   test('AGENT_WORKDIR_LEASE_MS: milliseconds, not too short to renew in time; unset: the default', () => {
     expect(workerConfigFromEnvironment({ AGENT_WORKDIR_LEASE_MS: '60000' }).workdirLeaseMs).toBe(60_000);
     expect(workerConfigFromEnvironment({})).not.toHaveProperty('workdirLeaseMs');

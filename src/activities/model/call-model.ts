@@ -13,7 +13,7 @@ import { TOOLS, type ToolRegistry } from '../tools/registry';
 import type { LiveChannel } from '../../live/live-channel';
 import { LivePublisher } from '../../live/live-publisher';
 import { inSpan } from '../../telemetry/spans';
-import { type ModelApi, type ModelReply, usageOf } from './anthropic';
+import { type ModelApi, type ModelReply, type RateLimitedReply, usageOf } from './anthropic';
 import { toApiMessages, withCacheBreakpoint } from './api-messages';
 import { pricedUsage } from './prices';
 import { MODEL_PRICES, type PriceTable } from '../../shared/model-prices';
@@ -81,6 +81,10 @@ async function callModel(deps: ModelCallDeps, input: CallModelInput): Promise<Ca
   if (reply.kind === 'overloaded') {
     return { kind: 'overloaded', conversationRef, ...storedRefs, attempts: reply.attempts, message: reply.message };
   }
+  if (reply.kind === 'rate_limited') {
+    const { refused, waitMs, message } = reply;
+    return { kind: 'rate_limited', conversationRef, ...storedRefs, cause: reply.cause, refused, waitMs, message };
+  }
   if (reply.kind !== 'message') return { ...reply, conversationRef, ...storedRefs };
   const response = await responseOf(deps, offered, reply.message, mcp);
   return { kind: 'response', conversationRef, ...storedRefs, messageCount: conversation.length, ...response };
@@ -123,8 +127,14 @@ async function requestOf(
   };
   return params;
 }
-/** A reply, or word that the model stayed overloaded for long enough to hand the workflow the choice of another. */
-type StreamedReply = ModelReply | { kind: 'overloaded'; attempts: number; message: string };
+/**
+ * A reply, or word that the model stayed overloaded for long enough to hand the workflow the
+ * choice of another, or a rate limit for the workflow to wait out (`rateLimitsInWorkflow`).
+ */
+type StreamedReply =
+  | ModelReply
+  | { kind: 'overloaded'; attempts: number; message: string }
+  | (RateLimitedReply & { cause: 'rate_limit' | 'overloaded' });
 
 /** The call itself, in a span, its text streamed to the watchers (who are told when an attempt fails). */
 async function streamReply(
@@ -136,23 +146,27 @@ async function streamReply(
   const attempt = Context.current().info.attempt;
   try {
     const reply = await inSpan('model.call', modelCallAttributes(input, attempt), async (span) => {
-      const answer = await api.stream(params, 'Model call', publisher);
+      const answer = input.rateLimitsInWorkflow
+        ? await api.streamOrRateLimit(params, 'Model call', publisher)
+        : await api.stream(params, 'Model call', publisher);
       if (answer.kind === 'message') span.setAttributes(replyAttributes(answer.message));
       else span.setAttribute('durable_agent.withheld', answer.kind);
-      return answer;
+      return answer.kind === 'rate_limited' ? { ...answer, cause: 'rate_limit' as const } : answer;
     });
     await publisher.flush();
     return reply;
   } catch (error) {
-    if (
+    const overloaded =
       error instanceof ApplicationFailure &&
       error.type === ErrorType.ModelOverloaded &&
-      input.fallbackModel &&
-      input.fallbackModel !== input.model &&
-      attempt >= input.fallbackAfterOverloads
-    ) {
+      attempt >= input.fallbackAfterOverloads;
+    if (overloaded && input.fallbackModel && input.fallbackModel !== input.model) {
       // Enough overloaded attempts: hand the choice of another model to the workflow.
       return { kind: 'overloaded', attempts: attempt, message: error.message };
+    }
+    if (overloaded && input.rateLimitsInWorkflow) {
+      // Overloaded with no fallback left: the workflow waits it out like a rate limit (with its backoff).
+      return { kind: 'rate_limited', cause: 'overloaded', refused: true, waitMs: null, message: error.message };
     }
     // Watchers learn that Temporal will try again, when, and that this attempt's text is void.
     publisher.retrying(error);

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors';
+import { rateLimitWaitMs } from './rate-limits';
 
 /** Withheld errors: handed to the workflow as data so it can branch on them (recovery layers). */
 export type WithheldError =
@@ -63,12 +64,15 @@ function transientFailure(
 ): ApplicationFailure | undefined {
   if (status === 429 || type === 'rate_limit_error') {
     const retryAfterSeconds = Number(headers?.get('retry-after'));
+    // The wait the headers ask for (retry-after, anthropic-ratelimit-*-reset), for the workflow's timer.
+    const waitMs = rateLimitWaitMs(headers ?? undefined, Date.now());
     return ApplicationFailure.create({
       message: `Rate limited by the model API: ${apiMessage}`,
       type: ErrorType.ModelRateLimited,
       // Honour the server's retry-after; Temporal's backoff applies when it is absent.
       nextRetryDelay:
         Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : undefined,
+      details: [{ waitMs: waitMs ?? null } satisfies RateLimitDetails],
     });
   }
   if (status === 529 || type === 'overloaded_error') {
@@ -85,6 +89,18 @@ function transientFailure(
     );
   }
   return undefined;
+}
+
+/** What a rate-limit failure carries: the wait its headers ask for, in ms from the response (null: none said). */
+export interface RateLimitDetails {
+  waitMs: number | null;
+}
+
+/** The wait a classified rate-limit failure carries (undefined: none, or not a rate limit). */
+export function rateLimitDetails(failure: ApplicationFailure): RateLimitDetails | undefined {
+  if (failure.type !== ErrorType.ModelRateLimited) return undefined;
+  const details = failure.details?.[0] as Partial<RateLimitDetails> | undefined;
+  return { waitMs: typeof details?.waitMs === 'number' ? details.waitMs : null };
 }
 
 /** Requests that will fail the same way again (credentials, model, the request itself); an unknown answer is retried. */

@@ -289,3 +289,13 @@ export const MAX_BUDGET_PATCH = 'max-budget';
  * @since 2026-12-02, issue 26
  */
 export const BACKGROUND_COMMANDS_PATCH = 'background-commands';
+
+/**
+ * A rate limit (429, or 529 with no fallback left) comes back from the model call as data and the
+ * workflow waits it out with a durable timer (status `waiting_rate_limit`), with no attempt cap,
+ * up to input `maxRateLimitWaitMs` (then reason `rate_limited`). Asked at every model call (the
+ * call's input says whether it may hand a limit back): sessions recorded before it retried 429s as
+ * activity attempts.
+ * @since 2026-12-02, issue 26
+ */
+export const RATE_LIMIT_WAIT_PATCH = 'rate-limit-wait';

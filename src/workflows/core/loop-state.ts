@@ -83,6 +83,15 @@ export interface LoopState {
   contextEditedAt?: number;
   /** Directories below the workdir whose AGENTS.md or CLAUDE.md the model has been shown (in a Read's result). */
   instructionDirs?: string[];
+  /** Rate limits waited out so far (patch `rate-limit-wait`; absent until the first). */
+  rateLimit?: RateLimitTracker;
+}
+
+/** The session's rate limits: time waited and refusals in all, and refusals in a row (for the backoff). */
+export interface RateLimitTracker {
+  waitedMs: number;
+  refusals: number;
+  consecutive: number;
 }
 
 /** The token budget's continuations so far (see decideTokenBudget). */

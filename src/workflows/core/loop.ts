@@ -58,7 +58,7 @@ export function uncountTurn(state: LoopState): LoopState {
 }
 
 /** The request was sent (and answered or refused): it is now the conversation. */
-function sent(state: LoopState, outcome: CallModelOutcome): LoopState {
+export function sent(state: LoopState, outcome: CallModelOutcome): LoopState {
   const messageCount =
     outcome.kind === 'response' ? outcome.messageCount : state.messageCount + state.pendingMessages.length;
   return { ...state, conversationRef: outcome.conversationRef, messageCount, pendingMessages: [] };
@@ -82,6 +82,9 @@ export function afterModel(previous: LoopState, outcome: CallModelOutcome, { lea
       return afterMediaTooLarge(state, outcome.message);
     case 'overloaded':
       return afterOverloaded(state, outcome.message);
+    case 'rate_limited':
+      // The driver waits these out (rate-limits.ts); one that reaches here ends the session.
+      return { state, step: { kind: 'finish', reason: 'rate_limited', error: outcome.message } };
     default:
       return afterResponse(state, outcome);
   }

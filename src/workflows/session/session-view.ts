@@ -12,6 +12,7 @@ import type {
   ContextEdit,
   PendingApproval,
   PendingQuestion,
+  RateLimitView,
   TerminalReason,
   ToolCallView,
   TranscriptEntry,
@@ -268,6 +269,11 @@ export class SessionView {
     this.publisher.searchAttributes(costUsd !== undefined ? { ...values, costUsd } : values);
   }
 
+  /** Issue 26: the rate limit waited out now (`until` set), or the session's totals after it. */
+  showRateLimit(rateLimit: RateLimitView | undefined): void {
+    if (rateLimit) this.state.rateLimit = rateLimit;
+  }
+
   /** The model wrote its task list (TodoWrite). */
   showTodos(todos: Todo[]): void {
     this.state.todos = todos;
@@ -315,11 +321,13 @@ export function currentDetails(view: AgentState, approvals: readonly PendingAppr
             ? `**waiting for an answer** (update \`answerQuestion\`): ${(view.pendingQuestions ?? []).map((pending) => `\`${pending.toolUseId}\``).join(', ')}`
             : view.status === 'waiting_input'
               ? 'waiting for a message (signal `userMessage`, or `end`)'
-              : view.status === 'compacting'
-                ? 'compacting the conversation'
-                : view.status === 'rewinding'
-                  ? 'rewinding'
-                  : 'waiting for the model';
+              : view.status === 'waiting_rate_limit'
+                ? rateLimitLine(view)
+                : view.status === 'compacting'
+                  ? 'compacting the conversation'
+                  : view.status === 'rewinding'
+                    ? 'rewinding'
+                    : 'waiting for the model';
   return [
     `**Turn ${view.turn}** · ${running}`,
     `- model: ${view.model}`,
@@ -378,4 +386,10 @@ function quoted(text: string): string {
     .split('\n')
     .map((line) => `> ${line}`)
     .join('\n')}\n`;
+}
+
+/** Issue 26: the current details while a rate limit is waited out. */
+function rateLimitLine(view: AgentState): string {
+  const limit = view.rateLimit;
+  return `**waiting out a rate limit** until ${limit?.until ?? '?'} (${limit?.refusals ?? 0} refused, ${Math.round((limit?.waitedMs ?? 0) / 1000)} s waited before)`;
 }

@@ -8,5 +8,6 @@ test('the search attributes of the contract, as the Temporal CLI registers them'
     'AgentForkedFrom=Keyword',
     'AgentHost=Keyword',
     'AgentCostUsd=Double',
+    'AgentRateLimitedUntil=Datetime',
   ]);
 });

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
-import { classifyModelError } from '../../../../src/activities/model/errors';
+import { classifyModelError, rateLimitDetails } from '../../../../src/activities/model/errors';
 
 const apiError = (status: number | undefined, type: string, message: string, headers: Record<string, string> = {}) =>
   status === undefined
@@ -73,6 +73,19 @@ describe('classifyModelError', () => {
     const limited = failure(apiError(429, 'rate_limit_error', 'slow down', { 'retry-after': '7' }));
     expect(limited).toMatchObject({ type: 'ModelRateLimited', nonRetryable: false, nextRetryDelay: 7000 });
     expect(failure(apiError(429, 'rate_limit_error', 'slow down')).nextRetryDelay).toBeUndefined();
+  });
+
+  test('429 carries the wait its headers ask for, for the workflow (issue 26)', () => {
+    const limited = failure(
+      apiError(429, 'rate_limit_error', 'slow down', {
+        'retry-after': '2',
+        'anthropic-ratelimit-input-tokens-remaining': '0',
+        'anthropic-ratelimit-input-tokens-reset': new Date(Date.now() + 75_000).toISOString(),
+      }),
+    );
+    expect(rateLimitDetails(limited)!.waitMs).toBeGreaterThan(70_000);
+    expect(rateLimitDetails(failure(apiError(429, 'rate_limit_error', 'slow down')))).toEqual({ waitMs: null });
+    expect(rateLimitDetails(failure(apiError(529, 'overloaded_error', 'Overloaded')))).toBeUndefined();
   });
 
   test('network failures are retried', () => {

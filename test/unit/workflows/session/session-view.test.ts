@@ -147,6 +147,17 @@ test('currentDetails shows tokens, context edits and the last transition', () =>
   expect(currentDetails(state, [])).toContain('(edits: autocompact)');
 });
 
+test('currentDetails and the state query show a rate limit being waited out (issue 26)', () => {
+  const { view: sessionView } = view();
+  sessionView.showRateLimit({ until: '2026-12-02T17:00:00.000Z', waitedMs: 4_000, refusals: 2 });
+  sessionView.setStatus('waiting_rate_limit');
+  const state = sessionView.snapshot();
+  expect(state).toMatchObject({ status: 'waiting_rate_limit', rateLimit: { until: '2026-12-02T17:00:00.000Z' } });
+  expect(currentDetails(state, [])).toMatch(
+    /^\*\*Turn 0\*\* · \*\*waiting out a rate limit\*\* until 2026-12-02T17:00:00.000Z \(2 refused, 4 s waited before\)/,
+  );
+});
+
 test('currentDetails and the state query show the workspace: its last snapshot, and how many there are', () => {
   const { view: session } = view();
   expect(currentDetails(session.snapshot(), [])).not.toContain('workspace');
