@@ -65,10 +65,9 @@ export interface ActivityConfig {
 /** All activities, wired to their dependencies (dependency injection as in Temporal's samples). */
 export function createActivities(config: ActivityConfig) {
   const { content: store, journal, directory: contentDir } = config.store;
-  if (config.snapshotMaxFileBytes) setSnapshotMaxFileBytes(config.snapshotMaxFileBytes);
+  applyProcessSettings(config);
   // `repo` sessions' git directories: like the store, never part of a workdir.
   const gitRoot = config.gitRoot ?? DEFAULT_GIT_ROOT;
-  if (config.modelCallsInFlight) PROCESS_MODEL_LIMITER.maxInFlight = config.modelCallsInFlight;
   const api = ModelApi.fromSettings(config.anthropic);
   // What each model call costs: read once, so every call of this worker is priced alike.
   const prices = loadPriceTable(config.pricesFile);
@@ -127,6 +126,12 @@ export function createActivities(config: ActivityConfig) {
       ...(config.gitConfig ? { gitConfig: config.gitConfig } : {}),
     }),
   };
+}
+
+/** Settings that hold for the whole worker process: the snapshot size cap and the model calls in flight. */
+function applyProcessSettings(config: ActivityConfig): void {
+  if (config.snapshotMaxFileBytes) setSnapshotMaxFileBytes(config.snapshotMaxFileBytes);
+  if (config.modelCallsInFlight) PROCESS_MODEL_LIMITER.maxInFlight = config.modelCallsInFlight;
 }
 
 /** The web tools the model activity offers: with AGENT_WEB_FETCH=1, to sessions whose commands have network here. */
