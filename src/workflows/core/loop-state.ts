@@ -76,6 +76,11 @@ export interface LoopState {
    */
   autocompactFloorShare?: number;
   /**
+   * The window a "prompt is too long: N tokens > M maximum" taught (M), when one did (patch
+   * `compaction-fits`): `contextWindowTokens` is then M, and the autocompact reserves scale with it.
+   */
+  learnedContextWindow?: number;
+  /**
    * The estimate after the last pass of the cheap context edits (flag `contextEditsDegradeAndPace`): the
    * next pass waits for the conversation to grow again, so clearing old results does not throw
    * away the prompt cache every turn. Cleared by a compaction.
