@@ -3,7 +3,7 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, cachegrow, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns
  *   AGENT_BENCH_AGAINST=../before npm run bench -- --only isolation   # beside another checkout
  *   npm run bench -- --only concurrency --sessions 200
  *
@@ -29,7 +29,7 @@ import { isolation } from './isolation';
 import { liveOutput } from './live-output';
 import { noWorker } from './no-worker';
 import { overhead } from './overhead';
-import { promptCache } from './prompt-cache';
+import { promptCache, promptCacheGrowing } from './prompt-cache';
 import { resume } from './resume';
 import { sandbox } from './sandbox';
 import { stores } from './stores';
@@ -49,6 +49,7 @@ const BENCHES: Record<
   resume: { run: resume, worker: false },
   interrupt: { run: interrupt, worker: true },
   cache: { run: promptCache, worker: true },
+  cachegrow: { run: promptCacheGrowing, worker: true },
   sandbox: { run: sandbox, worker: false },
   isolation: { run: () => isolation(), worker: false },
   stores: { run: () => stores(), worker: false },
