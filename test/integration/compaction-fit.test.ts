@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentResult, AgentState } from '../../src/shared/contract';
 import {
+  apiError,
   estimateInputTokens,
   isCompaction,
   reply,
@@ -37,13 +38,20 @@ function renameRepo(count: number, chars: number): Record<string, string> {
 }
 
 /** The rename task against a server whose real window is `window`; every request it answered, refused or not. */
-async function renameTask(files: number, chars: number, window: number, sayChars = 0) {
+async function renameTask(files: number, chars: number, window: number, sayChars = 0, compactionWindow = window) {
   const workdir = makeRepo(renameRepo(files, chars));
   const sent: RecordedRequest[] = [];
   let step = 0;
   harness.fake.contextWindowTokens = window;
   harness.fake.handler = (request) => {
     sent.push(request);
+    const tokens = estimateInputTokens(request.body);
+    if (isCompaction(request) && tokens > compactionWindow)
+      return apiError(
+        400,
+        'invalid_request_error',
+        `prompt is too long: ${tokens} tokens > ${compactionWindow} maximum`,
+      );
     if (isCompaction(request))
       return reply([text(`<summary>Renaming parseConfig to loadConfig file by file; next is step ${step}.</summary>`)]);
     const file = `m${Math.floor(step / 2)}.ts`;
@@ -105,4 +113,19 @@ test('the rename task completes against a 32K window over 50 turns', async () =>
   expect(compactions.length).toBeGreaterThanOrEqual(1);
   for (const compaction of compactions)
     expect(estimateInputTokens(compaction.body) + compaction.body.max_tokens).toBeLessThanOrEqual(32_000);
+});
+
+test('a compaction refused anyway shrinks by what the refusal says: never the same request twice, each smaller', async () => {
+  const { result, sent, renamed } = await renameTask(6, 1_600, 4_400, 0, 2_200);
+  expect(result).toMatchObject({ reason: 'completed' });
+  expect(renamed).toEqual(Array(6).fill(true));
+  const compactions = sent.filter(isCompaction).map((request) => estimateInputTokens(request.body));
+  expect(compactions.some((tokens) => tokens > 2_200)).toBe(true); // refused at first…
+  expect(compactions.some((tokens) => tokens <= 2_200)).toBe(true); // …then one that fits
+  const bodies = sent.filter(isCompaction).map((request) => JSON.stringify(request.body));
+  expect(new Set(bodies).size).toBe(bodies.length);
+  // Within one compaction, each attempt is smaller than the one refused before it.
+  compactions.forEach((tokens, index) => {
+    if (index > 0 && compactions[index - 1]! > 2_200) expect(tokens).toBeLessThan(compactions[index - 1]!);
+  });
 });
