@@ -98,6 +98,9 @@ test('the rename task completes against a 4,400-token window the model table doe
   for (const compaction of compactions)
     expect(estimateInputTokens(compaction.body) + compaction.body.max_tokens).toBeLessThanOrEqual(4_400);
   expect(refused.filter((body) => body.includes('write a detailed summary'))).toEqual([]);
+  // Once learned, a turn's reply may take at most a quarter of the window.
+  const learnedAt = sent.findIndex(isCompaction);
+  expect(sent.slice(learnedAt).every((request) => request.body.max_tokens <= 1_100)).toBe(true);
 });
 
 test('the rename task completes against a 32K window over 50 turns', async () => {

@@ -159,6 +159,12 @@ describe('afterModel: prompt too long', () => {
     });
   });
 
+  test("a learned window keeps room for the input: a turn's max_tokens is at most a quarter of it", () => {
+    expect(outputLimit(loopState({ maxOutputTokens: 8_192 }))).toBe(8_192);
+    expect(outputLimit(loopState({ maxOutputTokens: 8_192, learnedContextWindow: 4_400 }))).toBe(1_100);
+    expect(outputLimit(loopState({ maxOutputTokens: 8_192, learnedContextWindow: 100_000 }))).toBe(8_192);
+  });
+
   test('a collapse with nothing to archive goes straight on to the reactive compaction', () => {
     expect(afterCollapse(loopState(), false, 'too long').step).toEqual({
       kind: 'compact',
