@@ -3,7 +3,7 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns, side-by-side, rate-limit
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, cachegrow, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns, side-by-side, rate-limit
  *   AGENT_BENCH_AGAINST=../before npm run bench -- --only isolation   # beside another checkout
  *   npm run bench -- --only concurrency --sessions 200
  *   npm run bench -- --only side-by-side --rows rate-limit --window 20   # some rows of it, a shorter rate-limit window
@@ -30,7 +30,7 @@ import { isolation } from './isolation';
 import { liveOutput } from './live-output';
 import { noWorker } from './no-worker';
 import { overhead } from './overhead';
-import { promptCache } from './prompt-cache';
+import { promptCache, promptCacheGrowing } from './prompt-cache';
 import { rateLimit } from './rate-limit';
 import { resume } from './resume';
 import { sandbox } from './sandbox';
@@ -56,6 +56,7 @@ const BENCHES: Record<string, { run: (harness: Harness, options: BenchOptions) =
   resume: { run: resume, worker: false },
   interrupt: { run: interrupt, worker: true },
   cache: { run: promptCache, worker: true },
+  cachegrow: { run: promptCacheGrowing, worker: true },
   sandbox: { run: sandbox, worker: false },
   isolation: { run: () => isolation(), worker: false },
   stores: { run: () => stores(), worker: false },

@@ -24,9 +24,27 @@ export async function promptCache(harness: Harness): Promise<Row[]> {
   ];
 }
 
+/**
+ * Issue 26: a 70-turn session whose context grows ~6K tokens a turn (a 24,000-character Read),
+ * 200K window: it crosses the microcompact threshold (and the autocompact one) on the way.
+ */
+export async function promptCacheGrowing(harness: Harness): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const maxOutputTokens of [undefined, 32_000]) {
+    const row = await session(harness, {
+      lineChars: 239,
+      lines: 100,
+      ...(maxOutputTokens ? { maxOutputTokens } : {}),
+      label: `context growing ~6K tokens a turn (a 24,000-character Read), 200K window, maxOutputTokens ${maxOutputTokens ?? 'default (8,192)'}`,
+    });
+    rows.push({ ...row, command: 'npm run bench -- --only cachegrow' });
+  }
+  return rows;
+}
+
 async function session(
   harness: Harness,
-  shape: { lineChars: number; lines: number; contextWindowTokens?: number; label: string },
+  shape: { lineChars: number; lines: number; contextWindowTokens?: number; maxOutputTokens?: number; label: string },
 ): Promise<Row> {
   const files = Object.fromEntries(
     Array.from({ length: TURNS }, (_, index) => [
@@ -48,6 +66,7 @@ async function session(
     maxTurns: TURNS + 5,
     toolSummaries: false,
     ...window,
+    ...(shape.maxOutputTokens ? { maxOutputTokens: shape.maxOutputTokens } : {}),
   });
   const result = (await handle.result()) as { reason: string };
   harness.fake.promptCache = undefined;

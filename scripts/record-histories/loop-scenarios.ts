@@ -1,5 +1,5 @@
 /** The recorded paths of the loop and its recovery layers. */
-import { apiError, byTurn, isCompaction, reply, text, toolUse } from '../../test/support/fake-anthropic';
+import { apiError, byTurn, isCompaction, reply, text, toolUse, windowRefusal } from '../../test/support/fake-anthropic';
 import { MAX_INLINE_PROMPT_BYTES } from '../../src/shared/limits';
 import { type Scenario, sequence } from './scenario';
 
@@ -105,6 +105,29 @@ export const loopScenarios: Scenario[] = [
           return apiError(400, 'invalid_request_error', 'prompt is too long: 31000 tokens > 30000 maximum');
         }
         return reply([text('Done after every recovery.')]);
+      };
+    })(),
+  },
+  {
+    // Issue 26: a server whose real window (4,400 tokens) the model table does not know. The first
+    // refusal teaches it (patch compaction-fits); compactions fit it from then on.
+    name: 'learned-window-compaction',
+    files: Object.fromEntries(
+      Array.from({ length: 5 }, (_, index) => [`m${index}.ts`, `${'// settings '.repeat(200)}\nparseConfig();\n`]),
+    ),
+    input: { allowedTools: ['Read', 'Edit'] },
+    handler: (() => {
+      let step = 0;
+      return (request) => {
+        const refused = windowRefusal(request.body, 4_400);
+        if (refused) return apiError(400, 'invalid_request_error', refused);
+        if (isCompaction(request)) return reply([text(`<summary>Renaming file by file; step ${step}.</summary>`)]);
+        const current = step++;
+        const file = `m${Math.floor(current / 2)}.ts`;
+        if (current >= 10) return reply([text('Renamed.')]);
+        return current % 2 === 0
+          ? reply([toolUse('Read', { file_path: file })])
+          : reply([toolUse('Edit', { file_path: file, old_string: 'parseConfig', new_string: 'loadConfig' })]);
       };
     })(),
   },

@@ -164,6 +164,8 @@ export interface AgentState {
   /** Context edits made so far, in order. */
   contextEdits: ContextEdit[];
   estimatedContextTokens: number;
+  /** The context window learned from a "prompt is too long: N tokens > M maximum" (M), when one was; compaction fits it from then on. */
+  learnedContextWindow?: number;
   usage: Usage;
   currentToolCalls: ToolCallView[];
   reason: TerminalReason | null;

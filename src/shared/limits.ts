@@ -25,6 +25,9 @@ export const AUTOCOMPACT_OUTPUT_RESERVE_TOKENS = 20_000;
 export const AUTOCOMPACT_BUFFER_TOKENS = 13_000;
 /** …but never below this share of the window (a small window would otherwise compact every turn). */
 export const AUTOCOMPACT_FLOOR_WINDOW_SHARE = 0.25;
+/** A learned window's autocompact reserves (patch `compaction-fits`): output and buffer as shares of it. */
+export const LEARNED_WINDOW_OUTPUT_SHARE = 0.25;
+export const LEARNED_WINDOW_BUFFER_SHARE = 0.1;
 /** The cheaper edits (snip, microcompact) start at this share of the autocompact threshold. */
 export const CONTEXT_EDIT_THRESHOLD_RATIO = 0.8;
 /** Above this many messages the history counts as long: snip applies whatever the tokens. */

@@ -113,10 +113,10 @@ export function inOrder(replies: FakeReply[]): FakeHandler {
   return () => replies[next++] ?? apiError(500, 'api_error', 'fake server: script exhausted');
 }
 
-/** A compaction request: the model is asked for a summary and may not call tools. */
+/** A compaction request: the model is asked for a summary and may not call tools (or has none declared). */
 export function isCompaction(request: RecordedRequest): boolean {
   return (
-    request.body.tool_choice?.type === 'none' &&
+    (request.body.tool_choice?.type === 'none' || !request.body.tools?.length) &&
     JSON.stringify(request.body.messages).includes('write a detailed summary')
   );
 }
@@ -157,6 +157,11 @@ export class FakeAnthropicServer {
   maxImageBytes = 5 * 1024 * 1024;
   /** When set, usage reports prompt-cache reads and writes as the real API would (off: all input). */
   promptCache: PromptCache | undefined;
+  /**
+   * When set, the server's real context window: a request whose input (the fake's count,
+   * `estimateInputTokens`) is larger is refused as the real API refuses it (`windowRefusal`).
+   */
+  contextWindowTokens: number | undefined;
   /** Every text delta streamed, in order, with the time it was sent (latency benchmarks). */
   readonly sentDeltas: SentDelta[] = [];
   private waiters: { count: number; resolve: () => void }[] = [];
@@ -252,6 +257,8 @@ export class FakeAnthropicServer {
     }
     const invalid = validateRequest(body) ?? this.oversizedImage(body);
     if (invalid) return sendError(response, 400, 'invalid_request_error', invalid);
+    const overflow = windowRefusal(body, this.contextWindowTokens);
+    if (overflow) return sendError(response, 400, 'invalid_request_error', overflow);
 
     const refusal = this.rateLimit?.refusal(Date.now());
     if (refusal) return sendError(response, 429, 'rate_limit_error', refusal.message, refusal.headers);
@@ -329,6 +336,13 @@ function sendError(
     ...headers,
   });
   response.end(JSON.stringify({ type: 'error', error: { type, message } }));
+}
+
+/** The real API's answer to a request over the window: "prompt is too long: N tokens > M maximum". */
+export function windowRefusal(body: RecordedRequest['body'], windowTokens: number | undefined): string | undefined {
+  if (windowTokens === undefined) return undefined;
+  const tokens = estimateInputTokens(body);
+  return tokens > windowTokens ? `prompt is too long: ${tokens} tokens > ${windowTokens} maximum` : undefined;
 }
 
 /** The fake's token count of a request (what its usage and a real-window check go by). */

@@ -78,8 +78,10 @@ export function microcompact(
 }
 
 /**
- * Makes a conversation fit a summary request of `budgetTokens`: first every tool result but the
- * last message's shortened to its preview, then the oldest rounds dropped, as far as needed.
+ * Makes a conversation fit a summary request of `budgetTokens`, as far as needed: first every
+ * tool result but the last message's shortened to its preview, then the oldest rounds dropped
+ * (a cut starts at an assistant message, so a tool_use never loses its tool_result; the task
+ * stays), then the last message's results shortened too.
  */
 export function fitForSummary(
   messages: readonly ConversationMessage[],
@@ -89,23 +91,34 @@ export function fitForSummary(
   const over = (candidate: readonly ConversationMessage[]) =>
     estimateConversationTokens(candidate, baseTokens) > budgetTokens;
   if (!over(messages)) return [...messages];
-  let fitted = messages.map((message, index): ConversationMessage => {
-    if (message.kind !== 'tool_results' || index === messages.length - 1) return message;
-    return {
-      ...message,
-      results: message.results.map((result) => ({
-        ...result,
-        content: { text: `${contentPreview(result.content)} [… shortened for the summary]` },
-        media: undefined,
-      })),
-    };
-  });
+  let fitted = previewResults(messages, messages.length - 1);
   for (let keep = fitted.length; over(fitted) && keep > 2;) {
     keep = Math.max(2, Math.floor(keep * 0.75));
     fitted = snip(fitted, keep) ?? fitted;
   }
-  return fitted;
+  return over(fitted) ? previewResults(fitted, fitted.length) : fitted;
 }
+
+/** The tool results of the messages before `end` shortened to their previews. */
+function previewResults(messages: readonly ConversationMessage[], end: number): ConversationMessage[] {
+  return messages.map((message, index): ConversationMessage => {
+    if (message.kind !== 'tool_results' || index >= end) return message;
+    return {
+      ...message,
+      results: message.results.map((result) =>
+        'text' in result.content && result.content.text.endsWith(SHORTENED_FOR_SUMMARY)
+          ? result
+          : {
+              ...result,
+              content: { text: `${contentPreview(result.content)}${SHORTENED_FOR_SUMMARY}` },
+              media: undefined,
+            },
+      ),
+    };
+  });
+}
+
+const SHORTENED_FOR_SUMMARY = ' [… shortened for the summary]';
 
 /** One line per archived tool call, for the collapse note: the tool and its subject. */
 export function describeToolUse(block: Anthropic.ToolUseBlock, tools: ToolRegistry = TOOLS): string {

@@ -7,15 +7,15 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import type { CompactInput, CompactOutput } from '../../shared/activity-io';
 import { type ConversationMessage, textOf } from '../../shared/conversation';
+import { budgetAfterRefusal, summaryInputBudget, summaryMaxTokens } from '../../shared/compaction-fit';
 import { ErrorType, promptTooLongNumbers } from '../../shared/errors';
 import {
   CHARS_PER_TOKEN,
-  COMPACTION_MAX_OUTPUT_TOKENS,
   COMPACT_REATTACH_FILE_CHARS,
   COMPACT_REATTACH_FILES,
   COMPACT_REATTACH_TOTAL_CHARS,
 } from '../../shared/limits';
-import { fitForSummary } from '../context/context-edits';
+import { estimateConversationTokens, fitForSummary } from '../context/context-edits';
 import { type ContentStore } from '../../store/content-store';
 import { appendConversation, appendWithCheckpoint, loadConversation } from '../../store/conversation';
 import { readIfExists } from '../tools/file-effects';
@@ -99,8 +99,10 @@ async function compactConversation({ store, api, prices }: CompactDeps, input: C
 
 /**
  * The model's summary of the conversation. The conversation may itself be too long to summarise
- * (that is why we are here): fit it to the window, and if the endpoint still refuses it (its
- * window may be smaller, the estimate is chars/4), shrink by as much as its error says and ask again.
+ * (that is why we are here): fit it to the window minus the summary's output, declaring only the
+ * tools its tool_use blocks name, and if the endpoint still refuses it (its window may be smaller,
+ * the estimate is chars/4), shrink by as much as its error says and ask again: never the same
+ * request twice, at most COMPACTION_FIT_ATTEMPTS requests.
  */
 async function summarise(
   store: ContentStore,
@@ -108,36 +110,73 @@ async function summarise(
   input: CompactInput,
   { messages, system, tools }: SummaryRequest,
 ): Promise<Anthropic.Message> {
+  const declared = toolsNamedIn(tools, await toApiMessages(store, messages));
   const baseTokens = Math.ceil(
-    (system.length + JSON.stringify(tools).length + SUMMARY_INSTRUCTIONS.length) / CHARS_PER_TOKEN,
+    (system.length + JSON.stringify(declared).length + SUMMARY_INSTRUCTIONS.length) / CHARS_PER_TOKEN,
   );
-  let budget = input.contextWindowTokens - COMPACTION_MAX_OUTPUT_TOKENS - 2_000;
+  let window = input.contextWindowTokens;
+  let maxTokens = summaryMaxTokens(window, input.maxOutputTokens);
+  let budget = summaryInputBudget(window, maxTokens);
+  const sent = new Set<string>();
   let reply: ModelReply;
   for (let attempt = 1; ; attempt++) {
-    const apiMessages = await toApiMessages(store, fitForSummary(messages, budget, baseTokens));
-    const last = apiMessages[apiMessages.length - 1];
-    const instructions: Anthropic.TextBlockParam = { type: 'text', text: SUMMARY_INSTRUCTIONS };
-    if (last?.role === 'user') last.content = [...last.content, instructions];
-    else apiMessages.push({ role: 'user', content: [instructions] });
-    reply = await api.stream(
-      {
-        model: input.model,
-        max_tokens: Math.min(COMPACTION_MAX_OUTPUT_TOKENS, Math.max(input.maxOutputTokens, 8_192)),
-        system: [{ type: 'text', text: system }],
-        tools,
-        tool_choice: { type: 'none' },
-        messages: apiMessages,
-      },
-      'Compaction',
-    );
+    const fitted = fitForSummary(messages, budget, baseTokens);
+    const request = await summaryRequest(store, fitted, { model: input.model, maxTokens, system, tools: declared });
+    const key = JSON.stringify(request);
+    if (sent.has(key)) {
+      throw ApplicationFailure.nonRetryable(
+        `Compaction request too long and no smaller one can be made (window ${window} tokens)`,
+        ErrorType.CompactionFailed,
+      );
+    }
+    sent.add(key);
+    reply = await api.stream(request, 'Compaction');
     if (reply.kind !== 'prompt_too_long' || attempt >= COMPACTION_FIT_ATTEMPTS) break;
-    const numbers = promptTooLongNumbers(reply.message);
-    budget = Math.floor(budget * Math.min(0.9, numbers ? (numbers.maximum / numbers.tokens) * 0.9 : 0.7));
+    const refusal = promptTooLongNumbers(reply.message);
+    if (refusal && refusal.maximum < window) {
+      window = refusal.maximum;
+      maxTokens = summaryMaxTokens(window, input.maxOutputTokens);
+    }
+    budget = budgetAfterRefusal(budget, estimateConversationTokens(fitted, baseTokens), refusal, maxTokens);
   }
   if (reply.kind !== 'message') {
     throw ApplicationFailure.nonRetryable(`Compaction request too long: ${reply.message}`, ErrorType.CompactionFailed);
   }
   return reply.message;
+}
+
+/** The summary request: the fitted conversation with the instructions last, no tool callable. */
+async function summaryRequest(
+  store: ContentStore,
+  fitted: ConversationMessage[],
+  {
+    model,
+    maxTokens,
+    system,
+    tools,
+  }: { model: string; maxTokens: number; system: string; tools: Anthropic.ToolUnion[] },
+): Promise<Anthropic.MessageCreateParamsNonStreaming> {
+  const apiMessages = await toApiMessages(store, fitted);
+  const last = apiMessages[apiMessages.length - 1];
+  const instructions: Anthropic.TextBlockParam = { type: 'text', text: SUMMARY_INSTRUCTIONS };
+  if (last?.role === 'user') last.content = [...last.content, instructions];
+  else apiMessages.push({ role: 'user', content: [instructions] });
+  return {
+    model,
+    max_tokens: maxTokens,
+    system: [{ type: 'text', text: system }],
+    // A history with tool_use blocks needs their tools declared; none is callable.
+    ...(tools.length ? { tools, tool_choice: { type: 'none' as const } } : {}),
+    messages: apiMessages,
+  };
+}
+
+/** The tools the conversation's tool_use blocks name (the others would only take room). */
+function toolsNamedIn(tools: Anthropic.ToolUnion[], messages: { content: Anthropic.ContentBlockParam[] }[]) {
+  const named = new Set(
+    messages.flatMap((message) => message.content.flatMap((block) => (block.type === 'tool_use' ? [block.name] : []))),
+  );
+  return tools.filter((tool) => 'name' in tool && named.has(tool.name));
 }
 
 /** The summary inside the reply's <summary> tags (or the whole text without them); an empty one is retried. */

@@ -13,6 +13,8 @@ import {
   AUTOCOMPACT_OUTPUT_RESERVE_TOKENS,
   CHARS_PER_TOKEN,
   CONTEXT_EDIT_THRESHOLD_RATIO,
+  LEARNED_WINDOW_BUFFER_SHARE,
+  LEARNED_WINDOW_OUTPUT_SHARE,
   SNIP_MAX_MESSAGES,
   TOOL_RESULT_MAX_CHARS,
   TOOL_RESULT_WINDOW_SHARE,
@@ -21,12 +23,23 @@ import {
 } from '../../shared/limits';
 import { estimateTokens, type LoopState } from './loop-state';
 
-/** Claude Code's threshold: context window − min(max output, 20,000) − 13,000 (with a floor for small windows). */
+/**
+ * Claude Code's threshold: context window − min(max output, 20,000) − 13,000 (with a floor for
+ * small windows). A learned window (patch `compaction-fits`) scales both reserves with it: at
+ * most a quarter of it for output and a tenth as buffer.
+ */
 export function autocompactThreshold(state: LoopState): number {
-  const threshold =
-    state.contextWindowTokens -
-    Math.min(state.maxOutputTokens, AUTOCOMPACT_OUTPUT_RESERVE_TOKENS) -
-    AUTOCOMPACT_BUFFER_TOKENS;
+  const window = state.contextWindowTokens;
+  const learned = state.learnedContextWindow !== undefined;
+  const outputReserve = Math.min(
+    state.maxOutputTokens,
+    AUTOCOMPACT_OUTPUT_RESERVE_TOKENS,
+    learned ? Math.floor(window * LEARNED_WINDOW_OUTPUT_SHARE) : Infinity,
+  );
+  const buffer = learned
+    ? Math.min(AUTOCOMPACT_BUFFER_TOKENS, Math.floor(window * LEARNED_WINDOW_BUFFER_SHARE))
+    : AUTOCOMPACT_BUFFER_TOKENS;
+  const threshold = window - outputReserve - buffer;
   return state.autocompactFloorShare
     ? Math.max(threshold, Math.floor(state.contextWindowTokens * state.autocompactFloorShare))
     : threshold;

@@ -299,3 +299,15 @@ export const BACKGROUND_COMMANDS_PATCH = 'background-commands';
  * @since 2026-12-02, issue 26
  */
 export const RATE_LIMIT_WAIT_PATCH = 'rate-limit-wait';
+
+/**
+ * A window learned from "prompt is too long: N tokens > M maximum" is kept as learned
+ * (`learnedContextWindow`): the autocompact reserves scale with it (a quarter of it for output,
+ * a tenth as buffer, as at most Claude Code's 20,000 and 13,000), so a small window compacts
+ * when it is nearly full, not every turn, and a turn's max_tokens is at most a quarter of it.
+ * Asked only when a model call is refused as too long:
+ * sessions that never meet it record no marker.
+ *
+ * @since 2026-12-02, issue 26
+ */
+export const COMPACTION_FITS_PATCH = 'compaction-fits';

@@ -18,7 +18,7 @@ import {
 } from '../../shared/conversation';
 import type { ResolvedAgentInput } from '../../shared/input';
 import type { McpSession } from '../../shared/mcp';
-import { AUTOCOMPACT_FLOOR_WINDOW_SHARE, CHARS_PER_TOKEN } from '../../shared/limits';
+import { AUTOCOMPACT_FLOOR_WINDOW_SHARE, CHARS_PER_TOKEN, LEARNED_WINDOW_OUTPUT_SHARE } from '../../shared/limits';
 import { modelLimits } from '../../shared/models';
 import { currentPath } from './workdir-moves';
 
@@ -75,6 +75,11 @@ export interface LoopState {
    * windows and leave nothing, or less than nothing, of a small one.
    */
   autocompactFloorShare?: number;
+  /**
+   * The window a "prompt is too long: N tokens > M maximum" taught (M), when one did (patch
+   * `compaction-fits`): `contextWindowTokens` is then M, and the autocompact reserves scale with it.
+   */
+  learnedContextWindow?: number;
   /**
    * The estimate after the last pass of the cheap context edits (flag `contextEditsDegradeAndPace`): the
    * next pass waits for the conversation to grow again, so clearing old results does not throw
@@ -182,7 +187,10 @@ export const NEW_TURN: readonly (Transition | null)[] = [
 
 /** `max_tokens` for the next call: the escalated limit during an escalation retry. */
 export function outputLimit(state: LoopState): number {
-  return state.maxOutputTokensOverride ?? state.maxOutputTokens;
+  const limit = state.maxOutputTokensOverride ?? state.maxOutputTokens;
+  // A learned window (patch compaction-fits) keeps room for the input: the reply takes at most a quarter of it.
+  if (state.learnedContextWindow === undefined) return limit;
+  return Math.min(limit, Math.floor(state.learnedContextWindow * LEARNED_WINDOW_OUTPUT_SHARE));
 }
 
 /** The conversation was replaced by an edited or compacted one. */

@@ -73,11 +73,15 @@ function assistantMessage(response: ModelResponse): ConversationMessage {
  * `learnWindow` (flag `learnsContextWindow`): a "prompt is too long: N tokens > M maximum" tells
  * the real context window, used from then on (an endpoint may serve less than the model table says).
  */
-export function afterModel(previous: LoopState, outcome: CallModelOutcome, { learnWindow = false } = {}): Decision {
+export function afterModel(
+  previous: LoopState,
+  outcome: CallModelOutcome,
+  { learnWindow = false, keepLearnedWindow = false } = {},
+): Decision {
   const state = sent(previous, outcome);
   switch (outcome.kind) {
     case 'prompt_too_long':
-      return afterPromptTooLong(state, outcome.message, learnWindow);
+      return afterPromptTooLong(state, outcome.message, learnWindow, keepLearnedWindow);
     case 'media_too_large':
       return afterMediaTooLarge(state, outcome.message);
     case 'overloaded':
@@ -91,10 +95,17 @@ export function afterModel(previous: LoopState, outcome: CallModelOutcome, { lea
 }
 
 /** Withheld: first archive older turns without a model call (never twice in a row), then one full summary per turn, then give up. */
-function afterPromptTooLong(sentState: LoopState, message: string, learnWindow: boolean): Decision {
+function afterPromptTooLong(
+  sentState: LoopState,
+  message: string,
+  learnWindow: boolean,
+  keepLearnedWindow: boolean,
+): Decision {
   let state = sentState;
   const window = learnWindow ? promptTooLongNumbers(message)?.maximum : undefined;
-  if (window !== undefined && window < state.contextWindowTokens) state = { ...state, contextWindowTokens: window };
+  if (window !== undefined && window < state.contextWindowTokens) {
+    state = { ...state, contextWindowTokens: window, ...(keepLearnedWindow ? { learnedContextWindow: window } : {}) };
+  }
   // Stop hooks never run on this path.
   if (state.lastTransition !== 'collapse_drain_retry' && !state.hasAttemptedReactiveCompact) {
     return { state, step: { kind: 'edit_context', edit: 'collapse', transition: 'collapse_drain_retry' } };

@@ -37,7 +37,7 @@ import { reportRunEnded } from './run-trace';
 import { afterModel, beginTurn, type Finish, type Step, withoutRecovery } from '../core/loop';
 import { injectMessages, initialLoopState, type LoopState, NEW_TURN, toResult } from '../core/loop-state';
 import { summaryOf } from '../core/call-summary';
-import { type Features, MAX_BUDGET_PATCH } from '../core/features';
+import { COMPACTION_FITS_PATCH, type Features, MAX_BUDGET_PATCH } from '../core/features';
 import { budgetExhausted } from '../core/budget';
 import { SessionHost } from './session-host';
 import { type CarriedView, type Entry, type People, SessionView } from './session-view';
@@ -268,7 +268,12 @@ export class AgentSession {
 
   /** Takes in the model's outcome and says what follows (the old behaviour where a feature is off). */
   afterModel(outcome: CallModelOutcome): Step {
-    const decision = afterModel(this.loop, outcome, { learnWindow: this.features.learnsContextWindow });
+    const learnWindow = this.features.learnsContextWindow;
+    const decision = afterModel(this.loop, outcome, {
+      learnWindow,
+      // Asked only when a call was refused as too long (no marker in sessions that never are).
+      keepLearnedWindow: learnWindow && outcome.kind === 'prompt_too_long' && patched(COMPACTION_FITS_PATCH),
+    });
     this.loop = decision.state;
     if (outcome.kind === 'response') {
       this.replyText = outcome.text;

@@ -181,6 +181,7 @@ export class SessionView {
     this.state.usage = loop.usage;
     this.state.lastTransition = loop.lastTransition;
     this.state.estimatedContextTokens = estimateTokens(loop);
+    if (loop.learnedContextWindow !== undefined) this.state.learnedContextWindow = loop.learnedContextWindow;
     if (loop.mcp) this.state.mcpServers = loop.mcp.status;
   }
 

@@ -1,4 +1,12 @@
-import { collapse, cutPoint, microcompact, snip, stripMedia } from '../../../../src/activities/context/context-edits';
+import {
+  collapse,
+  cutPoint,
+  estimateConversationTokens,
+  fitForSummary,
+  microcompact,
+  snip,
+  stripMedia,
+} from '../../../../src/activities/context/context-edits';
 import type { ConversationMessage } from '../../../../src/shared/conversation';
 import { CLEARED_TOOL_RESULT } from '../../../../src/shared/limits';
 
@@ -93,5 +101,39 @@ describe('context collapse', () => {
     expect(
       await stripMedia(conversation(1), async () => [{ type: 'text', text: 'x' }] as never, storeAssistant),
     ).toBeUndefined();
+  });
+});
+
+describe('fitting a conversation to a summary request', () => {
+  const big = (turns: number) => {
+    const messages: ConversationMessage[] = [user('the task')];
+    for (let index = 0; index < turns; index++)
+      messages.push(assistant(`a${index}`), results('Read', `t${index}`, `${index}`.repeat(4_000)));
+    return messages;
+  };
+
+  test('a conversation that fits is sent as it is', () => {
+    expect(fitForSummary(big(3), 100_000, 1_000)).toEqual(big(3));
+  });
+
+  test('old results become previews first; the last message keeps its results', () => {
+    const fitted = fitForSummary(big(10), 4_000, 500);
+    expect(fitted).toHaveLength(21); // no round dropped
+    expect(JSON.stringify(fitted[2])).toContain('shortened for the summary');
+    expect(fitted[20]).toEqual(big(10)[20]);
+    expect(estimateConversationTokens(fitted, 500)).toBeLessThanOrEqual(4_000);
+  });
+
+  test('then the oldest rounds go, the task stays, no tool_use loses its result; then the last results too', () => {
+    const fitted = fitForSummary(big(40), 2_000, 500);
+    expect(estimateConversationTokens(fitted, 500)).toBeLessThanOrEqual(2_000);
+    expect(fitted[0]).toEqual(user('the task'));
+    expect(fitted.length).toBeLessThan(81);
+    const kept = fitted.slice(2);
+    expect(kept[0]).toMatchObject({ kind: 'assistant' });
+    kept.forEach((message, index) => expect(message.kind).toBe(index % 2 === 0 ? 'assistant' : 'tool_results'));
+    const tight = fitForSummary(big(40), 700, 500);
+    expect(JSON.stringify(tight.at(-1))).toContain('shortened for the summary');
+    expect(tight.length).toBeLessThanOrEqual(4);
   });
 });

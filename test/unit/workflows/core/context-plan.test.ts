@@ -28,4 +28,19 @@ describe('the context plan', () => {
     expect(needsAutocompact(state)).toBe(false); // circuit breaker: rely on the reactive path
     expect(needsAutocompact(afterAutocompact(state, true))).toBe(true);
   });
+
+  test('a learned window scales the reserves: a quarter of it for output, a tenth as buffer', () => {
+    // Learned 4,400: 4,400 − 1,100 − 440 (Claude Code's reserves would leave less than nothing).
+    expect(autocompactThreshold(loopState({ contextWindowTokens: 4_400, learnedContextWindow: 4_400 }))).toBe(2_860);
+    // Without the patch (recorded sessions): the floor share of the window.
+    expect(autocompactThreshold(loopState({ contextWindowTokens: 4_400, autocompactFloorShare: 0.25 }))).toBe(1_100);
+    // 32K: 32,000 − min(8,192, 8,000) − 3,200.
+    expect(autocompactThreshold(loopState({ contextWindowTokens: 32_000, learnedContextWindow: 32_000 }))).toBe(20_800);
+    // A large learned window keeps Claude Code's reserves.
+    expect(
+      autocompactThreshold(
+        loopState({ contextWindowTokens: 190_000, learnedContextWindow: 190_000, maxOutputTokens: 32_000 }),
+      ),
+    ).toBe(190_000 - 20_000 - 13_000);
+  });
 });

@@ -140,6 +140,31 @@ describe('afterModel: prompt too long', () => {
     });
   });
 
+  test('the window a refusal names is learned, and kept as learned with patch compaction-fits', () => {
+    const refused: CallModelOutcome = {
+      ...promptTooLong,
+      message: 'prompt is too long: 4442 tokens > 4400 maximum',
+    } as CallModelOutcome;
+    expect(afterModel(loopState(), refused).state.contextWindowTokens).toBe(200_000); // flag off: as recorded
+    const learned = afterModel(loopState(), refused, { learnWindow: true }).state;
+    expect(learned).toMatchObject({ contextWindowTokens: 4_400 });
+    expect(learned.learnedContextWindow).toBeUndefined();
+    const kept = afterModel(loopState(), refused, { learnWindow: true, keepLearnedWindow: true }).state;
+    expect(kept).toMatchObject({ contextWindowTokens: 4_400, learnedContextWindow: 4_400 });
+    // A larger maximum later teaches nothing.
+    const later = { ...refused, message: 'prompt is too long: 9000 tokens > 8000 maximum' } as CallModelOutcome;
+    expect(afterModel(kept, later, { learnWindow: true, keepLearnedWindow: true }).state).toMatchObject({
+      contextWindowTokens: 4_400,
+      learnedContextWindow: 4_400,
+    });
+  });
+
+  test("a learned window keeps room for the input: a turn's max_tokens is at most a quarter of it", () => {
+    expect(outputLimit(loopState({ maxOutputTokens: 8_192 }))).toBe(8_192);
+    expect(outputLimit(loopState({ maxOutputTokens: 8_192, learnedContextWindow: 4_400 }))).toBe(1_100);
+    expect(outputLimit(loopState({ maxOutputTokens: 8_192, learnedContextWindow: 100_000 }))).toBe(8_192);
+  });
+
   test('a collapse with nothing to archive goes straight on to the reactive compaction', () => {
     expect(afterCollapse(loopState(), false, 'too long').step).toEqual({
       kind: 'compact',
