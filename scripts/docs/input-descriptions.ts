@@ -91,6 +91,13 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
       '; handler types `command` and `prompt` (the small model decides); `agent`, `http` and `mcp_tool` hooks are noted as not run',
   },
   tokenBudget: { description: 'output tokens to spend: below 90% the model is nudged to keep working' },
+  outputFormat: {
+    description:
+      'structured output, as Claude Code’s `outputFormat`: `{"type":"json_schema","schema":{"type":"object",…}}`; ' +
+      'the model answers with a `StructuredOutput` call checked against the schema (asked again with the errors, ' +
+      'at most 5 attempts, else reason `structured_output_retry_exhausted`); the result’s `structuredOutput` ' +
+      '(see [Result](result.md#structured-output))',
+  },
   interactive: {
     default: code(false),
     description: 'after each answer, wait for `userMessage` (or `end`) instead of closing',

@@ -31,6 +31,7 @@ import { planScenarios } from './plan-scenarios';
 import { type Hosts, type Scenario, writeBinaryFiles } from './scenario';
 import { resetScenarios } from './reset-scenarios';
 import { steeringScenarios } from './steering-scenarios';
+import { structuredScenarios } from './structured-scenarios';
 import { turnCostScenarios } from './turn-cost-scenarios';
 import { workspaceScenarios } from './workspace-scenarios';
 
@@ -48,6 +49,7 @@ const scenarios: Scenario[] = [
   ...resetScenarios,
   ...turnCostScenarios,
   ...planScenarios,
+  ...structuredScenarios,
 ];
 
 async function main(): Promise<void> {

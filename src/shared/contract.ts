@@ -46,6 +46,8 @@ export const TERMINAL_REASONS = [
   'stop_hook_prevented',
   'hook_stopped',
   'stop_hook_limit',
+  /** Input `outputFormat`: no valid StructuredOutput call after STRUCTURED_OUTPUT_MAX_ATTEMPTS tries (Claude Code's terminal reason; SDK subtype `error_max_structured_output_retries`). */
+  'structured_output_retry_exhausted',
 ] as const;
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
@@ -70,6 +72,8 @@ export const TRANSITIONS = [
   'continued_as_new',
   'rewind',
   'workspace_moved',
+  /** Input `outputFormat`: the model ended its turn without calling StructuredOutput and is told to. */
+  'structured_output_retry',
 ] as const;
 export type Transition = (typeof TRANSITIONS)[number];
 
@@ -91,6 +95,8 @@ export interface AgentResult {
   branch?: BranchResult;
   /** The store reference of the transcript of the session's last run (JSON `{ entries }`): clients read it with no worker running. */
   transcriptRef?: string;
+  /** Input `outputFormat`: the answer, an object valid against its schema (absent when the session gave up or ended otherwise). */
+  structuredOutput?: unknown;
 }
 
 /** Values of the `AgentStatus` search attribute and of `state.status`. */

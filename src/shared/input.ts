@@ -30,6 +30,7 @@ import {
 /** Stop hooks are defined with the other hooks (hooks.ts); named here too, where the input was always read from. */
 export { type StopHook, stopHookSchema };
 import { ON_BUSY_WORKDIR_VALUES, type OnBusyWorkdir } from './workdir-lease';
+import { type OutputFormat, outputFormatSchema } from './structured-output';
 
 /**
  * The one JSON object `agentWorkflow` is started with. Part of the public contract: field names
@@ -134,6 +135,7 @@ export const agentInputSchema = z
     stopHooks: z.array(stopHookSchema).optional(),
     hooks: hooksInputSchema.optional(),
     tokenBudget: z.number().int().positive().optional(),
+    outputFormat: outputFormatSchema.optional(),
     interactive: z.boolean().optional(),
     permissionMode: z.enum(PERMISSION_MODE_NAMES).optional(),
     permissions: permissionsInputSchema.optional(),
@@ -238,6 +240,8 @@ export interface ResolvedAgentInput {
   /** Hooks of input `hooks` that are not run, with why (file `input`): Claude Code's events we do not run, unknown names, `agent`, `http` and `mcp_tool` handlers. */
   skippedHooks?: SkippedSetting[];
   tokenBudget?: number;
+  /** Input `outputFormat`: the final answer is a StructuredOutput call matching its schema (shared/structured-output.ts). */
+  outputFormat?: OutputFormat;
   interactive: boolean;
   /** Input `permissionMode`, else `permissions.defaultMode`, else `auto` (read it with permissionModeOf). */
   permissionMode: PermissionModeName;
@@ -323,6 +327,13 @@ function issueProblem(issue: z.core.$ZodIssue): string {
  * `inlinePromptLimit: false` leaves the prompt's size to the caller (the workflow, whose older
  * sessions replay without the limit; our CLI, which stores a long prompt before it starts).
  */
+/** What bounds the session's answer: its token budget, and (only when given) its output format. */
+function budgetFields(
+  input: z.infer<typeof agentInputSchema>,
+): Pick<ResolvedAgentInput, 'tokenBudget' | 'outputFormat'> {
+  return { tokenBudget: input.tokenBudget, ...(input.outputFormat ? { outputFormat: input.outputFormat } : {}) };
+}
+
 export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boolean } = {}): InputCheck {
   if (raw === undefined || raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return {
@@ -356,7 +367,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
       stopHooks: [...(input.stopHooks ?? []), ...hookGroups(input.hooks?.Stop).flatMap((group) => group.hooks)],
       ...(toolHooks ? { toolHooks } : {}),
       ...(skippedHooks.length ? { skippedHooks } : {}),
-      tokenBudget: input.tokenBudget,
+      ...budgetFields(input),
       interactive: input.interactive ?? false,
       permissionMode: input.permissionMode ?? input.permissions?.defaultMode ?? 'auto',
       ...(input.permissionMode === undefined && input.permissions?.defaultMode === undefined

@@ -20,6 +20,7 @@ const RUN_OPTIONS = {
   interactive: { type: 'boolean' },
   'permission-mode': { type: 'string' },
   'token-budget': { type: 'string' },
+  'json-schema': { type: 'string' },
   json: { type: 'boolean' },
   verbose: { type: 'boolean' },
 } as const;
@@ -73,9 +74,21 @@ function sessionSettings(values: RunValues): Partial<AgentInput> {
     allowedTools: values['allowed-tools']
       ? (values['allowed-tools'].split(',').map((name) => name.trim()) as AgentInput['allowedTools'])
       : undefined,
+    outputFormat: values['json-schema']
+      ? { type: 'json_schema', schema: jsonSchemaOption(values['json-schema']) }
+      : undefined,
   };
   // Absent, not undefined: the input is compared, stored and shown as given.
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+}
+
+/** `--json-schema` as Claude Code's CLI takes it: the schema itself, as JSON. */
+function jsonSchemaOption(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new UsageError('--json-schema takes a JSON Schema as JSON, e.g. \'{"type":"object","properties":{…}}\'');
+  }
 }
 
 export const runCommand: Command = {
@@ -99,6 +112,8 @@ export const runCommand: Command = {
   --permission-mode <m>    default, acceptEdits, plan, bypassPermissions or dontAsk (Claude Code's modes; auto,
                            the default, is bypassPermissions; ask is default): what waits for durable-agent approve
   --token-budget <n>       Keep working until n output tokens are used
+  --json-schema <schema>   The answer as JSON valid against this JSON Schema (Claude Code's flag): the result's
+                           structuredOutput
   --json                   NDJSON events on stdout (see README, "Events") instead of text
   --verbose                Show the worker's logs on stderr too (they always go to ~/.durable-agent/logs/)
 

@@ -53,6 +53,8 @@ Options for run:
   --permission-mode <m>    default, acceptEdits, plan, bypassPermissions or dontAsk (Claude Code's modes; auto,
                            the default, is bypassPermissions; ask is default): what waits for durable-agent approve
   --token-budget <n>       Keep working until n output tokens are used
+  --json-schema <schema>   The answer as JSON valid against this JSON Schema (Claude Code's flag): the result's
+                           structuredOutput
   --json                   NDJSON events on stdout (see README, "Events") instead of text
   --verbose                Show the worker's logs on stderr too (they always go to ~/.durable-agent/logs/)
 

@@ -46,6 +46,15 @@ test('the options become the session input: workdir resolved, numbers parsed, to
   });
 });
 
+test('--json-schema asks for structured output, as Claude Code’s flag does', () => {
+  const schema = { type: 'object', properties: { ok: { type: 'boolean' } } };
+  expect(parseRunArguments(['--workdir', '.', '--json-schema', JSON.stringify(schema), 'task']).input).toEqual({
+    prompt: 'task',
+    workdir: resolve('.'),
+    outputFormat: { type: 'json_schema', schema },
+  });
+});
+
 test('an option not given leaves its field out of the input', () => {
   expect(parseRunArguments(['--repo', 'https://example.com/r.git', '--ref', 'main', 'task']).input).toEqual({
     prompt: 'task',
@@ -61,6 +70,10 @@ test.each([
   [['--workdir', '/no/such/dir', 'task'], '--workdir /no/such/dir is not a directory'],
   [['--workdir', '.', '--max-turns', 'ten', 'task'], '--max-turns takes a whole number, not ten'],
   [['--workdir', '.', '--token-budget', '1.5', 'task'], '--token-budget takes a whole number, not 1.5'],
+  [
+    ['--workdir', '.', '--json-schema', '{type:', 'task'],
+    '--json-schema takes a JSON Schema as JSON, e.g. \'{"type":"object","properties":{…}}\'',
+  ],
 ])('run %j is a usage error (exit 2, with the usage)', async (args, message) => {
   const result = await cli(['run', ...args]);
   expect(result).toEqual({ code: 2, stdout: '', stderr: withUsage(message) });
