@@ -104,6 +104,13 @@ export const INPUT_FIELD_DOCS: Record<string, FieldDoc> = {
       '[Cost and budgets](result.md#cost-and-budgets)): once reached, the session stops before its next turn with `max_budget`; ' +
       'a sub-agent gets what its parent has left',
   },
+  outputFormat: {
+    description:
+      'structured output, as Claude Code’s `outputFormat`: `{"type":"json_schema","schema":{"type":"object",…}}`; ' +
+      'the model answers with a `StructuredOutput` call checked against the schema (asked again with the errors, ' +
+      'at most 5 attempts, else reason `structured_output_retry_exhausted`); the result’s `structuredOutput` ' +
+      '(see [Result](result.md#structured-output))',
+  },
   interactive: {
     default: code(false),
     description: 'after each answer, wait for `userMessage` (or `end`) instead of closing',

@@ -35,6 +35,7 @@ import { rateLimitScenarios } from './rate-limit-scenarios';
 import { type Hosts, type Scenario, writeBinaryFiles } from './scenario';
 import { resetScenarios } from './reset-scenarios';
 import { steeringScenarios } from './steering-scenarios';
+import { structuredScenarios } from './structured-scenarios';
 import { turnCostScenarios } from './turn-cost-scenarios';
 import { workspaceScenarios } from './workspace-scenarios';
 
@@ -55,6 +56,7 @@ const scenarios: Scenario[] = [
   ...budgetScenarios,
   ...backgroundScenarios,
   ...rateLimitScenarios,
+  ...structuredScenarios,
 ];
 
 async function main(): Promise<void> {

@@ -72,7 +72,8 @@ export interface ToolRules extends McpCallRules {
   /**
    * The workflow carries the call out itself, no activity: it changes the session's permission
    * mode (`enter_plan_mode`), or waits for a person (`exit_plan_mode`: the plan's approval;
-   * `ask_user_question`: the answers). See src/workflows/turn/person-tools.ts.
+   * `ask_user_question`: the answers), or takes the session's structured output (`structured_output`,
+   * input `outputFormat`). See src/workflows/turn/person-tools.ts.
    */
   sessionControl?: SessionControl;
   /**
@@ -87,7 +88,7 @@ export interface ToolRules extends McpCallRules {
 export type BackgroundRule = 'start' | 'output' | 'stop';
 
 /** What a session-control call does (ToolRules.sessionControl). */
-export type SessionControl = 'enter_plan_mode' | 'exit_plan_mode' | 'ask_user_question';
+export type SessionControl = 'enter_plan_mode' | 'exit_plan_mode' | 'ask_user_question' | 'structured_output';
 
 /**
  * The previous turn's end, for rewinds: the first `turnEnd` messages of `append` close it. The
@@ -179,6 +180,8 @@ export interface CallModelInput extends TurnEndMark, McpModelMark, TranscriptMar
    * left) comes back as a `rate_limited` outcome for the workflow's timer, not as activity retries.
    */
   rateLimitsInWorkflow?: true;
+  /** Input `outputFormat`'s schema (sessions that asked for structured output): the StructuredOutput tool is offered, its calls validated against it. */
+  outputSchema?: Record<string, unknown>;
 }
 
 export type CallModelOutcome = CheckpointMark &

@@ -51,6 +51,8 @@ export const TERMINAL_REASONS = [
   'max_budget',
   /** Issue 26: the API kept refusing (rate or usage limit) past input `maxRateLimitWaitMs`; the work done is kept. */
   'rate_limited',
+  /** Input `outputFormat`: no valid StructuredOutput call after STRUCTURED_OUTPUT_MAX_ATTEMPTS tries (Claude Code's terminal reason; SDK subtype `error_max_structured_output_retries`). */
+  'structured_output_retry_exhausted',
 ] as const;
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
@@ -77,6 +79,8 @@ export const TRANSITIONS = [
   'workspace_moved',
   /** Issue 26: a rate limit was waited out (durable timer, status `waiting_rate_limit`); the same call goes again. */
   'rate_limit_retry',
+  /** Input `outputFormat`: the model ended its turn without calling StructuredOutput and is told to. */
+  'structured_output_retry',
 ] as const;
 export type Transition = (typeof TRANSITIONS)[number];
 
@@ -98,6 +102,8 @@ export interface AgentResult {
   branch?: BranchResult;
   /** The store reference of the transcript of the session's last run (JSON `{ entries }`): clients read it with no worker running. */
   transcriptRef?: string;
+  /** Input `outputFormat`: the answer, an object valid against its schema (absent when the session gave up or ended otherwise). */
+  structuredOutput?: unknown;
 }
 
 /** Values of the `AgentStatus` search attribute and of `state.status`. */

@@ -30,6 +30,7 @@ import {
 /** Stop hooks are defined with the other hooks (hooks.ts); named here too, where the input was always read from. */
 export { type StopHook, stopHookSchema };
 import { ON_BUSY_WORKDIR_VALUES, type OnBusyWorkdir } from './workdir-lease';
+import { type OutputFormat, outputFormatSchema } from './structured-output';
 
 /**
  * The one JSON object `agentWorkflow` is started with. Part of the public contract: field names
@@ -137,6 +138,7 @@ export const agentInputSchema = z
     tokenBudget: z.number().int().positive().optional(),
     /** Issue 26: USD the session may spend, its sub-agents included; reached: it stops with `max_budget`. */
     maxBudgetUsd: z.number().finite().positive().max(1_000_000).optional(),
+    outputFormat: outputFormatSchema.optional(),
     interactive: z.boolean().optional(),
     permissionMode: z.enum(PERMISSION_MODE_NAMES).optional(),
     permissions: permissionsInputSchema.optional(),
@@ -245,6 +247,8 @@ export interface ResolvedAgentInput {
   tokenBudget?: number;
   /** USD the session may spend (model calls priced by the worker's table), its sub-agents included. */
   maxBudgetUsd?: number;
+  /** Input `outputFormat`: the final answer is a StructuredOutput call matching its schema (shared/structured-output.ts). */
+  outputFormat?: OutputFormat;
   interactive: boolean;
   /** Input `permissionMode`, else `permissions.defaultMode`, else `auto` (read it with permissionModeOf). */
   permissionMode: PermissionModeName;
@@ -325,13 +329,20 @@ function issueProblem(issue: z.core.$ZodIssue): string {
   return `${field}: ${missing ? 'required' : issue.message}`;
 }
 
-/** The input's budgets: output tokens (`tokenBudget`), and USD (`maxBudgetUsd`, issue 26: only when given). */
-function budgets(input: { tokenBudget?: number; maxBudgetUsd?: number }) {
+/**
+ * What bounds the session and its answer: its output tokens (`tokenBudget`), and, only when given
+ * (issue 26), the USD it may spend (`maxBudgetUsd`) and the format of its answer (`outputFormat`).
+ */
+function budgetFields(
+  input: z.infer<typeof agentInputSchema>,
+): Pick<ResolvedAgentInput, 'tokenBudget' | 'maxBudgetUsd' | 'outputFormat'> {
   return {
     tokenBudget: input.tokenBudget,
     ...(input.maxBudgetUsd !== undefined ? { maxBudgetUsd: input.maxBudgetUsd } : {}),
+    ...(input.outputFormat ? { outputFormat: input.outputFormat } : {}),
   };
 }
+
 const NOT_AN_OBJECT = 'agentWorkflow takes one JSON object, e.g. {"prompt":"…","workdir":"/abs/repo"}';
 
 /**
@@ -339,6 +350,7 @@ const NOT_AN_OBJECT = 'agentWorkflow takes one JSON object, e.g. {"prompt":"…"
  * `inlinePromptLimit: false` leaves the prompt's size to the caller (the workflow, whose older
  * sessions replay without the limit; our CLI, which stores a long prompt before it starts).
  */
+
 export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boolean } = {}): InputCheck {
   if (raw === undefined || raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, message: NOT_AN_OBJECT };
@@ -370,7 +382,7 @@ export function checkAgentInput(raw: unknown, options: { inlinePromptLimit?: boo
       stopHooks: [...(input.stopHooks ?? []), ...hookGroups(input.hooks?.Stop).flatMap((group) => group.hooks)],
       ...(toolHooks ? { toolHooks } : {}),
       ...(skippedHooks.length ? { skippedHooks } : {}),
-      ...budgets(input),
+      ...budgetFields(input),
       interactive: input.interactive ?? false,
       permissionMode: input.permissionMode ?? input.permissions?.defaultMode ?? 'auto',
       ...(input.permissionMode === undefined && input.permissions?.defaultMode === undefined

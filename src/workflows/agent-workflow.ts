@@ -73,6 +73,7 @@ import { toolsLeftOutNote } from './core/sub-agent-input';
 import { runToolTurn } from './turn/tool-turn';
 import { modelAnswered, waitOutRateLimit } from './turn/rate-limit-wait';
 import { afterStopped, endTurn, rewindBetweenTurns } from './turn/turn-end';
+import { afterStructuredOutput } from './turn/structured-output';
 
 export async function agentWorkflow(rawInput: unknown): Promise<AgentResult> {
   const input = validInput(rawInput);
@@ -233,6 +234,8 @@ async function turn(session: AgentSession): Promise<TurnOutcome> {
   const tools = await runToolTurn(session, step.toolUses);
   if (tools.kind === 'stopped') return afterStopped(session, 'tools', tools.byInterrupt);
   if (tools.kind === 'hook_stopped') return { kind: 'finish', reason: 'hook_stopped', error: tools.reason };
+  // Input `outputFormat`: a valid StructuredOutput call ends the turn; invalid ones count towards the limit.
+  if (session.input.outputFormat) return afterStructuredOutput(session, step.toolUses);
   return { kind: 'continue', afterTools: true };
 }
 
@@ -280,6 +283,7 @@ async function callModelInterruptibly(session: AgentSession): Promise<Called> {
       ...session.transcriptChain.mark(),
       // Issue 26: rate limits come back as data, for a durable wait (sessions recorded before it retried them).
       ...(patched(RATE_LIMIT_WAIT_PATCH) ? { rateLimitsInWorkflow: true as const } : {}),
+      ...(session.input.outputFormat ? { outputSchema: session.input.outputFormat.schema } : {}),
     };
     const options = { ...modelCallOptions(outputLimit(session.state)), summary: modelCallSummary(session.state) };
     const outcome = await session.steering.interruptible('model', () =>

@@ -17,6 +17,8 @@ import { type ModelApi, type ModelReply, type RateLimitedReply, usageOf } from '
 import { toApiMessages, withCacheBreakpoint } from './api-messages';
 import { pricedUsage } from './prices';
 import { MODEL_PRICES, type PriceTable } from '../../shared/model-prices';
+import { planStructuredOutput, structuredOutputDefinition } from './structured-output';
+import { STRUCTURED_OUTPUT_TOOL } from '../../shared/structured-output';
 
 export interface ModelActivityDependencies {
   store: ContentStore;
@@ -114,7 +116,12 @@ async function requestOf(
 ): Promise<Anthropic.MessageCreateParamsNonStreaming> {
   const messages = withCacheBreakpoint(await toApiMessages(store, conversation, input.resultsPerMessageMaxChars));
   // The session's MCP tools (stored by the listing activity) follow the built-in ones.
-  const definitions = [...tools.apiDefinitions(input.allowedTools), ...(mcp?.apiDefinitions() ?? [])];
+  // Then StructuredOutput, for sessions with input `outputFormat` (a schema that does not compile ends the session here).
+  const definitions = [
+    ...tools.apiDefinitions(input.allowedTools),
+    ...(mcp?.apiDefinitions() ?? []),
+    ...(input.outputSchema ? [structuredOutputDefinition(input.outputSchema)] : []),
+  ];
   const params: Anthropic.MessageCreateParamsNonStreaming = {
     model: input.model,
     max_tokens: input.maxOutputTokens,
@@ -197,7 +204,11 @@ async function responseOf(
   const toolUses = await Promise.all(
     content
       .filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use')
-      .map((block) => mcp?.plan(block) ?? tools.plan(block, input.workdir, input.allowedTools)),
+      .map((block) =>
+        input.outputSchema && block.name === STRUCTURED_OUTPUT_TOOL
+          ? planStructuredOutput(input.outputSchema, block)
+          : (mcp?.plan(block) ?? tools.plan(block, input.workdir, input.allowedTools)),
+      ),
   );
   return {
     assistant: { ref: assistantRef, chars: assistantJson.length },

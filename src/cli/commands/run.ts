@@ -21,6 +21,7 @@ const RUN_OPTIONS = {
   'permission-mode': { type: 'string' },
   'token-budget': { type: 'string' },
   'max-budget-usd': { type: 'string' },
+  'json-schema': { type: 'string' },
   json: { type: 'boolean' },
   verbose: { type: 'boolean' },
 } as const;
@@ -75,6 +76,9 @@ function sessionSettings(values: RunValues): Partial<AgentInput> {
     allowedTools: values['allowed-tools']
       ? (values['allowed-tools'].split(',').map((name) => name.trim()) as AgentInput['allowedTools'])
       : undefined,
+    outputFormat: values['json-schema']
+      ? { type: 'json_schema', schema: jsonSchemaOption(values['json-schema']) }
+      : undefined,
   };
   // Absent, not undefined: the input is compared, stored and shown as given.
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
@@ -86,6 +90,15 @@ function usdOption(value: string): number {
   if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(usd > 0))
     throw new UsageError(`--max-budget-usd takes a positive number of dollars, not ${value}`);
   return usd;
+}
+
+/** `--json-schema` as Claude Code's CLI takes it: the schema itself, as JSON. */
+function jsonSchemaOption(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new UsageError('--json-schema takes a JSON Schema as JSON, e.g. \'{"type":"object","properties":{…}}\'');
+  }
 }
 
 export const runCommand: Command = {
@@ -110,6 +123,8 @@ export const runCommand: Command = {
                            the default, is bypassPermissions; ask is default): what waits for durable-agent approve
   --token-budget <n>       Keep working until n output tokens are used
   --max-budget-usd <usd>   Stop (max_budget) once the session, sub-agents included, spent this many dollars
+  --json-schema <schema>   The answer as JSON valid against this JSON Schema (Claude Code's flag): the result's
+                           structuredOutput
   --json                   NDJSON events on stdout (see README, "Events") instead of text
   --verbose                Show the worker's logs on stderr too (they always go to ~/.durable-agent/logs/)
 

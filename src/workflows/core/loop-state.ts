@@ -68,6 +68,10 @@ export interface LoopState {
   /** True while the loop goes on because a stop hook blocked the end (told to the hook). */
   stopHookActive: boolean;
   consecutiveStopHookBlocks: number;
+  /** Input `outputFormat`: the valid StructuredOutput call's input, once the model made one. */
+  structuredOutput?: unknown;
+  /** Input `outputFormat`: failed attempts so far (calls that did not match, turns ended without one), and the last call's error. */
+  structuredOutputFailures?: { count: number; lastError?: string };
   budget: BudgetTracker;
   /**
    * The autocompact threshold never falls below this share of the window (flag
@@ -252,7 +256,7 @@ export function absorbToolResults(state: LoopState, results: ToolResult[]): Loop
 export function continueWith(
   state: LoopState,
   text: string,
-  next: 'stop_hook_blocking' | 'token_budget_continuation' | 'user_message',
+  next: 'stop_hook_blocking' | 'token_budget_continuation' | 'user_message' | 'structured_output_retry',
 ): LoopState {
   return {
     ...state,
@@ -293,6 +297,7 @@ export function toResult(state: LoopState, reason: TerminalReason, error?: strin
     finalText: state.finalText,
     usage: state.usage,
     ...(error ? { error } : {}),
+    ...(state.structuredOutput !== undefined ? { structuredOutput: state.structuredOutput } : {}),
   };
 }
 

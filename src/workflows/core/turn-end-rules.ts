@@ -12,6 +12,7 @@ import {
 } from '../../shared/limits';
 import type { Finish } from './loop';
 import { type BudgetTracker, continueWith, type LoopState } from './loop-state';
+import { decideStructuredOutput } from './structured-output-rules';
 
 export type StopHookDecision =
   | { kind: 'allow' }
@@ -93,6 +94,8 @@ export function decideTurnEnd(
     hookBlockKeepsReactiveCompact?: boolean;
     /** Sessions since `stop-hook-limit` end a stop hook's endless blocking with its own reason (before: `hook_stopped`). */
     stopHookLimit?: boolean;
+    /** Input `outputFormat`: the session ends only once the model gave its structured output (core/structured-output-rules.ts). */
+    structuredOutput?: boolean;
   },
 ): TurnEnd {
   const { hook } = facts;
@@ -108,6 +111,10 @@ export function decideTurnEnd(
       kind: 'continue',
       state: { ...continued, consecutiveStopHookBlocks: hook.consecutiveBlocks, hasAttemptedReactiveCompact },
     };
+  }
+  if (facts.structuredOutput) {
+    const structured = decideStructuredOutput(state);
+    if (structured.kind !== 'allow') return structured;
   }
   const budget = decideTokenBudget(facts.tokenBudget, state.usage.outputTokens, state.budget);
   if (budget.kind === 'continue') {

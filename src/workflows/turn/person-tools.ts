@@ -22,13 +22,22 @@ import {
   questionsAnsweredText,
   refusedInPlanMode,
 } from '../../shared/plan-mode';
+import { STRUCTURED_OUTPUT_ACCEPTED } from '../../shared/structured-output';
 import type { AgentSession } from '../session/agent-session';
 import { rulesOf } from '../core/tool-rules';
 
 /** What these calls use of the session. */
 export type PersonToolSession = Pick<
   AgentSession,
-  'input' | 'lastReplyText' | 'note' | 'permissionMode' | 'setPermissionMode' | 'setStatus' | 'steering'
+  | 'input'
+  | 'lastReplyText'
+  | 'note'
+  | 'permissionMode'
+  | 'setPermissionMode'
+  | 'setStatus'
+  | 'state'
+  | 'steering'
+  | 'update'
 >;
 
 /** A call plan mode refuses: one that says it needs approval (it changes files or runs commands). */
@@ -58,6 +67,10 @@ export async function runPersonTool(session: PersonToolSession, call: PlannedToo
       return { result: textResult(call, ENTERED_PLAN_MODE) };
     case 'exit_plan_mode':
       return { result: await exitPlanMode(session, call) };
+    case 'structured_output':
+      // Valid against input `outputFormat`'s schema (the model activity checked it): the session's answer.
+      session.update({ ...session.state, structuredOutput: call.input });
+      return { result: textResult(call, STRUCTURED_OUTPUT_ACCEPTED) };
     default:
       return { result: await askUser(session, call) };
   }

@@ -57,6 +57,7 @@ export async function endTurn(session: TurnEndSession): Promise<TurnOutcome> {
     interactive: session.input.interactive,
     hookBlockKeepsReactiveCompact: session.features.stopHookBlockKeepsCompactBudget,
     stopHookLimit: session.features.stopHookLimit,
+    ...(session.input.outputFormat ? { structuredOutput: true } : {}),
   });
   if (end.kind === 'continue') {
     if (end.takesQueued) session.takeMessages();

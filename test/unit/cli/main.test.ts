@@ -54,6 +54,8 @@ Options for run:
                            the default, is bypassPermissions; ask is default): what waits for durable-agent approve
   --token-budget <n>       Keep working until n output tokens are used
   --max-budget-usd <usd>   Stop (max_budget) once the session, sub-agents included, spent this many dollars
+  --json-schema <schema>   The answer as JSON valid against this JSON Schema (Claude Code's flag): the result's
+                           structuredOutput
   --json                   NDJSON events on stdout (see README, "Events") instead of text
   --verbose                Show the worker's logs on stderr too (they always go to ~/.durable-agent/logs/)
 

@@ -184,3 +184,28 @@ describe('checkAgentInput', () => {
     expect(utf8Bytes('a€😀')).toBe(Buffer.byteLength('a€😀'));
   });
 });
+
+describe('outputFormat', () => {
+  const base = { prompt: 'p', workdir: '/repo' };
+  const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
+
+  test('Claude Code’s json_schema format is taken as is', () => {
+    const check = checkAgentInput({ ...base, outputFormat: { type: 'json_schema', schema } });
+    expect(check.ok && check.input.outputFormat).toEqual({ type: 'json_schema', schema });
+    const without = checkAgentInput(base);
+    expect(without.ok && 'outputFormat' in without.input).toBe(false);
+  });
+
+  test('other formats, a root that is not an object and huge schemas are clear errors', () => {
+    const refused = (outputFormat: unknown) => {
+      const check = checkAgentInput({ ...base, outputFormat });
+      return check.ok ? 'accepted' : check.message;
+    };
+    expect(refused({ type: 'text' })).toMatch(/outputFormat/);
+    expect(refused({ type: 'json_schema', schema: { type: 'array' } })).toMatch(/must describe an object/);
+    expect(refused({ type: 'json_schema', schema: 'x' })).toMatch(/outputFormat\.schema/);
+    const huge = { type: 'object', description: 'x'.repeat(70_000) };
+    expect(refused({ type: 'json_schema', schema: huge })).toMatch(/at most 64000 characters/);
+    expect(refused({ type: 'json_schema', schema, extra: 1 })).toMatch(/outputFormat/);
+  });
+});

@@ -49,6 +49,15 @@ test('the options become the session input: workdir resolved, numbers parsed, to
   });
 });
 
+test('--json-schema asks for structured output, as Claude Code’s flag does', () => {
+  const schema = { type: 'object', properties: { ok: { type: 'boolean' } } };
+  expect(parseRunArguments(['--workdir', '.', '--json-schema', JSON.stringify(schema), 'task']).input).toEqual({
+    prompt: 'task',
+    workdir: resolve('.'),
+    outputFormat: { type: 'json_schema', schema },
+  });
+});
+
 test('an option not given leaves its field out of the input', () => {
   expect(parseRunArguments(['--repo', 'https://example.com/r.git', '--ref', 'main', 'task']).input).toEqual({
     prompt: 'task',
@@ -67,6 +76,10 @@ test.each([
   [
     ['--workdir', '.', '--max-budget-usd', 'ten', 'task'],
     '--max-budget-usd takes a positive number of dollars, not ten',
+  ],
+  [
+    ['--workdir', '.', '--json-schema', '{type:', 'task'],
+    '--json-schema takes a JSON Schema as JSON, e.g. \'{"type":"object","properties":{…}}\'',
   ],
 ])('run %j is a usage error (exit 2, with the usage)', async (args, message) => {
   const result = await cli(['run', ...args]);
