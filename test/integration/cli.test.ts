@@ -285,9 +285,11 @@ test('status, watch, diff and list of a finished session whose workers are all s
     const status = await cli(['status', handle.workflowId], environment);
     expect(status).toMatchObject({ code: 0, stderr: '' });
     const [header, row] = status.stdout.split('\n');
-    expect(header).toMatch(/^ID +STATUS +TURN +AGE +HOST +LAST TRANSITION +TOKENS \(IN\/OUT\)$/);
+    expect(header).toMatch(/^ID +STATUS +TURN +AGE +HOST +LAST TRANSITION +TOKENS \(IN\/OUT\) +COST$/);
     expect(row).toMatch(
-      new RegExp(`^${handle.workflowId} +finished \\(completed\\) +2 +\\d+ s +— +next_turn +[\\d.k]+ / \\d+$`),
+      new RegExp(
+        `^${handle.workflowId} +finished \\(completed\\) +2 +\\d+ s +— +next_turn +[\\d.k]+ / \\d+ +\\$\\d+\\.\\d{4}$`,
+      ),
     );
     expect(status.stdout).toContain('Result: completed after 2 turn(s)');
     const json = await cli(['status', handle.workflowId, '--json'], environment);

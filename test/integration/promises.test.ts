@@ -107,7 +107,7 @@ test('the current details the Temporal UI shows: turn, what runs, model, transit
       ).currentDetails ?? '';
   }
   expect(details).toMatch(
-    /^\*\*Turn 1\*\* · waiting for a message \(signal `userMessage`, or `end`\)\n- model: claude-sonnet-5-5\n- permission mode: bypassPermissions\n- last transition: —\n- context: ~\d+ tokens\n- tokens: \d+ in, \d+ out, 0 read from cache\n- workspace: last snapshot after turn 0 \(`sha256:[0-9a-f]{12}…`, 1 in all\)$/,
+    /^\*\*Turn 1\*\* · waiting for a message \(signal `userMessage`, or `end`\)\n- model: claude-sonnet-5-5\n- permission mode: bypassPermissions\n- last transition: —\n- context: ~\d+ tokens\n- tokens: \d+ in, \d+ out, 0 read from cache\n- cost: \$\d+\.\d{4} \(sub-agents included\)\n- workspace: last snapshot after turn 0 \(`sha256:[0-9a-f]{12}…`, 1 in all\)$/,
   );
   await handle.signal('end');
   await handle.result();
