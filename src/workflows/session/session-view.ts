@@ -25,12 +25,12 @@ import type { SnapshotRecord } from '../../shared/workspace';
 import { ZERO_USAGE } from '../../shared/conversation';
 import { USER_MESSAGE_SHOWN_CHARS } from '../../shared/limits';
 import { mcpSessionNote } from '../../shared/mcp';
-import { type Todo, todoLines, todoProgress } from '../../shared/todos';
+import type { Todo } from '../../shared/todos';
 import { AGENT_COST_USD, AGENT_LAST_TRANSITION, AGENT_STATUS, AGENT_TURN } from '../../shared/search-attributes';
-import { formatUsd } from '../../shared/model-prices';
 import type { BackgroundTaskView } from '../../shared/background';
 import { estimateTokens, type LoopState } from '../core/loop-state';
 import type { PermissionMode } from '../../shared/permission-modes';
+import { currentDetails } from './current-details';
 
 /** What the view shows of the people steering the session (Steering has it all). */
 export interface People {
@@ -307,90 +307,4 @@ export class SessionView {
     if (carried.todos) this.state.todos = carried.todos;
     this.add({ type: 'transition', turn, transition: 'continued_as_new', detail: `run ${carried.runs + 1}` });
   }
-}
-
-/** The workflow's current details in the Temporal UI (Markdown). */
-export function currentDetails(view: AgentState, approvals: readonly PendingApproval[]): string {
-  const running =
-    view.status === 'finished'
-      ? `finished: **${view.reason}**`
-      : view.status === 'running_tools'
-        ? `running tools: ${view.currentToolCalls.map((call) => call.summary).join(', ')}`
-        : view.status === 'waiting_approval'
-          ? `**waiting for approval**: ${approvals.map((pending) => `${pending.summary} (\`${pending.toolUseId}\`)`).join(', ')}`
-          : view.status === 'waiting_answer'
-            ? `**waiting for an answer** (update \`answerQuestion\`): ${(view.pendingQuestions ?? []).map((pending) => `\`${pending.toolUseId}\``).join(', ')}`
-            : view.status === 'waiting_input'
-              ? 'waiting for a message (signal `userMessage`, or `end`)'
-              : view.status === 'waiting_rate_limit'
-                ? rateLimitLine(view)
-                : view.status === 'compacting'
-                  ? 'compacting the conversation'
-                  : view.status === 'rewinding'
-                    ? 'rewinding'
-                    : 'waiting for the model';
-  return [
-    `**Turn ${view.turn}** · ${running}`,
-    `- model: ${view.model}`,
-    ...(view.permissionMode ? [`- permission mode: ${view.permissionMode}`] : []),
-    ...personWaits(view, approvals),
-    ...(view.host ? [`- host: ${view.host}`] : []),
-    ...(view.sandbox === 'none' ? ["- sandbox: **none** (commands run with the worker's privileges)"] : []),
-    `- last transition: ${view.lastTransition ?? '—'}`,
-    `- context: ~${view.estimatedContextTokens} tokens${view.contextEdits.length ? ` (edits: ${view.contextEdits.join(', ')})` : ''}`,
-    `- tokens: ${view.usage.inputTokens} in, ${view.usage.outputTokens} out, ${view.usage.cacheReadInputTokens} read from cache`,
-    ...(view.usage.costUsd !== undefined ? [`- cost: ${formatUsd(view.usage.costUsd)} (sub-agents included)`] : []),
-    ...(view.lastToolSummary ? [`- last tools: ${view.lastToolSummary}`] : []),
-    ...backgroundLines(view.backgroundTasks),
-    ...(view.todos?.length
-      ? [`- todos (${todoProgress(view.todos)}):`, ...todoLines(view.todos).map((line) => `  - ${line}`)]
-      : []),
-    ...(view.snapshots.length
-      ? [
-          `- workspace: last snapshot after turn ${view.snapshots.at(-1)!.turn} (\`${view.snapshots.at(-1)!.ref.slice(0, 19)}…\`, ${view.snapshots.length} in all)`,
-        ]
-      : []),
-  ].join('\n');
-}
-
-/** The background commands: running ones, then the last ones that ended. */
-function backgroundLines(tasks: readonly BackgroundTaskView[] = []): string[] {
-  if (tasks.length === 0) return [];
-  const shown = [
-    ...tasks.filter((task) => task.status === 'running'),
-    ...tasks.filter((task) => task.status !== 'running').slice(-5),
-  ];
-  return [
-    `- background commands (${tasks.filter((task) => task.status === 'running').length} running):`,
-    ...shown.map((task) => `  - \`${task.id}\` ${task.status}: ${task.description}`),
-  ];
-}
-
-/** The plans waiting for approval and the questions waiting for answers, in full enough to decide on. */
-function personWaits(view: AgentState, approvals: readonly PendingApproval[]): string[] {
-  const plans = approvals.flatMap((pending) =>
-    pending.plan === undefined
-      ? []
-      : [`- plan (\`${pending.toolUseId}\`), approve with a mode to go on in:`, '', quoted(pending.plan)],
-  );
-  const questions = (view.pendingQuestions ?? []).flatMap((pending) =>
-    pending.questions.map(
-      (question) =>
-        `- question (\`${pending.toolUseId}\`) ${question.header}: ${question.question} ${question.options.map((option) => `[${option.label}]`).join(' ')}${question.multiSelect ? ' (several may be chosen)' : ''}`,
-    ),
-  );
-  return [...plans, ...questions];
-}
-
-function quoted(text: string): string {
-  return `${text
-    .split('\n')
-    .map((line) => `> ${line}`)
-    .join('\n')}\n`;
-}
-
-/** Issue 26: the current details while a rate limit is waited out. */
-function rateLimitLine(view: AgentState): string {
-  const limit = view.rateLimit;
-  return `**waiting out a rate limit** until ${limit?.until ?? '?'} (${limit?.refusals ?? 0} refused, ${Math.round((limit?.waitedMs ?? 0) / 1000)} s waited before)`;
 }

@@ -1,10 +1,7 @@
 /** What people see, built from the loop state; a recording publisher stands in for Temporal's. */
 import type { PendingApproval } from '../../../../src/shared/contract';
-import {
-  currentDetails,
-  type SearchAttributeValues,
-  SessionView,
-} from '../../../../src/workflows/session/session-view';
+import { currentDetails } from '../../../../src/workflows/session/current-details';
+import { type SearchAttributeValues, SessionView } from '../../../../src/workflows/session/session-view';
 import { loopState } from '../../../support/loop-state';
 
 function view(searchAttributes = true) {
