@@ -117,6 +117,14 @@ export function subAgentTools(
   };
 }
 
+/** The parent's window and its bound on rate-limit waits: a child never waits longer than its parent would. */
+function inheritedLimits(parent: ResolvedAgentInput): Record<string, number> {
+  return {
+    ...(parent.contextWindowTokens ? { contextWindowTokens: parent.contextWindowTokens } : {}),
+    ...(parent.maxRateLimitWaitMs !== undefined ? { maxRateLimitWaitMs: parent.maxRateLimitWaitMs } : {}),
+  };
+}
+
 /** What both transcripts say of a type cut down to its parent's tools. */
 export function toolsLeftOutNote(
   toolUseId: string,
@@ -159,7 +167,7 @@ export function subAgentInput(
     maxOutputTokens: parent.maxOutputTokens,
     systemPrompt: type.prompt,
     allowedTools: tools,
-    ...(parent.contextWindowTokens ? { contextWindowTokens: parent.contextWindowTokens } : {}),
+    ...inheritedLimits(parent),
     ...(parent.fallbackModel ? { fallbackModel: parent.fallbackModel } : {}),
     fallbackAfterOverloads: parent.fallbackAfterOverloads,
     stopHooks: [],

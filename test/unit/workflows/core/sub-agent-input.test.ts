@@ -99,6 +99,27 @@ test("a type's tools, prompt and model alias replace the defaults; unknown types
   expect(unknown).toEqual({ ok: false, error: 'No agent type "nope". Agent types: explore, fixer, reviewer.' });
 });
 
+test("a parent's window and its bound on rate-limit waits go with the sub-agent (issue 26); unset, none is added", () => {
+  const start = (extra: Record<string, unknown>) => {
+    const started = subAgentInput(
+      parentInput(extra),
+      view,
+      'toolu_1',
+      { description: 'd', prompt: 'p' },
+      agentTypes(undefined),
+      BOUND,
+    );
+    if (!started.ok) throw new Error(started.error);
+    return started.input;
+  };
+  expect(start({ contextWindowTokens: 32_000, maxRateLimitWaitMs: 600_000 })).toMatchObject({
+    contextWindowTokens: 32_000,
+    maxRateLimitWaitMs: 600_000,
+  });
+  expect(start({})).not.toHaveProperty('maxRateLimitWaitMs');
+  expect(start({ maxRateLimitWaitMs: 0 })).toMatchObject({ maxRateLimitWaitMs: 0 });
+});
+
 test("the input's types win a name over the repository's", () => {
   const types = agentTypes({ reviewer: { description: 'Input reviewer', prompt: 'p' } }, [
     { name: 'reviewer', description: 'Repo reviewer', prompt: 'q', source: 'repo' },
