@@ -66,7 +66,11 @@ test('maxBudgetUsd: a sub-agent stops at its share, its parent is told and stops
   const first = harness.client.workflow.getHandle(`${handle.workflowId}-task-toolu_first`);
   const firstResult = (await first.result()) as AgentResult;
   expect(firstResult).toMatchObject({ reason: 'max_budget', turnCount: 1 });
-  expect(harness.fake.requests.filter((request) => taskOf(request).includes('first part'))).toHaveLength(1);
+  // No second turn: every request of the spender is its first (an attempt Temporal retried repeats it, as
+  // it happened once in a loaded CI run; what users rely on is that the sub-agent went no further).
+  const spender = harness.fake.requests.filter((request) => taskOf(request).includes('first part'));
+  expect(spender.length).toBeGreaterThan(0);
+  expect(spender.filter((request) => turnOf(request) > 0)).toEqual([]);
   const firstPage = await first.query<TranscriptPage>('transcript');
   expect(answeredCalls(firstPage.entries)).toEqual({ calls: ['toolu_spend'], results: ['toolu_spend'] });
   const second = (await harness.client.workflow

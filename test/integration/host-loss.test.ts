@@ -219,7 +219,9 @@ async function lostWorkdirSession() {
     toolSummaries: false,
   });
   await harness.startWorker({ hostId: 'host-b' });
-  while (!existsSync(join(workdir, '.marks', 'started'))) await new Promise((resolve) => setTimeout(resolve, 50)); // the command runs on host-a
+  // The command runs on host-a, and has marked that it ran once (killed before that mark, host-a
+  // would rightly run it again when it is back).
+  while (!existsSync(join(workdir, '.marks', 'again'))) await new Promise((resolve) => setTimeout(resolve, 50));
   await killProcess(hostA);
   const waiting = await stateWhere(handle, (state) => state.status === 'waiting_host');
   expect(waiting.host).toBe('host-a');
