@@ -89,40 +89,68 @@ export function createWorktreeActivities(dependencies: WorktreeActivityDependenc
     /** The child's changes since `baseRef` merged into the parent's workdir, once whatever the retries. */
     async mergeWorktree(input: MergeWorktreeInput): Promise<MergeWorktreeOutput> {
       const workdir = await checkedDirectory(input.workdir, rules);
-      const worktree = await checkedDirectory(input.worktree, rules);
-      return whileHeartbeating(async () => {
-        const plan = await mergePlanOf(store, journal, { ...input, workdir, worktree }, signal());
-        await applyPlan(store, workdir, plan, signal());
-        const after = await takeSnapshot(store, workdir, input.parentRef ?? plan.oursRef, { signal: signal() });
-        const patchRef =
-          plan.conflicts.length > 0
-            ? await store.put(await unifiedDiff(store, plan.baseRef, plan.childRef))
-            : undefined;
-        return {
-          ...reportOf(plan),
-          snapshot: { ref: after.ref, filesChanged: after.changes.length },
-          childRef: plan.childRef,
-          ...(patchRef ? { patchRef } : {}),
-        };
-      });
+      return whileHeartbeating(() => mergeInto(store, journal, { ...input, workdir }, { rules, signal: signal() }));
     },
+  };
+}
+
+interface MergeContext {
+  rules: Parameters<typeof checkForkWorkdir>[1];
+  signal: AbortSignal;
+}
+
+/**
+ * The merge: planned (or the journaled plan found), applied, the parent snapshotted. Until the
+ * plan is journaled a cancellation stops it with nothing changed; from then on it runs to the end,
+ * as a cancellation half-way would leave the parent's files half-merged.
+ */
+async function mergeInto(
+  store: ContentStore,
+  journal: EffectJournal,
+  input: MergeWorktreeInput,
+  context: MergeContext,
+): Promise<MergeWorktreeOutput> {
+  const plan = await mergePlanOf(store, journal, input, context);
+  const before = await takeSnapshot(store, input.workdir, plan.oursRef);
+  const pending = await notInPlace(store, plan, before.ref);
+  await Workdir.using(input.workdir, (workdir) => applyChanges(store, workdir, pending));
+  const after = await takeSnapshot(store, input.workdir, input.parentRef ?? plan.oursRef);
+  // What applying could not put in place (a directory of ignored files where the child has a file) is not merged.
+  const left = new Set((await notInPlace(store, plan, after.ref)).map(({ path }) => path));
+  const conflicts = [
+    ...plan.conflicts,
+    ...[...left].map((path): MergeConflict => ({ path, why: 'not_text', hunks: [] })),
+  ];
+  const outcome = {
+    merged: plan.merged.filter((path) => !left.has(path)),
+    conflicts: conflicts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+  };
+  const patchRef =
+    conflicts.length > 0 ? await store.put(await unifiedDiff(store, plan.baseRef, plan.childRef)) : undefined;
+  return {
+    ...reportOf(outcome),
+    snapshot: { ref: after.ref, filesChanged: after.changes.length },
+    childRef: plan.childRef,
+    ...(patchRef ? { patchRef } : {}),
   };
 }
 
 /**
  * The merge's plan: the one journaled by an earlier attempt, or a new one, stored and journaled
- * before it is returned (so before any file changes).
+ * before it is returned (so before any file changes). Once journaled, the child's worktree is not
+ * read again: what it holds by then is not merged.
  */
 async function mergePlanOf(
   store: ContentStore,
   journal: EffectJournal,
   input: MergeWorktreeInput,
-  signal: AbortSignal,
+  { rules, signal }: MergeContext,
 ): Promise<StoredMergePlan> {
   const callKey = mergeCallKey(input.key);
   const recorded = await journal.find(input.sessionId, callKey);
   if (recorded) return getJson<StoredMergePlan>(store, recorded.afterHash);
-  const theirs = await takeSnapshot(store, input.worktree, input.baseRef, { signal });
+  const worktree = await checkedDirectory(input.worktree, rules);
+  const theirs = await takeSnapshot(store, worktree, input.baseRef, { signal });
   const ours = await takeSnapshot(store, input.workdir, input.parentRef, { signal });
   const merge = await mergeSnapshots(store, {
     baseRef: input.baseRef,
@@ -132,6 +160,7 @@ async function mergePlanOf(
   });
   const plan: StoredMergePlan = { v: 1, baseRef: input.baseRef, oursRef: ours.ref, childRef: theirs.ref, ...merge };
   const planRef = await putJson(store, plan);
+  signal.throwIfAborted();
   await journal.record(input.sessionId, callKey, {
     path: input.key,
     beforeHash: ours.ref,
@@ -142,32 +171,24 @@ async function mergePlanOf(
 }
 
 /**
- * Applies the plan's changes that are not in place yet. The first attempt finds the workdir as
- * the plan found it; a retry finds part of the plan applied, and writes only the rest (against
- * what the paths hold now, so a removal already done is not attempted again).
+ * The plan's changes whose path does not hold its merged entry in snapshot `ref` of the parent's
+ * workdir, each from what the path holds there: the first attempt finds the whole plan pending; a
+ * retry, what a killed attempt did not do (a removal already done is not attempted again).
  */
-async function applyPlan(
-  store: ContentStore,
-  workdir: string,
-  plan: StoredMergePlan,
-  signal: AbortSignal,
-): Promise<void> {
-  if (plan.changes.length === 0) return;
-  const now = await takeSnapshot(store, workdir, plan.oursRef, { signal });
-  const changedSince = new Map(
-    (await diffTrees(store, plan.oursRef, now.ref, signal)).map(({ path, to }) => [path, to]),
-  );
+async function notInPlace(store: ContentStore, plan: StoredMergePlan, ref: string): Promise<EntryChange[]> {
+  if (plan.changes.length === 0) return [];
+  const changedSince = new Map((await diffTrees(store, plan.oursRef, ref)).map(({ path, to }) => [path, to]));
   const pending: EntryChange[] = [];
   for (const { path, from, to } of plan.changes) {
     const current = changedSince.has(path) ? changedSince.get(path) : from;
     if (!sameLeaf(current, to)) pending.push({ path, from: current, to });
   }
-  await Workdir.using(workdir, (opened) => applyChanges(store, opened, pending, signal));
+  return pending;
 }
 
 /** What the output lists of the plan: counts in full, paths and conflicts cut to what history should hold. */
 export function reportOf(
-  plan: MergePlan,
+  plan: Pick<MergePlan, 'merged' | 'conflicts'>,
 ): Pick<MergeWorktreeOutput, 'merged' | 'filesMerged' | 'conflicts' | 'conflictCount'> {
   return {
     merged: plan.merged.slice(0, MERGE_MAX_LISTED_PATHS),

@@ -44,6 +44,7 @@ const activities = (journalToUse: EffectJournal = journal) =>
 
 describe('createWorktree', () => {
   test("the child's worktree holds the parent's snapshot, without what the snapshot leaves out", async () => {
+    cloneRoot = join(cloneRoot, 'not', 'made', 'yet');
     const { createWorktree } = activities();
     const made = await run(createWorktree, { name: worktreeName('session/1/agent-1'), ref: baseRef });
     expect(made).toEqual({ workdir: join(cloneRoot, worktreeName('session/1/agent-1')), host: 'host-a' });
@@ -164,6 +165,29 @@ describe('mergeWorktree', () => {
     const again = await run(mergeWorktree, input);
     expect(again).toEqual(first);
     expect(ws.listing()).toEqual(MERGED);
+  });
+
+  test("a retry once the merge is journaled needs the child's worktree no more", async () => {
+    const input = await childAndParent();
+    const { mergeWorktree } = activities();
+    const first = await run(mergeWorktree, input);
+    rmSync(input.worktree, { recursive: true });
+    expect(await run(mergeWorktree, input)).toEqual(first);
+  });
+
+  test("a file of the child's where the parent has a directory of ignored files is a conflict, not merged", async () => {
+    const input = await childAndParent();
+    ws.write('.gitignore', 'node_modules/\nbuild/\n', { recent: true });
+    ws.write('build/out.js', 'built\n', { recent: true });
+    writeFileSync(join(input.worktree, 'build'), 'a file\n');
+    const outcome = await run(activities().mergeWorktree, input);
+    expect(outcome).toMatchObject({
+      merged: ['docs/old.md', 'src/a.ts', 'src/new/d.ts'],
+      filesMerged: 3,
+      conflictCount: 2,
+    });
+    expect(outcome.conflicts[0]).toEqual({ path: 'build', why: 'not_text', hunks: [] });
+    expect(ws.read('build/out.js')).toBe('built\n');
   });
 
   test('the record is written before any file changes; a crash after it, or half-way, is completed by the retry', async () => {
