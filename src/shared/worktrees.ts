@@ -52,7 +52,10 @@ export interface MergeConflict {
    * kind, changed differently on both sides. The parent's version stays in every case.
    */
   why: 'both_changed' | 'changed_and_deleted' | 'not_text';
-  /** The conflicting hunks of a `both_changed` file (empty otherwise); at most MERGE_MAX_HUNKS. */
+  /**
+   * The conflicting hunks of a `both_changed` file, at most MERGE_MAX_HUNKS; empty otherwise, and
+   * when the line merge gave up (too many changes to diff in time: the parent's file stays whole).
+   */
   hunks: MergeConflictHunk[];
   /** The file's hunks in all, present only when `hunks` was cut. */
   hunkCount?: number;

@@ -205,3 +205,60 @@ describe('mergeText', () => {
     expect(hunks).toEqual([{ line: 12, base: ['line 12'], ours: ['twelve ours'], theirs: ['twelve theirs'] }]);
   });
 });
+
+describe('mergeText, line by line', () => {
+  const numbered = (count: number) => Array.from({ length: count }, (_, index) => `${index + 1}\n`);
+
+  test('a hunk of theirs spanning two of ours is one conflict: ours kept, each side whole', () => {
+    const base = numbered(10);
+    const ours = base.map((line) => (line === '3\n' ? 'three\n' : line === '5\n' ? 'five\n' : line));
+    const theirs = [...base.slice(0, 2), 'replaced\n', ...base.slice(5)];
+    const { text, hunks } = mergeText(base.join(''), ours.join(''), theirs.join(''));
+    expect(text).toBe(ours.join(''));
+    expect(hunks).toEqual([{ line: 3, base: ['3', '4', '5'], ours: ['three', '4', 'five'], theirs: ['replaced'] }]);
+  });
+
+  test('the same lines deleted on both sides, and a deletion beside an edit far away', () => {
+    const base = numbered(12).join('');
+    const ours = base.replace('4\n5\n', '').replace('10\n', 'ten\n');
+    const theirs = base.replace('4\n5\n', '').replace('1\n', 'one\n');
+    expect(mergeText(base, ours, theirs)).toEqual({ text: ours.replace('1\n', 'one\n'), hunks: [] });
+  });
+
+  test('edits apart on each side, whatever they are (replaced, deleted, inserted), all apply', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let round = 0; round < 50; round++) {
+      const base = Array.from({ length: 120 }, (_, index) => (index % 4 === 0 ? '\n' : `line ${index}\n`));
+      const ours = [...base] as (string | undefined)[];
+      const theirs = [...base] as (string | undefined)[];
+      const expected = [...base] as (string | undefined)[];
+      // Blocks of four lines, each edited by one side or none; an untouched line between edited blocks.
+      for (let block = 0; block < 30; block += 2) {
+        const side = random() < 0.5 ? ours : theirs;
+        const at = block * 4 + Math.floor(random() * 3);
+        const kind = random();
+        const edit = kind < 0.33 ? `edited ${at}\n` : kind < 0.66 ? undefined : `inserted\n${base[at]}`;
+        side[at] = edit;
+        expected[at] = edit;
+      }
+      const join = (lines: (string | undefined)[]) => lines.filter((line) => line !== undefined).join('');
+      expect(mergeText(base.join(''), join(ours), join(theirs))).toEqual({ text: join(expected), hunks: [] });
+    }
+  });
+
+  test('a long file of repeated lines merges quickly', () => {
+    const base = Array.from({ length: 40_000 }, (_, index) =>
+      index % 3 === 0 ? '\n' : index % 3 === 1 ? '  }\n' : `line ${index}\n`,
+    );
+    const ours = [...base];
+    const theirs = [...base];
+    for (let index = 5; index < base.length; index += 97) ours[index] = `ours ${index}\n`;
+    for (let index = 50; index < base.length; index += 101) theirs[index] = `theirs ${index}\n`;
+    const started = Date.now();
+    const { hunks } = mergeText(base.join(''), ours.join(''), theirs.join(''));
+    expect(Date.now() - started).toBeLessThan(3000);
+    // Edits on the same line or next to each other conflict; all others merge.
+    for (const hunk of hunks) expect(hunk.ours.some((line) => line.startsWith('ours'))).toBe(true);
+  });
+});
