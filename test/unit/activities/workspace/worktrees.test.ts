@@ -223,6 +223,17 @@ describe('mergeWorktree', () => {
     expect(await run(activities().mergeWorktree, input)).toEqual(outcome);
   });
 
+  test('a merge cancelled before its plan is journaled changes nothing, and leaves the merge to do', async () => {
+    const input = await childAndParent();
+    const before = ws.listing();
+    const environment = new MockActivityEnvironment();
+    environment.cancel('parent interrupted');
+    await expect(environment.run(activities().mergeWorktree, input)).rejects.toThrow();
+    expect(ws.listing()).toEqual(before);
+    expect(await journal.find(input.sessionId, mergeCallKey(input.key))).toBeUndefined();
+    expectMergedOutcome(await run(activities().mergeWorktree, input));
+  });
+
   test('a worktree or workdir that is not a directory is refused for good', async () => {
     const input = await childAndParent();
     const { mergeWorktree } = activities();
