@@ -227,7 +227,7 @@ describe('mergeWorktree', () => {
     const input = await childAndParent();
     const before = ws.listing();
     const environment = new MockActivityEnvironment();
-    environment.cancel('parent interrupted');
+    environment.cancel();
     await expect(environment.run(activities().mergeWorktree, input)).rejects.toThrow();
     expect(ws.listing()).toEqual(before);
     expect(await journal.find(input.sessionId, mergeCallKey(input.key))).toBeUndefined();
