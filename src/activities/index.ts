@@ -21,6 +21,7 @@ import { createToolActivities } from './tools/run-tool';
 import { createRepositoryActivities, DEFAULT_CLONE_ROOT, DEFAULT_GIT_ROOT } from './repository/repository-activities';
 import { setSnapshotMaxFileBytes } from '../snapshots/snapshot';
 import { createWorkspaceActivities } from './workspace/workspace-activities';
+import { createWorktreeActivities } from './workspace/worktrees';
 
 export interface ActivityConfig {
   /** Where the commands of sessions run: resolved once at worker start (resolveSandbox). */
@@ -110,21 +111,36 @@ export function createActivities(config: ActivityConfig) {
     ...createMcpActivities({ store, pool: mcpPool }),
     ...createProbeHostActivities(config.hostId ? { hostId: config.hostId } : {}),
     ...createWorkdirLeaseActivities(leaseDependencies),
-    ...createWorkspaceActivities({
-      store,
-      journal,
-      contentDir,
-      workspaceRoots: config.workspaceRoots ?? [],
-      privateDirs: [gitRoot],
-      ...(config.hostId ? { hostId: config.hostId } : {}),
-    }),
+    ...workspaceActivities(config, gitRoot),
     ...createRepositoryActivities({
       store,
-      cloneRoot: config.workspaceRoots?.[0] ?? DEFAULT_CLONE_ROOT,
+      cloneRoot: cloneRootOf(config),
       gitRoot,
       ...(config.hostId ? { hostId: config.hostId } : {}),
       ...(config.gitConfig ? { gitConfig: config.gitConfig } : {}),
     }),
+  };
+}
+
+/** Where `repo` sessions' clones and writing sub-agents' worktrees go. */
+function cloneRootOf(config: ActivityConfig): string {
+  return config.workspaceRoots?.[0] ?? DEFAULT_CLONE_ROOT;
+}
+
+/** The workspace's activities: snapshots, rewinds, forks, and writing sub-agents' worktrees (issue 27). */
+function workspaceActivities(config: ActivityConfig, gitRoot: string) {
+  const { content: store, journal, directory: contentDir } = config.store;
+  const dependencies = {
+    store,
+    journal,
+    contentDir,
+    workspaceRoots: config.workspaceRoots ?? [],
+    privateDirs: [gitRoot],
+    ...(config.hostId ? { hostId: config.hostId } : {}),
+  };
+  return {
+    ...createWorkspaceActivities(dependencies),
+    ...createWorktreeActivities({ ...dependencies, cloneRoot: cloneRootOf(config) }),
   };
 }
 

@@ -136,6 +136,14 @@ export const { snapshotWorkspace, restoreWorkspace, checkWorkspace, materializeS
   proxyActivities<AgentActivities>(WORKSPACE_OPTIONS);
 
 /**
+ * Writing sub-agents' worktrees (issue 27): the copy of the parent's snapshot, and the merge back
+ * (journaled: a retry applies the same plan). Both walk whole trees, so they heartbeat like snapshots.
+ */
+export const WORKTREE_OPTIONS: ActivityOptions = WORKSPACE_OPTIONS;
+
+export const { createWorktree, mergeWorktree } = proxyActivities<AgentActivities>(WORKTREE_OPTIONS);
+
+/**
  * `repo` sessions: a clone (or a move's clone and restore) and the branch's commit and push.
  * A failed clone is retried twice (a network hiccup), a ref that does not exist is not.
  */

@@ -80,7 +80,7 @@ export async function snapshotOver(
 }
 
 /** A fork's workdir must be one a session may have: no system directory, clear of the store and the private dirs, inside the roots. */
-async function checkForkWorkdir(
+export async function checkForkWorkdir(
   workdir: string,
   {
     contentDir,
