@@ -3,7 +3,7 @@
  * real dev server. Writes BENCHMARKS.md (its hand-written part, below a marker, is kept).
  *
  *   npm run bench
- *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, cachegrow, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns, side-by-side, rate-limit
+ *   npm run bench -- --only overhead,resume   # some of: overhead, batch, history, concurrency, resume, interrupt, cache, cachegrow, sandbox, isolation, workspace, stores, hostloss, live, noworker, turns, side-by-side, rate-limit, fan-out
  *   AGENT_BENCH_AGAINST=../before npm run bench -- --only isolation   # beside another checkout
  *   npm run bench -- --only concurrency --sessions 200
  *   npm run bench -- --only side-by-side --rows rate-limit --window 20   # some rows of it, a shorter rate-limit window
@@ -23,6 +23,7 @@ import { Harness } from '../../test/support/harness';
 import { PROJECT_ROOT, TEST_TMP, WORKFLOW_BUNDLE_PATH } from '../../test/support/paths';
 import { batch } from './batch';
 import { concurrency } from './concurrency';
+import { fanOut } from './fan-out';
 import { history } from './history';
 import { hostLoss } from './host-loss';
 import { interrupt } from './interrupt';
@@ -67,6 +68,7 @@ const BENCHES: Record<string, { run: (harness: Harness, options: BenchOptions) =
   turns: { run: turns, worker: false },
   'side-by-side': { run: (harness, { rows, windowS }) => sideBySide(harness, { rows, windowS }), worker: false },
   'rate-limit': { run: rateLimit, worker: true },
+  'fan-out': { run: fanOut, worker: true },
 };
 
 async function main(): Promise<void> {

@@ -10,7 +10,7 @@
  *
  * Scenarios: loop-scenarios.ts, steering-scenarios.ts, workspace-scenarios.ts, host-scenarios.ts, capability-scenarios.ts,
  * mcp-scenarios.ts, lease-scenarios.ts, reset-scenarios.ts, turn-cost-scenarios.ts, plan-scenarios.ts, budget-scenarios.ts,
- * background-scenarios.ts and rate-limit-scenarios.ts.
+ * background-scenarios.ts, rate-limit-scenarios.ts and worktree-scenarios.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -38,6 +38,7 @@ import { steeringScenarios } from './steering-scenarios';
 import { structuredScenarios } from './structured-scenarios';
 import { turnCostScenarios } from './turn-cost-scenarios';
 import { workspaceScenarios } from './workspace-scenarios';
+import { worktreeScenarios } from './worktree-scenarios';
 
 /** New histories record today's workflow code (test/fixtures/histories/README.md says when they move). */
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'histories', 'current');
@@ -57,6 +58,7 @@ const scenarios: Scenario[] = [
   ...backgroundScenarios,
   ...rateLimitScenarios,
   ...structuredScenarios,
+  ...worktreeScenarios,
 ];
 
 async function main(): Promise<void> {

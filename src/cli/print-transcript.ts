@@ -56,19 +56,41 @@ export function formatEntry(entry: TranscriptEntry): string | undefined {
       return `  ⚠ signal ${entry.signal} dropped: ${entry.problem}`;
     case 'sub_agent_tools':
       return `  ⚑ ${entry.detail} (Task ${entry.toolUseId})`;
+    case 'worktree_merge':
+      return formatMerge(entry);
     case 'snapshot':
-      if (entry.error) return `  ⚠ snapshot after turn ${entry.turn} failed: ${entry.error}`;
-      return entry.filesChanged ? `  ◆ snapshot: ${entry.filesChanged} file(s) changed` : undefined;
+      return formatSnapshot(entry);
     case 'workdir_lease':
       return `  ⏸ ${entry.detail}`;
     case 'background':
       return `  ⧗ background ${entry.taskId} ${entry.status}: ${entry.description}`;
     case 'reset':
-      if (entry.error) return `  ⚠ reset: ${entry.error}`;
-      return `  ↺ reset: files back to turn ${entry.snapshotTurn} (${entry.filesRestored ?? 0} file(s) put back${entry.previousSnapshot ? `; as found: ${entry.previousSnapshot}` : ''})`;
+      return formatReset(entry);
     case 'end':
       return `■ ${entry.reason}${entry.error ? `: ${entry.error}` : ''}`;
   }
+}
+
+/** A snapshot that changed files, or why it failed (one that changed nothing is not shown). */
+function formatSnapshot(entry: Extract<TranscriptEntry, { type: 'snapshot' }>): string | undefined {
+  if (entry.error) return `  ⚠ snapshot after turn ${entry.turn} failed: ${entry.error}`;
+  return entry.filesChanged ? `  ◆ snapshot: ${entry.filesChanged} file(s) changed` : undefined;
+}
+
+/** A reset run's put-back, or why it failed. */
+function formatReset(entry: Extract<TranscriptEntry, { type: 'reset' }>): string {
+  if (entry.error) return `  ⚠ reset: ${entry.error}`;
+  return `  ↺ reset: files back to turn ${entry.snapshotTurn} (${entry.filesRestored ?? 0} file(s) put back${entry.previousSnapshot ? `; as found: ${entry.previousSnapshot}` : ''})`;
+}
+
+/** A writing sub-agent's merge: files merged and conflicts, or why nothing was. */
+function formatMerge(entry: Extract<TranscriptEntry, { type: 'worktree_merge' }>): string {
+  if (entry.error)
+    return `  ⑃ ${entry.workflowId}: nothing merged (${entry.error}); its files stay in ${entry.worktree}`;
+  const conflicts = entry.conflicts.length
+    ? `, conflicts in ${entry.conflicts.join(', ')} (kept in ${entry.worktree})`
+    : '';
+  return `  ⑃ merged ${entry.workflowId}: ${entry.filesMerged} file(s)${conflicts}`;
 }
 
 /** A session's opening notes: sandbox, network, fork, instructions, what was skipped, MCP servers. */

@@ -3,6 +3,7 @@
  * Neither needs a worker: a closed session is read from its result, a running one no worker
  * answers for from its search attributes, with a line naming the situation.
  */
+import type { WorktreeChildView } from '../shared/worktrees';
 import type { Client } from '@temporalio/client';
 import type { AgentState, RateLimitView } from '../shared/contract';
 import { WORKFLOW_TYPE } from '../shared/contract';
@@ -47,6 +48,7 @@ export function stateDetails(workflowId: string, state: AgentState): string[] {
     lines.push(
       `  background ${task.id} ${task.status}: ${task.description}${task.status === 'running' ? `  →  TaskStop, or durable-agent interrupt ${workflowId}` : ''}`,
     );
+  for (const child of state.worktrees ?? []) lines.push(`  ${worktreeLine(child)}`);
   if (state.todos?.length)
     lines.push(`  todos (${todoProgress(state.todos)}):`, ...todoLines(state.todos).map((line) => `    ${line}`));
   if (state.snapshots?.length)
@@ -151,4 +153,15 @@ export async function printList(client: Client, { status, limit, json }: ListArg
 function rateLimitLine({ until, refusals, waitedMs }: RateLimitView): string {
   const totals = `${refusals} refused, ${Math.round(waitedMs / 1000)} s waited in all`;
   return until ? `  rate limited: waiting until ${until} (${totals})` : `  rate limits: ${totals}`;
+}
+
+/** A writing sub-agent: what it is doing or what of it was merged, and where its worktree is. */
+export function worktreeLine(child: WorktreeChildView): string {
+  const what =
+    child.status === 'working'
+      ? 'working'
+      : child.status === 'not_merged'
+        ? `not merged (${child.error ?? 'unfinished'})`
+        : `merged ${child.filesMerged ?? 0} file(s)${child.conflicts?.length ? `, conflicts in ${child.conflicts.join(', ')}` : ''}`;
+  return `writing agent ${child.toolUseId} "${child.description}": ${what}  (worktree ${child.worktree})`;
 }

@@ -6,6 +6,7 @@
  *
  * Plain JSON only: everything here is serialised into Temporal history.
  */
+import type { WorktreeChildView } from './worktrees';
 import type { BackgroundStatus, BackgroundTaskView } from './background';
 import type { ConversationMessage, Usage } from './conversation';
 import type { BranchResult } from './repository';
@@ -187,6 +188,8 @@ export interface AgentState {
   todos?: Todo[];
   /** Bash commands run in the background (`run_in_background`): running, ended, stopped or lost; absent when none. */
   backgroundTasks?: BackgroundTaskView[];
+  /** Writing sub-agents (`isolation: "worktree"`) of this run, the last 50: working, merged, with conflicts, or not merged. */
+  worktrees?: WorktreeChildView[];
   /** The session's MCP servers (only when it has any): connected or failed, and their tools. */
   mcpServers?: McpServerStatus[];
   /** Entries of the trusted repository settings files that cannot run (only when there are any). */
@@ -275,6 +278,21 @@ export type TranscriptEntry =
   | { type: 'dropped_signal'; turn: number; signal: string; problem: string }
   /** A sub-agent's type asked for tools its parent lacks: left out. In the parent's transcript (at its `Task` call) and the sub-agent's. */
   | { type: 'sub_agent_tools'; turn: number; toolUseId: string; agentType: string; leftOut: string[]; detail: string }
+  /**
+   * A writing sub-agent (`isolation: "worktree"`) ended: what of its worktree was merged into this
+   * session's workdir (`merged` files), what conflicted (`conflicts`, the paths left as they were
+   * here), or why nothing was merged (`error`: it did not finish, or the merge failed).
+   */
+  | {
+      type: 'worktree_merge';
+      turn: number;
+      toolUseId: string;
+      workflowId: string;
+      worktree: string;
+      filesMerged: number;
+      conflicts: string[];
+      error?: string;
+    }
   /** The workspace snapshot taken after the turn (its reference and how many files changed), or why it failed. */
   | { type: 'snapshot'; turn: number; ref?: string; filesChanged?: number; error?: string }
   /** The session waited for another session's workdir lease (`waiting`), or lost its own to another (`lost`). */

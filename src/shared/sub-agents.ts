@@ -104,6 +104,8 @@ export interface AgentType {
   permissionMode?: AgentPermissionMode;
   /** Before the task, in the sub-agent's first user message. */
   initialPrompt?: string;
+  /** `worktree`: it works in a worktree of its own, merged back when it ends (its calls need not say so). */
+  isolation?: 'worktree';
   /** Where it was defined: `input`, `built-in` or the repository file. */
   source: string;
 }
@@ -179,6 +181,8 @@ export interface TaskInput {
   subagent_type?: string;
   /** Claude Code's model alias (`sonnet`, `opus`, `haiku`, `fable`): over the type's model. */
   model?: string;
+  /** `worktree`: a writing sub-agent, in a worktree of its own merged back when it ends (issue 27). */
+  isolation?: string;
 }
 
 /** What `prepareSession` is told of sub-agents: the types the system prompt lists besides the repository's. */

@@ -113,3 +113,20 @@ function fnv1a(text: string): string {
   }
   return hash.toString(16).padStart(8, '0');
 }
+
+/** A writing sub-agent as `state.worktrees` lists it: working, merged (with or without conflicts), or not merged. */
+export interface WorktreeChildView {
+  toolUseId: string;
+  workflowId: string;
+  description: string;
+  worktree: string;
+  status: 'working' | 'merged' | 'conflicts' | 'not_merged';
+  filesMerged?: number;
+  /** Paths whose conflicting hunks stayed as the parent had them. */
+  conflicts?: string[];
+  /** Why nothing was merged. */
+  error?: string;
+}
+
+/** The writing sub-agents `state` lists: the most recent ones. */
+export const WORKTREES_SHOWN = 50;

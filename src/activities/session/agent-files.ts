@@ -1,7 +1,7 @@
 /**
  * Sub-agent types defined by the repository: `.claude/agents/*.md`, Claude Code's format — YAML
  * front matter (`name`, `description`, optional `tools`, `disallowedTools`, `model`, `maxTurns`,
- * `permissionMode`, `initialPrompt`; Claude Code's other fields are accepted and ignored) over
+ * `permissionMode`, `initialPrompt`, `isolation: worktree`; Claude Code's other fields are accepted and ignored) over
  * the agent's system prompt. Read once when the session starts, and only when the repository is trusted (its types
  * can grant Bash): a file the model writes later defines nothing for its own session.
  */
@@ -109,11 +109,13 @@ function toolList(value: unknown): string[] | undefined | null {
 const isToolName = (tool: string): tool is (typeof TOOL_NAMES)[number] =>
   (TOOL_NAMES as readonly string[]).includes(tool);
 
-/** `maxTurns`, `permissionMode` and `initialPrompt`, or what is wrong with one of them. */
+/** `maxTurns`, `permissionMode`, `initialPrompt` and `isolation`, or what is wrong with one of them. */
 function agentLimits(
   fields: Record<string, unknown>,
-): { maxTurns?: number; permissionMode?: AgentPermissionMode; initialPrompt?: string } | string {
-  const { maxTurns, permissionMode, initialPrompt } = fields;
+):
+  { maxTurns?: number; permissionMode?: AgentPermissionMode; initialPrompt?: string; isolation?: 'worktree' } | string {
+  const { maxTurns, permissionMode, initialPrompt, isolation } = fields;
+  if (isolation !== undefined && isolation !== 'worktree') return 'isolation: worktree (or none)';
   if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && (maxTurns as number) > 0))
     return 'maxTurns: a positive whole number';
   if (permissionMode !== undefined && !(AGENT_PERMISSION_MODES as readonly unknown[]).includes(permissionMode))
@@ -123,5 +125,6 @@ function agentLimits(
     ...(maxTurns !== undefined ? { maxTurns: maxTurns as number } : {}),
     ...(permissionMode !== undefined ? { permissionMode: permissionMode as AgentPermissionMode } : {}),
     ...(typeof initialPrompt === 'string' && initialPrompt.trim() ? { initialPrompt: initialPrompt.trim() } : {}),
+    ...(isolation === 'worktree' ? { isolation } : {}),
   };
 }

@@ -12,7 +12,8 @@ import { defineTool, ToolError } from './tool';
  * Claude Code's input, field for field. `model` picks the sub-agent's model over its type's;
  * `name`, `mode` (deprecated there: a sub-agent never gets a looser mode than its parent),
  * `team_name`, `effort` and `run_in_background` are accepted and ignored: a sub-agent runs in the
- * foreground, and its answer is this call's result. `isolation` is refused until worktrees exist.
+ * foreground, and its answer is this call's result. `isolation: "worktree"` runs it in a worktree of
+ * its own, merged back when it ends (issue 27, src/workflows/turn/worktrees.ts); `"remote"` is refused.
  */
 export const agentTool = defineTool({
   name: 'Agent',
@@ -24,6 +25,7 @@ export const agentTool = defineTool({
     `- subagent_type picks the agent (the system prompt lists them); without it, "${GENERAL_PURPOSE_TYPE}" (all your tools but this one). "Explore" only reads.`,
     '- model ("sonnet", "opus", "haiku", "fable") overrides the agent type\'s model; omit it to keep the type\'s (or yours).',
     "- Sub-agents run in the foreground here: you get the answer as this call's result (run_in_background is ignored).",
+    '- isolation: "worktree" gives a sub-agent that changes files a copy of your files of its own; its changes are merged into yours when it ends, in the order of your calls, and the result lists merged files and conflicts. Use it for writing work split over several sub-agents at once (disjoint files merge cleanly).',
     '- Its answer is for you, not the user: tell the user what matters of it.',
   ].join('\n'),
   schema: z
@@ -52,7 +54,9 @@ export const agentTool = defineTool({
       isolation: z
         .enum(['worktree', 'remote'])
         .optional()
-        .describe('Isolation mode (not supported yet: sub-agents share your working directory)'),
+        .describe(
+          'Isolation mode. "worktree": the agent works on its own copy of your files and may change them; what it changed is merged into your workdir when it ends (conflicting lines are reported, yours kept). "remote" is not available here.',
+        ),
     })
     .strict(),
   needsApproval: false,
@@ -67,8 +71,8 @@ export const agentTool = defineTool({
   // `Agent(Explore)` rules match it by its type (`Task(…)` too: the plan lists the tool's other names).
   ruleSpecifier: (input) => input.subagent_type ?? GENERAL_PURPOSE_TYPE,
   refusal: (input) =>
-    input.isolation
-      ? `isolation "${input.isolation}" is not supported yet: the agent would share your workdir; call again without isolation.`
+    input.isolation === 'remote'
+      ? 'isolation "remote" is not available here: use isolation "worktree" (a copy of your files, merged back), or none.'
       : undefined,
   subject: (input) => input.description,
   summarize: (input) => `Agent: ${input.description}${input.subagent_type ? ` (${input.subagent_type})` : ''}`,

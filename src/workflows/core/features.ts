@@ -311,3 +311,13 @@ export const RATE_LIMIT_WAIT_PATCH = 'rate-limit-wait';
  * @since 2026-12-02, issue 26
  */
 export const COMPACTION_FITS_PATCH = 'compaction-fits';
+
+/**
+ * Writing sub-agents (`Agent {isolation: "worktree"}`, or a type with `isolation: worktree`): the
+ * child works in a worktree made from the parent's files, and what it changed is merged back
+ * into the parent's workdir when it ends (turn/worktrees.ts). Asked when such a call is carried
+ * out: plans recorded before it refused `isolation` and never reach it.
+ *
+ * @since 2026-12-02, issue 27
+ */
+export const WORKTREE_SUB_AGENTS_PATCH = 'worktree-sub-agents';

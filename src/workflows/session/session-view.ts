@@ -5,6 +5,7 @@
  *
  * The publisher is its only link to Temporal (its queries are registered by the driver): the rest is plain state.
  */
+import { WORKTREES_SHOWN, type WorktreeChildView } from '../../shared/worktrees';
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type {
   AgentState,
@@ -285,6 +286,13 @@ export class SessionView {
   showBackgroundTasks(tasks: BackgroundTaskView[]): void {
     if (tasks.length) this.state.backgroundTasks = tasks;
     else delete this.state.backgroundTasks;
+    this.publish();
+  }
+
+  /** A writing sub-agent started or was merged (issue 27): its line in `state.worktrees`, the last ones kept. */
+  showWorktree(child: WorktreeChildView): void {
+    const others = (this.state.worktrees ?? []).filter((shown) => shown.toolUseId !== child.toolUseId);
+    this.state.worktrees = [...others, child].slice(-WORKTREES_SHOWN);
     this.publish();
   }
 

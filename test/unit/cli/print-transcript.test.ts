@@ -90,6 +90,32 @@ test("a sub-agent type cut down to its parent's tools is one line, with the Task
   );
 });
 
+test("a writing sub-agent's merge is one line: files merged, conflicts and where its version is, or why nothing was merged", () => {
+  const merge = {
+    type: 'worktree_merge' as const,
+    turn: 1,
+    toolUseId: 'toolu_b',
+    workflowId: 'p-task-toolu_b',
+    worktree: '/w/worktree-1',
+    filesMerged: 2,
+    conflicts: ['shared.txt'],
+  };
+  expect(formatEntry(merge)).toBe(
+    '  ⑃ merged p-task-toolu_b: 2 file(s), conflicts in shared.txt (kept in /w/worktree-1)',
+  );
+  expect(formatEntry({ ...merge, conflicts: [] })).toBe('  ⑃ merged p-task-toolu_b: 2 file(s)');
+  expect(
+    formatEntry({
+      ...merge,
+      filesMerged: 0,
+      conflicts: [],
+      error: 'the sub-agent stopped before it finished: aborted_tools',
+    }),
+  ).toBe(
+    '  ⑃ p-task-toolu_b: nothing merged (the sub-agent stopped before it finished: aborted_tools); its files stay in /w/worktree-1',
+  );
+});
+
 describe('the durable workspace as `durable-agent run` and `watch` print it', () => {
   test('a fork says where it comes from; snapshots that changed files and failed snapshots are shown', () => {
     expect(

@@ -24,7 +24,7 @@ test('front matter gives name, description, tools (a list or a comma-separated s
   });
 });
 
-test("Claude Code's other fields: disallowedTools, maxTurns, permissionMode and initialPrompt are read; the rest is ignored", () => {
+test("Claude Code's other fields: disallowedTools, maxTurns, permissionMode, initialPrompt and isolation are read; the rest is ignored", () => {
   const text = [
     '---',
     'name: careful',
@@ -33,6 +33,7 @@ test("Claude Code's other fields: disallowedTools, maxTurns, permissionMode and 
     'maxTurns: 5',
     'permissionMode: plan',
     'initialPrompt: Read the README first.',
+    'isolation: worktree',
     'skills: [review]',
     'mcpServers: [github]',
     'effort: high',
@@ -50,8 +51,12 @@ test("Claude Code's other fields: disallowedTools, maxTurns, permissionMode and 
     maxTurns: 5,
     permissionMode: 'plan',
     initialPrompt: 'Read the README first.',
+    isolation: 'worktree',
     source: 'c.md',
   });
+  expect(parseAgentFile('---\nname: x\ndescription: d\nisolation: remote\n---\np', 'f.md')).toBe(
+    'isolation: worktree (or none)',
+  );
   expect(parseAgentFile('---\nname: x\ndescription: d\nmaxTurns: 0\n---\np', 'f.md')).toBe(
     'maxTurns: a positive whole number',
   );

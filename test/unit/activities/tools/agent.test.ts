@@ -74,19 +74,26 @@ describe('Agent', () => {
     expect(inputError('Agent', { ...input, color: 'red' })).toContain('unexpected parameter(s): color');
   });
 
-  test('isolation is refused before anything starts: the agent would share the workdir', async () => {
-    for (const isolation of ['worktree', 'remote']) {
-      const planned = await TOOLS.plan(
-        { id: 'toolu_1', name: 'Agent', input: { ...input, isolation } },
-        toolWorkdir('agent').path,
-        ['Agent'],
-      );
-      expect(planned.plan).toEqual({
-        ok: false,
-        errorText: `<tool_use_error>isolation "${isolation}" is not supported yet: the agent would share your workdir; call again without isolation.</tool_use_error>`,
-        rules: { subAgent: true, changesFiles: true, aliases: ['Task'] },
-      });
-    }
+  test('isolation "worktree" is planned (a writing sub-agent); "remote" is refused before anything starts', async () => {
+    const workdir = toolWorkdir('agent').path;
+    const worktree = await TOOLS.plan(
+      { id: 'toolu_1', name: 'Agent', input: { ...input, isolation: 'worktree' } },
+      workdir,
+      ['Agent'],
+    );
+    expect(worktree.plan).toMatchObject({ ok: true, rules: { subAgent: true, changesFiles: true } });
+    expect(worktree.input).toMatchObject({ isolation: 'worktree' });
+    const remote = await TOOLS.plan(
+      { id: 'toolu_2', name: 'Agent', input: { ...input, isolation: 'remote' } },
+      workdir,
+      ['Agent'],
+    );
+    expect(remote.plan).toEqual({
+      ok: false,
+      errorText:
+        '<tool_use_error>isolation "remote" is not available here: use isolation "worktree" (a copy of your files, merged back), or none.</tool_use_error>',
+      rules: { subAgent: true, changesFiles: true, aliases: ['Task'] },
+    });
   });
 
   test('the description and prompt reach the sub-agent trimmed', () => {
