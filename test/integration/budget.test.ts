@@ -5,17 +5,12 @@
  */
 import type { AgentResult, AgentState, TranscriptEntry, TranscriptPage } from '../../src/shared/contract';
 import { AGENT_COST_USD } from '../../src/shared/search-attributes';
-import { type FakeReply, type RecordedRequest, reply, text, toolUse, turnOf } from '../support/fake-anthropic';
+import { type FakeReply, reply, text, toolUse, turnOf, taskOf } from '../support/fake-anthropic';
 import { fileHarness, makeRepo } from '../support/harness';
 
 jest.setTimeout(180_000);
 
 const harness = fileHarness();
-
-function taskOf(request: RecordedRequest): string {
-  const first = request.body.messages[0]!;
-  return typeof first.content === 'string' ? first.content : first.content.map((block) => block.text ?? '').join('');
-}
 
 /** A reply that reports `outputTokens` output tokens: $10 a million on the default model (claude-sonnet-5-5). */
 const costly = (content: Parameters<typeof reply>[0], outputTokens: number): FakeReply => ({

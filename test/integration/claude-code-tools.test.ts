@@ -7,23 +7,18 @@ import type { AgentResult } from '../../src/shared/contract';
 import {
   type FakeReply,
   lastToolResults,
-  type RecordedRequest,
   reply,
   text,
   toolResultText,
   toolUse,
   turnOf,
+  taskOf,
 } from '../support/fake-anthropic';
 import { fileHarness, makeRepo } from '../support/harness';
 
 jest.setTimeout(180_000);
 
 const harness = fileHarness();
-
-function taskOf(request: RecordedRequest): string {
-  const first = request.body.messages[0]!;
-  return typeof first.content === 'string' ? first.content : first.content.map((block) => block.text ?? '').join('');
-}
 
 test('Agent and Task calls both start child workflows; the model is offered Agent only', async () => {
   const workdir = makeRepo({ 'notes.txt': 'hello\n' });

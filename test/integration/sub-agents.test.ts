@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentResult, AgentState, TranscriptPage } from '../../src/shared/contract';
+import { barrier } from '../support/barrier';
 import {
   type FakeReply,
   lastToolResults,
@@ -15,6 +16,7 @@ import {
   toolResultText,
   toolUse,
   turnOf,
+  taskOf,
 } from '../support/fake-anthropic';
 import { fileHarness, Harness, killProcess, makeRepo, uniqueId } from '../support/harness';
 
@@ -23,19 +25,6 @@ jest.setTimeout(180_000);
 const harness = fileHarness();
 
 /** The task a request works on: its first user message (the parent's prompt, or a sub-agent's). */
-function taskOf(request: RecordedRequest): string {
-  const first = request.body.messages[0]!;
-  return typeof first.content === 'string' ? first.content : first.content.map((block) => block.text ?? '').join('');
-}
-
-/** Resolves once `count` requests satisfy `matches`: the sub-agents' first calls all arrived. */
-function barrier(count: number): { arrived: () => void; all: Promise<void> } {
-  let seen = 0;
-  let open!: () => void;
-  const all = new Promise<void>((resolve) => (open = resolve));
-  return { arrived: () => ++seen === count && open(), all };
-}
-
 const TASKS = ['callers in packages/a', 'callers in packages/b', 'callers in packages/c'];
 
 test('three Task calls in one response run as three child workflows at once; their answers are the tool results', async () => {

@@ -93,6 +93,12 @@ export function turnOf(request: RecordedRequest): number {
   return request.body.messages.filter((message) => message.role === 'assistant').length;
 }
 
+/** The text of the request's first message: what a session (or a sub-agent, its prompt) was asked. */
+export function taskOf(request: RecordedRequest): string {
+  const first = request.body.messages[0]!;
+  return typeof first.content === 'string' ? first.content : first.content.map((block) => block.text ?? '').join('');
+}
+
 /** The request of a turn (the last, if the call was retried: a retry sends the same conversation). */
 export function requestOfTurn(requests: RecordedRequest[], turn: number): RecordedRequest | undefined {
   return requests.filter((request) => turnOf(request) === turn).at(-1);
