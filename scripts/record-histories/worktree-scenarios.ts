@@ -3,15 +3,15 @@
  * `isolation: "worktree"` in one response change the same line of `shared.txt` in their
  * worktrees; the first is merged, the second merges its other file and reports the line as a
  * conflict (the parent keeps its line). Both children's histories are recorded too.
+ * `worktree-shared-fork` (`patched('worktree-shared-fork')`): the same, the two calls forking
+ * from one snapshot of the parent's files.
  */
 import type { FakeReply, RecordedRequest } from '../../test/support/fake-anthropic';
-import { turnOf } from '../../test/support/fake-anthropic';
+import { taskOf, turnOf } from '../../test/support/fake-anthropic';
 import type { Scenario } from './scenario';
 
-const firstText = (request: RecordedRequest) => JSON.stringify(request.body.messages[0]?.content ?? '');
-
 function fanOutHandler(request: RecordedRequest): FakeReply {
-  const task = firstText(request);
+  const task = taskOf(request);
   const side = task.includes('side A') ? 'A' : task.includes('side B') ? 'B' : undefined;
   if (!side) {
     if (turnOf(request) > 0) return { kind: 'message', content: [{ type: 'text', text: 'Both sides tried.' }] };
@@ -45,6 +45,13 @@ function fanOutHandler(request: RecordedRequest): FakeReply {
 export const worktreeScenarios: Scenario[] = [
   {
     name: 'worktree-fan-out-conflict',
+    files: { 'shared.txt': 'one\ntwo\nthree\n', 'b-only.txt': 'b\n' },
+    handler: fanOutHandler,
+    input: { toolSummaries: false },
+    childToolUseIds: ['toolu_sideA', 'toolu_sideB'],
+  },
+  {
+    name: 'worktree-shared-fork',
     files: { 'shared.txt': 'one\ntwo\nthree\n', 'b-only.txt': 'b\n' },
     handler: fanOutHandler,
     input: { toolSummaries: false },

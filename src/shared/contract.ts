@@ -99,6 +99,8 @@ export interface AgentResult {
   error?: string;
   /** Files the session changed, from its first snapshot to its last (sessions with durable workspaces). */
   filesChanged?: FileChangeStat[];
+  /** The session's last snapshot (sessions with durable workspaces): its files as it left them, in the store. */
+  snapshotRef?: string;
   /** A `repo` session: the branch its changes were committed to, and whether it was pushed. */
   branch?: BranchResult;
   /** The store reference of the transcript of the session's last run (JSON `{ entries }`): clients read it with no worker running. */

@@ -31,6 +31,8 @@ export interface MergeWorktreeInput {
   worktree: string;
   /** The fork point: the parent's snapshot the worktree was made from. */
   baseRef: string;
+  /** The child's last snapshot (its result's `snapshotRef`): the worktree's files it recorded are not read again. */
+  childRef?: string;
 }
 
 export interface MergeConflictHunk {

@@ -9,34 +9,22 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentResult, TranscriptEntry, TranscriptPage } from '../../src/shared/contract';
+import { barrier } from '../support/barrier';
 import {
   type FakeReply,
   lastToolResults,
-  type RecordedRequest,
   reply,
   text,
   toolResultText,
   toolUse,
   turnOf,
+  taskOf,
 } from '../support/fake-anthropic';
 import { fileHarness, Harness, killProcess, makeRepo, uniqueId } from '../support/harness';
 
 jest.setTimeout(180_000);
 
 const harness = fileHarness();
-
-function taskOf(request: RecordedRequest): string {
-  const first = request.body.messages[0]!;
-  return typeof first.content === 'string' ? first.content : first.content.map((block) => block.text ?? '').join('');
-}
-
-/** Resolves once `count` arrivals came. */
-function barrier(count: number): { arrived: () => void; all: Promise<void> } {
-  let seen = 0;
-  let open!: () => void;
-  const all = new Promise<void>((resolve) => (open = resolve));
-  return { arrived: () => ++seen === count && open(), all };
-}
 
 const writer = (description: string, prompt: string, id: string) =>
   toolUse('Agent', { description, prompt, isolation: 'worktree' }, id);
@@ -45,15 +33,13 @@ function merges(entries: TranscriptEntry[]) {
   return entries.flatMap((entry) => (entry.type === 'worktree_merge' ? [entry] : []));
 }
 
-/** The merge activities of a workflow's history, by their summaries, in the order they were scheduled. */
-async function mergeSummaries(workflowId: string): Promise<string[]> {
+/** The activities of a workflow's history whose summaries hold `part`, by their summaries, in the order they were scheduled. */
+async function activitySummaries(workflowId: string, part = 'merge Agent'): Promise<string[]> {
   const history = await harness.client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? []).flatMap((event) => {
     const summary = event.userMetadata?.summary?.data;
     const text = summary ? Buffer.from(summary).toString('utf8') : '';
-    return event.activityTaskScheduledEventAttributes && text.includes('merge Agent')
-      ? [JSON.parse(text) as string]
-      : [];
+    return event.activityTaskScheduledEventAttributes && text.includes(part) ? [JSON.parse(text) as string] : [];
   });
 }
 
@@ -102,8 +88,10 @@ test('three writing sub-agents of one response edit disjoint files in parallel a
   expect(answers.map((block) => block.is_error ?? false)).toEqual([false, false, false]);
   expect(toolResultText(answers[1]!)).toContain('b.txt edited\n\nMerged into your workdir: 1 file (b.txt).');
 
+  // The three calls started together: one snapshot of the parent's files is their fork point.
+  expect(await activitySummaries(handle.workflowId, 'fork point')).toEqual(['worktree Agent: edit a · fork point']);
   // Merged in the order of the calls, though the first child ended last; each in its own worktree.
-  expect(await mergeSummaries(handle.workflowId)).toEqual([
+  expect(await activitySummaries(handle.workflowId)).toEqual([
     'merge Agent: edit a · 1 file',
     'merge Agent: edit b · 1 file',
     'merge Agent: edit c · 1 file',
@@ -187,7 +175,7 @@ test('an interrupt while writing sub-agents work merges nothing of them', async 
 
   expect(readFileSync(join(workdir, 'a.txt'), 'utf8')).toBe('a: old\n');
   expect(readFileSync(join(workdir, 'b.txt'), 'utf8')).toBe('b: old\n');
-  expect(await mergeSummaries(handle.workflowId)).toEqual([]);
+  expect(await activitySummaries(handle.workflowId)).toEqual([]);
 });
 
 test('SIGKILL of the worker during a merge changes nothing in the outcome: every file merged once, the same report', async () => {

@@ -110,9 +110,10 @@ async function mergeInto(
   input: MergeWorktreeInput,
   context: MergeContext,
 ): Promise<MergeWorktreeOutput> {
-  const plan = await mergePlanOf(store, journal, input, context);
-  const before = await takeSnapshot(store, input.workdir, plan.oursRef);
-  const pending = await notInPlace(store, plan, before.ref);
+  const { plan, fresh } = await mergePlanOf(store, journal, input, context);
+  // A plan made just now was made from the parent's files as they are: nothing of it is in place yet.
+  const before = fresh ? plan.oursRef : (await takeSnapshot(store, input.workdir, plan.oursRef)).ref;
+  const pending = await notInPlace(store, plan, before);
   await Workdir.using(input.workdir, (workdir) => applyChanges(store, workdir, pending));
   const after = await takeSnapshot(store, input.workdir, input.parentRef ?? plan.oursRef);
   // What applying could not put in place (a directory of ignored files where the child has a file) is not merged.
@@ -145,12 +146,13 @@ async function mergePlanOf(
   journal: EffectJournal,
   input: MergeWorktreeInput,
   { rules, signal }: MergeContext,
-): Promise<StoredMergePlan> {
+): Promise<{ plan: StoredMergePlan; fresh: boolean }> {
   const callKey = mergeCallKey(input.key);
   const recorded = await journal.find(input.sessionId, callKey);
-  if (recorded) return getJson<StoredMergePlan>(store, recorded.afterHash);
+  if (recorded) return { plan: await getJson<StoredMergePlan>(store, recorded.afterHash), fresh: false };
   const worktree = await checkedDirectory(input.worktree, rules);
-  const theirs = await takeSnapshot(store, worktree, input.baseRef, { signal });
+  // Against the child's last snapshot, the worktree's unchanged files cost an lstat, not a read.
+  const theirs = await takeSnapshot(store, worktree, input.childRef ?? input.baseRef, { signal });
   const ours = await takeSnapshot(store, input.workdir, input.parentRef, { signal });
   const merge = await mergeSnapshots(store, {
     baseRef: input.baseRef,
@@ -167,7 +169,7 @@ async function mergePlanOf(
     afterHash: planRef,
     message: MERGE_RECORD_MESSAGE,
   });
-  return plan;
+  return { plan, fresh: true };
 }
 
 /**

@@ -321,3 +321,13 @@ export const COMPACTION_FITS_PATCH = 'compaction-fits';
  * @since 2026-12-02, issue 27
  */
 export const WORKTREE_SUB_AGENTS_PATCH = 'worktree-sub-agents';
+
+/**
+ * Writing sub-agents that start together share one fork point: an Agent call with
+ * `isolation: "worktree"` that starts while another's snapshot of the parent's files is being
+ * taken forks from that snapshot instead of taking its own (six calls of one response: one
+ * snapshot, not six racing over the same files). Asked when such a call forks.
+ *
+ * @since 2026-12-03, issue 27
+ */
+export const WORKTREE_SHARED_FORK_PATCH = 'worktree-shared-fork';

@@ -9,11 +9,13 @@
  * tool_uses), whatever order they end in; an unfinished child (interrupted, cancelled, stopped at
  * a limit) merges nothing.
  */
-import { CancellationScope } from '@temporalio/workflow';
+import { CancellationScope, patched } from '@temporalio/workflow';
 import type { AgentResult } from '../../shared/contract';
 import { type MergeWorktreeOutput, type WorktreeChildView, worktreeName } from '../../shared/worktrees';
+import type { SnapshotWorkspaceOutput } from '../../shared/workspace';
 import type { AgentSession } from '../session/agent-session';
 import { createWorktree, mergeWorktree, snapshotWorkspace, WORKSPACE_OPTIONS } from '../activity-options';
+import { WORKTREE_SHARED_FORK_PATCH } from '../core/features';
 import { failureMessage } from '../core/failures';
 import { mergeReport, notMergedReport, type WorktreeView } from '../core/worktree-report';
 
@@ -57,14 +59,8 @@ export async function forkWorktree(
       error:
         'isolation "worktree" needs the session\'s durable workspace (a snapshot of its files to fork from), which it does not have yet: call again without isolation.',
     };
-  const workdir = session.state.workdir;
   try {
-    const base = await session.host.call((where) =>
-      snapshotWorkspace.executeWithOptions(
-        { ...WORKSPACE_OPTIONS, ...where, summary: `worktree Agent: ${description} · fork point` },
-        [{ workdir, previousRef }],
-      ),
-    );
+    const base = await forkPoint(session, previousRef, description);
     const made = await session.host.call((where) =>
       createWorktree.executeWithOptions({ ...WORKSPACE_OPTIONS, ...where, summary: `worktree Agent: ${description}` }, [
         { name: worktreeName(childWorkflowId), ref: base.ref },
@@ -83,6 +79,37 @@ export async function forkWorktree(
   } catch (error) {
     return { error: `The sub-agent's worktree could not be made: ${failureMessage(error)}` };
   }
+}
+
+/** Fork-point snapshots of each session being taken now (a workflow-local map, replayed alike). */
+const forking = new WeakMap<WorktreeSession, Promise<SnapshotWorkspaceOutput>>();
+
+/**
+ * The parent's files now, as a snapshot: the one being taken for another writing sub-agent that
+ * started just before (the calls of one response start together: one snapshot serves them all),
+ * or a new one. Sessions recorded before the sharing take one per call.
+ */
+function forkPoint(
+  session: WorktreeSession,
+  previousRef: string,
+  description: string,
+): Promise<SnapshotWorkspaceOutput> {
+  const shared = patched(WORKTREE_SHARED_FORK_PATCH);
+  const taking = shared ? forking.get(session) : undefined;
+  if (taking) return taking;
+  const taken = session.host.call((where) =>
+    snapshotWorkspace.executeWithOptions(
+      { ...WORKSPACE_OPTIONS, ...where, summary: `worktree Agent: ${description} · fork point` },
+      [{ workdir: session.state.workdir, previousRef }],
+    ),
+  );
+  if (shared) {
+    forking.set(session, taken);
+    // Once taken, a call that starts later forks from the files as they are then.
+    const over = () => void (forking.get(session) === taken && forking.delete(session));
+    taken.then(over, over);
+  }
+  return taken;
 }
 
 /**
@@ -104,7 +131,7 @@ export async function mergeBack(
   return CancellationScope.nonCancellable(async () => {
     await order.before;
     try {
-      const merge = await runMerge(session, call.description, tree, result.filesChanged?.length);
+      const merge = await runMerge(session, call.description, tree, result);
       // The parent's files after the merge: the base of its next merge and of the turn's snapshot.
       session.workspace.recordSnapshot(session.state.turnCount, merge.snapshot);
       noteMerge(session, call.id, tree, { merge });
@@ -121,9 +148,10 @@ function runMerge(
   session: WorktreeSession,
   description: string,
   tree: Worktree,
-  filesChanged: number | undefined,
+  { filesChanged: changed, snapshotRef: childRef }: AgentResult,
 ): Promise<MergeWorktreeOutput> {
   const parentRef = session.workspace.latestRef;
+  const filesChanged = changed?.length;
   const files = filesChanged === undefined ? '' : ` · ${filesChanged} file${filesChanged === 1 ? '' : 's'}`;
   return session.host.call((where) =>
     mergeWorktree.executeWithOptions(
@@ -136,6 +164,7 @@ function runMerge(
           ...(parentRef ? { parentRef } : {}),
           worktree: tree.worktree,
           baseRef: tree.baseRef,
+          ...(childRef ? { childRef } : {}),
         },
       ],
     ),

@@ -200,15 +200,15 @@ export class SessionWorkspace {
     return { fromRef, toRef: last.ref };
   }
 
-  /** The session's changes, first snapshot to last, for its result. */
-  async filesChanged(): Promise<{ filesChanged?: Awaited<ReturnType<typeof diffSnapshots>> }> {
+  /** The session's changes, first snapshot to last, and its last snapshot, for its result. */
+  async filesChanged(): Promise<{ filesChanged?: Awaited<ReturnType<typeof diffSnapshots>>; snapshotRef?: string }> {
     const range = this.changeRange();
     if (!range) return {};
-    if (range.fromRef === range.toRef) return { filesChanged: [] };
+    if (range.fromRef === range.toRef) return { filesChanged: [], snapshotRef: range.toRef };
     const filesChanged = await diffSnapshots.executeWithOptions({ ...WORKSPACE_OPTIONS, summary: 'files changed' }, [
       range,
     ]);
-    return { filesChanged };
+    return { filesChanged, snapshotRef: range.toRef };
   }
 
   get rewindPending(): boolean {

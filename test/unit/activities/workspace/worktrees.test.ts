@@ -147,6 +147,17 @@ describe('mergeWorktree', () => {
     expect(patch).toContain('+gamma child');
   });
 
+  test("from the child's last snapshot, the worktree is still merged as it is now", async () => {
+    const input = await childAndParent();
+    const childRef = (await takeSnapshot(ws.store, input.worktree, baseRef)).ref;
+    // Changed after the child's last snapshot (its Stop hook, say): part of what it left.
+    writeFileSync(join(input.worktree, 'src/b.ts'), 'beta child\n');
+    const outcome = await run(activities().mergeWorktree, { ...input, childRef });
+    expect(outcome.merged).toEqual(['docs/old.md', 'src/a.ts', 'src/b.ts', 'src/new/d.ts']);
+    expect(ws.listing()).toEqual({ ...MERGED, 'src/b.ts': 'beta child\n' });
+    expect(outcome.childRef).toBe((await takeSnapshot(ws.store, input.worktree)).ref);
+  });
+
   test('a merge without conflicts has no patch', async () => {
     const input = await childAndParent();
     ws.write('src/c.ts', 'gamma\n', { recent: true });
