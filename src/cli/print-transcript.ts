@@ -90,7 +90,8 @@ function formatMerge(entry: Extract<TranscriptEntry, { type: 'worktree_merge' }>
   const conflicts = entry.conflicts.length
     ? `, conflicts in ${entry.conflicts.join(', ')} (kept in ${entry.worktree})`
     : '';
-  return `  ⑃ merged ${entry.workflowId}: ${entry.filesMerged} file(s)${conflicts}`;
+  const removed = entry.worktreeRemoved ? `; worktree ${entry.worktree} removed` : '';
+  return `  ⑃ merged ${entry.workflowId}: ${entry.filesMerged} file(s)${conflicts}${removed}`;
 }
 
 /** A session's opening notes: sandbox, network, fork, instructions, what was skipped, MCP servers. */

@@ -163,5 +163,6 @@ export function worktreeLine(child: WorktreeChildView): string {
       : child.status === 'not_merged'
         ? `not merged (${child.error ?? 'unfinished'})`
         : `merged ${child.filesMerged ?? 0} file(s)${child.conflicts?.length ? `, conflicts in ${child.conflicts.join(', ')}` : ''}`;
-  return `writing agent ${child.toolUseId} "${child.description}": ${what}  (worktree ${child.worktree})`;
+  const where = `${child.worktreeRemoved ? 'removed ' : ''}worktree ${child.worktree}`;
+  return `writing agent ${child.toolUseId} "${child.description}": ${what}  (${where})`;
 }

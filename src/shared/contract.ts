@@ -293,6 +293,8 @@ export type TranscriptEntry =
       worktree: string;
       filesMerged: number;
       conflicts: string[];
+      /** Merged with no conflict: the worktree was removed. */
+      worktreeRemoved?: boolean;
       error?: string;
     }
   /** The workspace snapshot taken after the turn (its reference and how many files changed), or why it failed. */

@@ -78,6 +78,8 @@ export interface MergeWorktreeOutput {
   childRef: string;
   /** With conflicts: a unified diff (baseRef → childRef) of the child's changes, in the content store. */
   patchRef?: string;
+  /** Merged with no conflict, the worktree was removed (it holds nothing the parent's workdir does not). */
+  worktreeRemoved?: boolean;
 }
 
 export const MERGE_MAX_LISTED_PATHS = 200;
@@ -128,6 +130,8 @@ export interface WorktreeChildView {
   conflicts?: string[];
   /** Why nothing was merged. */
   error?: string;
+  /** Merged with no conflict: its worktree is gone. */
+  worktreeRemoved?: boolean;
 }
 
 /** The writing sub-agents `state` lists: the most recent ones. */

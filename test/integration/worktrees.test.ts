@@ -6,7 +6,7 @@
  * nothing in the outcome, and an interrupt merging nothing of an unfinished child.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentResult, TranscriptEntry, TranscriptPage } from '../../src/shared/contract';
 import { barrier } from '../support/barrier';
@@ -105,6 +105,12 @@ test('three writing sub-agents of one response edit disjoint files in parallel a
   ]);
   expect(new Set(merged.map((entry) => entry.worktree)).size).toBe(3);
   expect(merged.every((entry) => entry.worktree !== workdir)).toBe(true);
+  // Merged with no conflict, a worktree holds nothing the parent lacks: it is removed.
+  expect(merged.map((entry) => [entry.worktreeRemoved, existsSync(entry.worktree)])).toEqual([
+    [true, false],
+    [true, false],
+    [true, false],
+  ]);
   // The parent's diff shows the merged changes.
   const diff = await harness.cli(['diff', handle.workflowId]);
   expect(diff.code).toBe(0);
@@ -147,10 +153,14 @@ test('two writing sub-agents change the same line: the first is merged, the seco
   );
   expect(second).toContain(`durable-agent diff ${handle.workflowId}-task-toolu_b`);
   const page = await handle.query<TranscriptPage>('transcript');
-  expect(merges(page.entries).map((entry) => [entry.toolUseId, entry.filesMerged, entry.conflicts])).toEqual([
+  const [clean, conflicting] = merges(page.entries);
+  expect([clean, conflicting].map((entry) => [entry!.toolUseId, entry!.filesMerged, entry!.conflicts])).toEqual([
     ['toolu_a', 1, []],
     ['toolu_b', 1, ['shared.txt']],
   ]);
+  // The side with a conflict keeps its worktree, its version of the line in it.
+  expect(existsSync(clean!.worktree)).toBe(false);
+  expect(readFileSync(join(conflicting!.worktree, 'shared.txt'), 'utf8')).toBe('one\ntwo by B\nthree\n');
 });
 
 test('an interrupt while writing sub-agents work merges nothing of them', async () => {
@@ -176,6 +186,17 @@ test('an interrupt while writing sub-agents work merges nothing of them', async 
   expect(readFileSync(join(workdir, 'a.txt'), 'utf8')).toBe('a: old\n');
   expect(readFileSync(join(workdir, 'b.txt'), 'utf8')).toBe('b: old\n');
   expect(await activitySummaries(handle.workflowId)).toEqual([]);
+  // Their unfinished work stays in their worktrees (noted as each child stopped, in any order).
+  const unfinished = merges((await handle.query<TranscriptPage>('transcript')).entries).sort((a, b) =>
+    a.toolUseId.localeCompare(b.toolUseId),
+  );
+  const fileOf = (toolUseId: string) => (toolUseId === 'toolu_a' ? 'a.txt' : 'b.txt');
+  expect(
+    unfinished.map((entry) => [entry.toolUseId, readFileSync(join(entry.worktree, fileOf(entry.toolUseId)), 'utf8')]),
+  ).toEqual([
+    ['toolu_a', 'a: new\n'],
+    ['toolu_b', 'b: new\n'],
+  ]);
 });
 
 test('SIGKILL of the worker during a merge changes nothing in the outcome: every file merged once, the same report', async () => {

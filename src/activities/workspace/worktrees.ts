@@ -8,7 +8,7 @@
  * the record and applies the same plan again, skipping what is already in place: it never merges
  * a second time against files the first attempt changed.
  */
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors';
@@ -35,7 +35,8 @@ import { takeSnapshot } from '../../snapshots/snapshot';
 import { diffTrees, type EntryChange } from '../../snapshots/tree';
 import { sameLeaf } from '../../snapshots/tree-node';
 import { unifiedDiff } from '../../snapshots/unified-diff';
-import { realDirectory } from '../../workdir/real-directory';
+import { realDirectory, realOrSame } from '../../workdir/real-directory';
+import { removeTree } from '../../workdir/remove-tree';
 import { Workdir } from '../../workdir/workdir';
 import { checkForkWorkdir, type WorkspaceActivityDependencies } from './workspace-activities';
 
@@ -89,7 +90,12 @@ export function createWorktreeActivities(dependencies: WorktreeActivityDependenc
     /** The child's changes since `baseRef` merged into the parent's workdir, once whatever the retries. */
     async mergeWorktree(input: MergeWorktreeInput): Promise<MergeWorktreeOutput> {
       const workdir = await checkedDirectory(input.workdir, rules);
-      return whileHeartbeating(() => mergeInto(store, journal, { ...input, workdir }, { rules, signal: signal() }));
+      const merged = await whileHeartbeating(() =>
+        mergeInto(store, journal, { ...input, workdir }, { rules, signal: signal() }),
+      );
+      if (merged.conflictCount > 0 || !isWorktreeOf(await realOrSame(cloneRoot), input.worktree)) return merged;
+      // Nothing of it is left to keep: the parent's workdir has it all (and a retry needs only the journal).
+      return { ...merged, worktreeRemoved: await whileHeartbeating(async () => removeTree(input.worktree)) };
     },
   };
 }
@@ -215,6 +221,11 @@ function cutHunk(hunk: MergeConflictHunk): MergeConflictHunk {
   if (more.base + more.ours + more.theirs === 0) return hunk;
   const cut = (lines: string[]) => lines.slice(0, MERGE_MAX_HUNK_LINES);
   return { line: hunk.line, base: cut(base), ours: cut(ours), theirs: cut(theirs), more };
+}
+
+/** Whether `path` is a worktree this worker makes: `<clone root>/<worktree name>`, nothing else is ever removed. */
+function isWorktreeOf(cloneRoot: string, path: string): boolean {
+  return dirname(path) === cloneRoot && isWorktreeName(basename(path));
 }
 
 /** The real path of a worktree or workdir, checked like a fork's workdir; anything else is final. */

@@ -183,7 +183,12 @@ function noteMerge(
     session,
     tree,
     merge
-      ? { status: merge.conflictCount ? 'conflicts' : 'merged', filesMerged: merge.filesMerged, conflicts }
+      ? {
+          status: merge.conflictCount ? 'conflicts' : 'merged',
+          filesMerged: merge.filesMerged,
+          conflicts,
+          ...(merge.worktreeRemoved ? { worktreeRemoved: true } : {}),
+        }
       : { status: 'not_merged', error: 'error' in outcome ? outcome.error : '' },
   );
   session.note({
@@ -193,6 +198,7 @@ function noteMerge(
     worktree: tree.worktree,
     filesMerged: merge?.filesMerged ?? 0,
     conflicts,
+    ...(merge?.worktreeRemoved ? { worktreeRemoved: true } : {}),
     ...('error' in outcome ? { error: outcome.error } : {}),
   });
 }
@@ -200,7 +206,7 @@ function noteMerge(
 function showChild(
   session: WorktreeSession,
   tree: Worktree,
-  outcome: Pick<WorktreeChildView, 'status' | 'filesMerged' | 'conflicts' | 'error'>,
+  outcome: Pick<WorktreeChildView, 'status' | 'filesMerged' | 'conflicts' | 'error' | 'worktreeRemoved'>,
 ): void {
   session.view.showWorktree({
     toolUseId: tree.toolUseId,

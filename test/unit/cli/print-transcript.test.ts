@@ -104,6 +104,9 @@ test("a writing sub-agent's merge is one line: files merged, conflicts and where
     '  ⑃ merged p-task-toolu_b: 2 file(s), conflicts in shared.txt (kept in /w/worktree-1)',
   );
   expect(formatEntry({ ...merge, conflicts: [] })).toBe('  ⑃ merged p-task-toolu_b: 2 file(s)');
+  expect(formatEntry({ ...merge, conflicts: [], worktreeRemoved: true })).toBe(
+    '  ⑃ merged p-task-toolu_b: 2 file(s); worktree /w/worktree-1 removed',
+  );
   expect(
     formatEntry({
       ...merge,

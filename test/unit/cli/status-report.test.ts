@@ -41,4 +41,8 @@ test('status lists writing sub-agents: working, merged with their conflicts, or 
   expect(stateDetails('p', view.snapshot())).toContain(
     '  writing agent toolu_b "side A": not merged (it stopped: max_turns)  (worktree /w/worktree-a)',
   );
+  view.showWorktree({ ...child, toolUseId: 'toolu_b', status: 'merged', filesMerged: 1, worktreeRemoved: true });
+  expect(stateDetails('p', view.snapshot())).toContain(
+    '  writing agent toolu_b "side A": merged 1 file(s)  (removed worktree /w/worktree-a)',
+  );
 });

@@ -141,6 +141,7 @@ describe('mergeWorktree', () => {
     expect(outcome.snapshot.ref).toBe((await takeSnapshot(ws.store, ws.workdir)).ref);
     expect(outcome.childRef).toBe((await takeSnapshot(ws.store, input.worktree)).ref);
     // The child's version of the conflicting file is at hand: its worktree, and its changes as a patch.
+    expect(outcome.worktreeRemoved).toBeUndefined();
     expect(readFileSync(join(input.worktree, 'src/c.ts'), 'utf8')).toBe('gamma child\n');
     const patch = await ws.store.get(outcome.patchRef!);
     expect(patch).toContain('diff --git a/src/c.ts b/src/c.ts');
@@ -158,13 +159,31 @@ describe('mergeWorktree', () => {
     expect(outcome.childRef).toBe((await takeSnapshot(ws.store, input.worktree)).ref);
   });
 
-  test('a merge without conflicts has no patch', async () => {
+  test('a merge without conflicts has no patch, and removes the worktree; a retry answers the same', async () => {
     const input = await childAndParent();
     ws.write('src/c.ts', 'gamma\n', { recent: true });
     const outcome = await run(activities().mergeWorktree, { ...input, parentRef: undefined });
     expect(outcome.conflicts).toEqual([]);
     expect(outcome.patchRef).toBeUndefined();
     expect(ws.read('src/c.ts')).toBe('gamma child\n');
+    expect(outcome.worktreeRemoved).toBe(true);
+    expect(existsSync(input.worktree)).toBe(false);
+    expect(await run(activities().mergeWorktree, { ...input, parentRef: undefined })).toEqual(outcome);
+  });
+
+  test('a worktree that is not one of the clone root is merged but never removed', async () => {
+    const input = await childAndParent();
+    ws.write('src/c.ts', 'gamma\n', { recent: true });
+    const elsewhere = createWorktreeActivities({
+      store: ws.store,
+      journal,
+      cloneRoot: scratchDir('other-root'),
+      workspaceRoots: [],
+    });
+    const outcome = await run(elsewhere.mergeWorktree, input);
+    expect(outcome).toMatchObject({ filesMerged: 4, conflictCount: 0 });
+    expect(outcome.worktreeRemoved).toBeUndefined();
+    expect(readFileSync(join(input.worktree, 'src/new/d.ts'), 'utf8')).toBe('delta\n');
   });
 
   test('a second call with the same key changes nothing more and answers the same', async () => {
