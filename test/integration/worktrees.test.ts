@@ -21,6 +21,7 @@ import {
   taskOf,
 } from '../support/fake-anthropic';
 import { fileHarness, Harness, killProcess, makeRepo, uniqueId } from '../support/harness';
+import { scratchDir } from '../support/paths';
 
 jest.setTimeout(180_000);
 
@@ -115,6 +116,24 @@ test('three writing sub-agents of one response edit disjoint files in parallel a
   const diff = await harness.cli(['diff', handle.workflowId]);
   expect(diff.code).toBe(0);
   for (const name of ['a', 'b', 'c']) expect(diff.stdout).toContain(`-${name}: old\n+${name}: new`);
+  // A fork of the parent at that turn starts from the merged files.
+  const forkDir = join(scratchDir('worktree-fork'), 'copy');
+  const fork = await harness.cli([
+    'fork',
+    handle.workflowId,
+    '--turn',
+    '1',
+    '--workdir',
+    forkDir,
+    '--no-worker',
+    'Go on',
+  ]);
+  expect(fork.code).toBe(0);
+  expect(['a', 'b', 'c'].map((name) => readFileSync(join(forkDir, `${name}.txt`), 'utf8'))).toEqual([
+    'a: new\n',
+    'b: new\n',
+    'c: new\n',
+  ]);
 });
 
 test('two writing sub-agents change the same line: the first is merged, the second is a conflict with its hunk, the parent keeps its line', async () => {
