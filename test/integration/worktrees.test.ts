@@ -106,6 +106,13 @@ test('three writing sub-agents of one response edit disjoint files in parallel a
   ]);
   expect(new Set(merged.map((entry) => entry.worktree)).size).toBe(3);
   expect(merged.every((entry) => entry.worktree !== workdir)).toBe(true);
+  // Each child was told where it works, and that its changes go back to the parent's workdir.
+  const childCalls = harness.fake.requests.filter((request) => taskOf(request).startsWith('Do part'));
+  expect(childCalls.length).toBeGreaterThanOrEqual(6);
+  for (const request of childCalls) {
+    const own = merged.find((entry) => taskOf(request) === `Do part ${entry.toolUseId.slice(-1)}`)!;
+    expect(JSON.stringify(request.body.system)).toContain(`You work in a worktree of your own, ${own.worktree}: `);
+  }
   // Merged with no conflict, a worktree holds nothing the parent lacks: it is removed.
   expect(merged.map((entry) => [entry.worktreeRemoved, existsSync(entry.worktree)])).toEqual([
     [true, false],

@@ -37,6 +37,15 @@ export function mergeReport(merge: MergeWorktreeOutput, view: WorktreeView): str
   return lines.join('\n');
 }
 
+/** What a writing sub-agent is told of its worktree: where it works, and what becomes of its changes. */
+export function worktreeNote(parentWorkdir: string, worktree: string): string {
+  return [
+    `You work in a worktree of your own, ${worktree}: a copy of the files of ${parentWorkdir} as they were when you started, without its .git (git commands find no repository here).`,
+    `Change files here only. When you finish, what you changed is merged into ${parentWorkdir}; changes that conflict with the parent's are reported to it, not applied.`,
+    'Other agents may be changing other parts of the same code at the same time: keep to your task.',
+  ].join(' ');
+}
+
 /** Why a sub-agent's work was not merged, and where it is. */
 export function notMergedReport(why: string, view: WorktreeView): string {
   return `Nothing of its work was merged (${why}): its files stay in its worktree ${view.worktree}${view.host ? ` on host ${view.host}` : ''}; \`durable-agent diff ${view.workflowId}\` shows what it changed.`;

@@ -36,6 +36,7 @@ import {
 } from '../core/sub-agent-input';
 import { currentPermissionMode } from './permissions';
 import { forkWorktree, mergeBack, mergeTurn, type Worktree, type WorktreeSession } from './worktrees';
+import { worktreeNote } from '../core/worktree-report';
 
 /** What a sub-agent uses of the session: a phase takes what it needs, not the whole session. */
 export type SubAgentSession = Pick<
@@ -116,6 +117,11 @@ async function runChild(
     tree = made;
     start.input.workdir = made.worktree;
     if (made.host) start.input.host = made.host;
+    // The child is told where it works and what becomes of it (as its type's prompt goes on).
+    const typePrompt = typeof start.input.systemPrompt === 'string' ? start.input.systemPrompt : undefined;
+    start.input.systemPrompt = [typePrompt, worktreeNote(session.state.workdir, made.worktree)]
+      .filter(Boolean)
+      .join('\n\n');
   }
   try {
     const child = await startChild<(input: unknown) => Promise<AgentResult>>(WORKFLOW_TYPE, {

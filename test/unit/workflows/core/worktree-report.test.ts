@@ -1,5 +1,5 @@
 import type { MergeWorktreeOutput } from '../../../../src/shared/worktrees';
-import { mergeReport, notMergedReport } from '../../../../src/workflows/core/worktree-report';
+import { mergeReport, notMergedReport, worktreeNote } from '../../../../src/workflows/core/worktree-report';
 
 const view = { workflowId: 'p-task-toolu_b', worktree: '/w/worktree-b', host: 'host-a' };
 const clean: MergeWorktreeOutput = {
@@ -74,4 +74,11 @@ test('an unfinished sub-agent merges nothing, and the result says where its file
   expect(notMergedReport('the sub-agent stopped before it finished: aborted_tools', { ...view, host: undefined })).toBe(
     'Nothing of its work was merged (the sub-agent stopped before it finished: aborted_tools): its files stay in its worktree /w/worktree-b; `durable-agent diff p-task-toolu_b` shows what it changed.',
   );
+});
+
+test('a writing sub-agent is told where it works, that git finds no repository there, and where its changes go', () => {
+  const note = worktreeNote('/srv/app', '/w/worktree-b');
+  expect(note).toContain('You work in a worktree of your own, /w/worktree-b: a copy of the files of /srv/app');
+  expect(note).toContain('git commands find no repository here');
+  expect(note).toContain('what you changed is merged into /srv/app');
 });
