@@ -103,14 +103,33 @@ async function materializeInto(
 }
 
 /**
- * What `workdir` holds at the snapshot's paths (files hashed, nothing stored), and every path it
- * holds that the snapshot does not: a directory the snapshot has no file under is named once, as
- * `dir/`. Our own temporary files are skipped (a crashed run's; the retry reuses their names).
+ * The files, links and special files in the directory at `workdirPath` that snapshot `ref` does
+ * not record: what its ignore rules leave out (`node_modules/…`, build output, `.env`) and
+ * whatever else the snapshot never saw; empty directories are no loss and are not named. Listing
+ * only: no file is read.
+ */
+export async function untrackedPaths(
+  store: ContentStore,
+  workdirPath: string,
+  ref: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const target = await flattenSnapshot(store, ref, signal);
+  return Workdir.using(workdirPath, async (workdir) => {
+    return (await listAgainst(workdir, target, { signal, maxFileBytes: 0, listOnly: true })).foreign;
+  });
+}
+
+/**
+ * What `workdir` holds at the snapshot's paths (files hashed, nothing stored; with `listOnly`,
+ * nothing), and every path it holds that the snapshot does not: a directory the snapshot has no
+ * file under is named once, as `dir/`. Our own temporary files are skipped (a crashed run's; the
+ * retry reuses their names).
  */
 async function listAgainst(
   workdir: Workdir,
   target: Map<string, LeafEntry>,
-  options: { signal?: AbortSignal; maxFileBytes: number },
+  options: { signal?: AbortSignal; maxFileBytes: number; listOnly?: boolean },
 ): Promise<{ present: Map<string, LeafEntry>; foreign: string[] }> {
   const directories = new Set<string>();
   for (const path of target.keys()) {
@@ -119,25 +138,27 @@ async function listAgainst(
   }
   const present = new Map<string, LeafEntry>();
   const foreign: string[] = [];
-  const visit = async (directory: DirectoryHandle): Promise<void> => {
+  // With `listOnly`, a directory the snapshot has nothing under is entered: only the files in it count.
+  const visit = async (directory: DirectoryHandle, known = true): Promise<void> => {
     options.signal?.throwIfAborted();
     for (const dirent of directory.entries()) {
       if (isAgentTemporary(dirent.name)) continue;
       const path = directory.pathOf(dirent.name);
       if (dirent.isDirectory()) {
-        const child = directories.has(path) ? directory.subdirectory(dirent.name) : undefined;
+        const inside = known && directories.has(path);
+        const child = inside || options.listOnly ? directory.subdirectory(dirent.name) : undefined;
         if (!child) {
           foreign.push(`${path}/`);
           continue;
         }
         try {
-          await visit(child);
+          await visit(child, inside);
         } finally {
           child.close();
         }
-      } else if (!target.has(path)) {
+      } else if (!known || !target.has(path)) {
         foreign.push(path);
-      } else {
+      } else if (!options.listOnly) {
         const entry = await currentLeaf(directory, dirent.name, options.maxFileBytes);
         if (entry === undefined) foreign.push(path);
         else present.set(path, entry);

@@ -14,6 +14,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors';
 import {
   isWorktreeName,
+  worktreeName,
   MERGE_MAX_CONFLICT_FILES,
   MERGE_MAX_HUNK_LINES,
   MERGE_MAX_HUNKS,
@@ -30,7 +31,7 @@ import { getJson, putJson, type ContentStore } from '../../store/content-store';
 import type { EffectJournal } from '../../store/effect-journal';
 import { applyChanges } from '../../snapshots/apply-changes';
 import { mergeSnapshots, type MergePlan } from '../../snapshots/merge-snapshots';
-import { materializeSnapshot } from '../../snapshots/restore';
+import { materializeSnapshot, untrackedPaths } from '../../snapshots/restore';
 import { takeSnapshot } from '../../snapshots/snapshot';
 import { diffTrees, type EntryChange } from '../../snapshots/tree';
 import { sameLeaf } from '../../snapshots/tree-node';
@@ -93,9 +94,9 @@ export function createWorktreeActivities(dependencies: WorktreeActivityDependenc
       const merged = await whileHeartbeating(() =>
         mergeInto(store, journal, { ...input, workdir }, { rules, signal: signal() }),
       );
-      if (merged.conflictCount > 0 || !isWorktreeOf(await realOrSame(cloneRoot), input.worktree)) return merged;
-      // Nothing of it is left to keep: the parent's workdir has it all (and a retry needs only the journal).
-      return { ...merged, worktreeRemoved: await whileHeartbeating(async () => removeTree(input.worktree)) };
+      if (merged.conflictCount > 0 || !isWorktreeOf(await realOrSame(cloneRoot), input, workdir)) return merged;
+      const removed = await whileHeartbeating(() => removeMerged(store, input.worktree, merged.childRef));
+      return removed ? { ...merged, worktreeRemoved: true } : merged;
     },
   };
 }
@@ -223,9 +224,27 @@ function cutHunk(hunk: MergeConflictHunk): MergeConflictHunk {
   return { line: hunk.line, base: cut(base), ours: cut(ours), theirs: cut(theirs), more };
 }
 
-/** Whether `path` is a worktree this worker makes: `<clone root>/<worktree name>`, nothing else is ever removed. */
-function isWorktreeOf(cloneRoot: string, path: string): boolean {
-  return dirname(path) === cloneRoot && isWorktreeName(basename(path));
+/**
+ * Whether the input's worktree is the one this worker made for the child it names:
+ * `<clone root>/<worktreeName(child id)>`, not the parent's workdir. Nothing else is ever removed.
+ */
+function isWorktreeOf(cloneRoot: string, { worktree, key }: MergeWorktreeInput, workdir: string): boolean {
+  return dirname(worktree) === cloneRoot && basename(worktree) === worktreeName(key) && worktree !== workdir;
+}
+
+/**
+ * A worktree merged with no conflict removed, unless it holds files its snapshot does not record
+ * (what its ignore rules leave out, `node_modules/`, `.env`: never merged, so kept where they
+ * are). Best effort: whatever goes wrong, the merge stands and the worktree stays.
+ */
+async function removeMerged(store: ContentStore, worktree: string, childRef: string): Promise<boolean> {
+  try {
+    if ((await untrackedPaths(store, worktree, childRef)).length > 0) return false;
+    return await removeTree(worktree);
+  } catch (error) {
+    // Gone already: an earlier attempt of this merge removed it.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
 }
 
 /** The real path of a worktree or workdir, checked like a fork's workdir; anything else is final. */

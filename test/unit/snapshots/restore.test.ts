@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { materializeSnapshot, restoreSnapshot } from '../../../src/snapshots/restore';
+import { materializeSnapshot, restoreSnapshot, untrackedPaths } from '../../../src/snapshots/restore';
 import { takeSnapshot } from '../../../src/snapshots/snapshot';
 import { compareSnapshots, flattenSnapshot } from '../../../src/snapshots/tree';
 import { scratchDir } from '../../support/paths';
@@ -227,5 +227,18 @@ describe('materializeSnapshot', () => {
     const target = scratchDir('materialize');
     expect(await materializeSnapshot(ws.store, target, ref)).toEqual({ files: 7, notRestored: ['data.bin'] });
     expect(existsSync(join(target, 'data.bin'))).toBe(false);
+  });
+});
+
+describe('untrackedPaths', () => {
+  test('names the files a snapshot leaves out, down every directory; empty directories are no loss', async () => {
+    mkdirSync(join(ws.workdir, 'empty', 'deeper'), { recursive: true });
+    ws.write('node_modules/pkg/lib/more.js', 'ignored too\n');
+    expect(await untrackedPaths(ws.store, ws.workdir, turn2)).toEqual([
+      'node_modules/pkg/index.js',
+      'node_modules/pkg/lib/more.js',
+    ]);
+    rmSync(join(ws.workdir, 'node_modules'), { recursive: true });
+    expect(await untrackedPaths(ws.store, ws.workdir, turn2)).toEqual([]);
   });
 });

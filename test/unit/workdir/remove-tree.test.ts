@@ -25,33 +25,46 @@ beforeEach(() => {
   writeFileSync(join(tree, 'src', 'deep', 'deeper', 'b.txt'), 'b\n');
 });
 
-test('removes files, directories, links and special files, and nothing a link leads to', () => {
+test('removes files, directories, links and special files, and nothing a link leads to', async () => {
   symlinkSync(outside, join(tree, 'src', 'to-outside'));
   symlinkSync(join(outside, 'secret.txt'), join(tree, 'secret-link'));
   // A FIFO: opening it would wait for a writer for ever.
   execFileSync('mkfifo', [join(tree, 'src', 'pipe')]);
-  expect(removeTree(tree)).toBe(true);
+  expect(await removeTree(tree)).toBe(true);
   expect(existsSync(tree)).toBe(false);
   expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret\n');
   expect(readFileSync(join(outside, 'kept', 'file.txt'), 'utf8')).toBe('kept\n');
 });
 
-test('a tree that is not there is removed already', () => {
-  expect(removeTree(join(root, 'never-made'))).toBe(true);
+test('a tree that is not there is removed already', async () => {
+  expect(await removeTree(join(root, 'never-made'))).toBe(true);
 });
 
-test('a path through a link is not followed: the tree it leads to stays', () => {
+test('a path through a link is not followed: the tree it leads to stays', async () => {
   symlinkSync(tree, join(root, 'link'));
-  expect(removeTree(join(root, 'link', 'src'))).toBe(false);
+  expect(await removeTree(join(root, 'link', 'src'))).toBe(false);
   expect(existsSync(join(tree, 'src', 'deep', 'deeper', 'b.txt'))).toBe(true);
 });
 
-test('a tree deeper than the limit says it is not gone, and what it could not reach stays', () => {
+test('a tree deeper than the limit says it is not gone, and what it could not reach stays', async () => {
   let deepest = tree;
   for (let level = 0; level <= REMOVE_TREE_MAX_DEPTH; level++) deepest = join(deepest, 'd');
   mkdirSync(deepest, { recursive: true });
   writeFileSync(join(deepest, 'bottom.txt'), 'bottom\n');
-  expect(removeTree(tree)).toBe(false);
+  expect(await removeTree(tree)).toBe(false);
   expect(readFileSync(join(deepest, 'bottom.txt'), 'utf8')).toBe('bottom\n');
   expect(existsSync(join(tree, 'a.txt'))).toBe(false);
+});
+
+test('a big tree is removed in slices: the event loop turns meanwhile (heartbeats go out)', async () => {
+  for (let index = 0; index < 2_000; index++) writeFileSync(join(tree, `f${index}`), '');
+  let turns = 0;
+  const timer = setInterval(() => turns++, 0);
+  try {
+    expect(await removeTree(tree)).toBe(true);
+  } finally {
+    clearInterval(timer);
+  }
+  expect(turns).toBeGreaterThan(0);
+  expect(existsSync(tree)).toBe(false);
 });

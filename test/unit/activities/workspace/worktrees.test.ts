@@ -83,7 +83,10 @@ describe('createWorktree', () => {
  */
 async function childAndParent(): Promise<MergeWorktreeInput> {
   const { createWorktree } = activities();
-  const { workdir: worktree } = await run(createWorktree, { name: worktreeName('child-1'), ref: baseRef });
+  const { workdir: worktree } = await run(createWorktree, {
+    name: worktreeName('parent-session/agent-1'),
+    ref: baseRef,
+  });
   writeFileSync(join(worktree, 'src/a.ts'), text(10).replace('line 8\n', 'line 8 child\n'));
   writeFileSync(join(worktree, 'src/c.ts'), 'gamma child\n');
   mkdirSync(join(worktree, 'src/new'));
@@ -169,6 +172,26 @@ describe('mergeWorktree', () => {
     expect(outcome.worktreeRemoved).toBe(true);
     expect(existsSync(input.worktree)).toBe(false);
     expect(await run(activities().mergeWorktree, { ...input, parentRef: undefined })).toEqual(outcome);
+  });
+
+  test('a worktree holding files its snapshots leave out (ignored) is merged and kept, those files with it', async () => {
+    const input = await childAndParent();
+    ws.write('src/c.ts', 'gamma\n', { recent: true });
+    mkdirSync(join(input.worktree, 'node_modules', 'built'), { recursive: true });
+    writeFileSync(join(input.worktree, 'node_modules', 'built', 'index.js'), 'made by the child\n');
+    const outcome = await run(activities().mergeWorktree, input);
+    expect(outcome).toMatchObject({ filesMerged: 4, conflictCount: 0 });
+    expect(outcome.worktreeRemoved).toBeUndefined();
+    expect(readFileSync(join(input.worktree, 'node_modules', 'built', 'index.js'), 'utf8')).toBe('made by the child\n');
+  });
+
+  test("a worktree not named for its child, or the parent's own workdir, is merged but never removed", async () => {
+    const input = await childAndParent();
+    ws.write('src/c.ts', 'gamma\n', { recent: true });
+    const outcome = await run(activities().mergeWorktree, { ...input, key: 'another-child' });
+    expect(outcome).toMatchObject({ filesMerged: 4, conflictCount: 0 });
+    expect(outcome.worktreeRemoved).toBeUndefined();
+    expect(existsSync(input.worktree)).toBe(true);
   });
 
   test('a worktree that is not one of the clone root is merged but never removed', async () => {
