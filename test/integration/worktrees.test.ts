@@ -189,6 +189,28 @@ test('two writing sub-agents change the same line: the first is merged, the seco
   expect(readFileSync(join(conflicting!.worktree, 'shared.txt'), 'utf8')).toBe('one\ntwo by B\nthree\n');
 });
 
+test('a writing sub-agent waiting for a slot forks from the files the ones before it merged', async () => {
+  const workdir = makeRepo({ 'README.md': '# repo\n' });
+  harness.fake.handler = (request): FakeReply => {
+    const task = taskOf(request);
+    if (!task.startsWith('Do step'))
+      return turnOf(request) === 0
+        ? reply([writer('step 1', 'Do step 1', 'toolu_1'), writer('step 2', 'Do step 2', 'toolu_2')])
+        : reply([text('Both steps done.')]);
+    if (turnOf(request) > 0) return reply([text('done')]);
+    const command = task === 'Do step 1' ? 'echo "made by 1" > new.txt' : "sed -i 's/1/1, then 2/' new.txt";
+    return reply([toolUse('Bash', { command })]);
+  };
+  const handle = await harness.start({ prompt: 'Two steps', workdir, toolSummaries: false, maxParallelAgents: 1 });
+  expect(await handle.result()).toMatchObject({ reason: 'completed' });
+  // Step 2 started once step 1 was merged: its worktree had step 1's file, and its change merges over it.
+  expect(readFileSync(join(workdir, 'new.txt'), 'utf8')).toBe('made by 1, then 2\n');
+  expect(await activitySummaries(handle.workflowId, 'fork point')).toEqual([
+    'worktree Agent: step 1 · fork point',
+    'worktree Agent: step 2 · fork point',
+  ]);
+});
+
 test('an interrupt while writing sub-agents work merges nothing of them', async () => {
   const workdir = makeRepo({ 'a.txt': 'a: old\n', 'b.txt': 'b: old\n' });
   const edited = barrier(2);

@@ -324,9 +324,9 @@ export const WORKTREE_SUB_AGENTS_PATCH = 'worktree-sub-agents';
 
 /**
  * Writing sub-agents that start together share one fork point: an Agent call with
- * `isolation: "worktree"` that starts while another's snapshot of the parent's files is being
- * taken forks from that snapshot instead of taking its own (six calls of one response: one
- * snapshot, not six racing over the same files). Asked when such a call forks.
+ * `isolation: "worktree"` that starts in the same workflow activation as another's snapshot of
+ * the parent's files forks from that snapshot instead of taking its own (six calls of one
+ * response: one snapshot, not six racing over the same files). Asked when such a call forks.
  *
  * @since 2026-12-03, issue 27
  */

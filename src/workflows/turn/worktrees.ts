@@ -9,7 +9,7 @@
  * tool_uses), whatever order they end in; an unfinished child (interrupted, cancelled, stopped at
  * a limit) merges nothing.
  */
-import { CancellationScope, patched } from '@temporalio/workflow';
+import { CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
 import type { AgentResult } from '../../shared/contract';
 import { type MergeWorktreeOutput, type WorktreeChildView, worktreeName } from '../../shared/worktrees';
 import type { SnapshotWorkspaceOutput } from '../../shared/workspace';
@@ -81,13 +81,16 @@ export async function forkWorktree(
   }
 }
 
-/** Fork-point snapshots of each session being taken now (a workflow-local map, replayed alike). */
-const forking = new WeakMap<WorktreeSession, Promise<SnapshotWorkspaceOutput>>();
+/** The fork-point snapshot of each session being taken now, and the activation that asked for it (workflow-local, replayed alike). */
+const forking = new WeakMap<WorktreeSession, { taken: Promise<SnapshotWorkspaceOutput>; activation: number }>();
 
 /**
- * The parent's files now, as a snapshot: the one being taken for another writing sub-agent that
- * started just before (the calls of one response start together: one snapshot serves them all),
- * or a new one. Sessions recorded before the sharing take one per call.
+ * The parent's files now, as a snapshot: the one asked for by another writing sub-agent that
+ * started in the same workflow activation (the calls of one response start together), or a new
+ * one. Only the same activation: the activity runs once it ends, after everything the workflow
+ * knows of has happened (a hook's writes, a merge); a call that starts in a later one (its
+ * PreToolUse hook came back, a slot freed by a merge) may see files that snapshot misses.
+ * Sessions recorded before the sharing take one per call.
  */
 function forkPoint(
   session: WorktreeSession,
@@ -95,8 +98,10 @@ function forkPoint(
   description: string,
 ): Promise<SnapshotWorkspaceOutput> {
   const shared = patched(WORKTREE_SHARED_FORK_PATCH);
+  // Deterministic: the history length the activation was given, the same on replay.
+  const activation = workflowInfo().historyLength;
   const taking = shared ? forking.get(session) : undefined;
-  if (taking) return taking;
+  if (taking?.activation === activation) return taking.taken;
   const taken = session.host.call((where) =>
     snapshotWorkspace.executeWithOptions(
       { ...WORKSPACE_OPTIONS, ...where, summary: `worktree Agent: ${description} · fork point` },
@@ -104,9 +109,8 @@ function forkPoint(
     ),
   );
   if (shared) {
-    forking.set(session, taken);
-    // Once taken, a call that starts later forks from the files as they are then.
-    const over = () => void (forking.get(session) === taken && forking.delete(session));
+    forking.set(session, { taken, activation });
+    const over = () => void (forking.get(session)?.taken === taken && forking.delete(session));
     taken.then(over, over);
   }
   return taken;
