@@ -79,6 +79,8 @@ test('a multi-turn refactor: parallel reads, an edit, a command, then end_turn',
       { path: 'src/config.js', change: 'modified', linesAdded: 2, linesRemoved: 2 },
       { path: 'src/main.js', change: 'modified', linesAdded: 2, linesRemoved: 2 },
     ],
+    // The files as the session left them: its last snapshot.
+    snapshotRef: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
     // The transcript, stored for clients with no worker to query (durable-agent watch).
     transcriptRef: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
   });
