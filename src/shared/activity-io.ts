@@ -6,7 +6,8 @@ import type { PreparedSkills } from './skills';
 import type { PreparedNetwork, SandboxRequest } from './sandbox';
 import type { ContextEdit, TranscriptEntry } from './contract';
 import type { ConversationMessage, TextOrRef, ToolResult, Usage } from './conversation';
-import type { SessionHookSettings, StopHook, ToolHookOutcome } from './hooks';
+import type { SessionHookSettings, StopHook } from './hooks';
+import type { ToolHookOutcome } from './hook-runs';
 import type { McpCallRules, McpModelMark, McpPrepared, McpServers } from './mcp';
 import type { PreparedSubAgents, SubAgentsToPrepare } from './sub-agents';
 import type { InstructionFilesLoaded, NestedInstructionsLoaded, NestedInstructionsRequest } from './instructions';
@@ -396,7 +397,7 @@ export interface CloseSessionInput extends TranscriptMark {
 export type CloseSessionOutput = TranscriptStored;
 
 /** The stop hooks' activity (runStopHooks): its input and outcome live with the other hooks. */
-export type { StopHookInput, StopHookOutcome } from './hooks';
+export type { StopHookInput, StopHookOutcome } from './hook-runs';
 
 export interface ToolBatchSummaryInput {
   calls: { name: string; summary: string; isError: boolean; preview: string }[];

@@ -5,7 +5,7 @@
  * own (`source`, `trigger`, `error`, …), and after a call its `tool_response`, shaped per tool as
  * Claude Code's (sdk-tools.d.ts's outputs) as far as a result's text tells.
  */
-import type { ToolHookInput } from '../../shared/hooks';
+import type { ToolHookInput } from '../../shared/hook-runs';
 
 /** Everything but the stored texts (the result, the prompt), which the activity loads. */
 export function hookInputFields(input: ToolHookInput, transcriptPath?: string): Record<string, unknown> {

@@ -15,7 +15,8 @@
  *   `suppressOutput` (the transcript does not quote the hook's output).
  * A `prompt` hook's reply (interpretPromptHook) is Claude Code's `{"ok": true|false, "reason": …}`.
  */
-import type { ToolHookEvent, ToolHookOutcome } from '../../shared/hooks';
+import type { ToolHookEvent } from '../../shared/hooks';
+import type { ToolHookOutcome } from '../../shared/hook-runs';
 import { HOOK_FEEDBACK_MAX_CHARS } from '../../shared/limits';
 import type { GroupRun } from '../../sandbox/process-group';
 

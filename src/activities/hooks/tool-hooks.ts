@@ -10,7 +10,8 @@
  */
 import { Context } from '@temporalio/activity';
 import type { PlannedToolUse, ToolHookResult } from '../../shared/activity-io';
-import type { ToolHookEvent, ToolHookInput } from '../../shared/hooks';
+import type { ToolHookEvent } from '../../shared/hooks';
+import type { ToolHookInput } from '../../shared/hook-runs';
 import { CallProgress, whileHeartbeating } from '../heartbeat';
 import type { ModelApi } from '../model/anthropic';
 import { planMcpCall } from '../mcp/mcp-catalog';

@@ -8,13 +8,8 @@
  * without them schedules and awaits nothing here, so recorded histories replay (hooks of these
  * events could not be in a session before issue 25: input refused them, settings skipped them).
  */
-import {
-  agentTypeOf,
-  type HookCommand,
-  matchingHooks,
-  type ToolHookEvent,
-  type ToolHookOutcome,
-} from '../../shared/hooks';
+import { agentTypeOf, type HookCommand, matchingHooks, type ToolHookEvent } from '../../shared/hooks';
+import type { ToolHookOutcome } from '../../shared/hook-runs';
 import { injectMessages } from '../core/loop-state';
 import type { PromptHookSession } from './prompt-hooks';
 import { runHookActivity, sessionToolHooks, type ToolHookSession } from './tool-hooks';

@@ -18,10 +18,9 @@ import {
   matchingPromptHooks,
   mergeToolHooks,
   type ToolHookEvent,
-  type ToolHookInput,
-  type ToolHookOutcome,
   type ToolHooks,
 } from '../../shared/hooks';
+import type { ToolHookInput, ToolHookOutcome } from '../../shared/hook-runs';
 import { runToolHooks, STOP_HOOK_OPTIONS } from '../activity-options';
 import type { AgentSession } from '../session/agent-session';
 import type { ApprovalAnswer } from '../session/steering';

@@ -1,5 +1,5 @@
 import { hookInputFields, resultFields } from '../../../../src/activities/hooks/hook-input';
-import type { ToolHookInput } from '../../../../src/shared/hooks';
+import type { ToolHookInput } from '../../../../src/shared/hook-runs';
 
 const base: ToolHookInput = { sessionId: 's1', workdir: '/w', event: 'PostToolUse', hooks: [] };
 
